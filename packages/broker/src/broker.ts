@@ -1,0 +1,135 @@
+import { join } from "node:path";
+import type { DatabaseSync } from "node:sqlite";
+import type { FastifyInstance } from "fastify";
+import { ConfigError } from "./config/config-file.js";
+import { resolveDataDir } from "./config/paths.js";
+import { type BrokerSettings, loadSettings } from "./config/settings.js";
+import { DomainBus } from "./domain/bus.js";
+import { type Clock, systemClock } from "./domain/clock.js";
+import { buildApp } from "./http/app.js";
+import { InteractionService } from "./interactions/service.js";
+import { WaitRegistry } from "./interactions/waiters.js";
+import { createFileLogger, type Logger } from "./log/logger.js";
+import { NotificationService } from "./notifications/service.js";
+import { TypeRegistry } from "./notifications/type-ids.js";
+import { DATABASE_FILE_NAME, openDatabase } from "./store/database.js";
+import { InteractionStore } from "./store/interaction-store.js";
+import { NotificationStore } from "./store/notification-store.js";
+import { VERSION } from "./version.js";
+
+/** Everything a running broker holds; built by `createBroker`, listened by `startBroker`. */
+export interface Broker {
+  settings: BrokerSettings;
+  db: DatabaseSync;
+  bus: DomainBus;
+  logger: Logger;
+  notifications: NotificationService;
+  interactions: InteractionService;
+  waiters: WaitRegistry;
+  app: FastifyInstance;
+  /** Graceful stop: answer open long-polls, stop accepting, close the database. Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface BrokerOptions {
+  settings: BrokerSettings;
+  logger: Logger;
+  clock?: Clock;
+  /** Database path; defaults to `<dataDir>/notify.db`. */
+  databasePath?: string;
+}
+
+/** Wires store, services and HTTP app together (no listening). Tests use this with `app.inject()`. */
+export function createBroker(options: BrokerOptions): Broker {
+  const clock = options.clock ?? systemClock;
+  const { settings, logger } = options;
+  logger.addSecret(settings.authToken);
+  const db = openDatabase(options.databasePath ?? join(settings.dataDir, DATABASE_FILE_NAME));
+  const bus = new DomainBus();
+  const notifications = new NotificationService(
+    new NotificationStore(db),
+    clock,
+    bus,
+    new TypeRegistry(settings.notificationTypes),
+  );
+  const interactions = new InteractionService(new InteractionStore(db), clock, bus);
+  const waiters = new WaitRegistry(bus, interactions);
+  const app = buildApp({
+    authToken: settings.authToken,
+    maxRequestBodyBytes: settings.maxRequestBodyBytes,
+    rateLimitPerSecond: settings.rateLimitPerSecond,
+    notifications,
+    interactions,
+    waiters,
+    logger,
+    clock,
+  });
+  interactions.start();
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      waiters.releaseAll();
+      interactions.stop();
+      await app.close();
+      db.close();
+      logger.info("broker stopped");
+      await logger.close();
+    })();
+    return closing;
+  };
+  return { settings, db, bus, logger, notifications, interactions, waiters, app, close };
+}
+
+export interface StartOptions {
+  dataDir?: string;
+  port?: number;
+  token?: string;
+  host?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Echo log lines (the foreground `serve` writes them to stderr). */
+  echo?: (line: string) => void;
+}
+
+export interface RunningBroker extends Broker {
+  /** The bound port (useful with port 0). */
+  port: number;
+  url: string;
+}
+
+/** Loads config from the data dir, opens the store and listens on loopback. Throws ConfigError on a bad config. */
+export async function startBroker(options: StartOptions = {}): Promise<RunningBroker> {
+  const env = options.env ?? process.env;
+  const dataDir = resolveDataDir(options.dataDir, env);
+  const logger = createFileLogger({
+    directory: join(dataDir, "logs"),
+    ...(options.echo ? { echo: options.echo } : {}),
+  });
+  let settings: BrokerSettings;
+  try {
+    settings = loadSettings(dataDir, {
+      env,
+      ...(options.port !== undefined ? { port: options.port } : {}),
+      ...(options.token !== undefined ? { token: options.token } : {}),
+      warn: (message) => logger.warn(message),
+    });
+  } catch (error) {
+    if (error instanceof ConfigError) logger.error(error.message);
+    await logger.close();
+    throw error;
+  }
+  const broker = createBroker({ settings, logger });
+  const host = options.host ?? "127.0.0.1";
+  try {
+    await broker.app.listen({ host, port: settings.port });
+  } catch (error) {
+    logger.error(`cannot listen on ${host}:${settings.port}: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
+    await broker.close();
+    throw error;
+  }
+  const address = broker.app.server.address();
+  const port = typeof address === "object" && address !== null ? address.port : settings.port;
+  const url = `http://${host}:${port}`;
+  logger.info(`notify ${VERSION} listening on ${url} (data dir ${dataDir}, pid ${process.pid})`);
+  return { ...broker, port, url };
+}

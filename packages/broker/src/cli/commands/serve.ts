@@ -1,0 +1,43 @@
+import { ConfigError } from "../../config/config-file.js";
+import { parsePort } from "../../config/settings.js";
+import { ExitError } from "../exit-error.js";
+
+export interface ServeOptions {
+  port?: string;
+  dataDir?: string;
+  token?: string;
+}
+
+/** `notify serve`: the broker in the foreground until SIGINT/SIGTERM; log lines echo to stderr. */
+export async function serve(options: ServeOptions): Promise<void> {
+  const { startBroker } = await import("../../broker.js");
+  let port: number | undefined;
+  if (options.port !== undefined) {
+    port = parsePort(options.port);
+    if (port === undefined) throw new ExitError(1, `invalid --port ${options.port}: expected an integer 0-65535`);
+  }
+  let broker: Awaited<ReturnType<typeof startBroker>>;
+  try {
+    broker = await startBroker({
+      ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
+      ...(port !== undefined ? { port } : {}),
+      ...(options.token !== undefined ? { token: options.token } : {}),
+      echo: (line) => process.stderr.write(line),
+    });
+  } catch (error) {
+    if (error instanceof ConfigError) throw new ExitError(1, error.message);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE") throw new ExitError(1, "the port is already in use (is another broker running?)");
+    throw error;
+  }
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      broker.logger.info(`${signal} received, shutting down`);
+      broker.close().then(resolve, resolve);
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+}

@@ -1,0 +1,94 @@
+import Fastify, { type FastifyInstance } from "fastify";
+import type { Clock } from "../domain/clock.js";
+import { systemClock } from "../domain/clock.js";
+import type { InteractionService } from "../interactions/service.js";
+import type { WaitRegistry } from "../interactions/waiters.js";
+import type { Logger } from "../log/logger.js";
+import type { NotificationService } from "../notifications/service.js";
+import { bearerMatches } from "./auth.js";
+import { errorHandler, sendEmpty413 } from "./errors.js";
+import { FixedWindowLimiter, isRateLimited } from "./rate-limit.js";
+import { healthRoutes } from "./routes/health.js";
+import { interactionRoutes } from "./routes/interactions.js";
+import { notificationRoutes } from "./routes/notifications.js";
+
+export interface AppOptions {
+  authToken: string;
+  maxRequestBodyBytes: number;
+  rateLimitPerSecond: number;
+  notifications: NotificationService;
+  interactions: InteractionService;
+  waiters: WaitRegistry;
+  logger: Logger;
+  clock?: Clock;
+  /** Process start, for `uptimeSeconds`. */
+  startedAt?: number;
+}
+
+/** Builds the broker's HTTP app without listening, so tests use `app.inject()`. */
+export function buildApp(options: AppOptions): FastifyInstance {
+  const clock = options.clock ?? systemClock;
+  const app = Fastify({
+    logger: false,
+    bodyLimit: options.maxRequestBodyBytes,
+    forceCloseConnections: "idle",
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  // Every body is JSON whatever its Content-Type says (curl -d sends form encoding); an empty body is "no body".
+  // Prototype-poisoning keys are refused by fastify's own secure parser.
+  app.removeAllContentTypeParsers();
+  const jsonParser = app.getDefaultJsonParser("error", "error");
+  app.addContentTypeParser("*", { parseAs: "string" }, (request, body, done) => {
+    const text = typeof body === "string" ? body : body.toString("utf8");
+    if (text.trim() === "") {
+      done(null, undefined);
+      return;
+    }
+    jsonParser(request, text, done);
+  });
+
+  app.setErrorHandler(errorHandler(options.logger));
+  app.setNotFoundHandler((_request, reply) => {
+    reply.code(404).send({ error: "not found" });
+  });
+
+  // The body limit is enforced from Content-Length before routing and auth (spec 1: 413, no body). Chunked
+  // bodies without a length are cut by fastify's bodyLimit while being read, with the same 413.
+  app.addHook("onRequest", async (request, reply) => {
+    const length = request.headers["content-length"];
+    if (length !== undefined && Number(length) > options.maxRequestBodyBytes) return sendEmpty413(reply);
+    return undefined;
+  });
+
+  app.register(healthRoutes, {
+    notifications: options.notifications,
+    clock,
+    startedAt: options.startedAt ?? clock.now(),
+  });
+
+  const limiter = new FixedWindowLimiter(options.rateLimitPerSecond, () => clock.now());
+  app.register(
+    async (v1) => {
+      v1.addHook("onRequest", async (request, reply) => {
+        if (!bearerMatches(request.headers.authorization, options.authToken)) {
+          return reply.code(401).send({ error: "unauthorized" });
+        }
+        const route = request.routeOptions.url ?? request.url.split("?")[0] ?? "";
+        // One counter per token: the token itself is never kept, only that it was the valid one.
+        if (isRateLimited(request.method, route) && !limiter.take("token")) {
+          return reply.code(429).header("retry-after", "1").send({ error: "rate limit exceeded" });
+        }
+        return undefined;
+      });
+      v1.setNotFoundHandler((_request, reply) => {
+        reply.code(404).send({ error: "not found" });
+      });
+      await v1.register(notificationRoutes, { notifications: options.notifications });
+      await v1.register(interactionRoutes, { interactions: options.interactions, waiters: options.waiters });
+    },
+    { prefix: "/v1" },
+  );
+  return app;
+}

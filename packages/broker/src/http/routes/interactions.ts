@@ -1,0 +1,49 @@
+import type { FastifyPluginAsync } from "fastify";
+import type { InteractionService } from "../../interactions/service.js";
+import { parseCreateInteraction, parseInteractionFilter, parseWaitTimeout } from "../../interactions/validate.js";
+import type { WaitRegistry } from "../../interactions/waiters.js";
+import type { Query } from "../../notifications/validate.js";
+
+export interface InteractionRouteOptions {
+  interactions: InteractionService;
+  waiters: WaitRegistry;
+}
+
+type IdParams = { Params: { id: string } };
+
+/** Spec 1, interaction endpoints. */
+export const interactionRoutes: FastifyPluginAsync<InteractionRouteOptions> = async (app, options) => {
+  const { interactions, waiters } = options;
+
+  app.post("/interactions/request", async (request, reply) => {
+    const { interaction, created } = interactions.request(parseCreateInteraction(request.body));
+    return reply.code(created ? 201 : 200).send(interaction);
+  });
+
+  app.get("/interactions", async (request) => interactions.list(parseInteractionFilter(request.query as Query)));
+
+  app.get<IdParams>("/interactions/:id", async (request) => interactions.get(request.params.id));
+
+  app.get<IdParams>("/interactions/:id/wait", async (request, reply) => {
+    const seconds = parseWaitTimeout(request.query as Query);
+    // A client that hangs up stops waiting; nothing else is held for it.
+    const disconnected = new AbortController();
+    const onClose = (): void => {
+      if (!reply.raw.writableFinished) disconnected.abort();
+    };
+    reply.raw.once("close", onClose);
+    try {
+      return await waiters.wait(request.params.id, seconds * 1000, disconnected.signal);
+    } finally {
+      reply.raw.off("close", onClose);
+    }
+  });
+
+  app.post<IdParams>("/interactions/:id/respond", async (request) =>
+    interactions.respond(request.params.id, request.body),
+  );
+
+  app.post<IdParams>("/interactions/:id/cancel", async (request) => interactions.cancel(request.params.id));
+
+  app.post<IdParams>("/interactions/:id/publish", async (request) => interactions.publish(request.params.id));
+};

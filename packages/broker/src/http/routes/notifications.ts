@@ -1,0 +1,36 @@
+import type { FastifyPluginAsync } from "fastify";
+import type { NotificationService } from "../../notifications/service.js";
+import {
+  parseCreateNotification,
+  parseNotificationFilter,
+  parseStatusChange,
+  type Query,
+} from "../../notifications/validate.js";
+
+export interface NotificationRouteOptions {
+  notifications: NotificationService;
+}
+
+type IdParams = { Params: { id: string } };
+
+/** Spec 1, notification endpoints. Thin: parse, call the service, send. */
+export const notificationRoutes: FastifyPluginAsync<NotificationRouteOptions> = async (app, { notifications }) => {
+  app.post("/notifications", async (request, reply) => {
+    const { notification } = notifications.create(parseCreateNotification(request.body));
+    // Spec 1: "Response 201 carries a Notification. On dedup the same id is returned" (201 either way).
+    return reply.code(201).send(notification);
+  });
+
+  app.get("/notifications", async (request) => notifications.list(parseNotificationFilter(request.query as Query)));
+
+  app.get<IdParams>("/notifications/:id", async (request) => notifications.get(request.params.id));
+
+  app.patch<IdParams>("/notifications/:id", async (request) => {
+    const status = parseStatusChange(request.body);
+    return notifications.changeStatus(request.params.id, status);
+  });
+
+  app.post<IdParams>("/notifications/:id/dismiss", async (request) =>
+    notifications.changeStatus(request.params.id, "dismissed"),
+  );
+};

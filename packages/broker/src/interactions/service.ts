@@ -1,0 +1,241 @@
+import { timingSafeEqual } from "node:crypto";
+import { requestDigest } from "@notify/contracts";
+import type { DomainBus } from "../domain/bus.js";
+import { type Clock, isoTime } from "../domain/clock.js";
+import { alreadyAnswered, DomainError, interactionNotFound, invalid } from "../domain/errors.js";
+import { newId, newNonce } from "../domain/ids.js";
+import { transaction } from "../store/database.js";
+import type { InteractionStore } from "../store/interaction-store.js";
+import type {
+  InteractionDto,
+  InteractionFilter,
+  InteractionInput,
+  InteractionResponse,
+  RespondInput,
+} from "./types.js";
+import { parseRespond } from "./validate.js";
+
+/** Where `publish` sends questions. Until a relay route exists (relay issue) nothing is configured. */
+export interface RelayPublisher {
+  /** True when at least one enabled relay route exists. */
+  configured(): boolean;
+  /** Publishes through every matching relay route; returns how many took it. Idempotent per route. */
+  publish(interaction: InteractionDto): number;
+}
+
+export const noRelay: RelayPublisher = { configured: () => false, publish: () => 0 };
+
+export interface RequestResult {
+  interaction: InteractionDto;
+  /** False when a pending interaction with the same key and digest was reused (200). */
+  created: boolean;
+}
+
+/** Constant-time string comparison; lengths leak, contents do not. */
+export function constantTimeEqual(supplied: string, expected: string): boolean {
+  const a = Buffer.from(supplied, "utf8");
+  const b = Buffer.from(expected, "utf8");
+  if (a.length !== b.length) {
+    timingSafeEqual(b, b);
+    return false;
+  }
+  return timingSafeEqual(a, b);
+}
+
+/** Durable questions (spec 1, interaction sections). Knows no HTTP. */
+export class InteractionService {
+  private expiryTimer: NodeJS.Timeout | undefined;
+  private expiryAt: number | undefined;
+
+  constructor(
+    private readonly store: InteractionStore,
+    private readonly clock: Clock,
+    private readonly bus: DomainBus,
+    private readonly relay: RelayPublisher = noRelay,
+  ) {}
+
+  /**
+   * Opens a question. A pending interaction with the same key and an unchanged request (same digest) is returned
+   * as it is; a changed one is superseded and a new interaction created, in one transaction.
+   */
+  request(input: InteractionInput): RequestResult {
+    const nowMs = this.clock.now();
+    const now = isoTime(nowMs);
+    const digest = requestDigest(input);
+    const changed: InteractionDto[] = [];
+    const result = transaction(this.store.db, (): RequestResult => {
+      changed.push(...this.store.expireOverdue(nowMs, now));
+      if (input.key !== undefined) {
+        const existing = this.store.pendingByKey(input.key);
+        if (existing && existing.request_digest === digest) return { interaction: existing, created: false };
+        if (existing) {
+          this.store.settle(existing.id, "superseded", now);
+          changed.push({ ...existing, status: "superseded", updated_at: now });
+        }
+      }
+      const expiresMs = nowMs + input.ttl_seconds * 1000;
+      const interaction: InteractionDto = {
+        id: newId("int"),
+        agent: input.agent,
+        kind: input.kind,
+        prompt: input.prompt,
+        choices: input.choices,
+        text_max_length: input.text_max_length,
+        status: "pending",
+        request_digest: digest,
+        nonce: newNonce(),
+        created_at: now,
+        updated_at: now,
+        expires_at: isoTime(expiresMs),
+      };
+      if (input.key !== undefined) interaction.key = input.key;
+      if (input.agent_instance !== undefined) interaction.agent_instance = input.agent_instance;
+      if (input.project !== undefined) interaction.project = input.project;
+      if (input.session_id !== undefined) interaction.session_id = input.session_id;
+      if (input.turn_id !== undefined) interaction.turn_id = input.turn_id;
+      if (input.native_request_id !== undefined) interaction.native_request_id = input.native_request_id;
+      this.store.insert(interaction, expiresMs);
+      return { interaction, created: true };
+    });
+    for (const interaction of changed) this.bus.emit("interaction.changed", interaction);
+    if (result.created) {
+      this.bus.emit("interaction.created", result.interaction);
+      this.scheduleExpiry(Date.parse(result.interaction.expires_at));
+    }
+    return result;
+  }
+
+  /** Sweeps every overdue pending interaction to `expired` and wakes its waiters. */
+  sweep(): InteractionDto[] {
+    const nowMs = this.clock.now();
+    const expired = this.store.expireOverdue(nowMs, isoTime(nowMs));
+    for (const interaction of expired) this.bus.emit("interaction.changed", interaction);
+    return expired;
+  }
+
+  /** A read sweeps an overdue pending interaction to `expired` first. */
+  get(id: string): InteractionDto {
+    this.sweep();
+    const interaction = this.store.byId(id);
+    if (!interaction) throw interactionNotFound();
+    return interaction;
+  }
+
+  find(id: string): InteractionDto | undefined {
+    return this.store.byId(id);
+  }
+
+  list(filter: InteractionFilter): InteractionDto[] {
+    this.sweep();
+    return this.store.list(filter);
+  }
+
+  /**
+   * Submits an answer. The checks run in the spec's order (spec 2, "The answer check order"): 1 unknown id 404;
+   * 2 already answered: the same response_id replays the acceptance (200), anything else 409; 3 not open 400;
+   * 4 digest 400; 5 nonce (constant time) 400; 6 answer shape 400. The body's structure is checked after rule 2,
+   * so a replay or a conflicting second answer is recognised whatever else it carries.
+   */
+  respond(id: string, body: unknown, defaultSource = "api"): InteractionDto {
+    const current = this.get(id);
+    if (current.status === "answered") {
+      const responseId =
+        body !== null && typeof body === "object" ? (body as Record<string, unknown>).response_id : undefined;
+      if (typeof responseId === "string" && responseId === current.response?.response_id) return current;
+      throw alreadyAnswered();
+    }
+    const answer = parseRespond(body);
+    if (!Object.hasOwn(body as object, "source")) answer.source = defaultSource;
+    return this.accept(current, answer);
+  }
+
+  private accept(current: InteractionDto, answer: RespondInput): InteractionDto {
+    if (current.status !== "pending") throw invalid(`interaction is ${current.status}`);
+    if (answer.request_digest !== current.request_digest) {
+      throw invalid("request_digest does not match the current request");
+    }
+    if (!constantTimeEqual(answer.nonce, current.nonce)) throw invalid("nonce does not match");
+    checkShape(current, answer);
+
+    const now = isoTime(this.clock.now());
+    const response: InteractionResponse = { response_id: answer.response_id, source: answer.source, created_at: now };
+    if (answer.choice_id !== undefined) response.choice_id = answer.choice_id;
+    if (answer.text !== undefined) response.text = answer.text;
+    if (answer.device_id !== undefined) response.device_id = answer.device_id;
+    const settled = this.store.settle(current.id, "answered", now, response);
+    if (!settled) throw new DomainError("validation", "interaction is no longer pending");
+    const answered: InteractionDto = { ...current, status: "answered", updated_at: now, answered_at: now, response };
+    this.bus.emit("interaction.changed", answered);
+    return answered;
+  }
+
+  /** Cancels a pending interaction; idempotent on terminal states (returns the current object). */
+  cancel(id: string): InteractionDto {
+    const current = this.get(id);
+    if (current.status !== "pending") return current;
+    const now = isoTime(this.clock.now());
+    this.store.settle(current.id, "cancelled", now);
+    const cancelled: InteractionDto = { ...current, status: "cancelled", updated_at: now };
+    this.bus.emit("interaction.changed", cancelled);
+    return cancelled;
+  }
+
+  /** Republishes to relay routes: 404 unknown id, 400 while no relay route is configured. */
+  publish(id: string): { id: string; published: number } {
+    const current = this.get(id);
+    if (!this.relay.configured()) throw invalid("relay publishing is not configured");
+    return { id: current.id, published: this.relay.publish(current) };
+  }
+
+  /** Keeps one timer armed for the earliest pending expiry, so waiters wake at expiry without a read. */
+  private scheduleExpiry(atMs: number): void {
+    if (this.expiryAt !== undefined && this.expiryAt <= atMs) return;
+    if (this.expiryTimer) clearTimeout(this.expiryTimer);
+    this.expiryAt = atMs;
+    // setTimeout holds at most ~24.8 days; TTLs are at most an hour.
+    const delay = Math.max(0, atMs - this.clock.now()) + 5;
+    this.expiryTimer = setTimeout(() => this.onExpiryTimer(), delay);
+    this.expiryTimer.unref();
+  }
+
+  private onExpiryTimer(): void {
+    this.expiryTimer = undefined;
+    this.expiryAt = undefined;
+    try {
+      this.sweep();
+      const next = this.store.nextExpiry();
+      if (next !== undefined) this.scheduleExpiry(next);
+    } catch {
+      // The database is closed during shutdown; the next start sweeps on read.
+    }
+  }
+
+  /** Called at start (a restart must still wake future waiters) and at shutdown. */
+  start(): void {
+    this.sweep();
+    const next = this.store.nextExpiry();
+    if (next !== undefined) this.scheduleExpiry(next);
+  }
+
+  stop(): void {
+    if (this.expiryTimer) clearTimeout(this.expiryTimer);
+    this.expiryTimer = undefined;
+    this.expiryAt = undefined;
+  }
+}
+
+function checkShape(interaction: InteractionDto, answer: RespondInput): void {
+  const hasChoice = answer.choice_id !== undefined;
+  const hasText = answer.text !== undefined;
+  if (hasChoice === hasText) throw invalid("exactly one of choice_id and text is required");
+  if (interaction.kind === "text") {
+    if (!hasText) throw invalid("a text interaction takes text, not choice_id");
+    const text = answer.text as string;
+    if (text.length < 1 || text.length > interaction.text_max_length) {
+      throw invalid(`text must be 1-${interaction.text_max_length} characters`);
+    }
+    return;
+  }
+  if (!hasChoice) throw invalid(`a ${interaction.kind} interaction takes choice_id, not text`);
+  if (!interaction.choices.some((choice) => choice.id === answer.choice_id)) throw invalid("unknown choice_id");
+}

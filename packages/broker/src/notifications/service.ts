@@ -1,0 +1,116 @@
+import type { DomainBus } from "../domain/bus.js";
+import { type Clock, isoTime } from "../domain/clock.js";
+import { invalid, notificationNotFound } from "../domain/errors.js";
+import { newId } from "../domain/ids.js";
+import { transaction } from "../store/database.js";
+import type { NotificationStore } from "../store/notification-store.js";
+import type { TypeRegistry } from "./type-ids.js";
+import type { NotificationDto, NotificationFilter, NotificationInput, NotificationStatus } from "./types.js";
+
+export interface CreateResult {
+  notification: NotificationDto;
+  /** False when an active notification with the same key was refreshed in place. */
+  created: boolean;
+}
+
+/** Hooks run inside the creating transaction (the outbox writes its items here, issue 4). */
+export type CreateHook = (notification: NotificationDto, created: boolean) => void;
+
+/** Notifications: creation with dedup, listing, status transitions (spec 1). Knows no HTTP. */
+export class NotificationService {
+  private readonly createHooks: CreateHook[] = [];
+
+  constructor(
+    private readonly store: NotificationStore,
+    private readonly clock: Clock,
+    private readonly bus: DomainBus,
+    private types: TypeRegistry,
+  ) {}
+
+  setTypes(types: TypeRegistry): void {
+    this.types = types;
+  }
+
+  onCreateInTransaction(hook: CreateHook): void {
+    this.createHooks.push(hook);
+  }
+
+  /**
+   * Creates a notification, or refreshes the active one with the same key in place (same id, new `updatedAt`).
+   * Committed before it returns.
+   */
+  create(input: NotificationInput): CreateResult {
+    const now = isoTime(this.clock.now());
+    const priority = input.priority ?? this.types.defaultPriority(input.type);
+    const result = transaction(this.store.db, (): CreateResult => {
+      const existing = input.key === undefined ? undefined : this.store.activeByKey(input.key);
+      const base = existing ?? {
+        id: newId("ntf"),
+        status: "active" as const,
+        createdAt: now,
+      };
+      const notification: NotificationDto = {
+        id: base.id,
+        agent: input.agent,
+        type: input.type,
+        priority,
+        title: input.title,
+        message: input.message,
+        status: "active",
+        createdAt: base.createdAt,
+        updatedAt: now,
+      };
+      if (input.key !== undefined) notification.key = input.key;
+      if (input.agentInstance !== undefined) notification.agentInstance = input.agentInstance;
+      if (input.project !== undefined) notification.project = input.project;
+      if (input.cwd !== undefined) notification.cwd = input.cwd;
+      if (input.pid !== undefined) notification.pid = input.pid;
+      if (input.metadata !== undefined) notification.metadata = input.metadata;
+      if (existing) this.store.updateContent(notification);
+      else this.store.insert(notification);
+      for (const hook of this.createHooks) hook(notification, existing === undefined);
+      return { notification, created: existing === undefined };
+    });
+    this.bus.emit(result.created ? "notification.created" : "notification.changed", result.notification);
+    return result;
+  }
+
+  get(id: string): NotificationDto {
+    const notification = this.store.byId(id);
+    if (!notification) throw notificationNotFound();
+    return notification;
+  }
+
+  list(filter: NotificationFilter): NotificationDto[] {
+    return this.store.list(filter);
+  }
+
+  countActive(): number {
+    return this.store.countActive();
+  }
+
+  /**
+   * Spec 1, "Notification status": active -> dismissed | resolved; dismissed | resolved -> active (reopen);
+   * anything else is an illegal transition (400).
+   */
+  changeStatus(id: string, next: NotificationStatus): NotificationDto {
+    const updated = transaction(this.store.db, () => {
+      const current = this.store.byId(id);
+      if (!current) throw notificationNotFound();
+      const allowed = current.status === "active" ? next !== "active" : next === "active";
+      if (!allowed) throw invalid(`cannot change status from ${current.status} to ${next}`);
+      if (next === "active" && current.key !== undefined && this.store.activeByKey(current.key)) {
+        throw invalid("cannot reopen: another active notification has the same key");
+      }
+      const now = isoTime(this.clock.now());
+      const resolvedAt = next === "resolved" ? now : null;
+      this.store.updateStatus(id, next, now, resolvedAt);
+      const { resolvedAt: _previous, ...rest } = current;
+      const result: NotificationDto = { ...rest, status: next, updatedAt: now };
+      if (resolvedAt !== null) result.resolvedAt = resolvedAt;
+      return result;
+    });
+    this.bus.emit("notification.changed", updated);
+    return updated;
+  }
+}

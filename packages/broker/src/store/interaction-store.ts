@@ -1,0 +1,190 @@
+import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
+import type {
+  Choice,
+  InteractionDto,
+  InteractionFilter,
+  InteractionKind,
+  InteractionResponse,
+  InteractionStatus,
+} from "../interactions/types.js";
+
+const COLUMNS =
+  "id, key, agent, agent_instance, project, session_id, turn_id, native_request_id, kind, prompt, choices, " +
+  "text_max_length, status, request_digest, nonce, created_at, updated_at, expires_at, expires_ms, answered_at, response";
+
+const INSERT = `INSERT INTO interactions (${COLUMNS}) VALUES (:id, :key, :agent, :agent_instance, :project, :session_id,
+  :turn_id, :native_request_id, :kind, :prompt, :choices, :text_max_length, :status, :request_digest, :nonce,
+  :created_at, :updated_at, :expires_at, :expires_ms, :answered_at, :response)`;
+const SELECT_BY_ID = `SELECT ${COLUMNS} FROM interactions WHERE id = ?`;
+const SELECT_PENDING_BY_KEY = `SELECT ${COLUMNS} FROM interactions WHERE key = ? AND status = 'pending'`;
+/** Only a pending row changes state; the WHERE makes a lost race a no-op instead of an overwrite. */
+const SETTLE = `UPDATE interactions SET status = :status, updated_at = :updated_at, answered_at = :answered_at,
+  response = :response WHERE id = :id AND status = 'pending'`;
+const EXPIRE_OVERDUE = `UPDATE interactions SET status = 'expired', updated_at = :now_iso
+  WHERE status = 'pending' AND expires_ms <= :now_ms RETURNING ${COLUMNS}`;
+const NEXT_EXPIRY = "SELECT min(expires_ms) AS next FROM interactions WHERE status = 'pending'";
+
+interface Row {
+  id: string;
+  key: string | null;
+  agent: string;
+  agent_instance: string | null;
+  project: string | null;
+  session_id: string | null;
+  turn_id: string | null;
+  native_request_id: string | null;
+  kind: string;
+  prompt: string;
+  choices: string;
+  text_max_length: number;
+  status: string;
+  request_digest: string;
+  nonce: string;
+  created_at: string;
+  updated_at: string;
+  expires_at: string;
+  expires_ms: number;
+  answered_at: string | null;
+  response: string | null;
+}
+
+function toDto(row: Row): InteractionDto {
+  const dto: InteractionDto = {
+    id: row.id,
+    agent: row.agent,
+    kind: row.kind as InteractionKind,
+    prompt: row.prompt,
+    choices: JSON.parse(row.choices) as Choice[],
+    text_max_length: row.text_max_length,
+    status: row.status as InteractionStatus,
+    request_digest: row.request_digest,
+    nonce: row.nonce,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    expires_at: row.expires_at,
+  };
+  if (row.key !== null) dto.key = row.key;
+  if (row.agent_instance !== null) dto.agent_instance = row.agent_instance;
+  if (row.project !== null) dto.project = row.project;
+  if (row.session_id !== null) dto.session_id = row.session_id;
+  if (row.turn_id !== null) dto.turn_id = row.turn_id;
+  if (row.native_request_id !== null) dto.native_request_id = row.native_request_id;
+  if (row.answered_at !== null) dto.answered_at = row.answered_at;
+  if (row.response !== null) dto.response = JSON.parse(row.response) as InteractionResponse;
+  return dto;
+}
+
+/** SQL for interactions; no domain rules here. */
+export class InteractionStore {
+  private readonly insertStatement: StatementSync;
+  private readonly byIdStatement: StatementSync;
+  private readonly pendingByKeyStatement: StatementSync;
+  private readonly settleStatement: StatementSync;
+  private readonly expireStatement: StatementSync;
+  private readonly nextExpiryStatement: StatementSync;
+  private readonly listStatements = new Map<string, StatementSync>();
+
+  constructor(readonly db: DatabaseSync) {
+    this.insertStatement = db.prepare(INSERT);
+    this.byIdStatement = db.prepare(SELECT_BY_ID);
+    this.pendingByKeyStatement = db.prepare(SELECT_PENDING_BY_KEY);
+    this.settleStatement = db.prepare(SETTLE);
+    this.expireStatement = db.prepare(EXPIRE_OVERDUE);
+    this.nextExpiryStatement = db.prepare(NEXT_EXPIRY);
+  }
+
+  insert(dto: InteractionDto, expiresMs: number): void {
+    const params: Record<string, SQLInputValue> = {
+      id: dto.id,
+      key: dto.key ?? null,
+      agent: dto.agent,
+      agent_instance: dto.agent_instance ?? null,
+      project: dto.project ?? null,
+      session_id: dto.session_id ?? null,
+      turn_id: dto.turn_id ?? null,
+      native_request_id: dto.native_request_id ?? null,
+      kind: dto.kind,
+      prompt: dto.prompt,
+      choices: JSON.stringify(dto.choices),
+      text_max_length: dto.text_max_length,
+      status: dto.status,
+      request_digest: dto.request_digest,
+      nonce: dto.nonce,
+      created_at: dto.created_at,
+      updated_at: dto.updated_at,
+      expires_at: dto.expires_at,
+      expires_ms: expiresMs,
+      answered_at: dto.answered_at ?? null,
+      response: dto.response === undefined ? null : JSON.stringify(dto.response),
+    };
+    this.insertStatement.run(params);
+  }
+
+  byId(id: string): InteractionDto | undefined {
+    const row = this.byIdStatement.get(id) as Row | undefined;
+    return row ? toDto(row) : undefined;
+  }
+
+  pendingByKey(key: string): InteractionDto | undefined {
+    const row = this.pendingByKeyStatement.get(key) as Row | undefined;
+    return row ? toDto(row) : undefined;
+  }
+
+  /** Moves a pending interaction to a terminal state. Returns false when it was no longer pending. */
+  settle(
+    id: string,
+    status: Exclude<InteractionStatus, "pending">,
+    updatedAt: string,
+    response?: InteractionResponse,
+  ): boolean {
+    const result = this.settleStatement.run({
+      id,
+      status,
+      updated_at: updatedAt,
+      answered_at: response ? response.created_at : null,
+      response: response ? JSON.stringify(response) : null,
+    });
+    return Number(result.changes) === 1;
+  }
+
+  /** Sweeps every overdue pending interaction to `expired` and returns them. */
+  expireOverdue(nowMs: number, nowIso: string): InteractionDto[] {
+    return (this.expireStatement.all({ now_ms: nowMs, now_iso: nowIso }) as unknown as Row[]).map(toDto);
+  }
+
+  nextExpiry(): number | undefined {
+    const row = this.nextExpiryStatement.get() as { next: number | null };
+    return row.next ?? undefined;
+  }
+
+  list(filter: InteractionFilter): InteractionDto[] {
+    const clauses: string[] = [];
+    const params: SQLInputValue[] = [];
+    if (filter.pending) clauses.push("status = 'pending'");
+    if (filter.pending === false) clauses.push("status <> 'pending'");
+    if (filter.status !== undefined) {
+      clauses.push("status = ?");
+      params.push(filter.status);
+    }
+    if (filter.agent !== undefined) {
+      clauses.push("agent = ?");
+      params.push(filter.agent);
+    }
+    if (filter.project !== undefined) {
+      clauses.push("project = ?");
+      params.push(filter.project);
+    }
+    if (filter.session !== undefined) {
+      clauses.push("session_id = ?");
+      params.push(filter.session);
+    }
+    const where = clauses.length > 0 ? `WHERE ${clauses.join(" AND ")}` : "";
+    const sql = `SELECT ${COLUMNS} FROM interactions ${where} ORDER BY seq DESC LIMIT ?`;
+    let statement = this.listStatements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.listStatements.set(sql, statement);
+    }
+    return (statement.all(...params, filter.limit) as unknown as Row[]).map(toDto);
+  }
+}

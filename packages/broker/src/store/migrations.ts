@@ -1,0 +1,85 @@
+import type { DatabaseSync } from "node:sqlite";
+
+/**
+ * Numbered migrations; `PRAGMA user_version` holds how many have run. Append only: a shipped migration is never
+ * edited. Every list filter of spec 1 has an index ending in `seq`, the creation order used for "newest first".
+ */
+export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
+  // 1: notifications and interactions.
+  (db) => {
+    db.exec(`
+      CREATE TABLE notifications (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        key TEXT,
+        agent TEXT NOT NULL,
+        agent_instance TEXT,
+        project TEXT,
+        type TEXT NOT NULL,
+        priority TEXT NOT NULL,
+        title TEXT NOT NULL,
+        message TEXT NOT NULL,
+        cwd TEXT,
+        pid INTEGER,
+        status TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        resolved_at TEXT,
+        metadata TEXT
+      ) STRICT;
+      CREATE UNIQUE INDEX notifications_active_key ON notifications(key) WHERE status = 'active' AND key IS NOT NULL;
+      CREATE INDEX notifications_by_status ON notifications(status, seq);
+      CREATE INDEX notifications_by_type ON notifications(type, seq);
+      CREATE INDEX notifications_by_project ON notifications(project, seq);
+      CREATE INDEX notifications_by_agent ON notifications(agent, seq);
+
+      CREATE TABLE interactions (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        key TEXT,
+        agent TEXT NOT NULL,
+        agent_instance TEXT,
+        project TEXT,
+        session_id TEXT,
+        turn_id TEXT,
+        native_request_id TEXT,
+        kind TEXT NOT NULL,
+        prompt TEXT NOT NULL,
+        choices TEXT NOT NULL,
+        text_max_length INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        request_digest TEXT NOT NULL,
+        nonce TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        expires_ms INTEGER NOT NULL,
+        answered_at TEXT,
+        response TEXT
+      ) STRICT;
+      CREATE UNIQUE INDEX interactions_pending_key ON interactions(key) WHERE status = 'pending' AND key IS NOT NULL;
+      CREATE INDEX interactions_pending_expiry ON interactions(expires_ms) WHERE status = 'pending';
+      CREATE INDEX interactions_by_status ON interactions(status, seq);
+      CREATE INDEX interactions_by_agent ON interactions(agent, seq);
+      CREATE INDEX interactions_by_project ON interactions(project, seq);
+      CREATE INDEX interactions_by_session ON interactions(session_id, seq);
+    `);
+  },
+];
+
+export function migrate(db: DatabaseSync): void {
+  const row = db.prepare("PRAGMA user_version").get() as { user_version: number };
+  for (let version = row.user_version; version < MIGRATIONS.length; version++) {
+    const step = MIGRATIONS[version];
+    if (!step) break;
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      step(db);
+      db.exec(`PRAGMA user_version = ${version + 1}`);
+      db.exec("COMMIT");
+    } catch (error) {
+      db.exec("ROLLBACK");
+      throw error;
+    }
+  }
+}
