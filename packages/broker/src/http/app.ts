@@ -8,7 +8,7 @@ import type { NotificationService } from "../notifications/service.js";
 import { bearerMatches } from "./auth.js";
 import { errorHandler, sendEmpty413 } from "./errors.js";
 import { FixedWindowLimiter, isRateLimited } from "./rate-limit.js";
-import { healthRoutes } from "./routes/health.js";
+import { healthRoute, livenessRoute } from "./routes/health.js";
 import { interactionRoutes } from "./routes/interactions.js";
 import { notificationRoutes } from "./routes/notifications.js";
 
@@ -28,6 +28,7 @@ export interface AppOptions {
 /** Builds the broker's HTTP app without listening, so tests use `app.inject()`. */
 export function buildApp(options: AppOptions): FastifyInstance {
   const clock = options.clock ?? systemClock;
+  const startedAt = options.startedAt ?? clock.now();
   const app = Fastify({
     logger: false,
     bodyLimit: options.maxRequestBodyBytes,
@@ -62,11 +63,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     return undefined;
   });
 
-  app.register(healthRoutes, {
-    notifications: options.notifications,
-    clock,
-    startedAt: options.startedAt ?? clock.now(),
-  });
+  app.register(livenessRoute);
 
   const limiter = new FixedWindowLimiter(options.rateLimitPerSecond, () => clock.now());
   app.register(
@@ -84,6 +81,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
       });
       v1.setNotFoundHandler((_request, reply) => {
         reply.code(404).send({ error: "not found" });
+      });
+      await v1.register(healthRoute, {
+        notifications: options.notifications,
+        clock,
+        startedAt,
       });
       await v1.register(notificationRoutes, { notifications: options.notifications });
       await v1.register(interactionRoutes, { interactions: options.interactions, waiters: options.waiters });

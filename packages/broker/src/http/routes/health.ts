@@ -9,24 +9,23 @@ export interface HealthOptions {
   startedAt: number;
 }
 
-/** GET /health (no token) and GET /v1/health (HealthResponse; the token is checked by the /v1 hook). */
-export const healthRoutes: FastifyPluginAsync<HealthOptions> = async (app, options) => {
+/** GET /health: unauthenticated liveness. */
+export const livenessRoute: FastifyPluginAsync = async (app) => {
   app.get("/health", async () => ({ status: "ok" }));
-  app.register(
-    async (v1) => {
-      v1.get("/health", async () => {
-        const now = options.clock.now();
-        return {
-          status: "ok",
-          version: VERSION,
-          pid: process.pid,
-          uptimeSeconds: Math.max(0, (now - options.startedAt) / 1000),
-          activeCount: options.notifications.countActive(),
-          apiVersion: API_VERSION,
-          serverTimeUtc: isoTime(now),
-        };
-      });
-    },
-    { prefix: "/v1" },
-  );
+};
+
+/** GET /v1/health (HealthResponse); registered inside /v1, so the bearer hook guards it. */
+export const healthRoute: FastifyPluginAsync<HealthOptions> = async (app, options) => {
+  app.get("/health", async () => {
+    const now = options.clock.now();
+    return {
+      status: "ok",
+      version: VERSION,
+      pid: process.pid,
+      uptimeSeconds: Math.max(0, (now - options.startedAt) / 1000),
+      activeCount: options.notifications.countActive(),
+      apiVersion: API_VERSION,
+      serverTimeUtc: isoTime(now),
+    };
+  });
 };

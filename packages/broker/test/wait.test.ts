@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import { type Json, type TestBroker, testBroker } from "./helpers.js";
+
+async function open(broker: TestBroker, extra: Record<string, unknown> = {}) {
+  return (await broker.call("POST", "/v1/interactions/request", { prompt: "Deploy?", ...extra })).body as Json;
+}
+const answer = (interaction: Json, responseId = "r-1") => ({
+  response_id: responseId,
+  request_digest: interaction.request_digest,
+  nonce: interaction.nonce,
+  choice_id: "allow",
+});
+
+describe("GET /v1/interactions/{id}/wait (spec 1)", () => {
+  it("returns at once with 200 when the interaction is already terminal", async () => {
+    const broker = testBroker();
+    const created = await open(broker);
+    await broker.call("POST", `/v1/interactions/${created.id}/respond`, answer(created));
+    const started = Date.now();
+    const reply = await broker.call("GET", `/v1/interactions/${created.id}/wait?timeout=300`);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(reply.status).toBe(200);
+    expect((reply.body as Json).status).toBe("answered");
+  });
+
+  it("many waiters on one interaction all wake with the answer", async () => {
+    const broker = testBroker();
+    const created = await open(broker);
+    const waits = Array.from({ length: 50 }, () =>
+      broker.call("GET", `/v1/interactions/${created.id}/wait?timeout=30`),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(broker.waiters.size()).toBe(50);
+    await broker.call("POST", `/v1/interactions/${created.id}/respond`, answer(created));
+    const replies = await Promise.all(waits);
+    for (const reply of replies) {
+      expect(reply.status).toBe(200);
+      expect((reply.body as Json).status).toBe("answered");
+      expect((reply.body as Json).response.choice_id).toBe("allow");
+    }
+    expect(broker.waiters.size()).toBe(0);
+  });
+
+  it("on timeout returns 200 with the still-pending interaction; the caller may wait again", async () => {
+    const broker = testBroker();
+    const created = await open(broker);
+    const started = Date.now();
+    const reply = await broker.call("GET", `/v1/interactions/${created.id}/wait?timeout=1`);
+    const elapsed = Date.now() - started;
+    expect(reply.status).toBe(200);
+    expect((reply.body as Json).status).toBe("pending");
+    expect(elapsed).toBeGreaterThanOrEqual(950);
+    expect(elapsed).toBeLessThan(3000);
+    const again = broker.call("GET", `/v1/interactions/${created.id}/wait?timeout=5`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await broker.call("POST", `/v1/interactions/${created.id}/cancel`);
+    expect(((await again).body as Json).status).toBe("cancelled");
+  });
+
+  it("clamps timeout to 1-300 s: 0 and garbage do not return immediately", async () => {
+    const broker = testBroker();
+    const created = await open(broker);
+    for (const timeout of ["0", "-5", "0.01"]) {
+      const started = Date.now();
+      await broker.call("GET", `/v1/interactions/${created.id}/wait?timeout=${timeout}`);
+      expect(Date.now() - started, timeout).toBeGreaterThanOrEqual(950);
+    }
+  });
+
+  it("wakes waiters with expired when expires_at passes (the sweep wakes them)", async () => {
+    const broker = testBroker();
+    const created = await open(broker, { ttl_seconds: 30 });
+    const waiting = broker.call("GET", `/v1/interactions/${created.id}/wait?timeout=60`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    broker.clock.advance(30_000);
+    broker.interactions.sweep();
+    const reply = await waiting;
+    expect((reply.body as Json).status).toBe("expired");
+  });
+
+  it("404 for an unknown id", async () => {
+    const broker = testBroker();
+    const reply = await broker.call("GET", "/v1/interactions/int_nope/wait?timeout=1");
+    expect(reply.status).toBe(404);
+    expect(reply.body).toEqual({ error: "interaction not found" });
+  });
+
+  it("shutdown answers open long-polls with the current state", async () => {
+    const broker = testBroker();
+    const created = await open(broker);
+    const waiting = broker.call("GET", `/v1/interactions/${created.id}/wait?timeout=300`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const started = Date.now();
+    await broker.close();
+    const reply = await waiting;
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(reply.status).toBe(200);
+    expect((reply.body as Json).status).toBe("pending");
+  });
+});
