@@ -69,9 +69,9 @@ export function createBroker(options: BrokerOptions): Broker {
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
-      waiters.releaseAll();
-      interactions.stop();
+      // preClose (http/app.ts) answers the open long-polls before the server stops listening.
       await app.close();
+      interactions.stop();
       db.close();
       logger.info("broker stopped");
       await logger.close();

@@ -63,6 +63,20 @@ export function buildApp(options: AppOptions): FastifyInstance {
     return undefined;
   });
 
+  // Shutdown (spec-less but DESIGN: "answer open long-polls with their current state"): before the server stops
+  // listening, every waiter is answered, and every response from then on closes its connection, so no keep-alive
+  // socket holds the process open after close.
+  let closing = false;
+  app.addHook("preClose", (done) => {
+    closing = true;
+    options.waiters.releaseAll();
+    done();
+  });
+  app.addHook("onSend", async (_request, reply, payload) => {
+    if (closing) reply.header("connection", "close");
+    return payload;
+  });
+
   app.register(livenessRoute);
 
   const limiter = new FixedWindowLimiter(options.rateLimitPerSecond, () => clock.now());
