@@ -1,0 +1,1 @@
+export const ROUTER_PACKAGE = "@notify/router";
