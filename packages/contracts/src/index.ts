@@ -1,1 +1,13 @@
+export * from "./arc/schemas.js";
 export { DIGEST_PATTERN, type DigestChoice, type DigestInput, digestDocument, requestDigest } from "./digest.js";
+export { contractSchemas } from "./json-schema.js";
+export { RELAY_CONTRACT_VERSION, RelayAnswer, RelayInteractionRequest } from "./relay/schemas.js";
+export {
+  formatProblems,
+  jsonPath,
+  type Problem,
+  type Validation,
+  validateArcEvent,
+  validateRelayAnswer,
+  validateRelayInteractionRequest,
+} from "./validate.js";

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { Command, CommanderError } from "commander";
+import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "../version.js";
 import { ExitError } from "./exit-error.js";
 
@@ -22,10 +22,112 @@ function buildProgram(): Command {
     .option("--token <token>", "bearer token to accept instead of config.json's authToken")
     .action(async (options) => (await import("./commands/serve.js")).serve(options));
 
+  program
+    .command("token")
+    .description("print the bearer token from config.json (NOTIFY_TOKEN does not change it)")
+    .option("--data-dir <dir>", "data directory (default: NOTIFY_DATA_DIR or the per-user data dir)")
+    .action(async (options) => (await import("./commands/token.js")).token(options));
+
+  clientCommand(program, "send [title] [message]", "create a notification (or update the one with the same --key)")
+    .option("--title <title>", "title, 1-200 chars (wins over the positional title)")
+    .option("--message <message>", "message, 1-4000 chars (wins over the positional message)")
+    .option("--type <type>", "type ID; hyphens become underscores (default info)")
+    .option("--priority <priority>", "low, normal, high or critical")
+    .option("--agent <agent>", "agent name (default unknown)")
+    .option("--agent-instance <instance>", "agent instance")
+    .option("--project <project>", "project")
+    .option("--key <key>", "dedup key: an active notification with this key is updated in place")
+    .option("--cwd <dir>", "working directory of the agent")
+    .option("--pid <pid>", "process id of the agent")
+    .option("--metadata <json>", "JSON object of extra data (at most 8192 bytes)")
+    .option("--json", "print the whole notification as JSON instead of its id")
+    .action(async (title, message, options) =>
+      (await import("./commands/send.js")).send({
+        ...options,
+        title: options.title ?? title,
+        message: options.message ?? message,
+      }),
+    );
+
+  clientCommand(program, "list", "list notifications, newest first")
+    .option("--unresolved", "only active notifications")
+    .option("--type <type>", "only this type ID")
+    .option("--status <status>", "only this status: active, dismissed or resolved")
+    .option("--project <project>", "only this project")
+    .option("--agent <agent>", "only this agent")
+    .option("--limit <n>", "at most n rows, 1-500 (default 100)")
+    .option("--json", "print the JSON array instead of a table")
+    .action(async (options) => (await import("./commands/list.js")).list(options));
+
+  clientCommand(program, "ask <prompt>", "ask a question and wait for the answer (printed on stdout)")
+    .addOption(
+      new Option("--kind <kind>", "question kind (default permission)").choices([
+        "permission",
+        "single_choice",
+        "text",
+      ]),
+    )
+    .option("--choice <id=label[:detail]>", "a choice; repeat for each (2-12)", collect, [])
+    .option("--text-max-length <n>", "longest text answer, 1-2000 (default 500)")
+    .option("--ttl <seconds>", "seconds until the question expires, 30-3600 (default 600)")
+    .option("--key <key>", "dedup key: a pending question with this key is reused or superseded")
+    .option("--agent <agent>", "agent name (default unknown)")
+    .option("--project <project>", "project")
+    .option("--session <id>", "session id")
+    .option("--json", "print the final interaction as JSON (without its nonce)")
+    .action(async (prompt, options) => (await import("./commands/ask.js")).ask({ ...options, prompt }));
+
+  clientCommand(program, "answer <id>", "answer a pending interaction")
+    .option("--choice <choiceId>", "the chosen choice id (permission and single_choice)")
+    .option("--text <text>", "the text answer (text kind)")
+    .option("--json", "print the answered interaction as JSON (without its nonce)")
+    .action(async (id, options) => (await import("./commands/answer.js")).answer({ ...options, id }));
+
+  clientCommand(program, "dismiss <id>", "dismiss a notification").action(async (id, options) =>
+    (await import("./commands/dismiss.js")).dismiss({ ...options, id }),
+  );
+
+  clientCommand(program, "resolve <id>", "mark a notification resolved").action(async (id, options) =>
+    (await import("./commands/resolve.js")).resolve({ ...options, id }),
+  );
+
+  clientCommand(program, "status", "show whether the broker runs, and its version, pid, uptime and active count")
+    .option("--json", "print the health object as JSON")
+    .action(async (options) => (await import("./commands/status.js")).status(options));
+
   return program;
 }
 
+/** A command that talks to a running broker; they all share how the broker and its token are found. */
+function clientCommand(program: Command, nameAndArgs: string, description: string): Command {
+  return program
+    .command(nameAndArgs)
+    .description(description)
+    .option("--port <port>", "broker port (default: NOTIFY_PORT, then config.json, then 47821)")
+    .option(
+      "--data-dir <dir>",
+      "data directory holding config.json (default: NOTIFY_DATA_DIR or the per-user data dir)",
+    )
+    .option("--token <token>", "bearer token (default: NOTIFY_TOKEN, then config.json authToken)");
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** node:sqlite needs Node >= 22.13 without flags; say so instead of failing on a missing built-in module. */
+function nodeIsRecentEnough(version: string = process.versions.node): boolean {
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  return major > 22 || (major === 22 && minor >= 13);
+}
+
 async function main(argv: string[]): Promise<number> {
+  if (!nodeIsRecentEnough()) {
+    process.stderr.write(
+      `notify: Node.js >= 22.13 is required (this is ${process.version}); run it through npm (npm start, npx notify) to use the pinned Node 24\n`,
+    );
+    return 1;
+  }
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

@@ -33,7 +33,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
     logger: false,
     bodyLimit: options.maxRequestBodyBytes,
     forceCloseConnections: "idle",
-    return503OnClosing: true,
+    // While closing, new requests get the spec's error shape (below) rather than fastify's own 503 body.
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
   });
 
@@ -71,6 +72,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
     closing = true;
     options.waiters.releaseAll();
     done();
+  });
+  app.addHook("onRequest", async (_request, reply) => {
+    if (closing) return reply.code(503).header("connection", "close").send({ error: "broker is shutting down" });
+    return undefined;
   });
   app.addHook("onSend", async (_request, reply, payload) => {
     if (closing) reply.header("connection", "close");

@@ -2,9 +2,9 @@ import { timingSafeEqual } from "node:crypto";
 import { requestDigest } from "@notify/contracts";
 import type { DomainBus } from "../domain/bus.js";
 import { type Clock, isoTime } from "../domain/clock.js";
-import { alreadyAnswered, DomainError, interactionNotFound, invalid } from "../domain/errors.js";
+import { alreadyAnswered, interactionNotFound, invalid } from "../domain/errors.js";
 import { newId, newNonce } from "../domain/ids.js";
-import { transaction } from "../store/database.js";
+import { afterCommit, transaction } from "../store/database.js";
 import type { InteractionStore } from "../store/interaction-store.js";
 import type {
   InteractionDto,
@@ -42,10 +42,14 @@ export function constantTimeEqual(supplied: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
+/** Runs inside the transaction that accepts an answer (an ARC question's notification resolves here). */
+export type AnsweredHook = (interaction: InteractionDto) => void;
+
 /** Durable questions (spec 1, interaction sections). Knows no HTTP. */
 export class InteractionService {
   private expiryTimer: NodeJS.Timeout | undefined;
   private expiryAt: number | undefined;
+  private readonly answeredHooks: AnsweredHook[] = [];
 
   constructor(
     private readonly store: InteractionStore,
@@ -53,6 +57,10 @@ export class InteractionService {
     private readonly bus: DomainBus,
     private readonly relay: RelayPublisher = noRelay,
   ) {}
+
+  onAnsweredInTransaction(hook: AnsweredHook): void {
+    this.answeredHooks.push(hook);
+  }
 
   /**
    * Opens a question. A pending interaction with the same key and an unchanged request (same digest) is returned
@@ -62,18 +70,14 @@ export class InteractionService {
     const nowMs = this.clock.now();
     const now = isoTime(nowMs);
     const digest = requestDigest(input);
-    const changed: InteractionDto[] = [];
-    const result = transaction(this.store.db, (): RequestResult => {
-      changed.push(...this.store.expireOverdue(nowMs, now));
+    return transaction(this.store.db, (): RequestResult => {
+      this.expireOverdue(nowMs);
       if (input.key !== undefined) {
         const existing = this.store.pendingByKey(input.key);
         if (existing && existing.request_digest === digest) return { interaction: existing, created: false };
-        if (existing) {
-          this.store.settle(existing.id, "superseded", now);
-          changed.push({ ...existing, status: "superseded", updated_at: now });
-        }
+        if (existing) this.settleWithout(existing, "superseded", now);
       }
-      const expiresMs = nowMs + input.ttl_seconds * 1000;
+      const expiresMs = input.expires_at_ms ?? nowMs + input.ttl_seconds * 1000;
       const interaction: InteractionDto = {
         id: newId("int"),
         agent: input.agent,
@@ -94,23 +98,25 @@ export class InteractionService {
       if (input.session_id !== undefined) interaction.session_id = input.session_id;
       if (input.turn_id !== undefined) interaction.turn_id = input.turn_id;
       if (input.native_request_id !== undefined) interaction.native_request_id = input.native_request_id;
-      this.store.insert(interaction, expiresMs);
+      this.store.insert(interaction, expiresMs, input.notification_id ?? null);
+      afterCommit(this.store.db, () => {
+        this.bus.emit("interaction.created", interaction);
+        this.scheduleExpiry(expiresMs);
+      });
       return { interaction, created: true };
     });
-    for (const interaction of changed) this.bus.emit("interaction.changed", interaction);
-    if (result.created) {
-      this.bus.emit("interaction.created", result.interaction);
-      this.scheduleExpiry(Date.parse(result.interaction.expires_at));
-    }
-    return result;
+  }
+
+  private expireOverdue(nowMs: number): InteractionDto[] {
+    const expired = this.store.expireOverdue(nowMs, isoTime(nowMs));
+    for (const interaction of expired)
+      afterCommit(this.store.db, () => this.bus.emit("interaction.changed", interaction));
+    return expired;
   }
 
   /** Sweeps every overdue pending interaction to `expired` and wakes its waiters. */
   sweep(): InteractionDto[] {
-    const nowMs = this.clock.now();
-    const expired = this.store.expireOverdue(nowMs, isoTime(nowMs));
-    for (const interaction of expired) this.bus.emit("interaction.changed", interaction);
-    return expired;
+    return this.expireOverdue(this.clock.now());
   }
 
   /** A read sweeps an overdue pending interaction to `expired` first. */
@@ -125,59 +131,88 @@ export class InteractionService {
     return this.store.byId(id);
   }
 
+  /** The newest interaction under `key`, whatever its status (after a sweep). */
+  latestByKey(key: string): InteractionDto | undefined {
+    this.sweep();
+    return this.store.latestByKey(key);
+  }
+
   list(filter: InteractionFilter): InteractionDto[] {
     this.sweep();
     return this.store.list(filter);
   }
 
   /**
-   * Submits an answer. The checks run in the spec's order (spec 2, "The answer check order"): 1 unknown id 404;
-   * 2 already answered: the same response_id replays the acceptance (200), anything else 409; 3 not open 400;
-   * 4 digest 400; 5 nonce (constant time) 400; 6 answer shape 400. The body's structure is checked after rule 2,
-   * so a replay or a conflicting second answer is recognised whatever else it carries.
+   * Submits an answer from the HTTP API. The checks run in the spec's order (spec 2, "The answer check order"):
+   * 1 unknown id 404; 2 already answered: the same response_id replays the acceptance (200), anything else 409;
+   * 3 not open 400; 4 digest 400; 5 nonce (constant time) 400; 6 answer shape 400. The body's structure is
+   * checked after rule 2, so a replay or a conflicting second answer is recognised whatever else it carries.
    */
-  respond(id: string, body: unknown, defaultSource = "api"): InteractionDto {
+  respond(id: string, body: unknown): InteractionDto {
     const current = this.get(id);
-    if (current.status === "answered") {
-      const responseId =
-        body !== null && typeof body === "object" ? (body as Record<string, unknown>).response_id : undefined;
-      if (typeof responseId === "string" && responseId === current.response?.response_id) return current;
-      throw alreadyAnswered();
-    }
-    const answer = parseRespond(body);
-    if (!Object.hasOwn(body as object, "source")) answer.source = defaultSource;
-    return this.accept(current, answer);
+    if (current.status === "answered") return this.replayOrConflict(current, responseIdOf(body));
+    return this.answer(id, parseRespond(body));
   }
 
-  private accept(current: InteractionDto, answer: RespondInput): InteractionDto {
-    if (current.status !== "pending") throw invalid(`interaction is ${current.status}`);
-    if (answer.request_digest !== current.request_digest) {
-      throw invalid("request_digest does not match the current request");
-    }
-    if (!constantTimeEqual(answer.nonce, current.nonce)) throw invalid("nonce does not match");
-    checkShape(current, answer);
+  /** The ordered checks for an answer whose structure is already valid (HTTP respond and ARC response.submitted). */
+  answer(id: string, answer: RespondInput): InteractionDto {
+    return transaction(this.store.db, () => {
+      const current = this.get(id);
+      if (current.status === "answered") return this.replayOrConflict(current, answer.response_id);
+      if (current.status !== "pending") throw invalid(`interaction is ${current.status}`);
+      if (answer.request_digest !== current.request_digest) {
+        throw invalid("request_digest does not match the current request");
+      }
+      if (!constantTimeEqual(answer.nonce, current.nonce)) throw invalid("nonce does not match");
+      checkShape(current, answer);
 
-    const now = isoTime(this.clock.now());
-    const response: InteractionResponse = { response_id: answer.response_id, source: answer.source, created_at: now };
-    if (answer.choice_id !== undefined) response.choice_id = answer.choice_id;
-    if (answer.text !== undefined) response.text = answer.text;
-    if (answer.device_id !== undefined) response.device_id = answer.device_id;
-    const settled = this.store.settle(current.id, "answered", now, response);
-    if (!settled) throw new DomainError("validation", "interaction is no longer pending");
-    const answered: InteractionDto = { ...current, status: "answered", updated_at: now, answered_at: now, response };
-    this.bus.emit("interaction.changed", answered);
-    return answered;
+      const now = isoTime(this.clock.now());
+      const response: InteractionResponse = { response_id: answer.response_id, source: answer.source, created_at: now };
+      if (answer.choice_id !== undefined) response.choice_id = answer.choice_id;
+      if (answer.text !== undefined) response.text = answer.text;
+      if (answer.device_id !== undefined) response.device_id = answer.device_id;
+      if (!this.store.settle(current.id, "answered", now, response)) {
+        // Another answer won between the read and the write: report it as that answer would be reported.
+        const winner = this.get(id);
+        if (winner.status === "answered") return this.replayOrConflict(winner, answer.response_id);
+        throw invalid(`interaction is ${winner.status}`);
+      }
+      const answered: InteractionDto = { ...current, status: "answered", updated_at: now, answered_at: now, response };
+      for (const hook of this.answeredHooks) hook(answered);
+      afterCommit(this.store.db, () => this.bus.emit("interaction.changed", answered));
+      return answered;
+    });
+  }
+
+  private replayOrConflict(current: InteractionDto, responseId: string | undefined): InteractionDto {
+    if (responseId !== undefined && responseId === current.response?.response_id) return current;
+    throw alreadyAnswered();
+  }
+
+  /** The notification an interaction belongs to, when it was opened for one (ARC). */
+  notificationIdOf(id: string): string | undefined {
+    return this.store.notificationIdOf(id);
   }
 
   /** Cancels a pending interaction; idempotent on terminal states (returns the current object). */
   cancel(id: string): InteractionDto {
-    const current = this.get(id);
-    if (current.status !== "pending") return current;
-    const now = isoTime(this.clock.now());
-    this.store.settle(current.id, "cancelled", now);
-    const cancelled: InteractionDto = { ...current, status: "cancelled", updated_at: now };
-    this.bus.emit("interaction.changed", cancelled);
-    return cancelled;
+    return this.withdraw(id, "cancelled");
+  }
+
+  /** Closes a pending interaction without an answer (cancel, or an ARC update or resolution withdrawing it). */
+  withdraw(id: string, status: "cancelled" | "superseded"): InteractionDto {
+    return transaction(this.store.db, () => {
+      const current = this.get(id);
+      if (current.status !== "pending") return current;
+      return this.settleWithout(current, status, isoTime(this.clock.now()));
+    });
+  }
+
+  private settleWithout(current: InteractionDto, status: "cancelled" | "superseded", now: string): InteractionDto {
+    this.store.settle(current.id, status, now);
+    const settled: InteractionDto = { ...current, status, updated_at: now };
+    afterCommit(this.store.db, () => this.bus.emit("interaction.changed", settled));
+    return settled;
   }
 
   /** Republishes to relay routes: 404 unknown id, 400 while no relay route is configured. */
@@ -192,8 +227,8 @@ export class InteractionService {
     if (this.expiryAt !== undefined && this.expiryAt <= atMs) return;
     if (this.expiryTimer) clearTimeout(this.expiryTimer);
     this.expiryAt = atMs;
-    // setTimeout holds at most ~24.8 days; TTLs are at most an hour.
-    const delay = Math.max(0, atMs - this.clock.now()) + 5;
+    // setTimeout holds at most ~24.8 days; longer expiries are re-armed when the timer fires.
+    const delay = Math.min(Math.max(0, atMs - this.clock.now()) + 5, 2 ** 31 - 1);
     this.expiryTimer = setTimeout(() => this.onExpiryTimer(), delay);
     this.expiryTimer.unref();
   }
@@ -222,6 +257,12 @@ export class InteractionService {
     this.expiryTimer = undefined;
     this.expiryAt = undefined;
   }
+}
+
+function responseIdOf(body: unknown): string | undefined {
+  if (body === null || typeof body !== "object") return undefined;
+  const value = (body as Record<string, unknown>).response_id;
+  return typeof value === "string" ? value : undefined;
 }
 
 function checkShape(interaction: InteractionDto, answer: RespondInput): void {

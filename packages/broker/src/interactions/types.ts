@@ -56,6 +56,10 @@ export interface InteractionInput {
   choices: Choice[];
   text_max_length: number;
   ttl_seconds: number;
+  /** An absolute expiry (ARC `expires_at`); wins over `ttl_seconds`. */
+  expires_at_ms?: number;
+  /** The notification this question belongs to (ARC); answering it resolves that notification. */
+  notification_id?: string;
 }
 
 export interface RespondInput {

@@ -2,7 +2,7 @@ import type { DomainBus } from "../domain/bus.js";
 import { type Clock, isoTime } from "../domain/clock.js";
 import { invalid, notificationNotFound } from "../domain/errors.js";
 import { newId } from "../domain/ids.js";
-import { transaction } from "../store/database.js";
+import { afterCommit, transaction } from "../store/database.js";
 import type { NotificationStore } from "../store/notification-store.js";
 import type { TypeRegistry } from "./type-ids.js";
 import type { NotificationDto, NotificationFilter, NotificationInput, NotificationStatus } from "./types.js";
@@ -69,9 +69,12 @@ export class NotificationService {
       if (existing) this.store.updateContent(notification);
       else this.store.insert(notification);
       for (const hook of this.createHooks) hook(notification, existing === undefined);
-      return { notification, created: existing === undefined };
+      const created = existing === undefined;
+      afterCommit(this.store.db, () =>
+        this.bus.emit(created ? "notification.created" : "notification.changed", notification),
+      );
+      return { notification, created };
     });
-    this.bus.emit(result.created ? "notification.created" : "notification.changed", result.notification);
     return result;
   }
 
@@ -89,12 +92,22 @@ export class NotificationService {
     return this.store.countActive();
   }
 
+  /** The active notification holding `key`, if any (an ARC condition that is open). */
+  activeByKey(key: string): NotificationDto | undefined {
+    return this.store.activeByKey(key);
+  }
+
+  /** The newest notification with `key`, whatever its status. */
+  latestByKey(key: string): NotificationDto | undefined {
+    return this.store.latestByKey(key);
+  }
+
   /**
    * Spec 1, "Notification status": active -> dismissed | resolved; dismissed | resolved -> active (reopen);
    * anything else is an illegal transition (400).
    */
   changeStatus(id: string, next: NotificationStatus): NotificationDto {
-    const updated = transaction(this.store.db, () => {
+    return transaction(this.store.db, () => {
       const current = this.store.byId(id);
       if (!current) throw notificationNotFound();
       const allowed = current.status === "active" ? next !== "active" : next === "active";
@@ -102,15 +115,30 @@ export class NotificationService {
       if (next === "active" && current.key !== undefined && this.store.activeByKey(current.key)) {
         throw invalid("cannot reopen: another active notification has the same key");
       }
-      const now = isoTime(this.clock.now());
-      const resolvedAt = next === "resolved" ? now : null;
-      this.store.updateStatus(id, next, now, resolvedAt);
-      const { resolvedAt: _previous, ...rest } = current;
-      const result: NotificationDto = { ...rest, status: next, updatedAt: now };
-      if (resolvedAt !== null) result.resolvedAt = resolvedAt;
-      return result;
+      return this.write(current, next);
     });
-    this.bus.emit("notification.changed", updated);
+  }
+
+  /**
+   * Closes a condition for good (an ARC answer or resolution): any status but resolved becomes resolved. Unlike
+   * a person's PATCH, a dismissed notification may be resolved by its producer.
+   */
+  resolve(id: string): NotificationDto {
+    return transaction(this.store.db, () => {
+      const current = this.store.byId(id);
+      if (!current) throw notificationNotFound();
+      return current.status === "resolved" ? current : this.write(current, "resolved");
+    });
+  }
+
+  private write(current: NotificationDto, next: NotificationStatus): NotificationDto {
+    const now = isoTime(this.clock.now());
+    const resolvedAt = next === "resolved" ? now : null;
+    this.store.updateStatus(current.id, next, now, resolvedAt);
+    const { resolvedAt: _previous, ...rest } = current;
+    const updated: NotificationDto = { ...rest, status: next, updatedAt: now };
+    if (resolvedAt !== null) updated.resolvedAt = resolvedAt;
+    afterCommit(this.store.db, () => this.bus.emit("notification.changed", updated));
     return updated;
   }
 }

@@ -25,16 +25,35 @@ export function openDatabase(path: string): DatabaseSync {
   return db;
 }
 
-/** Runs `work` in one IMMEDIATE transaction; nested calls join the outer one. */
+const pendingAfterCommit = new WeakMap<DatabaseSync, (() => void)[]>();
+
+/**
+ * Runs `work` in one IMMEDIATE transaction; nested calls join the outer one. Callbacks registered with
+ * `afterCommit` during the transaction run once the outermost transaction commits, and are dropped on rollback,
+ * so nobody hears of a write that did not happen.
+ */
 export function transaction<T>(db: DatabaseSync, work: () => T): T {
   if (db.isTransaction) return work();
   db.exec("BEGIN IMMEDIATE");
+  pendingAfterCommit.set(db, []);
+  let callbacks: (() => void)[] = [];
   try {
     const result = work();
     db.exec("COMMIT");
+    callbacks = pendingAfterCommit.get(db) ?? [];
     return result;
   } catch (error) {
     if (db.isTransaction) db.exec("ROLLBACK");
     throw error;
+  } finally {
+    pendingAfterCommit.delete(db);
+    for (const callback of callbacks) callback();
   }
+}
+
+/** Runs `callback` after the current transaction commits, or at once outside a transaction. */
+export function afterCommit(db: DatabaseSync, callback: () => void): void {
+  const queue = db.isTransaction ? pendingAfterCommit.get(db) : undefined;
+  if (queue) queue.push(callback);
+  else callback();
 }

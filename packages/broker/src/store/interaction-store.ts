@@ -12,9 +12,9 @@ const COLUMNS =
   "id, key, agent, agent_instance, project, session_id, turn_id, native_request_id, kind, prompt, choices, " +
   "text_max_length, status, request_digest, nonce, created_at, updated_at, expires_at, expires_ms, answered_at, response";
 
-const INSERT = `INSERT INTO interactions (${COLUMNS}) VALUES (:id, :key, :agent, :agent_instance, :project, :session_id,
+const INSERT = `INSERT INTO interactions (${COLUMNS}, notification_id) VALUES (:id, :key, :agent, :agent_instance, :project, :session_id,
   :turn_id, :native_request_id, :kind, :prompt, :choices, :text_max_length, :status, :request_digest, :nonce,
-  :created_at, :updated_at, :expires_at, :expires_ms, :answered_at, :response)`;
+  :created_at, :updated_at, :expires_at, :expires_ms, :answered_at, :response, :notification_id)`;
 const SELECT_BY_ID = `SELECT ${COLUMNS} FROM interactions WHERE id = ?`;
 const SELECT_PENDING_BY_KEY = `SELECT ${COLUMNS} FROM interactions WHERE key = ? AND status = 'pending'`;
 /** Only a pending row changes state; the WHERE makes a lost race a no-op instead of an overwrite. */
@@ -22,6 +22,8 @@ const SETTLE = `UPDATE interactions SET status = :status, updated_at = :updated_
   response = :response WHERE id = :id AND status = 'pending'`;
 const EXPIRE_OVERDUE = `UPDATE interactions SET status = 'expired', updated_at = :now_iso
   WHERE status = 'pending' AND expires_ms <= :now_ms RETURNING ${COLUMNS}`;
+const SELECT_LATEST_BY_KEY = `SELECT ${COLUMNS} FROM interactions WHERE key = ? ORDER BY seq DESC LIMIT 1`;
+const SELECT_NOTIFICATION_ID = "SELECT notification_id FROM interactions WHERE id = ?";
 const NEXT_EXPIRY = "SELECT min(expires_ms) AS next FROM interactions WHERE status = 'pending'";
 
 interface Row {
@@ -82,6 +84,8 @@ export class InteractionStore {
   private readonly settleStatement: StatementSync;
   private readonly expireStatement: StatementSync;
   private readonly nextExpiryStatement: StatementSync;
+  private readonly latestByKeyStatement: StatementSync;
+  private readonly notificationIdStatement: StatementSync;
   private readonly listStatements = new Map<string, StatementSync>();
 
   constructor(readonly db: DatabaseSync) {
@@ -91,9 +95,11 @@ export class InteractionStore {
     this.settleStatement = db.prepare(SETTLE);
     this.expireStatement = db.prepare(EXPIRE_OVERDUE);
     this.nextExpiryStatement = db.prepare(NEXT_EXPIRY);
+    this.latestByKeyStatement = db.prepare(SELECT_LATEST_BY_KEY);
+    this.notificationIdStatement = db.prepare(SELECT_NOTIFICATION_ID);
   }
 
-  insert(dto: InteractionDto, expiresMs: number): void {
+  insert(dto: InteractionDto, expiresMs: number, notificationId: string | null = null): void {
     const params: Record<string, SQLInputValue> = {
       id: dto.id,
       key: dto.key ?? null,
@@ -116,6 +122,7 @@ export class InteractionStore {
       expires_ms: expiresMs,
       answered_at: dto.answered_at ?? null,
       response: dto.response === undefined ? null : JSON.stringify(dto.response),
+      notification_id: notificationId,
     };
     this.insertStatement.run(params);
   }
@@ -150,6 +157,16 @@ export class InteractionStore {
   /** Sweeps every overdue pending interaction to `expired` and returns them. */
   expireOverdue(nowMs: number, nowIso: string): InteractionDto[] {
     return (this.expireStatement.all({ now_ms: nowMs, now_iso: nowIso }) as unknown as Row[]).map(toDto);
+  }
+
+  latestByKey(key: string): InteractionDto | undefined {
+    const row = this.latestByKeyStatement.get(key) as Row | undefined;
+    return row ? toDto(row) : undefined;
+  }
+
+  notificationIdOf(id: string): string | undefined {
+    const row = this.notificationIdStatement.get(id) as { notification_id: string | null } | undefined;
+    return row?.notification_id ?? undefined;
   }
 
   nextExpiry(): number | undefined {

@@ -65,6 +65,26 @@ export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
       CREATE INDEX interactions_by_session ON interactions(session_id, seq);
     `);
   },
+  // 2: ARC event identities (spec 2: the same sender and event pair is a retry) and the notification an
+  // interaction belongs to (an answered ARC question resolves its notification).
+  (db) => {
+    db.exec(`
+      CREATE TABLE arc_events (
+        sender_id TEXT NOT NULL,
+        event_id TEXT NOT NULL,
+        event_type TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        notification_id TEXT,
+        interaction_id TEXT,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (sender_id, event_id)
+      ) STRICT, WITHOUT ROWID;
+      ALTER TABLE interactions ADD COLUMN notification_id TEXT;
+      CREATE INDEX interactions_by_key ON interactions(key, seq) WHERE key IS NOT NULL;
+      CREATE INDEX interactions_by_notification ON interactions(notification_id) WHERE notification_id IS NOT NULL;
+      CREATE INDEX notifications_by_key ON notifications(key, seq) WHERE key IS NOT NULL;
+    `);
+  },
 ];
 
 export function migrate(db: DatabaseSync): void {

@@ -14,6 +14,7 @@ const UPDATE_STATUS =
   "UPDATE notifications SET status = :status, updated_at = :updated_at, resolved_at = :resolved_at WHERE id = :id";
 const SELECT_BY_ID = `SELECT ${COLUMNS} FROM notifications WHERE id = ?`;
 const SELECT_ACTIVE_BY_KEY = `SELECT ${COLUMNS} FROM notifications WHERE key = ? AND status = 'active'`;
+const SELECT_LATEST_BY_KEY = `SELECT ${COLUMNS} FROM notifications WHERE key = ? ORDER BY seq DESC LIMIT 1`;
 const COUNT_ACTIVE = "SELECT count(*) AS count FROM notifications WHERE status = 'active'";
 
 interface Row {
@@ -86,6 +87,7 @@ export class NotificationStore {
   private readonly byIdStatement: StatementSync;
   private readonly activeByKeyStatement: StatementSync;
   private readonly countActiveStatement: StatementSync;
+  private readonly latestByKeyStatement: StatementSync;
   private readonly listStatements = new Map<string, StatementSync>();
 
   constructor(readonly db: DatabaseSync) {
@@ -95,6 +97,7 @@ export class NotificationStore {
     this.byIdStatement = db.prepare(SELECT_BY_ID);
     this.activeByKeyStatement = db.prepare(SELECT_ACTIVE_BY_KEY);
     this.countActiveStatement = db.prepare(COUNT_ACTIVE);
+    this.latestByKeyStatement = db.prepare(SELECT_LATEST_BY_KEY);
   }
 
   insert(dto: NotificationDto): void {
@@ -122,6 +125,11 @@ export class NotificationStore {
 
   activeByKey(key: string): NotificationDto | undefined {
     const row = this.activeByKeyStatement.get(key) as Row | undefined;
+    return row ? toDto(row) : undefined;
+  }
+
+  latestByKey(key: string): NotificationDto | undefined {
+    const row = this.latestByKeyStatement.get(key) as Row | undefined;
     return row ? toDto(row) : undefined;
   }
 

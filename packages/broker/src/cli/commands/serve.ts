@@ -21,7 +21,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     broker = await startBroker({
       ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
       ...(port !== undefined ? { port } : {}),
-      ...(options.token !== undefined ? { token: options.token } : {}),
+      ...(options.token !== undefined && options.token !== "" ? { token: options.token } : {}),
       echo: (line) => process.stderr.write(line),
     });
   } catch (error) {

@@ -26,6 +26,7 @@ export const notificationRoutes: FastifyPluginAsync<NotificationRouteOptions> = 
   app.get<IdParams>("/notifications/:id", async (request) => notifications.get(request.params.id));
 
   app.patch<IdParams>("/notifications/:id", async (request) => {
+    notifications.get(request.params.id); // an unknown id is 404 whatever the body says
     const status = parseStatusChange(request.body);
     return notifications.changeStatus(request.params.id, status);
   });

@@ -1,0 +1,161 @@
+import { ConfigError, configPath, readConfigFile } from "../config/config-file.js";
+import { resolveDataDir } from "../config/paths.js";
+import { DEFAULT_PORT, parsePort } from "../config/settings.js";
+import { ExitError } from "./exit-error.js";
+
+/** The options every client command takes. */
+export interface ClientOptions {
+  port?: string | undefined;
+  dataDir?: string | undefined;
+  token?: string | undefined;
+}
+
+/** A failed HTTP response; the message is `<status> <error>` so the entry prints `notify: 429 rate limit exceeded`. */
+export class HttpFailure extends ExitError {
+  constructor(
+    readonly status: number,
+    readonly serverMessage: string,
+    hint = "",
+  ) {
+    super(1, `${status} ${serverMessage}${hint}`);
+    this.name = "HttpFailure";
+  }
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  query?: Record<string, string | undefined>;
+  /** Aborts the request (ask's SIGINT); the AbortError is rethrown as is. */
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface BrokerClient {
+  /** `http://127.0.0.1:<port>` (spec 1, "What the service does" 1). */
+  baseUrl: string;
+  request<T>(method: string, path: string, options?: RequestOptions): Promise<T>;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+const nonEmpty = (value: string | undefined): string | undefined =>
+  value !== undefined && value !== "" ? value : undefined;
+
+/**
+ * Resolves where the broker is and which token to present, then returns a small JSON client.
+ * Port: `--port`, env NOTIFY_PORT, config.json `port`, 47821. Token (spec 1, Authentication 4): `--token`, env
+ * NOTIFY_TOKEN, config.json `authToken`. config.json is read only when an option and the environment leave a gap.
+ */
+export function createClient(options: ClientOptions, env: NodeJS.ProcessEnv = process.env): BrokerClient {
+  const dataDir = resolveDataDir(options.dataDir, env);
+  let config: Record<string, unknown> | undefined;
+  const readConfig = (): Record<string, unknown> => {
+    if (config === undefined) {
+      try {
+        config = readConfigFile(dataDir);
+      } catch (error) {
+        if (error instanceof ConfigError) throw new ExitError(1, error.message);
+        throw error;
+      }
+    }
+    return config;
+  };
+
+  const port = resolvePort(options.port, env, readConfig);
+  const optionToken = nonEmpty(options.token) ?? nonEmpty(env.NOTIFY_TOKEN);
+  const configToken = optionToken === undefined ? readConfig().authToken : undefined;
+  const token = optionToken ?? (typeof configToken === "string" && configToken !== "" ? configToken : undefined);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  // Without a token the request still goes out: an unreachable broker is the likelier problem and says so itself.
+  const missingTokenHint =
+    token === undefined
+      ? ` (no token found: pass --token, set NOTIFY_TOKEN, or run \`notify serve\` once to create ${configPath(dataDir)})`
+      : "";
+
+  return {
+    baseUrl,
+    async request<T>(method: string, path: string, requestOptions: RequestOptions = {}): Promise<T> {
+      const url = new URL(path, baseUrl);
+      for (const [name, value] of Object.entries(requestOptions.query ?? {})) {
+        if (value !== undefined) url.searchParams.set(name, value);
+      }
+      const headers: Record<string, string> = { accept: "application/json" };
+      if (token !== undefined) headers.authorization = `Bearer ${token}`;
+      if (requestOptions.body !== undefined) headers["content-type"] = "application/json";
+      const timeout = AbortSignal.timeout(requestOptions.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+      const signal = requestOptions.signal ? AbortSignal.any([requestOptions.signal, timeout]) : timeout;
+
+      let response: Response;
+      let text: string;
+      try {
+        response = await fetch(url, {
+          method,
+          headers,
+          signal,
+          ...(requestOptions.body !== undefined ? { body: JSON.stringify(requestOptions.body) } : {}),
+        });
+        text = await response.text();
+      } catch (error) {
+        if (requestOptions.signal?.aborted) throw error;
+        if (timeout.aborted) throw new ExitError(1, `the broker at ${baseUrl} did not answer in time`);
+        throw new ExitError(1, `cannot reach the broker at ${baseUrl} (is \`notify serve\` running?)`);
+      }
+
+      let parsed: unknown;
+      try {
+        parsed = text === "" ? undefined : JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      if (!response.ok) {
+        // Spec 1, Errors: bodies are `{error: string}`; a 413 has no body.
+        const serverMessage =
+          parsed !== null && typeof parsed === "object" && typeof (parsed as { error?: unknown }).error === "string"
+            ? (parsed as { error: string }).error
+            : response.statusText || "request failed";
+        throw new HttpFailure(response.status, serverMessage, response.status === 401 ? missingTokenHint : "");
+      }
+      if (parsed === undefined) throw new ExitError(1, `unexpected response from the broker at ${baseUrl}`);
+      return parsed as T;
+    },
+  };
+}
+
+function resolvePort(
+  option: string | undefined,
+  env: NodeJS.ProcessEnv,
+  readConfig: () => Record<string, unknown>,
+): number {
+  if (option !== undefined) {
+    const port = parsePort(option);
+    if (port === undefined || port === 0) throw new ExitError(1, `invalid --port ${option}: expected 1-65535`);
+    return port;
+  }
+  const fromEnv = nonEmpty(env.NOTIFY_PORT);
+  if (fromEnv !== undefined) {
+    const port = parsePort(fromEnv);
+    if (port === undefined || port === 0) throw new ExitError(1, `invalid NOTIFY_PORT ${fromEnv}: expected 1-65535`);
+    return port;
+  }
+  // Like the broker, an unusable config value falls back to the default.
+  const fromConfig = parsePort(readConfig().port);
+  return fromConfig !== undefined && fromConfig !== 0 ? fromConfig : DEFAULT_PORT;
+}
+
+/** Parses an integer option value, or exits 1 naming the option. */
+export function parseIntegerOption(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^-?\d+$/.test(value.trim())) throw new ExitError(1, `${name} must be an integer, got ${value}`);
+  return Number(value.trim());
+}
+
+/** Writes data to stdout: JSON pretty-printed, text as one line. */
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** The interaction without its single-use `nonce`, which the CLI never prints (spec 1, Interaction). */
+export function withoutNonce<T extends { nonce?: unknown }>(interaction: T): Omit<T, "nonce"> {
+  const { nonce: _nonce, ...rest } = interaction;
+  return rest;
+}

@@ -1,0 +1,28 @@
+import { ConfigError, configPath, readConfigFile } from "../../config/config-file.js";
+import { resolveDataDir } from "../../config/paths.js";
+import { ExitError } from "../exit-error.js";
+
+export interface TokenOptions {
+  dataDir?: string | undefined;
+}
+
+/**
+ * `notify token`: the raw `authToken` from config.json. Spec 1, presentation rule 9: no environment override, so
+ * NOTIFY_TOKEN never changes what this prints.
+ */
+export async function token(options: TokenOptions): Promise<void> {
+  const dataDir = resolveDataDir(options.dataDir);
+  let contents: Record<string, unknown>;
+  try {
+    contents = readConfigFile(dataDir);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new ExitError(1, error.message);
+    throw error;
+  }
+  const value = contents.authToken;
+  if (typeof value !== "string" || value === "") {
+    // Spec 1, Authentication 4: until the broker has run once, no token exists.
+    throw new ExitError(1, `no token in ${configPath(dataDir)} yet: run \`notify serve\` once to create it`);
+  }
+  process.stdout.write(`${value}\n`);
+}

@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CliBroker, type CliProcess, runCli, spawnCli, startCliBroker } from "./cli-harness.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read JSON output loosely.
+type Json = any;
+
+let cli: CliBroker;
+beforeAll(async () => {
+  cli = await startCliBroker();
+});
+afterAll(async () => {
+  await cli?.close();
+});
+
+const notify = (...args: string[]) => runCli([...args, ...cli.target]);
+
+/** Starts `notify ask` and returns it with the interaction id it announced on stderr. */
+async function startAsk(...args: string[]): Promise<{ ask: CliProcess; id: string }> {
+  const ask = spawnCli(["ask", ...args, ...cli.target]);
+  const match = await ask.stderrMatching(/^notify: waiting for an answer to interaction (\S+) \(/m);
+  return { ask, id: match[1] ?? "" };
+}
+
+async function nonceOf(id: string): Promise<string> {
+  const { body } = await cli.api<Json>("GET", `/v1/interactions/${id}`);
+  return body.nonce;
+}
+
+describe("ask and answer end to end", () => {
+  it("single_choice: answer from another process, ask prints the choice id and exits 0", async () => {
+    const { ask, id } = await startAsk(
+      "Deploy to production?",
+      "--kind",
+      "single_choice",
+      "--choice",
+      "ship=Ship it:deploys main now",
+      "--choice",
+      "wait=Wait",
+      "--agent",
+      "claude",
+      "--project",
+      "web",
+    );
+    const { body: pending } = await cli.api<Json>("GET", `/v1/interactions/${id}`);
+    expect(pending).toMatchObject({
+      status: "pending",
+      kind: "single_choice",
+      agent: "claude",
+      project: "web",
+      choices: [
+        { id: "ship", label: "Ship it", detail: "deploys main now" },
+        { id: "wait", label: "Wait" },
+      ],
+    });
+
+    const answer = await notify("answer", id, "--choice", "ship");
+    expect(answer).toMatchObject({ code: 0, stdout: "" });
+    expect(answer.stderr).toBe(`notify: answered interaction ${id} with choice ship\n`);
+
+    const result = await ask.done;
+    expect(result).toMatchObject({ code: 0, stdout: "ship\n" });
+    // Spec 1, Interaction: the nonce is a single-use secret; the CLI never prints it.
+    expect(result.stdout + result.stderr + answer.stdout + answer.stderr).not.toContain(pending.nonce);
+    expect(result.stderr).not.toContain(cli.token);
+    const { body: answered } = await cli.api<Json>("GET", `/v1/interactions/${id}`);
+    expect(answered.response).toMatchObject({ choice_id: "ship", source: "cli" });
+  });
+
+  it("text with --json on both sides: the final interaction without its nonce", async () => {
+    const { ask, id } = await startAsk("Branch name?", "--kind", "text", "--text-max-length", "40", "--json");
+    const nonce = await nonceOf(id);
+    const answer = await notify("answer", id, "--text", "feature/cli client", "--json");
+    expect(answer.code).toBe(0);
+    const answered = JSON.parse(answer.stdout);
+    expect(answered).toMatchObject({ id, status: "answered", response: { text: "feature/cli client" } });
+    expect(answered).not.toHaveProperty("nonce");
+
+    const result = await ask.done;
+    expect(result.code).toBe(0);
+    const final = JSON.parse(result.stdout);
+    expect(final).toMatchObject({
+      id,
+      status: "answered",
+      text_max_length: 40,
+      response: { text: "feature/cli client" },
+    });
+    expect(final).not.toHaveProperty("nonce");
+    expect(result.stdout + answer.stdout).not.toContain(nonce);
+  });
+
+  it("text without --json prints the text itself", async () => {
+    const { ask, id } = await startAsk("Commit message?", "--kind", "text");
+    expect((await notify("answer", id, "--text", "fix: handle empty lists")).code).toBe(0);
+    expect(await ask.done).toMatchObject({ code: 0, stdout: "fix: handle empty lists\n" });
+  });
+});
+
+describe("ask ending without an answer", () => {
+  it("exits 1 when the interaction is cancelled while it waits", async () => {
+    // Spec 1, States: cancel wakes waiters; ask treats cancelled as a failure (rule 9: other commands exit 1).
+    const { ask, id } = await startAsk("Run the migration?");
+    const cancelled = await cli.api<Json>("POST", `/v1/interactions/${id}/cancel`);
+    expect(cancelled.body.status).toBe("cancelled");
+    const result = await ask.done;
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain(`notify: interaction ${id} was cancelled\n`);
+  });
+
+  it("exits 1 when a changed request with the same key supersedes it", async () => {
+    // Spec 1, States: a request with the same key and a changed request supersedes the pending one.
+    const { ask, id } = await startAsk("Use tabs?", "--key", "style-question");
+    const { status } = await cli.api<Json>("POST", "/v1/interactions/request", {
+      key: "style-question",
+      prompt: "Use spaces?",
+    });
+    expect(status).toBe(201);
+    const result = await ask.done;
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`notify: interaction ${id} was superseded`);
+  });
+
+  it("SIGINT cancels the interaction and exits 130", async () => {
+    const { ask, id } = await startAsk("Delete the branch?");
+    ask.child.kill("SIGINT");
+    const result = await ask.done;
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain(`notify: interrupted; cancelled interaction ${id}\n`);
+    const { body } = await cli.api<Json>("GET", `/v1/interactions/${id}`);
+    expect(body.status).toBe("cancelled");
+  });
+
+  it("exits 1 on a request the broker rejects", async () => {
+    const result = await notify("ask", "Pick", "--kind", "single_choice", "--choice", "only=One");
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^notify: 400 .*choices/);
+    const malformed = await notify("ask", "Pick", "--choice", "no-equals-sign");
+    expect(malformed.code).toBe(1);
+    expect(malformed.stderr).toBe("notify: --choice no-equals-sign: expected id=label[:detail]\n");
+  });
+});
+
+describe("notify answer failures", () => {
+  it("exits 1 with the server's message on an unknown choice", async () => {
+    const { body: created } = await cli.api<Json>("POST", "/v1/interactions/request", { prompt: "Allow rm -rf?" });
+    const result = await notify("answer", created.id, "--choice", "maybe");
+    expect(result).toMatchObject({ code: 1, stdout: "", stderr: "notify: 400 unknown choice_id\n" });
+    const { body } = await cli.api<Json>("GET", `/v1/interactions/${created.id}`);
+    expect(body.status).toBe("pending");
+  });
+
+  it("exits 1 on an answered interaction (409) and on an unknown id (404)", async () => {
+    const { body: created } = await cli.api<Json>("POST", "/v1/interactions/request", { prompt: "Allow push?" });
+    expect((await notify("answer", created.id, "--choice", "allow")).code).toBe(0);
+    const second = await notify("answer", created.id, "--choice", "deny");
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/^notify: 409 /);
+    expect(await notify("answer", "int_missing", "--choice", "allow")).toMatchObject({
+      code: 1,
+      stderr: "notify: 404 interaction not found\n",
+    });
+  });
+
+  it("needs exactly one of --choice and --text", async () => {
+    const neither = await notify("answer", "int_any");
+    expect(neither).toMatchObject({
+      code: 1,
+      stderr: "notify: pass exactly one of --choice <choiceId> or --text <text>\n",
+    });
+    const both = await notify("answer", "int_any", "--choice", "a", "--text", "b");
+    expect(both.code).toBe(1);
+  });
+});

@@ -1,0 +1,54 @@
+import * as z from "zod";
+import { CHOICE_ID_PATTERN } from "../arc/schemas.js";
+
+/** Relay contract version 1 (spec 2): the answer body a phone posts and the plaintext of an interaction request. */
+export const RELAY_CONTRACT_VERSION = "1";
+
+/** POST {relay}/v1/interaction-responses body. Exactly one of choice_id and text. */
+const answerBase = {
+  contract_version: z.literal(RELAY_CONTRACT_VERSION),
+  response_id: z.string().min(1).max(128),
+  interaction_id: z.string().min(1).max(128),
+  request_digest: z.string().min(1).max(128),
+  nonce: z.string().min(1).max(128),
+  installation_id: z.string().min(1).max(128),
+  device_id: z.string().min(1).max(128),
+};
+export const RelayAnswer = z.union([
+  z.strictObject({ ...answerBase, choice_id: z.string().min(1).max(64) }),
+  z.strictObject({ ...answerBase, text: z.string().max(2000) }),
+]);
+
+const nullableText = z.string().nullable().optional();
+
+export const RelayChoice = z.strictObject({
+  id: z.string().regex(CHOICE_ID_PATTERN),
+  label: z.string().min(1).max(200),
+  detail: z.string().min(1).max(500).optional(),
+});
+
+/** Plaintext inside the sealed envelope (`payload_kind` = `interaction-request`). */
+export const RelayInteractionRequest = z.strictObject({
+  payload_kind: z.literal("interaction-request"),
+  contract_version: z.literal(RELAY_CONTRACT_VERSION),
+  interaction: z.strictObject({
+    id: z.string().min(1),
+    key: nullableText,
+    agent: nullableText,
+    agent_instance: nullableText,
+    project: nullableText,
+    session_id: nullableText,
+    kind: z.enum(["permission", "single_choice", "text"]),
+    prompt: z.string().min(1).max(2000),
+    choices: z.array(RelayChoice).max(12).optional(),
+    text_max_length: z.int().min(1).max(2000),
+    status: z.literal("pending"),
+    request_digest: z.string().regex(/^[0-9a-f]{64}$/),
+    nonce: z.string().min(1).max(128),
+    created_at: z.iso.datetime({ offset: true }),
+    expires_at: z.iso.datetime({ offset: true }),
+  }),
+});
+
+export type RelayAnswer = z.infer<typeof RelayAnswer>;
+export type RelayInteractionRequest = z.infer<typeof RelayInteractionRequest>;
