@@ -6,12 +6,14 @@ import { resolveDataDir } from "./config/paths.js";
 import { type BrokerSettings, loadSettings } from "./config/settings.js";
 import { DomainBus } from "./domain/bus.js";
 import { type Clock, systemClock } from "./domain/clock.js";
+import { ArcConsumer } from "./events/arc-consumer.js";
 import { buildApp } from "./http/app.js";
 import { InteractionService } from "./interactions/service.js";
 import { WaitRegistry } from "./interactions/waiters.js";
 import { createFileLogger, type Logger } from "./log/logger.js";
 import { NotificationService } from "./notifications/service.js";
 import { TypeRegistry } from "./notifications/type-ids.js";
+import { ArcEventStore } from "./store/arc-event-store.js";
 import { DATABASE_FILE_NAME, openDatabase } from "./store/database.js";
 import { InteractionStore } from "./store/interaction-store.js";
 import { NotificationStore } from "./store/notification-store.js";
@@ -25,6 +27,7 @@ export interface Broker {
   logger: Logger;
   notifications: NotificationService;
   interactions: InteractionService;
+  events: ArcConsumer;
   waiters: WaitRegistry;
   app: FastifyInstance;
   /** Graceful stop: answer open long-polls, stop accepting, close the database. Idempotent. */
@@ -53,6 +56,13 @@ export function createBroker(options: BrokerOptions): Broker {
     new TypeRegistry(settings.notificationTypes),
   );
   const interactions = new InteractionService(new InteractionStore(db), clock, bus);
+  // An answered question closes its condition: the notification it was opened for resolves in the same
+  // transaction, whichever path the answer took (HTTP respond, ARC response.submitted, relay).
+  interactions.onAnsweredInTransaction((interaction) => {
+    const notificationId = interactions.notificationIdOf(interaction.id);
+    if (notificationId !== undefined) notifications.resolve(notificationId);
+  });
+  const events = new ArcConsumer(new ArcEventStore(db), notifications, interactions, clock);
   const waiters = new WaitRegistry(bus, interactions);
   const app = buildApp({
     authToken: settings.authToken,
@@ -60,6 +70,7 @@ export function createBroker(options: BrokerOptions): Broker {
     rateLimitPerSecond: settings.rateLimitPerSecond,
     notifications,
     interactions,
+    events,
     waiters,
     logger,
     clock,
@@ -78,7 +89,7 @@ export function createBroker(options: BrokerOptions): Broker {
     })();
     return closing;
   };
-  return { settings, db, bus, logger, notifications, interactions, waiters, app, close };
+  return { settings, db, bus, logger, notifications, interactions, events, waiters, app, close };
 }
 
 export interface StartOptions {

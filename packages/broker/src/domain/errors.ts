@@ -7,7 +7,8 @@ export type DomainErrorCode =
   | "notification_not_found"
   | "interaction_not_found"
   | "already_answered"
-  | "relay_not_configured";
+  | "relay_not_configured"
+  | "event_conflict";
 
 const STATUS: Record<DomainErrorCode, number> = {
   validation: 400,
@@ -15,6 +16,7 @@ const STATUS: Record<DomainErrorCode, number> = {
   interaction_not_found: 404,
   already_answered: 409,
   relay_not_configured: 400,
+  event_conflict: 409,
 };
 
 export class DomainError extends Error {

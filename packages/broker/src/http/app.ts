@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Clock } from "../domain/clock.js";
 import { systemClock } from "../domain/clock.js";
+import type { ArcConsumer } from "../events/arc-consumer.js";
 import type { InteractionService } from "../interactions/service.js";
 import type { WaitRegistry } from "../interactions/waiters.js";
 import type { Logger } from "../log/logger.js";
@@ -8,6 +9,7 @@ import type { NotificationService } from "../notifications/service.js";
 import { bearerMatches } from "./auth.js";
 import { errorHandler, sendEmpty413 } from "./errors.js";
 import { FixedWindowLimiter, isRateLimited } from "./rate-limit.js";
+import { eventRoutes } from "./routes/events.js";
 import { healthRoute, livenessRoute } from "./routes/health.js";
 import { interactionRoutes } from "./routes/interactions.js";
 import { notificationRoutes } from "./routes/notifications.js";
@@ -18,6 +20,7 @@ export interface AppOptions {
   rateLimitPerSecond: number;
   notifications: NotificationService;
   interactions: InteractionService;
+  events: ArcConsumer;
   waiters: WaitRegistry;
   logger: Logger;
   clock?: Clock;
@@ -108,6 +111,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
       });
       await v1.register(notificationRoutes, { notifications: options.notifications });
       await v1.register(interactionRoutes, { interactions: options.interactions, waiters: options.waiters });
+      await v1.register(eventRoutes, { events: options.events });
     },
     { prefix: "/v1" },
   );

@@ -1,0 +1,170 @@
+import { createHash } from "node:crypto";
+import {
+  type ArcEvent,
+  formatProblems,
+  type RequestCreatedEvent,
+  type RequestResolvedEvent,
+  type RequestUpdatedEvent,
+  type ResponseSubmittedEvent,
+  validateArcEvent,
+} from "@notify/contracts";
+import canonicalize from "canonicalize";
+import { type Clock, isoTime } from "../domain/clock.js";
+import { DomainError, interactionNotFound, invalid, notificationNotFound } from "../domain/errors.js";
+import type { InteractionService } from "../interactions/service.js";
+import type { InteractionDto, RespondInput } from "../interactions/types.js";
+import { SOURCE_PATTERN } from "../interactions/validate.js";
+import type { NotificationService } from "../notifications/service.js";
+import type { NotificationDto } from "../notifications/types.js";
+import type { ArcEventStore } from "../store/arc-event-store.js";
+import { transaction } from "../store/database.js";
+import { toInteractionInput, toNotificationInput } from "./projection.js";
+
+export interface ArcResult {
+  status: 200 | 201;
+  notification: NotificationDto | null;
+  interaction: InteractionDto | null;
+}
+
+/** Status a question takes when its condition is resolved or its request no longer asks it (docs/arc.md). */
+const WITHDRAWN_ON_RESOLVE = "cancelled" as const;
+
+/**
+ * The ARC 0.2 consumer (spec 2): validates an event, applies the condition lifecycle, and records the event's
+ * identity so a retry replays. Everything an event changes is written in one transaction; knows no HTTP.
+ */
+export class ArcConsumer {
+  constructor(
+    private readonly events: ArcEventStore,
+    private readonly notifications: NotificationService,
+    private readonly interactions: InteractionService,
+    private readonly clock: Clock,
+  ) {}
+
+  accept(body: unknown): ArcResult {
+    if (body !== null && typeof body === "object" && !Array.isArray(body)) {
+      const version = (body as Record<string, unknown>).arc_version;
+      if (version !== undefined && version !== "0.2") {
+        throw invalid(`$.arc_version: unsupported ARC version ${JSON.stringify(version)}; this consumer speaks 0.2`);
+      }
+    }
+    const validation = validateArcEvent(body);
+    if (!validation.ok) throw invalid(formatProblems(validation.problems));
+    const event = validation.value;
+    const fingerprint = fingerprintOf(event);
+
+    return transaction(this.events.db, (): ArcResult => {
+      const prior = this.events.find(event.sender.id, event.event_id);
+      if (prior) {
+        if (prior.fingerprint !== fingerprint) {
+          throw new DomainError("event_conflict", "event_id was already used by this sender for a different event");
+        }
+        return this.replay(prior.notification_id, prior.interaction_id);
+      }
+      const result = this.apply(event);
+      this.events.insert({
+        sender_id: event.sender.id,
+        event_id: event.event_id,
+        event_type: event.event_type,
+        fingerprint,
+        notification_id: result.notification?.id ?? null,
+        interaction_id: result.interaction?.id ?? null,
+        created_at: isoTime(this.clock.now()),
+      });
+      return result;
+    });
+  }
+
+  private apply(event: ArcEvent): ArcResult {
+    switch (event.event_type) {
+      case "request.created":
+        return this.createOrRefresh(event);
+      case "request.updated":
+        if (!this.notifications.activeByKey(event.request.key)) throw notificationNotFound();
+        return { ...this.createOrRefresh(event), status: 200 };
+      case "response.submitted":
+        return this.submit(event);
+      case "request.resolved":
+        return this.resolve(event);
+      default: {
+        const _exhaustive: never = event;
+        throw invalid(`unsupported event_type ${String(_exhaustive)}`);
+      }
+    }
+  }
+
+  /** created (new condition or in-place refresh of the active one) and updated (in place only). */
+  private createOrRefresh(event: RequestCreatedEvent | RequestUpdatedEvent): ArcResult {
+    const nowMs = this.clock.now();
+    const spec = event.request.response;
+    // The question is checked before anything is written (spec 1: rejected before anything is stored).
+    const question = spec ? toInteractionInput(event, spec, nowMs) : undefined;
+    const { notification, created } = this.notifications.create(toNotificationInput(event));
+    const key = event.request.key;
+    let interaction: InteractionDto | null = null;
+    if (question) {
+      question.notification_id = notification.id;
+      // Same key and digest keeps the open question; a changed question supersedes it (interactions.request).
+      interaction = this.interactions.request(question).interaction;
+    } else if (key !== undefined) {
+      // An update that no longer asks anything withdraws the open question: what is asked changed.
+      const open = this.interactions.latestByKey(key);
+      if (open?.status === "pending") this.interactions.withdraw(open.id, "superseded");
+    }
+    return { status: created ? 201 : 200, notification, interaction };
+  }
+
+  /** response.submitted: the same acceptance path and ordered checks as POST /v1/interactions/{id}/respond. */
+  private submit(event: ResponseSubmittedEvent): ArcResult {
+    const condition = this.interactions.latestByKey(event.request.key);
+    if (!condition) throw interactionNotFound();
+    const response = event.response;
+    const answer: RespondInput = {
+      response_id: response.response_id,
+      request_digest: response.digest,
+      // A consumer that issued a nonce requires it back (spec 2, rule 5); an absent one fails that rule.
+      nonce: response.nonce ?? "",
+      source: response.source ?? (SOURCE_PATTERN.test(event.sender.id) ? event.sender.id : "arc"),
+    };
+    if ("choice_id" in response) answer.choice_id = response.choice_id;
+    if ("text" in response) answer.text = response.text;
+    if (response.device_id !== undefined) answer.device_id = response.device_id;
+    const interaction = this.interactions.answer(condition.id, answer);
+    return { status: 200, notification: this.notificationOf(interaction), interaction };
+  }
+
+  /** request.resolved: resolves the latest condition under the key and withdraws its open question. */
+  private resolve(event: RequestResolvedEvent): ArcResult {
+    const key = event.request.key;
+    const latest = this.notifications.latestByKey(key);
+    if (!latest) throw notificationNotFound();
+    const notification = this.notifications.resolve(latest.id);
+    let interaction = this.interactions.latestByKey(key) ?? null;
+    if (interaction?.status === "pending")
+      interaction = this.interactions.withdraw(interaction.id, WITHDRAWN_ON_RESOLVE);
+    return { status: 200, notification, interaction };
+  }
+
+  private notificationOf(interaction: InteractionDto): NotificationDto | null {
+    const id = this.interactions.notificationIdOf(interaction.id);
+    if (id !== undefined) return this.notifications.get(id);
+    return interaction.key === undefined ? null : (this.notifications.latestByKey(interaction.key) ?? null);
+  }
+
+  /** A retry of an accepted event: the same records, as they are now, with 200. */
+  private replay(notificationId: string | null, interactionId: string | null): ArcResult {
+    return {
+      status: 200,
+      notification: notificationId === null ? null : this.notifications.get(notificationId),
+      interaction: interactionId === null ? null : this.interactions.get(interactionId),
+    };
+  }
+}
+
+/** What makes two events "the same event": everything but `occurred_at`, canonicalized (RFC 8785). */
+function fingerprintOf(event: ArcEvent): string {
+  const { occurred_at: _occurredAt, ...rest } = event;
+  return createHash("sha256")
+    .update(canonicalize(rest) ?? "")
+    .digest("hex");
+}
