@@ -13,10 +13,16 @@ import { WaitRegistry } from "./interactions/waiters.js";
 import { createFileLogger, type Logger } from "./log/logger.js";
 import { NotificationService } from "./notifications/service.js";
 import { TypeRegistry } from "./notifications/type-ids.js";
+import { Dispatcher, type DispatcherOptions } from "./outbox/dispatcher.js";
+import { OutboundService } from "./outbox/outbound-service.js";
+import { ADAPTERS } from "./outbox/providers/registry.js";
+import { SecretSealer } from "./secrets/sealer.js";
 import { ArcEventStore } from "./store/arc-event-store.js";
 import { DATABASE_FILE_NAME, openDatabase } from "./store/database.js";
 import { InteractionStore } from "./store/interaction-store.js";
 import { NotificationStore } from "./store/notification-store.js";
+import { OutboundStore } from "./store/outbound-store.js";
+import { OutboxStore } from "./store/outbox-store.js";
 import { VERSION } from "./version.js";
 
 /** Everything a running broker holds; built by `createBroker`, listened by `startBroker`. */
@@ -29,6 +35,8 @@ export interface Broker {
   interactions: InteractionService;
   events: ArcConsumer;
   waiters: WaitRegistry;
+  outbound: OutboundService;
+  dispatcher: Dispatcher;
   app: FastifyInstance;
   /** Graceful stop: answer open long-polls, stop accepting, close the database. Idempotent. */
   close(): Promise<void>;
@@ -40,6 +48,7 @@ export interface BrokerOptions {
   clock?: Clock;
   /** Database path; defaults to `<dataDir>/notify.db`. */
   databasePath?: string;
+  dispatcher?: DispatcherOptions;
 }
 
 /** Wires store, services and HTTP app together (no listening). Tests use this with `app.inject()`. */
@@ -62,6 +71,20 @@ export function createBroker(options: BrokerOptions): Broker {
     const notificationId = interactions.notificationIdOf(interaction.id);
     if (notificationId !== undefined) notifications.resolve(notificationId);
   });
+  const outbox = new OutboxStore(db);
+  const outbound = new OutboundService(
+    new OutboundStore(db),
+    outbox,
+    new SecretSealer(settings.dataDir),
+    ADAPTERS,
+    clock,
+  );
+  // Spec 1, Outbound delivery rule 1: no network I/O inline; outbox items are written in the notification's
+  // transaction and the dispatcher is signalled after commit.
+  notifications.onCreateInTransaction((notification) => {
+    outbound.enqueueFor(notification);
+  });
+  const dispatcher = new Dispatcher(outbox, outbound, clock, logger, options.dispatcher);
   const events = new ArcConsumer(new ArcEventStore(db), notifications, interactions, clock);
   const waiters = new WaitRegistry(bus, interactions);
   const app = buildApp({
@@ -72,10 +95,14 @@ export function createBroker(options: BrokerOptions): Broker {
     interactions,
     events,
     waiters,
+    outbound,
+    dispatcher,
+    outbox,
     logger,
     clock,
   });
   interactions.start();
+  dispatcher.start();
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -83,13 +110,14 @@ export function createBroker(options: BrokerOptions): Broker {
       // preClose (http/app.ts) answers the open long-polls before the server stops listening.
       await app.close();
       interactions.stop();
+      await dispatcher.stop();
       db.close();
       logger.info("broker stopped");
       await logger.close();
     })();
     return closing;
   };
-  return { settings, db, bus, logger, notifications, interactions, events, waiters, app, close };
+  return { settings, db, bus, logger, notifications, interactions, events, waiters, outbound, dispatcher, app, close };
 }
 
 export interface StartOptions {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
-import { type Broker, createBroker } from "../src/broker.js";
+import { type Broker, type BrokerOptions, createBroker } from "../src/broker.js";
 import type { BrokerSettings } from "../src/config/settings.js";
 import { ManualClock } from "../src/domain/clock.js";
 import { createMemoryLogger } from "../src/log/logger.js";
@@ -36,7 +36,10 @@ export interface Reply {
 }
 
 /** A broker on a temp data dir with a manual clock and an in-memory logger, closed after the test. */
-export function testBroker(overrides: Partial<BrokerSettings> = {}): TestBroker {
+export function testBroker(
+  overrides: Partial<BrokerSettings> = {},
+  options: Pick<BrokerOptions, "dispatcher"> = {},
+): TestBroker {
   const dataDir = tempDir();
   const clock = new ManualClock();
   const logger = createMemoryLogger();
@@ -50,7 +53,7 @@ export function testBroker(overrides: Partial<BrokerSettings> = {}): TestBroker 
     notificationTypes: [],
     ...overrides,
   };
-  const broker = createBroker({ settings, logger, clock });
+  const broker = createBroker({ settings, logger, clock, ...options });
   cleanups.push(() => broker.close());
   const call = async (
     method: string,

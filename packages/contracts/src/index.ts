@@ -2,6 +2,7 @@ export * from "./arc/schemas.js";
 export { DIGEST_PATTERN, type DigestChoice, type DigestInput, digestDocument, requestDigest } from "./digest.js";
 export { contractSchemas } from "./json-schema.js";
 export { RELAY_CONTRACT_VERSION, RelayAnswer, RelayInteractionRequest } from "./relay/schemas.js";
+export { type BackoffOptions, backoffMs, type HeaderBag, retryAfterMs } from "./retry.js";
 export {
   formatProblems,
   jsonPath,

@@ -6,13 +6,18 @@ import type { InteractionService } from "../interactions/service.js";
 import type { WaitRegistry } from "../interactions/waiters.js";
 import type { Logger } from "../log/logger.js";
 import type { NotificationService } from "../notifications/service.js";
+import type { Dispatcher } from "../outbox/dispatcher.js";
+import type { OutboundService } from "../outbox/outbound-service.js";
+import type { OutboxStore } from "../store/outbox-store.js";
 import { bearerMatches } from "./auth.js";
 import { errorHandler, sendEmpty413 } from "./errors.js";
+import { isLoopbackHost } from "./loopback.js";
 import { FixedWindowLimiter, isRateLimited } from "./rate-limit.js";
 import { eventRoutes } from "./routes/events.js";
 import { healthRoute, livenessRoute } from "./routes/health.js";
 import { interactionRoutes } from "./routes/interactions.js";
 import { notificationRoutes } from "./routes/notifications.js";
+import { uiOutboundRoutes } from "./routes/ui-outbound.js";
 
 export interface AppOptions {
   authToken: string;
@@ -22,6 +27,9 @@ export interface AppOptions {
   interactions: InteractionService;
   events: ArcConsumer;
   waiters: WaitRegistry;
+  outbound: OutboundService;
+  dispatcher: Dispatcher;
+  outbox: OutboxStore;
   logger: Logger;
   clock?: Clock;
   /** Process start, for `uptimeSeconds`. */
@@ -114,6 +122,28 @@ export function buildApp(options: AppOptions): FastifyInstance {
       await v1.register(eventRoutes, { events: options.events });
     },
     { prefix: "/v1" },
+  );
+  // /ui: no bearer token; a loopback Host always, and `X-Notify-UI: 1` on every change (spec 1, Web interface
+  // routes). The custom header cannot be sent cross-origin without a CORS preflight, which is never granted.
+  app.register(
+    async (ui) => {
+      ui.addHook("onRequest", async (request, reply) => {
+        if (!isLoopbackHost(request.headers.host)) return reply.code(403).send({ error: "non-loopback host" });
+        if (request.method !== "GET" && request.method !== "HEAD" && request.headers["x-notify-ui"] !== "1") {
+          return reply.code(403).send({ error: "missing X-Notify-UI: 1" });
+        }
+        return undefined;
+      });
+      ui.setNotFoundHandler((_request, reply) => {
+        reply.code(404).send({ error: "not found" });
+      });
+      await ui.register(uiOutboundRoutes, {
+        outbound: options.outbound,
+        dispatcher: options.dispatcher,
+        outbox: options.outbox,
+      });
+    },
+    { prefix: "/ui/api" },
   );
   return app;
 }

@@ -85,6 +85,54 @@ export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
       CREATE INDEX notifications_by_key ON notifications(key, seq) WHERE key IS NOT NULL;
     `);
   },
+  // 3: outbound delivery (spec 1, "Outbound delivery"): provider profiles with sealed secrets, routes, and the
+  // durable outbox written in the same transaction as the notification it delivers.
+  (db) => {
+    db.exec(`
+      CREATE TABLE provider_profiles (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        name TEXT NOT NULL UNIQUE,
+        settings TEXT NOT NULL,
+        sealed_secrets TEXT,
+        enabled INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      ) STRICT;
+      CREATE TABLE outbound_routes (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        provider_id TEXT NOT NULL REFERENCES provider_profiles(id) ON DELETE CASCADE,
+        enabled INTEGER NOT NULL DEFAULT 0,
+        minimum_priority TEXT NOT NULL DEFAULT 'low',
+        type_id TEXT,
+        project TEXT,
+        agent TEXT,
+        include_message INTEGER NOT NULL DEFAULT 1,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      ) STRICT;
+      CREATE TABLE outbox (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        notification_id TEXT NOT NULL,
+        route_id TEXT NOT NULL,
+        provider_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_ms INTEGER NOT NULL,
+        payload TEXT NOT NULL,
+        idempotency_key TEXT NOT NULL,
+        last_status INTEGER,
+        last_code TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        delivered_at TEXT
+      ) STRICT;
+      CREATE INDEX outbox_due ON outbox(next_attempt_ms) WHERE status IN ('Pending', 'Retry');
+      CREATE INDEX outbox_by_status ON outbox(status, seq);
+    `);
+  },
 ];
 
 export function migrate(db: DatabaseSync): void {

@@ -1,0 +1,93 @@
+import type { FastifyPluginAsync } from "fastify";
+import { DomainError, invalid } from "../../domain/errors.js";
+import { parseLimit, type Query, queryValue } from "../../notifications/validate.js";
+import type { Dispatcher } from "../../outbox/dispatcher.js";
+import type { OutboundService, ProfileInput, RouteInput } from "../../outbox/outbound-service.js";
+import { OUTBOX_STATUSES, type OutboxStatus } from "../../outbox/types.js";
+import type { OutboxStore } from "../../store/outbox-store.js";
+
+export interface UiOutboundOptions {
+  outbound: OutboundService;
+  dispatcher: Dispatcher;
+  outbox: OutboxStore;
+}
+
+type IdParams = { Params: { id: string } };
+
+const notFound = (what: string) => new DomainError("validation", `${what} not found`);
+
+/**
+ * /ui/api/outbound: provider profiles, routes and the outbox for the web page, `notify apply` and `notify
+ * outbound`. Secrets are write-only: responses carry `secretNames`, never values (docs/api.md, /ui/api).
+ */
+export const uiOutboundRoutes: FastifyPluginAsync<UiOutboundOptions> = async (
+  app,
+  { outbound, dispatcher, outbox },
+) => {
+  app.get("/outbound/kinds", async () =>
+    [...["webhook", "ntfy", "gotify", "pushover", "slack", "discord", "telegram", "email"]]
+      .map((kind) => outbound.adapterFor(kind))
+      .filter((adapter) => adapter !== undefined)
+      .map((adapter) => ({ kind: adapter.kind, secrets: adapter.secrets })),
+  );
+
+  app.get("/outbound/providers", async () => outbound.listProfiles());
+  app.post("/outbound/providers", async (request, reply) =>
+    reply.code(201).send(outbound.saveProfile(bodyObject(request.body) as ProfileInput)),
+  );
+  app.patch<IdParams>("/outbound/providers/:id", async (request) => {
+    const profile = outbound.findProfile(request.params.id);
+    if (!profile) throw notFound("provider");
+    return outbound.saveProfile(bodyObject(request.body) as ProfileInput, profile.id);
+  });
+  app.delete<IdParams>("/outbound/providers/:id", async (request, reply) => {
+    const profile = outbound.findProfile(request.params.id);
+    if (!profile) throw notFound("provider");
+    outbound.deleteProfile(profile.id);
+    return reply.code(204).send();
+  });
+  app.post<IdParams>("/outbound/providers/:id/test", async (request) => {
+    const profile = outbound.findProfile(request.params.id);
+    if (!profile) throw notFound("provider");
+    return outbound.test(profile.id);
+  });
+
+  app.get("/outbound/routes", async () => outbound.listRoutes());
+  app.post("/outbound/routes", async (request, reply) =>
+    reply.code(201).send(outbound.saveRoute(bodyObject(request.body) as RouteInput)),
+  );
+  app.patch<IdParams>("/outbound/routes/:id", async (request) => {
+    const route = outbound.findRoute(request.params.id);
+    if (!route) throw notFound("route");
+    return outbound.saveRoute(bodyObject(request.body) as RouteInput, route.id);
+  });
+  app.delete<IdParams>("/outbound/routes/:id", async (request, reply) => {
+    const route = outbound.findRoute(request.params.id);
+    if (!route) throw notFound("route");
+    outbound.deleteRoute(route.id);
+    return reply.code(204).send();
+  });
+
+  app.get("/outbound/outbox", async (request) => {
+    const query = request.query as Query;
+    const status = queryValue(query, "status");
+    if (status !== undefined && !(OUTBOX_STATUSES as readonly string[]).includes(status)) {
+      throw invalid(`status must be one of ${OUTBOX_STATUSES.join(", ")}`);
+    }
+    return {
+      counts: outbox.counts(),
+      items: outbox.list({ ...(status ? { status: status as OutboxStatus } : {}), limit: parseLimit(query) }),
+    };
+  });
+  app.post<IdParams>("/outbound/outbox/:id/retry", async (request) => {
+    const item = dispatcher.retry(request.params.id);
+    if (!item) throw notFound("outbox item");
+    return item;
+  });
+};
+
+function bodyObject(body: unknown): Record<string, unknown> {
+  if (body === null || typeof body !== "object" || Array.isArray(body))
+    throw invalid("request body must be a JSON object");
+  return body as Record<string, unknown>;
+}

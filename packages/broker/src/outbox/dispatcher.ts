@@ -1,0 +1,238 @@
+import { backoffMs } from "@notify/contracts";
+import { type Clock, isoTime } from "../domain/clock.js";
+import type { Logger } from "../log/logger.js";
+import { SecretsUnreadableError } from "../secrets/sealer.js";
+import type { OutboxStore } from "../store/outbox-store.js";
+import type { OutboundService } from "./outbound-service.js";
+import type { DeliveryResult, OutboxItem, OutboxStatus } from "./types.js";
+
+export interface DispatcherOptions {
+  /** Spec 1: at most 6 attempts, then DeadLetter. */
+  maxAttempts?: number;
+  /** Spec 1: 15 s per attempt by default. */
+  attemptTimeoutMs?: number;
+  baseBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** A provider's Retry-After is honoured up to this. */
+  maxRetryAfterMs?: number;
+  concurrency?: number;
+  random?: () => number;
+  /** False in tests that drive `runDue()` by hand with a manual clock. */
+  autoRun?: boolean;
+}
+
+const DEFAULTS = {
+  maxAttempts: 6,
+  attemptTimeoutMs: 15_000,
+  baseBackoffMs: 2_000,
+  maxBackoffMs: 5 * 60_000,
+  maxRetryAfterMs: 10 * 60_000,
+  concurrency: 8,
+};
+
+/**
+ * Delivers outbox items: at most `maxAttempts` attempts with jittered exponential backoff, a per-attempt timeout,
+ * statuses Pending -> (Retry ->)* Delivered | DeadLetter. An item is marked only after its attempt ends, so a
+ * crash mid-attempt leaves it Pending and it is sent again after restart (at-least-once; the idempotency key lets
+ * a provider drop the repeat). Diagnostics are a status and a short code, never exception or response text.
+ */
+export class Dispatcher {
+  private readonly options: Required<Omit<DispatcherOptions, "random" | "autoRun">>;
+  private readonly random: () => number;
+  private readonly autoRun: boolean;
+  private readonly inFlight = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<number> | undefined;
+  private rerun = false;
+  private stopped = false;
+  /** Aborts in-flight attempts at shutdown; their items stay due and are sent again after restart. */
+  private stopController = new AbortController();
+
+  constructor(
+    private readonly outbox: OutboxStore,
+    private readonly outbound: OutboundService,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    options: DispatcherOptions = {},
+  ) {
+    this.options = { ...DEFAULTS, ...definedOnly(options) };
+    this.random = options.random ?? Math.random;
+    this.autoRun = options.autoRun ?? true;
+    outbound.onEnqueued(() => this.kick());
+  }
+
+  start(): void {
+    this.stopped = false;
+    if (this.stopController.signal.aborted) this.stopController = new AbortController();
+    this.kick();
+  }
+
+  /** Something is due: run soon (coalesced). */
+  kick(): void {
+    if (!this.autoRun || this.stopped) return;
+    if (this.running) {
+      this.rerun = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.runDue().then(() => this.scheduleNext());
+    }, 0);
+    this.timer.unref();
+  }
+
+  private scheduleNext(): void {
+    if (!this.autoRun || this.stopped) return;
+    if (this.rerun) {
+      this.rerun = false;
+      this.kick();
+      return;
+    }
+    let next: number | undefined;
+    try {
+      next = this.outbox.nextDue();
+    } catch {
+      return; // database closed
+    }
+    if (next === undefined) return;
+    const delay = Math.min(Math.max(0, next - this.clock.now()), 2 ** 31 - 1);
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.runDue().then(() => this.scheduleNext());
+    }, delay);
+    this.timer.unref();
+  }
+
+  /** Attempts every item due now, `concurrency` at a time. Returns the number of attempts made. */
+  runDue(): Promise<number> {
+    this.running ??= this.drain().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async drain(): Promise<number> {
+    let attempted = 0;
+    for (;;) {
+      if (this.stopped) return attempted;
+      const due = this.outbox
+        .due(this.clock.now(), this.options.concurrency * 4)
+        .filter((item) => !this.inFlight.has(item.id));
+      if (due.length === 0) return attempted;
+      const lanes = Array.from({ length: Math.min(this.options.concurrency, due.length) }, async () => {
+        for (let item = due.shift(); item !== undefined; item = due.shift()) {
+          await this.attempt(item);
+          attempted++;
+        }
+      });
+      await Promise.all(lanes);
+    }
+  }
+
+  private async attempt(item: OutboxItem): Promise<void> {
+    this.inFlight.add(item.id);
+    try {
+      const result = await this.deliver(item);
+      if (!this.stopped) this.record(item, result);
+    } finally {
+      this.inFlight.delete(item.id);
+    }
+  }
+
+  private async deliver(item: OutboxItem): Promise<DeliveryResult> {
+    const profile = this.outbound.profile(item.providerId);
+    if (!profile) return { ok: false, retryable: false, code: "provider_missing" };
+    if (!profile.enabled) return { ok: false, retryable: false, code: "provider_disabled" };
+    const adapter = this.outbound.adapterFor(profile.kind);
+    if (!adapter) return { ok: false, retryable: false, code: "provider_kind_unknown" };
+    let secrets: Record<string, string>;
+    try {
+      secrets = this.outbound.openSecrets(profile.id);
+    } catch (error) {
+      // Spec 1, rule 5: retried within the bound (a restored key file heals it), then DeadLetter.
+      if (error instanceof SecretsUnreadableError) return { ok: false, retryable: true, code: error.code };
+      return { ok: false, retryable: true, code: "provider_secrets_unreadable" };
+    }
+    try {
+      return await adapter.send(item.payload, profile.settings, secrets, {
+        idempotencyKey: item.idempotencyKey,
+        signal: AbortSignal.any([AbortSignal.timeout(this.options.attemptTimeoutMs), this.stopController.signal]),
+      });
+    } catch {
+      return { ok: false, retryable: true, code: "adapter_error" };
+    }
+  }
+
+  private record(item: OutboxItem, result: DeliveryResult): void {
+    const nowMs = this.clock.now();
+    const attempts = item.attempts + 1;
+    const now = isoTime(nowMs);
+    let status: OutboxStatus;
+    let nextAttemptMs = nowMs;
+    if (result.ok) {
+      status = "Delivered";
+    } else if (!result.retryable || attempts >= this.options.maxAttempts) {
+      status = "DeadLetter";
+    } else {
+      status = "Retry";
+      const backoff = backoffMs(attempts, {
+        baseMs: this.options.baseBackoffMs,
+        maxMs: this.options.maxBackoffMs,
+        random: this.random,
+      });
+      const requested =
+        result.retryAfterMs === undefined ? 0 : Math.min(result.retryAfterMs, this.options.maxRetryAfterMs);
+      nextAttemptMs = nowMs + Math.max(backoff, requested);
+    }
+    try {
+      this.outbox.record(item.id, {
+        status,
+        attempts,
+        nextAttemptMs,
+        lastStatus: result.status ?? null,
+        lastCode: result.ok ? null : result.code,
+        updatedAt: now,
+        deliveredAt: result.ok ? now : null,
+      });
+    } catch {
+      return; // database closed during shutdown; the item stays due and is sent again after restart
+    }
+    if (status === "DeadLetter" && !result.ok) {
+      const profile = this.outbound.profile(item.providerId);
+      this.logger.warn(
+        `outbox ${item.id} to ${profile?.kind ?? "?"} provider ${profile?.name ?? item.providerId} dead-lettered after ${attempts} attempt(s): ${result.code}${result.status ? ` (HTTP ${result.status})` : ""}`,
+      );
+    }
+  }
+
+  /** Puts a dead-lettered (or retrying) item back to Pending with a fresh attempt budget. */
+  retry(id: string): OutboxItem | undefined {
+    const item = this.outbox.byId(id);
+    if (!item || item.status === "Delivered") return item;
+    this.outbox.record(id, {
+      status: "Pending",
+      attempts: 0,
+      nextAttemptMs: this.clock.now(),
+      lastStatus: item.lastStatus ?? null,
+      lastCode: item.lastCode ?? null,
+      updatedAt: isoTime(this.clock.now()),
+      deliveredAt: null,
+    });
+    this.kick();
+    return this.outbox.byId(id);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.stopController.abort();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => 0);
+  }
+}
+
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,40 @@
+import { normalizeTypeId } from "../notifications/type-ids.js";
+import { type NotificationDto, priorityRank } from "../notifications/types.js";
+import type { OutboundPayload, OutboundRoute, ProviderProfile } from "./types.js";
+
+const sameText = (a: string, b: string | undefined): boolean =>
+  b !== undefined && a.trim().toLowerCase() === b.trim().toLowerCase();
+
+/**
+ * Spec 1, Outbound delivery rule 2: the route and its provider are enabled, priority >= MinimumPriority, TypeId
+ * (when set) equals the normalized type, Project and Agent (when set) equal the notification's, trimmed and
+ * case-insensitive.
+ */
+export function routeMatches(
+  route: OutboundRoute,
+  provider: ProviderProfile | undefined,
+  notification: NotificationDto,
+): boolean {
+  if (!route.enabled || !provider?.enabled) return false;
+  if (priorityRank(notification.priority) < priorityRank(route.minimumPriority)) return false;
+  if (route.typeId !== undefined && normalizeTypeId(route.typeId) !== normalizeTypeId(notification.type)) return false;
+  if (route.project !== undefined && !sameText(route.project, notification.project)) return false;
+  if (route.agent !== undefined && !sameText(route.agent, notification.agent)) return false;
+  return true;
+}
+
+/** The payload for one route: IncludeMessage off leaves the message out, so only the title leaves the machine. */
+export function payloadFor(notification: NotificationDto, includeMessage: boolean): OutboundPayload {
+  const payload: OutboundPayload = {
+    id: notification.id,
+    title: notification.title,
+    type: notification.type,
+    priority: notification.priority,
+    agent: notification.agent,
+    createdAt: notification.createdAt,
+  };
+  if (includeMessage) payload.message = notification.message;
+  if (notification.project !== undefined) payload.project = notification.project;
+  if (notification.key !== undefined) payload.key = notification.key;
+  return payload;
+}

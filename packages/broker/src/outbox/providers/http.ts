@@ -1,0 +1,65 @@
+import { retryAfterMs } from "@notify/contracts";
+import { request } from "undici";
+import type { DeliveryResult } from "../types.js";
+
+export interface HttpSend {
+  url: string;
+  method?: "POST" | "PUT";
+  headers?: Record<string, string>;
+  body: string;
+  signal: AbortSignal;
+}
+
+/** Network failures as short fixed codes: never the exception text. */
+export function networkCode(error: unknown): string {
+  const name = (error as { name?: string }).name;
+  if (name === "AbortError" || name === "TimeoutError") return "timeout";
+  const code = String((error as { code?: string }).code ?? "");
+  const known: Record<string, string> = {
+    ECONNREFUSED: "connection_refused",
+    ECONNRESET: "connection_reset",
+    ENOTFOUND: "dns_failure",
+    EAI_AGAIN: "dns_failure",
+    ETIMEDOUT: "timeout",
+    UND_ERR_CONNECT_TIMEOUT: "timeout",
+    UND_ERR_HEADERS_TIMEOUT: "timeout",
+    UND_ERR_BODY_TIMEOUT: "timeout",
+    UND_ERR_SOCKET: "connection_reset",
+    UND_ERR_ABORTED: "timeout",
+  };
+  return known[code] ?? "network_error";
+}
+
+/** How an HTTP status is judged: 2xx delivered; 408, 425, 429 and 5xx retried; other statuses are final. */
+export function resultForStatus(
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+): DeliveryResult {
+  if (status >= 200 && status < 300) return { ok: true, status };
+  const retryable = status === 408 || status === 425 || status === 429 || status >= 500;
+  const result: DeliveryResult = { ok: false, retryable, code: `http_${status}`, status };
+  const after = retryAfterMs(headers, Date.now());
+  if (after !== undefined) result.retryAfterMs = after;
+  return result;
+}
+
+/**
+ * One request to a provider: no redirects are followed (undici's request follows none), no cookies, no system
+ * proxy. The response body is drained and never read into diagnostics.
+ */
+export async function sendHttp(send: HttpSend): Promise<DeliveryResult> {
+  try {
+    const response = await request(send.url, {
+      method: send.method ?? "POST",
+      headers: { "user-agent": "notify-outbox", ...send.headers },
+      body: send.body,
+      signal: send.signal,
+      headersTimeout: 15_000,
+      bodyTimeout: 15_000,
+    });
+    await response.body.dump({ limit: 64 * 1024 }).catch(() => {});
+    return resultForStatus(response.statusCode, response.headers);
+  } catch (error) {
+    return { ok: false, retryable: true, code: networkCode(error) };
+  }
+}

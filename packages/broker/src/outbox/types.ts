@@ -1,0 +1,90 @@
+import type { Priority } from "../notifications/types.js";
+
+export const OUTBOX_STATUSES = ["Pending", "Retry", "Delivered", "DeadLetter"] as const;
+export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
+
+/** What leaves the machine for one notification on one route (docs/outbound.md). */
+export interface OutboundPayload {
+  /** The notification id. */
+  id: string;
+  title: string;
+  /** Absent when the route has IncludeMessage off (spec 1, Outbound delivery rule 3). */
+  message?: string;
+  type: string;
+  priority: Priority;
+  agent: string;
+  project?: string;
+  key?: string;
+  createdAt: string;
+  /** True for the provider Test action's fixed payload. */
+  test?: boolean;
+}
+
+export interface ProviderProfile {
+  id: string;
+  kind: string;
+  name: string;
+  settings: Record<string, unknown>;
+  /** Names of the secrets that are set; values never leave the store except to an adapter. */
+  secretNames: string[];
+  enabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface OutboundRoute {
+  id: string;
+  name: string;
+  providerId: string;
+  enabled: boolean;
+  minimumPriority: Priority;
+  typeId?: string;
+  project?: string;
+  agent?: string;
+  includeMessage: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface OutboxItem {
+  id: string;
+  notificationId: string;
+  routeId: string;
+  providerId: string;
+  status: OutboxStatus;
+  attempts: number;
+  nextAttemptMs: number;
+  payload: OutboundPayload;
+  idempotencyKey: string;
+  lastStatus?: number;
+  lastCode?: string;
+  createdAt: string;
+  updatedAt: string;
+  deliveredAt?: string;
+}
+
+/** The result of one attempt. Diagnostics are an HTTP status and a short fixed code, never text from outside. */
+export type DeliveryResult =
+  | { ok: true; status?: number }
+  | { ok: false; retryable: boolean; code: string; status?: number; retryAfterMs?: number };
+
+export interface DeliveryContext {
+  /** Stable per outbox item: a provider that honours one drops a repeat. */
+  idempotencyKey: string;
+  signal: AbortSignal;
+}
+
+/** One outbound provider kind. One file per kind under providers/, each with its own test. */
+export interface ProviderAdapter {
+  kind: string;
+  /** Settings fields are checked on write; returns the normalized settings or throws a 400 DomainError. */
+  parseSettings(settings: unknown): Record<string, unknown>;
+  /** Names of secrets this kind needs (required) and may take (optional). */
+  secrets: { required: readonly string[]; optional: readonly string[] };
+  send(
+    payload: OutboundPayload,
+    settings: Record<string, unknown>,
+    secrets: Record<string, string>,
+    context: DeliveryContext,
+  ): Promise<DeliveryResult>;
+}

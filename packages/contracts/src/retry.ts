@@ -1,0 +1,37 @@
+/**
+ * One retry policy, shared by the outbox and the router: `retry-after-ms`, then `retry-after` (seconds or an HTTP
+ * date), else capped exponential backoff with jitter.
+ */
+
+export type HeaderBag = Record<string, string | string[] | undefined>;
+
+function header(headers: HeaderBag, name: string): string | undefined {
+  const value = headers[name] ?? headers[name.toLowerCase()];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The server's requested delay in milliseconds, or undefined when it named none (or named nonsense). */
+export function retryAfterMs(headers: HeaderBag, nowMs: number): number | undefined {
+  const milliseconds = header(headers, "retry-after-ms");
+  if (milliseconds !== undefined && /^\d+(\.\d+)?$/.test(milliseconds.trim())) return Math.ceil(Number(milliseconds));
+  const value = header(headers, "retry-after")?.trim();
+  if (value === undefined || value === "") return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.ceil(Number(value) * 1000);
+  const date = Date.parse(value);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - nowMs);
+}
+
+export interface BackoffOptions {
+  baseMs: number;
+  maxMs: number;
+  /** 0..1; injected for tests. */
+  random?: () => number;
+}
+
+/** Delay before attempt `attempt + 1` after `attempt` failures: base * 2^(attempt-1), capped, jittered to 50-100%. */
+export function backoffMs(attempt: number, options: BackoffOptions): number {
+  const exponential = Math.min(options.maxMs, options.baseMs * 2 ** Math.max(0, attempt - 1));
+  const random = options.random ?? Math.random;
+  return Math.round(exponential * (0.5 + random() * 0.5));
+}
