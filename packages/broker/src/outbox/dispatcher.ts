@@ -40,10 +40,9 @@ export class Dispatcher {
   private readonly options: Required<Omit<DispatcherOptions, "random" | "autoRun">>;
   private readonly random: () => number;
   private readonly autoRun: boolean;
-  private readonly inFlight = new Set<string>();
+  /** Attempts under way, by item id; at most `concurrency`. A slow provider holds one slot, not the queue. */
+  private readonly inFlight = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
-  private rerun = false;
   private stopped = false;
   /** Aborts in-flight attempts at shutdown; their items stay due and are sent again after restart. */
   private stopController = new AbortController();
@@ -67,78 +66,71 @@ export class Dispatcher {
     this.kick();
   }
 
-  /** Something is due: run soon (coalesced). */
+  /** Something may be due: fill free slots now. */
   kick(): void {
     if (!this.autoRun || this.stopped) return;
-    if (this.running) {
-      this.rerun = true;
-      return;
+    this.pump();
+  }
+
+  /** Starts due items in the free slots; when idle, arms one timer for the next due item. */
+  private pump(): number {
+    if (this.stopped) return 0;
+    const free = this.options.concurrency - this.inFlight.size;
+    let started = 0;
+    if (free > 0) {
+      let due: OutboxItem[] = [];
+      try {
+        due = this.outbox.due(this.clock.now(), free + this.inFlight.size);
+      } catch {
+        return 0; // database closed during shutdown
+      }
+      for (const item of due) {
+        if (started >= free) break;
+        if (this.inFlight.has(item.id)) continue;
+        started++;
+        const attempt = this.attempt(item).finally(() => {
+          this.inFlight.delete(item.id);
+          if (this.autoRun) this.pump();
+        });
+        this.inFlight.set(item.id, attempt);
+      }
     }
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.runDue().then(() => this.scheduleNext());
-    }, 0);
-    this.timer.unref();
+    if (this.autoRun && this.inFlight.size === 0) this.scheduleNext();
+    return started;
   }
 
   private scheduleNext(): void {
-    if (!this.autoRun || this.stopped) return;
-    if (this.rerun) {
-      this.rerun = false;
-      this.kick();
-      return;
-    }
+    if (this.stopped) return;
     let next: number | undefined;
     try {
       next = this.outbox.nextDue();
     } catch {
-      return; // database closed
+      return;
     }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
     if (next === undefined) return;
     const delay = Math.min(Math.max(0, next - this.clock.now()), 2 ** 31 - 1);
-    if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      void this.runDue().then(() => this.scheduleNext());
+      this.pump();
     }, delay);
     this.timer.unref();
   }
 
-  /** Attempts every item due now, `concurrency` at a time. Returns the number of attempts made. */
-  runDue(): Promise<number> {
-    this.running ??= this.drain().finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
-  }
-
-  private async drain(): Promise<number> {
+  /** Attempts every item due now and waits for them (tests drive this with a manual clock). Returns attempts. */
+  async runDue(): Promise<number> {
     let attempted = 0;
     for (;;) {
-      if (this.stopped) return attempted;
-      const due = this.outbox
-        .due(this.clock.now(), this.options.concurrency * 4)
-        .filter((item) => !this.inFlight.has(item.id));
-      if (due.length === 0) return attempted;
-      const lanes = Array.from({ length: Math.min(this.options.concurrency, due.length) }, async () => {
-        for (let item = due.shift(); item !== undefined; item = due.shift()) {
-          await this.attempt(item);
-          attempted++;
-        }
-      });
-      await Promise.all(lanes);
+      attempted += this.pump();
+      if (this.inFlight.size === 0) return attempted;
+      await Promise.all(this.inFlight.values());
     }
   }
 
   private async attempt(item: OutboxItem): Promise<void> {
-    this.inFlight.add(item.id);
-    try {
-      const result = await this.deliver(item);
-      if (!this.stopped) this.record(item, result);
-    } finally {
-      this.inFlight.delete(item.id);
-    }
+    const result = await this.deliver(item);
+    if (!this.stopped) this.record(item, result);
   }
 
   private async deliver(item: OutboxItem): Promise<DeliveryResult> {
@@ -229,7 +221,7 @@ export class Dispatcher {
     this.stopController.abort();
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    await this.running?.catch(() => 0);
+    await Promise.allSettled(this.inFlight.values());
   }
 }
 

@@ -1,0 +1,92 @@
+import { request } from "undici";
+import { afterEach, describe, expect, it } from "vitest";
+import { writeConfigFile } from "../../src/config/config-file.js";
+import { type Json, tempDir } from "../helpers.js";
+import { spawnBroker } from "../process-helpers.js";
+import { recordingServer } from "./webhook-server.js";
+
+const TOKEN = "outbox-crash-token-0123456789abcdefghijklmn";
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+async function call(url: string, method: string, body?: unknown, ui = false) {
+  const response = await request(url, {
+    method: method as "POST",
+    headers: {
+      "content-type": "application/json",
+      ...(ui ? { "x-notify-ui": "1" } : { authorization: `Bearer ${TOKEN}` }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.statusCode, body: (await response.body.json()) as Json };
+}
+
+describe("outbox crash-resume (issue 4)", () => {
+  it("items pending when the broker is killed are delivered after restart", async () => {
+    const dataDir = tempDir();
+    writeConfigFile(dataDir, { authToken: TOKEN, rateLimitPerSecond: 1000 });
+    // The provider accepts connections but never answers: every attempt is in flight when the broker dies.
+    const hook = await recordingServer(Array.from({ length: 50 }, () => "hang" as const));
+    cleanups.push(() => hook.close());
+    const broker = await spawnBroker(dataDir);
+    cleanups.push(async () => {
+      broker.child.kill("SIGKILL");
+      await broker.exited;
+    });
+    expect(
+      (
+        await call(
+          `${broker.url}/ui/api/outbound/providers`,
+          "POST",
+          {
+            kind: "webhook",
+            name: "hook",
+            settings: { url: hook.url },
+            enabled: true,
+          },
+          true,
+        )
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await call(
+          `${broker.url}/ui/api/outbound/routes`,
+          "POST",
+          { name: "all", provider: "hook", enabled: true },
+          true,
+        )
+      ).status,
+    ).toBe(201);
+    const ids: string[] = [];
+    for (let index = 0; index < 5; index++) {
+      ids.push((await call(`${broker.url}/v1/notifications`, "POST", { title: `n${index}`, message: "m" })).body.id);
+    }
+    // Wait until the dispatcher has the attempts in flight.
+    for (let wait = 0; hook.received.length < 5 && wait < 100; wait++) await new Promise((r) => setTimeout(r, 50));
+    expect(hook.received.length).toBe(5);
+    broker.child.kill("SIGKILL");
+    await broker.exited;
+
+    hook.setScript([]); // now it answers 200
+    hook.received.length = 0;
+    const restarted = await spawnBroker(dataDir);
+    cleanups.push(async () => {
+      restarted.child.kill("SIGTERM");
+      await restarted.exited;
+    });
+    let outbox: Json;
+    for (let wait = 0; wait < 100; wait++) {
+      outbox = (await call(`${restarted.url}/ui/api/outbound/outbox`, "GET", undefined, true)).body;
+      if (outbox.counts.Delivered === 5) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(outbox.counts).toEqual({ Delivered: 5 });
+    const delivered = hook.received.map((received) => JSON.parse(received.body).notification.id).sort();
+    expect(delivered).toEqual([...ids].sort());
+    // The same idempotency key as before the crash, so a provider that honours it drops any repeat.
+    expect(new Set(hook.received.map((received) => received.headers["idempotency-key"])).size).toBe(5);
+  }, 40_000);
+});
