@@ -100,6 +100,8 @@ export function createBroker(options: BrokerOptions): Broker {
     outbox,
     logger,
     clock,
+    dataDir: settings.dataDir,
+    notificationTypes: settings.notificationTypes,
   });
   interactions.start();
   dispatcher.start();

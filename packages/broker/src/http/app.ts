@@ -6,6 +6,8 @@ import type { InteractionService } from "../interactions/service.js";
 import type { WaitRegistry } from "../interactions/waiters.js";
 import type { Logger } from "../log/logger.js";
 import type { NotificationService } from "../notifications/service.js";
+import type { TypeDefinition } from "../notifications/type-ids.js";
+import { TypeRegistry } from "../notifications/type-ids.js";
 import type { Dispatcher } from "../outbox/dispatcher.js";
 import type { OutboundService } from "../outbox/outbound-service.js";
 import type { OutboxStore } from "../store/outbox-store.js";
@@ -18,6 +20,7 @@ import { healthRoute, livenessRoute } from "./routes/health.js";
 import { interactionRoutes } from "./routes/interactions.js";
 import { notificationRoutes } from "./routes/notifications.js";
 import { uiOutboundRoutes } from "./routes/ui-outbound.js";
+import { uiTypeRoutes } from "./routes/ui-types.js";
 
 export interface AppOptions {
   authToken: string;
@@ -31,6 +34,9 @@ export interface AppOptions {
   dispatcher: Dispatcher;
   outbox: OutboxStore;
   logger: Logger;
+  /** Where config.json lives (the type definitions are written there). */
+  dataDir: string;
+  notificationTypes: TypeDefinition[];
   clock?: Clock;
   /** Process start, for `uptimeSeconds`. */
   startedAt?: number;
@@ -141,6 +147,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
         outbound: options.outbound,
         dispatcher: options.dispatcher,
         outbox: options.outbox,
+      });
+      await ui.register(uiTypeRoutes, {
+        dataDir: options.dataDir,
+        notifications: options.notifications,
+        initial: new TypeRegistry(options.notificationTypes),
       });
     },
     { prefix: "/ui/api" },
