@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import type { DatabaseSync } from "node:sqlite";
+import type { DatabaseSync, DatabaseSync as RouterDatabase } from "node:sqlite";
+import type { Ledger } from "@notify/router";
 import type { FastifyInstance } from "fastify";
 import { ConfigError } from "./config/config-file.js";
 import { resolveDataDir } from "./config/paths.js";
@@ -16,9 +17,10 @@ import { TypeRegistry } from "./notifications/type-ids.js";
 import { Dispatcher, type DispatcherOptions } from "./outbox/dispatcher.js";
 import { OutboundService } from "./outbox/outbound-service.js";
 import { ADAPTERS } from "./outbox/providers/registry.js";
+import { RouterSettingsFile } from "./router/router-settings.js";
 import { SecretSealer } from "./secrets/sealer.js";
 import { ArcEventStore } from "./store/arc-event-store.js";
-import { DATABASE_FILE_NAME, openDatabase } from "./store/database.js";
+import { DATABASE_FILE_NAME, openDatabase, openDatabaseFile } from "./store/database.js";
 import { InteractionStore } from "./store/interaction-store.js";
 import { NotificationStore } from "./store/notification-store.js";
 import { OutboundStore } from "./store/outbound-store.js";
@@ -49,6 +51,11 @@ export interface BrokerOptions {
   /** Database path; defaults to `<dataDir>/notify.db`. */
   databasePath?: string;
   dispatcher?: DispatcherOptions;
+}
+
+function openRouterDatabase(path: string): RouterDatabase {
+  const db = openDatabaseFile(path);
+  return db;
 }
 
 /** Wires store, services and HTTP app together (no listening). Tests use this with `app.inject()`. */
@@ -85,6 +92,20 @@ export function createBroker(options: BrokerOptions): Broker {
     outbound.enqueueFor(notification);
   });
   const dispatcher = new Dispatcher(outbox, outbound, clock, logger, options.dispatcher);
+  const sealer = new SecretSealer(settings.dataDir);
+  const routerDb = openRouterDatabase(
+    options.databasePath === ":memory:" ? ":memory:" : join(settings.dataDir, "router.db"),
+  );
+  const routerSettings = new RouterSettingsFile(settings.dataDir);
+  let pruneTimer: NodeJS.Timeout | undefined;
+  const pruneLedger = (ledger: Ledger): void => {
+    try {
+      const removed = ledger.prune(routerSettings.get().ledgerRetentionDays, clock.now());
+      if (removed > 0) logger.info(`router ledger: pruned ${removed} request(s) past retention`);
+    } catch {
+      logger.warn("router ledger: prune failed");
+    }
+  };
   const events = new ArcConsumer(new ArcEventStore(db), notifications, interactions, clock);
   const waiters = new WaitRegistry(bus, interactions);
   const app = buildApp({
@@ -102,6 +123,17 @@ export function createBroker(options: BrokerOptions): Broker {
     clock,
     dataDir: settings.dataDir,
     notificationTypes: settings.notificationTypes,
+    router: {
+      db: routerDb,
+      settings: routerSettings,
+      sealer,
+      // The ledger is pruned at start and once a day (spec 3, Request ledger).
+      onReady: ({ ledger }) => {
+        pruneLedger(ledger);
+        pruneTimer = setInterval(() => pruneLedger(ledger), 86_400_000);
+        pruneTimer.unref();
+      },
+    },
   });
   interactions.start();
   dispatcher.start();
@@ -113,7 +145,9 @@ export function createBroker(options: BrokerOptions): Broker {
       await app.close();
       interactions.stop();
       await dispatcher.stop();
+      if (pruneTimer) clearInterval(pruneTimer);
       db.close();
+      routerDb.close();
       logger.info("broker stopped");
       await logger.close();
     })();

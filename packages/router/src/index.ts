@@ -1,1 +1,83 @@
 export const ROUTER_PACKAGE = "@notify/router";
+
+export { type CollectedReply, collectReply } from "./collect-reply.js";
+export { RouterConfig, RouterConfigError } from "./config/config-service.js";
+export {
+  type ConfigSnapshot,
+  destinationProblem,
+  RECORD_WIRES,
+  type RecordWire,
+  type Route,
+  type RouterSettings,
+  type Upstream,
+} from "./config/records.js";
+export { type KeySealer, migrateRouterDatabase } from "./config/store.js";
+export { allCoolingAnswer, CooldownBook, cooldownMs, FAILOVER_STATUSES } from "./failover.js";
+export {
+  type RouterPluginOptions,
+  type RouterRuntimeSettings,
+  type RouterServices,
+  routerPlugin,
+} from "./http/plugin.js";
+export { type IdGenerator, randomId, sequentialIds } from "./ids.js";
+export type {
+  AssistantMessage,
+  DecodedRequest,
+  FinishReason,
+  ImagePart,
+  Message,
+  Reply,
+  ReplyPart,
+  Request,
+  StreamPart,
+  TextPart,
+  Tool,
+  ToolCallPart,
+  ToolChoice,
+  ToolMessage,
+  ToolResultPart,
+  UnifiedFinishReason,
+  Usage,
+  UserMessage,
+  Warning,
+  WarningCode,
+  Wire,
+} from "./ir.js";
+export { WIRES } from "./ir.js";
+export { type AttemptRecord, Ledger, type RequestRecord } from "./ledger/ledger.js";
+export { type StrippedIds, stripReplayedIds } from "./replayed-ids.js";
+export { type Selection, selectTargets, type Target } from "./select.js";
+export { encodeSseEvent, type SseEvent, sseDecoderStream } from "./sse.js";
+export {
+  clientWantsUsage,
+  decodeUpstreamStream,
+  type TranslatedRequest,
+  type TranslateRequestOptions,
+  type TranslateResponseOptions,
+  type TranslateStreamOptions,
+  translateRequest,
+  translateResponse,
+  translateStream,
+} from "./translate.js";
+export { TranslationError, type TranslationErrorCode } from "./translation-error.js";
+export { CONNECTION_FAILED_MESSAGE, providerErrorCode, TRUNCATED_STREAM_MESSAGE } from "./upstream-error.js";
+export { chatRequestWantsUsage, decodeChatRequest } from "./wires/chat/decode-request.js";
+export { decodeChatResponse } from "./wires/chat/decode-response.js";
+export { decodeChatStream } from "./wires/chat/decode-stream.js";
+export { encodeChatRequest } from "./wires/chat/encode-request.js";
+export { encodeChatResponse } from "./wires/chat/encode-response.js";
+export { encodeChatStream } from "./wires/chat/encode-stream.js";
+export { WIRE_CODECS, type WireCodec } from "./wires/codecs.js";
+export type { EncodeOptions } from "./wires/encode-options.js";
+export { decodeMessagesRequest } from "./wires/messages/decode-request.js";
+export { decodeMessagesResponse } from "./wires/messages/decode-response.js";
+export { decodeMessagesStream } from "./wires/messages/decode-stream.js";
+export { DEFAULT_MAX_TOKENS, encodeMessagesRequest } from "./wires/messages/encode-request.js";
+export { encodeMessagesResponse } from "./wires/messages/encode-response.js";
+export { encodeMessagesStream } from "./wires/messages/encode-stream.js";
+export { type DecodeResponsesRequestOptions, decodeResponsesRequest } from "./wires/responses/decode-request.js";
+export { decodeResponsesResponse } from "./wires/responses/decode-response.js";
+export { decodeResponsesStream } from "./wires/responses/decode-stream.js";
+export { encodeResponsesRequest } from "./wires/responses/encode-request.js";
+export { encodeResponsesResponse } from "./wires/responses/encode-response.js";
+export { encodeResponsesStream } from "./wires/responses/encode-stream.js";

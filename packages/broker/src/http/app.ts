@@ -1,3 +1,5 @@
+import type { DatabaseSync } from "node:sqlite";
+import { type KeySealer, type RouterServices, routerPlugin } from "@notify/router";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Clock } from "../domain/clock.js";
 import { systemClock } from "../domain/clock.js";
@@ -10,7 +12,9 @@ import type { TypeDefinition } from "../notifications/type-ids.js";
 import { TypeRegistry } from "../notifications/type-ids.js";
 import type { Dispatcher } from "../outbox/dispatcher.js";
 import type { OutboundService } from "../outbox/outbound-service.js";
+import type { RouterSettingsFile } from "../router/router-settings.js";
 import type { OutboxStore } from "../store/outbox-store.js";
+import { VERSION } from "../version.js";
 import { bearerMatches } from "./auth.js";
 import { errorHandler, sendEmpty413 } from "./errors.js";
 import { isLoopbackHost } from "./loopback.js";
@@ -20,6 +24,7 @@ import { healthRoute, livenessRoute } from "./routes/health.js";
 import { interactionRoutes } from "./routes/interactions.js";
 import { notificationRoutes } from "./routes/notifications.js";
 import { uiOutboundRoutes } from "./routes/ui-outbound.js";
+import { uiRouterRoutes } from "./routes/ui-router.js";
 import { uiTypeRoutes } from "./routes/ui-types.js";
 
 export interface AppOptions {
@@ -37,6 +42,13 @@ export interface AppOptions {
   /** Where config.json lives (the type definitions are written there). */
   dataDir: string;
   notificationTypes: TypeDefinition[];
+  /** The provider router: its own database, the config.json keys, and the key sealer. */
+  router: {
+    db: DatabaseSync;
+    settings: RouterSettingsFile;
+    sealer: KeySealer;
+    onReady?: (services: RouterServices) => void;
+  };
   clock?: Clock;
   /** Process start, for `uptimeSeconds`. */
   startedAt?: number;
@@ -77,6 +89,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
   // bodies without a length are cut by fastify's bodyLimit while being read, with the same 413.
   app.addHook("onRequest", async (request, reply) => {
     const length = request.headers["content-length"];
+    // Router routes have their own limit (RouterMaxRequestBodyBytes, spec 3 Limits).
+    if (request.url.startsWith("/router/")) return undefined;
     if (length !== undefined && Number(length) > options.maxRequestBodyBytes) return sendEmpty413(reply);
     return undefined;
   });
@@ -129,6 +143,25 @@ export function buildApp(options: AppOptions): FastifyInstance {
     },
     { prefix: "/v1" },
   );
+  let routerServices: RouterServices | undefined;
+  app.register(routerPlugin, {
+    prefix: "/router/v1",
+    db: options.router.db,
+    sealer: options.router.sealer,
+    version: VERSION,
+    settings: () => options.router.settings.get(),
+    log: { info: (message) => options.logger.info(message), warn: (message) => options.logger.warn(message) },
+    now: () => clock.now(),
+    onReady: (services) => {
+      routerServices = services;
+      options.router.onReady?.(services);
+    },
+  });
+  const router = (): RouterServices => {
+    if (!routerServices) throw new Error("router not ready");
+    return routerServices;
+  };
+
   // /ui: no bearer token; a loopback Host always, and `X-Notify-UI: 1` on every change (spec 1, Web interface
   // routes). The custom header cannot be sent cross-origin without a CORS preflight, which is never granted.
   app.register(
@@ -148,6 +181,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
         dispatcher: options.dispatcher,
         outbox: options.outbox,
       });
+      await ui.register(uiRouterRoutes, { router, settings: options.router.settings });
       await ui.register(uiTypeRoutes, {
         dataDir: options.dataDir,
         notifications: options.notifications,

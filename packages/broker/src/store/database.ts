@@ -11,6 +11,13 @@ export const DATABASE_FILE_NAME = "notify.db";
  * docs/config.md).
  */
 export function openDatabase(path: string): DatabaseSync {
+  const db = openDatabaseFile(path);
+  migrate(db);
+  return db;
+}
+
+/** Opens (creating, mode 0600) a SQLite file with the broker's pragmas, without running the broker's migrations. */
+export function openDatabaseFile(path: string): DatabaseSync {
   if (path !== ":memory:") {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     // Created readable by the user only (it holds nonces); SQLite gives -wal and -shm the same mode.
@@ -21,7 +28,6 @@ export function openDatabase(path: string): DatabaseSync {
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA busy_timeout = 5000");
   db.exec("PRAGMA foreign_keys = ON");
-  migrate(db);
   return db;
 }
 

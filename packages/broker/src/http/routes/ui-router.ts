@@ -1,0 +1,105 @@
+import { RouterConfigError, type RouterServices } from "@notify/router";
+import type { FastifyPluginAsync } from "fastify";
+import { invalid } from "../../domain/errors.js";
+import type { RouterSettingsFile } from "../../router/router-settings.js";
+
+export interface UiRouterOptions {
+  router: () => RouterServices;
+  settings: RouterSettingsFile;
+}
+
+type IdParams = { Params: { id: string } };
+
+function body(value: unknown): Record<string, unknown> {
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw invalid("request body must be a JSON object");
+  return value as Record<string, unknown>;
+}
+
+/** Configuration errors of the router become the broker's 400 `{error}`. */
+function guarded<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof RouterConfigError) throw invalid(error.message);
+    throw error;
+  }
+}
+
+/**
+ * /ui/api/router: upstreams, routes, settings and activity for the web page, `notify apply` and `notify router`.
+ * Upstream keys are write-only (`has_key` only); the router key is never returned (`notify router key` reads it
+ * from config.json).
+ */
+export const uiRouterRoutes: FastifyPluginAsync<UiRouterOptions> = async (app, { router, settings }) => {
+  const status = () => {
+    const current = settings.get();
+    const { upstreams, routes, settings: routing } = router().config.snapshot();
+    return {
+      enabled: current.enabled,
+      has_key: current.key !== undefined,
+      base_path: "/router/v1",
+      max_request_body_bytes: current.maxRequestBodyBytes,
+      ledger_retention_days: current.ledgerRetentionDays,
+      upstreams: upstreams.length,
+      routes: routes.length,
+      ...routing,
+    };
+  };
+  app.get("/router/status", async () => status());
+  app.put("/router/settings", async (request) => {
+    const input = body(request.body);
+    const { enabled, max_request_body_bytes, ledger_retention_days, ...routing } = input;
+    if (enabled !== undefined && typeof enabled !== "boolean") throw invalid("enabled must be true or false");
+    for (const [name, value] of [
+      ["max_request_body_bytes", max_request_body_bytes],
+      ["ledger_retention_days", ledger_retention_days],
+    ] as const) {
+      if (value !== undefined && (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0)) {
+        throw invalid(`${name} must be a positive integer`);
+      }
+    }
+    if (Object.keys(routing).length > 0) guarded(() => router().config.saveSettings(routing));
+    settings.update({
+      ...(enabled !== undefined ? { enabled: enabled as boolean } : {}),
+      ...(max_request_body_bytes !== undefined ? { maxRequestBodyBytes: max_request_body_bytes as number } : {}),
+      ...(ledger_retention_days !== undefined ? { ledgerRetentionDays: ledger_retention_days as number } : {}),
+    });
+    return status();
+  });
+  app.post("/router/key/regenerate", async () => {
+    settings.update({ regenerateKey: true });
+    return { regenerated: true };
+  });
+
+  app.get("/router/upstreams", async () => router().config.snapshot().upstreams);
+  app.post("/router/upstreams", async (request, reply) =>
+    reply.code(201).send(guarded(() => router().config.saveUpstream(body(request.body)))),
+  );
+  app.patch<IdParams>("/router/upstreams/:id", async (request) =>
+    guarded(() => router().config.saveUpstream(body(request.body), request.params.id)),
+  );
+  app.delete<IdParams>("/router/upstreams/:id", async (request, reply) => {
+    guarded(() => router().config.deleteUpstream(request.params.id));
+    return reply.code(204).send();
+  });
+
+  app.get("/router/routes", async () => router().config.snapshot().routes);
+  app.post("/router/routes", async (request, reply) =>
+    reply.code(201).send(guarded(() => router().config.saveRoute(body(request.body)))),
+  );
+  app.patch<IdParams>("/router/routes/:id", async (request) =>
+    guarded(() => router().config.saveRoute(body(request.body), request.params.id)),
+  );
+  app.delete<IdParams>("/router/routes/:id", async (request, reply) => {
+    guarded(() => router().config.deleteRoute(request.params.id));
+    return reply.code(204).send();
+  });
+
+  app.get("/router/activity", async (request) => {
+    const raw = (request.query as Record<string, string | undefined>).limit;
+    const limit = raw === undefined ? 50 : Number(raw);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw invalid("limit must be an integer 1-500");
+    return router().ledger.activity(limit);
+  });
+};

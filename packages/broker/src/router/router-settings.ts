@@ -1,0 +1,65 @@
+import { randomBytes } from "node:crypto";
+import { readConfigFile, updateConfigFile } from "../config/config-file.js";
+
+export const DEFAULT_ROUTER_MAX_BODY = 32 * 1024 * 1024;
+export const DEFAULT_LEDGER_RETENTION_DAYS = 30;
+
+export interface RouterKeys {
+  enabled: boolean;
+  key: string | undefined;
+  maxRequestBodyBytes: number;
+  ledgerRetentionDays: number;
+}
+
+/** `nrk_` and 32 random bytes, base64url. */
+export function generateRouterKey(): string {
+  return `nrk_${randomBytes(32).toString("base64url")}`;
+}
+
+const positive = (value: unknown, fallback: number): number =>
+  typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : fallback;
+
+/**
+ * The router's config.json keys (spec 3): RouterEnabled (false), RouterKey (generated when first enabled),
+ * RouterMaxRequestBodyBytes (32 MiB), RouterLedgerRetentionDays (30). Held in memory, written through atomically.
+ */
+export class RouterSettingsFile {
+  private current: RouterKeys;
+
+  constructor(private readonly dataDir: string) {
+    this.current = this.read();
+  }
+
+  private read(): RouterKeys {
+    const contents = readConfigFile(this.dataDir);
+    return {
+      enabled: contents.RouterEnabled === true,
+      key: typeof contents.RouterKey === "string" && contents.RouterKey.length > 0 ? contents.RouterKey : undefined,
+      maxRequestBodyBytes: positive(contents.RouterMaxRequestBodyBytes, DEFAULT_ROUTER_MAX_BODY),
+      ledgerRetentionDays: positive(contents.RouterLedgerRetentionDays, DEFAULT_LEDGER_RETENTION_DAYS),
+    };
+  }
+
+  get(): RouterKeys {
+    return this.current;
+  }
+
+  /** Applies a change; turning the router on generates the key when there is none yet. */
+  update(change: {
+    enabled?: boolean;
+    maxRequestBodyBytes?: number;
+    ledgerRetentionDays?: number;
+    regenerateKey?: boolean;
+  }): RouterKeys {
+    updateConfigFile(this.dataDir, (contents) => {
+      if (change.enabled !== undefined) contents.RouterEnabled = change.enabled;
+      if (change.maxRequestBodyBytes !== undefined) contents.RouterMaxRequestBodyBytes = change.maxRequestBodyBytes;
+      if (change.ledgerRetentionDays !== undefined) contents.RouterLedgerRetentionDays = change.ledgerRetentionDays;
+      const hasKey = typeof contents.RouterKey === "string" && contents.RouterKey.length > 0;
+      if (change.regenerateKey || (contents.RouterEnabled === true && !hasKey))
+        contents.RouterKey = generateRouterKey();
+    });
+    this.current = this.read();
+    return this.current;
+  }
+}

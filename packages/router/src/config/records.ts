@@ -1,0 +1,84 @@
+import type { Wire } from "../ir.js";
+
+/** Spec 3 names wires `responses_wire`, `chat_wire`, `messages_wire` in records; the IR says `responses` etc. */
+export const RECORD_WIRES = ["responses_wire", "chat_wire", "messages_wire"] as const;
+export type RecordWire = (typeof RECORD_WIRES)[number];
+
+export const toWire = (wire: RecordWire): Wire => wire.replace("_wire", "") as Wire;
+
+export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{0,31}$/;
+export const MAX_DECLARED_MODELS = 500;
+
+export const UPSTREAM_AUTHS = ["api_key", "plan_signin_a", "plan_signin_b"] as const;
+export type UpstreamAuth = (typeof UPSTREAM_AUTHS)[number];
+
+export interface Upstream {
+  id: string;
+  slug: string;
+  label: string;
+  wire: RecordWire;
+  base_url: string;
+  /** Whether a sealed key is stored; the key itself never leaves the store except to build a request. */
+  has_key: boolean;
+  models: string[];
+  enabled: boolean;
+  auth: UpstreamAuth;
+  model_wires: Record<string, RecordWire>;
+  credential_ref: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Route {
+  id: string;
+  name: string;
+  kind: "alias" | "combo";
+  targets: string[];
+  enabled: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export const SWITCH_STRATEGIES = ["off", "ordered", "sticky", "round_robin"] as const;
+export type SwitchStrategy = (typeof SWITCH_STRATEGIES)[number];
+
+export interface RouterSettings {
+  default_route: string | null;
+  switch_strategy: SwitchStrategy;
+  native_fallback_route: string | null;
+}
+
+/** One immutable view of the configuration; selection is a pure function of it and the model string. */
+export interface ConfigSnapshot {
+  upstreams: readonly Upstream[];
+  routes: readonly Route[];
+  settings: RouterSettings;
+}
+
+/** The wire a model is served over at an upstream: its `model_wires` entry, else the upstream's own wire. */
+export function wireFor(upstream: Upstream, model: string): Wire {
+  return toWire(upstream.model_wires[model] ?? upstream.wire);
+}
+
+/**
+ * Destination rule (spec 3): absolute https, or http only to a loopback literal; no user info, query or fragment.
+ * Returns the problem, or undefined when the URL is acceptable.
+ */
+export function destinationProblem(baseUrl: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return "base_url must be an absolute URL";
+  }
+  if (url.username || url.password) return "base_url must not carry user info";
+  if (url.search || baseUrl.includes("?")) return "base_url must not carry a query";
+  if (url.hash || baseUrl.includes("#")) return "base_url must not carry a fragment";
+  if (url.protocol === "https:") return undefined;
+  if (url.protocol === "http:") {
+    const host = url.hostname.replace(/^\[|\]$/g, "");
+    if (host === "127.0.0.1" || host === "::1" || host === "localhost") return undefined;
+    return "http base_url is allowed only for a loopback host (127.0.0.1, ::1, localhost)";
+  }
+  return "base_url must be https (or http to a loopback host)";
+}

@@ -1,0 +1,180 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { DatabaseSync } from "node:sqlite";
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { RouterConfig } from "../config/config-service.js";
+import type { KeySealer } from "../config/store.js";
+import { CooldownBook } from "../failover.js";
+import type { Wire } from "../ir.js";
+import { Ledger } from "../ledger/ledger.js";
+import { Proxy, type RouterLog } from "../proxy.js";
+import { DEFAULT_TIMEOUTS, UpstreamClient, type UpstreamTimeouts } from "../upstreams/client.js";
+import { modelList } from "./models.js";
+import { type RouterErrorCode, wireError, wireOfPath } from "./wire-errors.js";
+
+/** The router's live settings, read on every request (config.json keys RouterEnabled, RouterKey, ...). */
+export interface RouterRuntimeSettings {
+  enabled: boolean;
+  key: string | undefined;
+  maxRequestBodyBytes: number;
+}
+
+export interface RouterPluginOptions {
+  /** The router's own database (router.db): configuration and ledger. */
+  db: DatabaseSync;
+  sealer: KeySealer;
+  settings: () => RouterRuntimeSettings;
+  log: RouterLog;
+  version: string;
+  timeouts?: UpstreamTimeouts;
+  now?: () => number;
+  /** Receives the router's services, for the management routes the host mounts. */
+  onReady?: (router: RouterServices) => void;
+}
+
+export interface RouterServices {
+  config: RouterConfig;
+  ledger: Ledger;
+  cooldowns: CooldownBook;
+  close(): Promise<void>;
+}
+
+function keyMatches(supplied: string | undefined, expected: string): boolean {
+  if (supplied === undefined) return false;
+  const a = createHash("sha256").update(supplied).digest();
+  const b = createHash("sha256").update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+function bearer(header: string | string[] | undefined): string | undefined {
+  if (typeof header !== "string") return undefined;
+  return /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header)?.[1];
+}
+
+function isLoopbackHost(host: string | undefined): boolean {
+  if (!host) return false;
+  const value = host.toLowerCase();
+  return /^(127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?$/.test(value);
+}
+
+/**
+ * The provider router as a fastify plugin, mounted by the broker under /router/v1. Knows nothing of
+ * notifications. Order of checks: off (404 router_disabled, no provider contacted), then a browser Origin (403),
+ * the loopback Host (403), the router key (401).
+ */
+export const routerPlugin: FastifyPluginAsync<RouterPluginOptions> = async (app, options) => {
+  const config = new RouterConfig(options.db, options.sealer);
+  const ledger = new Ledger(options.db);
+  const cooldowns = new CooldownBook(options.now);
+  const client = new UpstreamClient(options.timeouts ?? DEFAULT_TIMEOUTS);
+  const proxy = new Proxy({
+    config,
+    ledger,
+    client,
+    cooldowns,
+    log: options.log,
+    version: options.version,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  options.onReady?.({ config, ledger, cooldowns, close: () => client.close() });
+  app.addHook("onClose", async () => {
+    await client.close();
+  });
+
+  const fail = (reply: FastifyReply, wire: Wire | "models", status: number, code: RouterErrorCode, message: string) =>
+    reply
+      .code(status)
+      .header("content-type", "application/json")
+      .send(wireError(wire, code, message));
+
+  // Bodies are JSON up to RouterMaxRequestBodyBytes (the broker's 64 KiB limit does not apply here).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "string", bodyLimit: 2 ** 31 - 1 }, (request, body, done) => {
+    const text = typeof body === "string" ? body : body.toString("utf8");
+    if (Buffer.byteLength(text) > options.settings().maxRequestBodyBytes) {
+      done(Object.assign(new Error("payload too large"), { statusCode: 413 }), undefined);
+      return;
+    }
+    try {
+      done(null, text.trim() === "" ? undefined : JSON.parse(text));
+    } catch {
+      done(Object.assign(new Error("invalid JSON"), { statusCode: 400 }), undefined);
+    }
+    void request;
+  });
+
+  app.addHook("onRequest", async (request: FastifyRequest, reply: FastifyReply) => {
+    const wire = wireOfPath(request.url.split("?")[0] ?? "");
+    const settings = options.settings();
+    if (!settings.enabled) return fail(reply, wire, 404, "router_disabled", "the provider router is off");
+    if (request.headers.origin !== undefined) {
+      return fail(reply, wire, 403, "forbidden", "browser requests (Origin header) are refused");
+    }
+    if (!isLoopbackHost(request.headers.host)) return fail(reply, wire, 403, "host_not_loopback", "non-loopback Host");
+    const length = Number(request.headers["content-length"] ?? 0);
+    if (length > settings.maxRequestBodyBytes) {
+      return fail(reply, wire, 413, "payload_too_large", "request body over RouterMaxRequestBodyBytes");
+    }
+    const header = request.headers["x-notify-router-key"];
+    const supplied =
+      (typeof header === "string" ? header : undefined) ??
+      bearer(request.headers.authorization) ??
+      (typeof request.headers["x-api-key"] === "string" ? request.headers["x-api-key"] : undefined);
+    if (settings.key === undefined || !keyMatches(supplied, settings.key)) {
+      return fail(reply, wire, 401, "unauthorized", "missing or wrong router key");
+    }
+    return undefined;
+  });
+
+  app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+    const wire = wireOfPath(request.url.split("?")[0] ?? "");
+    if (error.statusCode === 413)
+      return fail(reply, wire, 413, "payload_too_large", "request body over RouterMaxRequestBodyBytes");
+    if (error.statusCode === 400)
+      return fail(reply, wire, 400, "invalid_request", "the request body is not valid JSON");
+    options.log.warn(`router: ${request.method} ${request.routeOptions.url ?? "?"} failed: ${error.name}`);
+    return fail(reply, wire, 500, "upstream_error", "internal router error");
+  });
+  app.setNotFoundHandler((request, reply) =>
+    fail(reply, wireOfPath(request.url), 404, "not_supported", "no such router endpoint"),
+  );
+
+  const proxied =
+    (wire: Wire, countTokens = false) =>
+    async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+      const body = request.body;
+      if (body === null || typeof body !== "object" || Array.isArray(body)) {
+        fail(reply, wire, 400, "invalid_request", "the request body must be a JSON object");
+        return;
+      }
+      reply.hijack();
+      const gone = new AbortController();
+      const response = reply.raw;
+      response.once("close", () => {
+        if (!response.writableFinished) gone.abort();
+      });
+      try {
+        await proxy.handle({
+          inboundWire: wire,
+          countTokens,
+          body,
+          headers: request.headers,
+          response,
+          clientGone: gone.signal,
+        });
+      } catch (error) {
+        options.log.warn(`router: request failed: ${(error as Error).name}`);
+        if (!response.headersSent) {
+          response.writeHead(500, { "content-type": "application/json" });
+          response.end(JSON.stringify(wireError(wire, "upstream_error", "internal router error")));
+        } else {
+          response.end();
+        }
+      }
+    };
+
+  app.post("/responses", proxied("responses"));
+  app.post("/chat/completions", proxied("chat"));
+  app.post("/messages", proxied("messages"));
+  app.post("/messages/count_tokens", proxied("messages", true));
+  app.get("/models", async () => modelList(config.snapshot()));
+};

@@ -1,0 +1,78 @@
+import type { Wire } from "../ir.js";
+
+/** Spec 3, Errors: the codes the router answers with. */
+export type RouterErrorCode =
+  | "router_disabled"
+  | "unauthorized"
+  | "forbidden"
+  | "host_not_loopback"
+  | "payload_too_large"
+  | "invalid_request"
+  | "missing_model"
+  | "unknown_model"
+  | "ambiguous_model"
+  | "no_enabled_target"
+  | "unsupported_previous_response_id"
+  | "not_supported"
+  | "provider_key_unreadable"
+  | "subscription_signed_out"
+  | "rate_limited"
+  | "payment_required"
+  | "timeout"
+  | "connection_error"
+  | "client_error"
+  | "upstream_error"
+  | "all_targets_unavailable";
+
+/** The inbound wire of a router path; GET /models and unknown paths answer in the responses/chat shape. */
+export function wireOfPath(path: string): Wire | "models" {
+  if (path.includes("/messages")) return "messages";
+  if (path.endsWith("/chat/completions")) return "chat";
+  if (path.endsWith("/responses")) return "responses";
+  return "models";
+}
+
+const OPENAI_TYPES: Partial<Record<RouterErrorCode, string>> = {
+  unauthorized: "authentication_error",
+  forbidden: "permission_error",
+  host_not_loopback: "permission_error",
+  rate_limited: "rate_limit_error",
+  router_disabled: "not_found_error",
+  unknown_model: "not_found_error",
+};
+
+/**
+ * An error in the inbound wire's own shape: `{error: {message, type, code}}` on the responses and chat wires (and
+ * the model list), `{type: "error", error: {type, message}}` on the messages wire, where `type` carries the code.
+ */
+export function wireError(wire: Wire | "models", code: RouterErrorCode, message: string): object {
+  if (wire === "messages") return { type: "error", error: { type: code, message } };
+  const type =
+    OPENAI_TYPES[code] ??
+    (code === "upstream_error" || code === "connection_error" || code === "timeout"
+      ? "api_error"
+      : "invalid_request_error");
+  return { error: { message, type, code } };
+}
+
+/**
+ * The event that ends a committed stream when the upstream fails after the first byte (spec 3, Failover rule 5),
+ * for passthrough streams whose bytes the router does not re-encode.
+ */
+export function wireErrorEvent(wire: Wire, code: RouterErrorCode, message: string): string {
+  switch (wire) {
+    case "responses":
+      return `event: response.failed\ndata: ${JSON.stringify({
+        type: "response.failed",
+        response: { object: "response", status: "failed", error: { code, message } },
+      })}\n\n`;
+    case "messages":
+      return `event: error\ndata: ${JSON.stringify({ type: "error", error: { type: code, message } })}\n\n`;
+    case "chat":
+      return `data: ${JSON.stringify({ error: { message, type: "api_error", code } })}\n\n`;
+    default: {
+      const _exhaustive: never = wire;
+      return _exhaustive;
+    }
+  }
+}

@@ -1,0 +1,15 @@
+import { randomBytes } from "node:crypto";
+
+/** Makes a fresh identifier with the given prefix (`resp`, `msg`, `fc`, ...); injectable so tests are deterministic. */
+export type IdGenerator = (prefix: string) => string;
+
+export const randomId: IdGenerator = (prefix) => `${prefix}_${randomBytes(12).toString("hex")}`;
+
+/** Deterministic ids for tests and fixtures: `msg_0001`, `fc_0002`, ... */
+export function sequentialIds(): IdGenerator {
+  let counter = 0;
+  return (prefix) => {
+    counter += 1;
+    return `${prefix}_${counter.toString().padStart(4, "0")}`;
+  };
+}

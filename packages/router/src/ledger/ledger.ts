@@ -1,0 +1,179 @@
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { Usage, Wire } from "../ir.js";
+
+export type Outcome = "ok" | "upstream_error" | "client_error" | "canceled" | "failed_over_exhausted";
+
+/** One logical request (spec 3, Request ledger record). Never prompts, responses, headers, keys or provider bodies. */
+export interface RequestRecord {
+  id: string;
+  started_at: string;
+  finished_at: string | null;
+  inbound_wire: Wire;
+  requested_model: string | null;
+  route_kind: string | null;
+  route_name: string | null;
+  upstream_slug: string | null;
+  upstream_model: string | null;
+  stream: boolean;
+  status: number | null;
+  outcome: Outcome | null;
+  tokens: { input: number | null; cached_input: number | null; output: number | null; reasoning: number | null };
+  usage_status: "reported" | "unreported";
+  error_code: string | null;
+  /** `tools_dropped`, `blocks_dropped` when a translated request lost them. */
+  notes: string[];
+}
+
+/** One physical send (spec 3, Attempt record). */
+export interface AttemptRecord {
+  request_id: string;
+  ordinal: number;
+  upstream_slug: string;
+  model: string;
+  upstream_wire: Wire;
+  status: number | null;
+  error_code: string | null;
+  duration_ms: number;
+  bytes_streamed: boolean;
+  started_at: string;
+}
+
+interface RequestRow {
+  id: string;
+  started_at: string;
+  finished_at: string | null;
+  inbound_wire: string;
+  requested_model: string | null;
+  route_kind: string | null;
+  route_name: string | null;
+  upstream_slug: string | null;
+  upstream_model: string | null;
+  stream: number;
+  status: number | null;
+  outcome: string | null;
+  input_tokens: number | null;
+  cached_input_tokens: number | null;
+  output_tokens: number | null;
+  reasoning_tokens: number | null;
+  usage_status: string | null;
+  error_code: string | null;
+  notes: string | null;
+}
+
+const DAY_MS = 86_400_000;
+
+/** The router's ledger (tables created by the router store's migrations). */
+export class Ledger {
+  private readonly insertRequest: StatementSync;
+  private readonly insertAttempt: StatementSync;
+  private readonly recent: StatementSync;
+  private readonly attemptsOf: StatementSync;
+  private readonly pruneRequests: StatementSync;
+  private readonly pruneAttempts: StatementSync;
+
+  constructor(private readonly db: DatabaseSync) {
+    this.insertRequest = db.prepare(`INSERT INTO requests (id, started_at, finished_at, started_ms, inbound_wire,
+      requested_model, route_kind, route_name, upstream_slug, upstream_model, stream, status, outcome, input_tokens,
+      cached_input_tokens, output_tokens, reasoning_tokens, usage_status, error_code, notes) VALUES (:id, :started_at,
+      :finished_at, :started_ms, :inbound_wire, :requested_model, :route_kind, :route_name, :upstream_slug,
+      :upstream_model, :stream, :status, :outcome, :input_tokens, :cached_input_tokens, :output_tokens,
+      :reasoning_tokens, :usage_status, :error_code, :notes)`);
+    this.insertAttempt = db.prepare(`INSERT INTO attempts (request_id, ordinal, upstream_slug, model, upstream_wire,
+      status, error_code, duration_ms, bytes_streamed, started_at, started_ms) VALUES (:request_id, :ordinal,
+      :upstream_slug, :model, :upstream_wire, :status, :error_code, :duration_ms, :bytes_streamed, :started_at,
+      :started_ms)`);
+    this.recent = db.prepare("SELECT * FROM requests ORDER BY seq DESC LIMIT ?");
+    this.attemptsOf = db.prepare("SELECT * FROM attempts WHERE request_id = ? ORDER BY ordinal");
+    this.pruneRequests = db.prepare("DELETE FROM requests WHERE started_ms < ?");
+    this.pruneAttempts = db.prepare("DELETE FROM attempts WHERE started_ms < ?");
+  }
+
+  /** Writes a finished request and its attempts in one transaction. */
+  record(request: RequestRecord, attempts: readonly AttemptRecord[]): void {
+    this.db.exec("BEGIN IMMEDIATE");
+    try {
+      this.insertRequest.run({
+        id: request.id,
+        started_at: request.started_at,
+        finished_at: request.finished_at,
+        started_ms: Date.parse(request.started_at),
+        inbound_wire: request.inbound_wire,
+        requested_model: request.requested_model,
+        route_kind: request.route_kind,
+        route_name: request.route_name,
+        upstream_slug: request.upstream_slug,
+        upstream_model: request.upstream_model,
+        stream: request.stream ? 1 : 0,
+        status: request.status,
+        outcome: request.outcome,
+        input_tokens: request.tokens.input,
+        cached_input_tokens: request.tokens.cached_input,
+        output_tokens: request.tokens.output,
+        reasoning_tokens: request.tokens.reasoning,
+        usage_status: request.usage_status,
+        error_code: request.error_code,
+        notes: request.notes.length > 0 ? request.notes.join(",") : null,
+      });
+      for (const attempt of attempts) {
+        this.insertAttempt.run({
+          ...attempt,
+          bytes_streamed: attempt.bytes_streamed ? 1 : 0,
+          started_ms: Date.parse(attempt.started_at),
+        });
+      }
+      this.db.exec("COMMIT");
+    } catch (error) {
+      if (this.db.isTransaction) this.db.exec("ROLLBACK");
+      throw error;
+    }
+  }
+
+  /** Newest first, each with its attempts. */
+  activity(limit: number): (RequestRecord & { attempts: AttemptRecord[] })[] {
+    return (this.recent.all(limit) as unknown as RequestRow[]).map((row) => ({
+      id: row.id,
+      started_at: row.started_at,
+      finished_at: row.finished_at,
+      inbound_wire: row.inbound_wire as Wire,
+      requested_model: row.requested_model,
+      route_kind: row.route_kind,
+      route_name: row.route_name,
+      upstream_slug: row.upstream_slug,
+      upstream_model: row.upstream_model,
+      stream: row.stream === 1,
+      status: row.status,
+      outcome: row.outcome as Outcome | null,
+      tokens: {
+        input: row.input_tokens,
+        cached_input: row.cached_input_tokens,
+        output: row.output_tokens,
+        reasoning: row.reasoning_tokens,
+      },
+      usage_status: (row.usage_status ?? "unreported") as RequestRecord["usage_status"],
+      error_code: row.error_code,
+      notes: row.notes ? row.notes.split(",") : [],
+      attempts: (
+        this.attemptsOf.all(row.id) as unknown as (Omit<AttemptRecord, "bytes_streamed"> & { bytes_streamed: number })[]
+      ).map(
+        ({ bytes_streamed, ...attempt }) => ({ ...attempt, bytes_streamed: bytes_streamed === 1 }) as AttemptRecord,
+      ),
+    }));
+  }
+
+  /** Drops rows older than the retention period; returns how many requests went. */
+  prune(retentionDays: number, nowMs: number = Date.now()): number {
+    const cutoff = nowMs - retentionDays * DAY_MS;
+    const removed = Number(this.pruneRequests.run(cutoff).changes);
+    this.pruneAttempts.run(cutoff);
+    return removed;
+  }
+}
+
+export function tokensOf(usage: Usage | undefined): RequestRecord["tokens"] {
+  return {
+    input: usage?.input ?? null,
+    cached_input: usage?.cachedInput ?? null,
+    output: usage?.output ?? null,
+    reasoning: usage?.reasoning ?? null,
+  };
+}

@@ -1,0 +1,519 @@
+import { randomBytes } from "node:crypto";
+import { once } from "node:events";
+import type { IncomingHttpHeaders, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import type { RouterConfig } from "./config/config-service.js";
+import type { ConfigSnapshot } from "./config/records.js";
+import { wireFor } from "./config/records.js";
+import { allCoolingAnswer, CooldownBook, cooldownMs, FAILOVER_STATUSES } from "./failover.js";
+import { type RouterErrorCode, wireError, wireErrorEvent } from "./http/wire-errors.js";
+import type { StreamPart, Usage, Wire } from "./ir.js";
+import { type AttemptRecord, type Ledger, type Outcome, type RequestRecord, tokensOf } from "./ledger/ledger.js";
+import { SELECTION_STATUS, selectTargets, type Target } from "./select.js";
+import {
+  clientWantsUsage,
+  decodeUpstreamStream,
+  translateRequest,
+  translateResponse,
+  translateStream,
+} from "./translate.js";
+import { TranslationError } from "./translation-error.js";
+import { providerErrorCode, TRUNCATED_STREAM_MESSAGE } from "./upstream-error.js";
+import { connectionFailureCode, type UpstreamClient } from "./upstreams/client.js";
+import { WIRE_CODECS } from "./wires/codecs.js";
+import { decodeResponsesRequest } from "./wires/responses/decode-request.js";
+
+export interface RouterLog {
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+export interface ProxyDependencies {
+  config: RouterConfig;
+  ledger: Ledger;
+  client: UpstreamClient;
+  cooldowns: CooldownBook;
+  log: RouterLog;
+  version: string;
+  now?: () => number;
+}
+
+export interface ProxyCall {
+  inboundWire: Wire;
+  countTokens: boolean;
+  body: unknown;
+  headers: IncomingHttpHeaders;
+  /** Hijacked from fastify: the proxy writes status, headers and bytes itself. */
+  response: ServerResponse;
+  /** Aborted when the client hangs up. */
+  clientGone: AbortSignal;
+}
+
+interface Failure {
+  status: number;
+  code: RouterErrorCode;
+  message: string;
+  retryAfter?: string;
+}
+
+type AttemptResult = { kind: "done" } | { kind: "failover"; failure: Failure } | { kind: "final" };
+
+const UPSTREAM_PATHS: Record<Wire, string> = {
+  responses: "/responses",
+  chat: "/chat/completions",
+  messages: "/messages",
+};
+const MAX_ERROR_BODY = 64 * 1024;
+
+/** The code a failed upstream status is reported with (the provider's own message is never passed on). */
+function codeForStatus(status: number): RouterErrorCode {
+  if (status === 429 || status === 529) return "rate_limited";
+  if (status === 402) return "payment_required";
+  if (status >= 500) return "upstream_error";
+  return "client_error";
+}
+
+async function readBounded(body: Readable, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buffer = chunk as Buffer;
+    if (size < limit) chunks.push(buffer.subarray(0, limit - size));
+    size += buffer.length;
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One logical request through the router: select, try targets in order with failover and cooldowns, translate or
+ * pass through, stream with a usage tap, and write one ledger request with one attempt per physical send.
+ */
+export class Proxy {
+  private readonly now: () => number;
+
+  constructor(private readonly deps: ProxyDependencies) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  async handle(call: ProxyCall): Promise<void> {
+    const startedMs = this.now();
+    const body = call.body as Record<string, unknown>;
+    const requestedModel = typeof body?.model === "string" ? body.model : undefined;
+    const record: RequestRecord = {
+      id: `req_${randomBytes(12).toString("hex")}`,
+      started_at: new Date(startedMs).toISOString(),
+      finished_at: null,
+      inbound_wire: call.inboundWire,
+      requested_model: requestedModel ?? null,
+      route_kind: null,
+      route_name: null,
+      upstream_slug: null,
+      upstream_model: null,
+      stream: body?.stream === true,
+      status: null,
+      outcome: null,
+      tokens: tokensOf(undefined),
+      usage_status: "unreported",
+      error_code: null,
+      notes: [],
+    };
+    const attempts: AttemptRecord[] = [];
+    try {
+      await this.run(call, body, requestedModel, record, attempts);
+    } finally {
+      record.finished_at = new Date(this.now()).toISOString();
+      try {
+        this.deps.ledger.record(record, attempts);
+      } catch {
+        this.deps.log.warn(`router ledger write failed for ${record.id}`);
+      }
+    }
+  }
+
+  private sendError(call: ProxyCall, record: RequestRecord, failure: Failure, outcome: Outcome): void {
+    record.status = failure.status;
+    record.outcome = outcome;
+    record.error_code = failure.code;
+    if (call.response.headersSent || call.response.destroyed) return;
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (failure.retryAfter !== undefined) headers["retry-after"] = failure.retryAfter;
+    call.response.writeHead(failure.status, headers);
+    call.response.end(JSON.stringify(wireError(call.inboundWire, failure.code, failure.message)));
+  }
+
+  private async run(
+    call: ProxyCall,
+    body: Record<string, unknown>,
+    requestedModel: string | undefined,
+    record: RequestRecord,
+    attempts: AttemptRecord[],
+  ): Promise<void> {
+    // A request the router cannot read at all is rejected before any target is tried (Failover rule 3).
+    try {
+      if (call.inboundWire === "responses") decodeResponsesRequest(body, { translatedHop: false });
+      else WIRE_CODECS[call.inboundWire].decodeRequest(body);
+    } catch (error) {
+      if (error instanceof TranslationError && error.code === "invalid_request") {
+        this.sendError(call, record, { status: 400, code: "invalid_request", message: error.message }, "client_error");
+        return;
+      }
+      if (!(error instanceof TranslationError)) throw error;
+    }
+
+    const snapshot: ConfigSnapshot = this.deps.config.snapshot();
+    const selection = selectTargets(snapshot, requestedModel);
+    if (!selection.ok) {
+      const messages: Record<typeof selection.error, string> = {
+        missing_model: "the request names no model and no default route is set",
+        unknown_model: `no upstream, alias or combo serves model ${JSON.stringify(requestedModel ?? "")}`,
+        ambiguous_model: `more than one enabled upstream declares model ${JSON.stringify(requestedModel ?? "")}; use provider/model`,
+        no_enabled_target: "every target of this route is disabled",
+      };
+      this.sendError(
+        call,
+        record,
+        { status: SELECTION_STATUS[selection.error], code: selection.error, message: messages[selection.error] },
+        "client_error",
+      );
+      return;
+    }
+    record.route_kind = selection.routeKind;
+    record.route_name = selection.routeName;
+
+    const nowMs = this.now();
+    const coolings = selection.targets.map((target) => this.deps.cooldowns.cooling(target.upstream.slug, target.model));
+    if (coolings.every((cooling) => cooling !== undefined)) {
+      const answer = allCoolingAnswer(coolings as { untilMs: number; rateLimited: boolean }[], nowMs);
+      this.sendError(
+        call,
+        record,
+        {
+          status: answer.status,
+          code: answer.code,
+          message: "every target is cooling down after recent failures",
+          retryAfter: String(answer.retryAfterSeconds),
+        },
+        "failed_over_exhausted",
+      );
+      return;
+    }
+
+    let last: Failure | undefined;
+    for (const target of selection.targets) {
+      if (call.clientGone.aborted) break;
+      if (this.deps.cooldowns.cooling(target.upstream.slug, target.model)) continue;
+      const result = await this.attempt(call, body, requestedModel, target, record, attempts);
+      if (result.kind === "done" || result.kind === "final") return;
+      last = result.failure;
+    }
+    if (call.clientGone.aborted) {
+      record.outcome = "canceled";
+      record.status = null;
+      return;
+    }
+    const failure = last ?? {
+      status: 503,
+      code: "all_targets_unavailable" as const,
+      message: "no target could be tried",
+    };
+    this.sendError(call, record, failure, attempts.length > 1 ? "failed_over_exhausted" : "upstream_error");
+  }
+
+  private async attempt(
+    call: ProxyCall,
+    body: Record<string, unknown>,
+    requestedModel: string | undefined,
+    target: Target,
+    record: RequestRecord,
+    attempts: AttemptRecord[],
+  ): Promise<AttemptResult> {
+    const { upstream, model } = target;
+    const upstreamWire = wireFor(upstream, model);
+    const startedMs = this.now();
+    const attempt: AttemptRecord = {
+      request_id: record.id,
+      ordinal: attempts.length + 1,
+      upstream_slug: upstream.slug,
+      model,
+      upstream_wire: upstreamWire,
+      status: null,
+      error_code: null,
+      duration_ms: 0,
+      bytes_streamed: false,
+      started_at: new Date(startedMs).toISOString(),
+    };
+    attempts.push(attempt);
+    const fail = (failure: Failure): AttemptResult => {
+      attempt.error_code = failure.code;
+      attempt.duration_ms = this.now() - startedMs;
+      return { kind: "failover", failure };
+    };
+
+    if (call.countTokens && upstreamWire !== "messages") {
+      attempt.error_code = "not_supported";
+      this.sendError(
+        call,
+        record,
+        { status: 404, code: "not_supported", message: "count_tokens is forwarded only to a messages-wire upstream" },
+        "client_error",
+      );
+      return { kind: "final" };
+    }
+
+    let translated: ReturnType<typeof translateRequest>;
+    try {
+      translated = translateRequest(call.inboundWire, upstreamWire, body, { model });
+    } catch (error) {
+      if (error instanceof TranslationError) return fail({ status: 400, code: error.code, message: error.message });
+      throw error;
+    }
+    if (translated.replayedIdsStripped > 0) {
+      this.deps.log.info(
+        `router: ${translated.replayedIdsStripped} replayed item id(s) dropped for upstream ${upstream.slug}`,
+      );
+    }
+    for (const warning of translated.warnings)
+      if (!record.notes.includes(warning.code)) record.notes.push(warning.code);
+
+    let key: string | undefined;
+    try {
+      key = this.deps.config.openKey(upstream);
+    } catch {
+      return fail({
+        status: 503,
+        code: "provider_key_unreadable",
+        message: `the key of upstream ${upstream.slug} cannot be read`,
+      });
+    }
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      accept: translated.stream ? "text/event-stream" : "application/json",
+      "user-agent": `notify-router/${this.deps.version}`,
+    };
+    if (upstreamWire === "messages") {
+      if (key !== undefined) headers["x-api-key"] = key;
+      const version = call.headers["anthropic-version"];
+      headers["anthropic-version"] = typeof version === "string" ? version : "2023-06-01";
+      const beta = call.headers["anthropic-beta"];
+      if (call.inboundWire === "messages" && typeof beta === "string") headers["anthropic-beta"] = beta;
+    } else if (key !== undefined) {
+      headers.authorization = `Bearer ${key}`;
+    }
+
+    const upstreamAbort = new AbortController();
+    const onGone = (): void => upstreamAbort.abort();
+    call.clientGone.addEventListener("abort", onGone, { once: true });
+    try {
+      const path = call.countTokens ? "/messages/count_tokens" : UPSTREAM_PATHS[upstreamWire];
+      let response: Awaited<ReturnType<UpstreamClient["send"]>>;
+      try {
+        response = await this.deps.client.send(`${upstream.base_url}${path}`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify(translated.body),
+          signal: upstreamAbort.signal,
+        });
+      } catch (error) {
+        if (call.clientGone.aborted) {
+          attempt.error_code = "canceled";
+          attempt.duration_ms = this.now() - startedMs;
+          record.outcome = "canceled";
+          return { kind: "final" };
+        }
+        const code = connectionFailureCode(error);
+        this.deps.cooldowns.cool(upstream.slug, model, cooldownMs({ connectionError: true }, this.now()), false);
+        this.deps.log.warn(`router: upstream ${upstream.slug} model ${model} failed: ${code}`);
+        return fail({ status: code === "timeout" ? 504 : 502, code, message: `upstream ${upstream.slug}: ${code}` });
+      }
+      attempt.status = response.statusCode;
+
+      if (response.statusCode >= 400) {
+        const providerCode = providerErrorCode(parseJson(await readBounded(response.body, MAX_ERROR_BODY)));
+        const status = response.statusCode;
+        const code = codeForStatus(status);
+        const message = `upstream ${upstream.slug} answered HTTP ${status}${providerCode ? ` (${providerCode})` : ""}`;
+        this.deps.log.warn(
+          `router: upstream ${upstream.slug} model ${model} answered ${status}${providerCode ? ` (${providerCode})` : ""}`,
+        );
+        const retryAfter = response.headers["retry-after"];
+        if (FAILOVER_STATUSES.has(status)) {
+          const duration = cooldownMs({ status, headers: response.headers }, this.now());
+          this.deps.cooldowns.cool(upstream.slug, model, duration, status === 429 || status === 529);
+          return fail({ status, code, message, ...(typeof retryAfter === "string" ? { retryAfter } : {}) });
+        }
+        // Any other 4xx goes back without trying another target and without cooldown (Failover rule 4).
+        attempt.error_code = code;
+        attempt.duration_ms = this.now() - startedMs;
+        record.upstream_slug = upstream.slug;
+        record.upstream_model = model;
+        this.sendError(call, record, { status, code, message }, "client_error");
+        return { kind: "final" };
+      }
+
+      record.upstream_slug = upstream.slug;
+      record.upstream_model = model;
+      const clientModel = requestedModel ?? model;
+      if (!translated.stream) {
+        const text = await readBounded(response.body, 256 * 1024 * 1024);
+        const json = parseJson(text);
+        if (json === undefined) {
+          attempt.error_code = "upstream_error";
+          attempt.duration_ms = this.now() - startedMs;
+          this.sendError(
+            call,
+            record,
+            { status: 502, code: "upstream_error", message: `upstream ${upstream.slug} sent an unreadable body` },
+            "upstream_error",
+          );
+          return { kind: "final" };
+        }
+        let usage: Usage | undefined;
+        try {
+          usage = call.countTokens ? undefined : WIRE_CODECS[upstreamWire].decodeResponse(json).usage;
+        } catch {
+          usage = undefined;
+        }
+        const out =
+          upstreamWire === call.inboundWire
+            ? text
+            : JSON.stringify(
+                translateResponse(upstreamWire, call.inboundWire, json, {
+                  model: clientModel,
+                  customToolNames: translated.customToolNames,
+                }),
+              );
+        call.response.writeHead(200, { "content-type": "application/json" });
+        call.response.end(out);
+        attempt.bytes_streamed = true;
+        attempt.duration_ms = this.now() - startedMs;
+        this.finishOk(record, 200, usage);
+        return { kind: "done" };
+      }
+      return await this.stream(
+        call,
+        body,
+        upstreamWire,
+        response.body,
+        clientModel,
+        translated.customToolNames,
+        record,
+        attempt,
+        startedMs,
+      );
+    } finally {
+      call.clientGone.removeEventListener("abort", onGone);
+    }
+  }
+
+  private finishOk(record: RequestRecord, status: number, usage: Usage | undefined): void {
+    record.status = status;
+    record.outcome = "ok";
+    if (usage) {
+      record.tokens = tokensOf(usage);
+      record.usage_status = "reported";
+    }
+  }
+
+  /** Once the first byte is written the attempt is committed: a later failure ends the stream, never a retry. */
+  private async stream(
+    call: ProxyCall,
+    body: Record<string, unknown>,
+    upstreamWire: Wire,
+    upstreamBody: Readable,
+    clientModel: string,
+    customToolNames: ReadonlySet<string>,
+    record: RequestRecord,
+    attempt: AttemptRecord,
+    startedMs: number,
+  ): Promise<AttemptResult> {
+    let usage: Usage | undefined;
+    let failure: Extract<StreamPart, { type: "error" }> | undefined;
+    const observe = (part: StreamPart): void => {
+      if (part.type === "usage") usage = part.usage;
+      if (part.type === "error") failure ??= part;
+    };
+    const web = Readable.toWeb(upstreamBody) as ReadableStream<Uint8Array>;
+    const passthrough = upstreamWire === call.inboundWire;
+    let out: ReadableStream<Uint8Array>;
+    let tap: Promise<void> = Promise.resolve();
+    if (passthrough) {
+      // Bytes go to the client unchanged; a tee feeds the decoder that reads usage for the ledger.
+      const [relay, copy] = web.tee();
+      out = relay;
+      tap = (async () => {
+        for await (const part of decodeUpstreamStream(upstreamWire, copy)) observe(part);
+      })().catch(() => {});
+    } else {
+      out = translateStream(upstreamWire, call.inboundWire, web, {
+        model: clientModel,
+        includeUsage: clientWantsUsage(call.inboundWire, body),
+        customToolNames,
+        onPart: observe,
+      });
+    }
+    const response = call.response;
+    response.writeHead(200, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      connection: "keep-alive",
+    });
+    const reader = out.getReader();
+    try {
+      for (;;) {
+        if (call.clientGone.aborted) break;
+        const { done, value } = await reader.read();
+        if (done) break;
+        attempt.bytes_streamed = true;
+        if (!response.write(value)) await Promise.race([once(response, "drain"), once(response, "close")]);
+      }
+    } catch {
+      failure ??= { type: "error", code: "upstream_error", message: "upstream connection failed mid-stream" };
+    } finally {
+      if (call.clientGone.aborted) await reader.cancel().catch(() => {});
+      reader.releaseLock();
+    }
+    await tap;
+    attempt.duration_ms = this.now() - startedMs;
+    if (call.clientGone.aborted) {
+      record.outcome = "canceled";
+      record.status = null;
+      attempt.error_code = "canceled";
+      if (usage) {
+        record.tokens = tokensOf(usage);
+        record.usage_status = "reported";
+      }
+      response.destroy();
+      return { kind: "final" };
+    }
+    const truncated =
+      failure !== undefined &&
+      (failure.message === TRUNCATED_STREAM_MESSAGE || failure.message === "upstream connection failed mid-stream");
+    if (passthrough && truncated && !response.destroyed) {
+      response.write(wireErrorEvent(call.inboundWire, "upstream_error", "upstream stream ended before completion"));
+    }
+    response.end();
+    if (failure) {
+      record.status = 200;
+      record.outcome = "upstream_error";
+      record.error_code = "upstream_error";
+      attempt.error_code = "upstream_error";
+      if (usage) {
+        record.tokens = tokensOf(usage);
+        record.usage_status = "reported";
+      }
+    } else {
+      this.finishOk(record, 200, usage);
+    }
+    return { kind: "done" };
+  }
+}
+
+export { CooldownBook };

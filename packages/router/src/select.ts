@@ -1,0 +1,82 @@
+import type { ConfigSnapshot, Route, Upstream } from "./config/records.js";
+
+export interface Target {
+  upstream: Upstream;
+  /** The native model ID, verbatim (further slashes kept). */
+  model: string;
+}
+
+export type RouteKind = "explicit" | "alias" | "combo" | "native" | "model_list" | "default";
+
+export type SelectionError = "no_enabled_target" | "ambiguous_model" | "missing_model" | "unknown_model";
+
+export type Selection =
+  | { ok: true; targets: Target[]; routeKind: RouteKind; routeName: string | null }
+  | { ok: false; error: SelectionError };
+
+/** HTTP status of each selection error (spec 3, Errors 2). */
+export const SELECTION_STATUS: Record<SelectionError, number> = {
+  no_enabled_target: 503,
+  ambiguous_model: 400,
+  missing_model: 400,
+  unknown_model: 404,
+};
+
+function enabledUpstream(snapshot: ConfigSnapshot, slug: string): Upstream | undefined {
+  return snapshot.upstreams.find((upstream) => upstream.slug === slug && upstream.enabled);
+}
+
+/** Rule 2: `provider/model` where the provider part is an enabled upstream slug. */
+function explicit(snapshot: ConfigSnapshot, model: string): Target | undefined {
+  const slash = model.indexOf("/");
+  if (slash <= 0 || slash === model.length - 1) return undefined;
+  const upstream = enabledUpstream(snapshot, model.slice(0, slash));
+  return upstream ? { upstream, model: model.slice(slash + 1) } : undefined;
+}
+
+function routeByName(snapshot: ConfigSnapshot, name: string): Route | undefined {
+  return snapshot.routes.find((route) => route.name === name && route.enabled);
+}
+
+/** An alias or combo as its ordered targets; disabled (or vanished) upstreams are skipped. */
+function expandRoute(snapshot: ConfigSnapshot, route: Route): Selection {
+  const targets = route.targets.map((target) => explicit(snapshot, target)).filter((target) => target !== undefined);
+  if (targets.length === 0) return { ok: false, error: "no_enabled_target" };
+  return { ok: true, targets, routeKind: route.kind, routeName: route.name };
+}
+
+/** Rules 1-2, used for the model string and for the default route. */
+function byRouteOrExplicit(snapshot: ConfigSnapshot, model: string): Selection | undefined {
+  const name = model.startsWith("combo/") ? model.slice("combo/".length) : model;
+  const route = routeByName(snapshot, name);
+  if (route && (model.startsWith("combo/") ? route.kind === "combo" : true)) return expandRoute(snapshot, route);
+  const target = explicit(snapshot, model);
+  if (target) return { ok: true, targets: [target], routeKind: "explicit", routeName: null };
+  return undefined;
+}
+
+/**
+ * Route selection (spec 3): a pure function of one configuration snapshot and the requested model string.
+ * 1 combo or alias by name; 2 explicit provider/model; (3 the agent's native model: a later issue); 4 a bare ID
+ * declared by exactly one enabled upstream (two or more: ambiguous_model); 5 the default route (also for a
+ * request with no model; none set: missing_model); 6 unknown_model.
+ */
+export function selectTargets(snapshot: ConfigSnapshot, requested: string | undefined): Selection {
+  if (requested !== undefined && requested !== "") {
+    const direct = byRouteOrExplicit(snapshot, requested);
+    if (direct) return direct;
+    const declaring = snapshot.upstreams.filter((upstream) => upstream.enabled && upstream.models.includes(requested));
+    if (declaring.length > 1) return { ok: false, error: "ambiguous_model" };
+    const [only] = declaring;
+    if (only)
+      return { ok: true, targets: [{ upstream: only, model: requested }], routeKind: "model_list", routeName: null };
+  }
+  const fallback = snapshot.settings.default_route;
+  if (fallback) {
+    const resolved = byRouteOrExplicit(snapshot, fallback);
+    if (resolved?.ok) return { ...resolved, routeKind: "default", routeName: resolved.routeName ?? fallback };
+    if (resolved) return resolved;
+  }
+  if (requested === undefined || requested === "") return { ok: false, error: "missing_model" };
+  return { ok: false, error: "unknown_model" };
+}

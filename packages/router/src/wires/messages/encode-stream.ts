@@ -1,0 +1,147 @@
+import { randomId } from "../../ids.js";
+import type { FinishReason, StreamPart, Usage } from "../../ir.js";
+import { namedJsonEvent } from "../../sse.js";
+import { TRUNCATED_STREAM_MESSAGE } from "../../upstream-error.js";
+import type { EncodeOptions } from "../encode-options.js";
+import { encodeMessagesFinishReason } from "./finish-reason.js";
+import type { MessagesStreamEvent } from "./messages-api.js";
+import { encodeMessagesUsage } from "./usage.js";
+
+/**
+ * Stream parts to messages-wire SSE frames (spec 3, "Stream framing written to the client"): `message_start`, per
+ * content block `content_block_start`, deltas and `content_block_stop`, then `message_delta` and `message_stop`; a
+ * failure ends the stream with an `error` event. `message_start` waits for the first content so that input usage,
+ * when the upstream reports it up front, can go in it.
+ */
+export function encodeMessagesStream(options: EncodeOptions): TransformStream<StreamPart, string> {
+  const messageId = (options.newId ?? randomId)("msg");
+  const toolBlocks = new Map<number, number>();
+  let sink: TransformStreamDefaultController<string> | undefined;
+  let started = false;
+  let nextBlock = 0;
+  let textBlock: number | undefined;
+  let reasoningBlock: number | undefined;
+  let usage: Usage | undefined;
+  let sawToolCall = false;
+  let finished = false;
+
+  const send = (event: MessagesStreamEvent) => sink?.enqueue(namedJsonEvent(event.type, event));
+  const wireUsage = () => (usage === undefined ? { input_tokens: 0, output_tokens: 0 } : encodeMessagesUsage(usage));
+  const ensureStarted = () => {
+    if (started) return;
+    started = true;
+    send({
+      type: "message_start",
+      message: {
+        id: messageId,
+        type: "message",
+        role: "assistant",
+        model: options.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: wireUsage(),
+      },
+    });
+  };
+  const openBlock = (contentBlock: Extract<MessagesStreamEvent, { type: "content_block_start" }>["content_block"]) => {
+    ensureStarted();
+    const index = nextBlock++;
+    send({ type: "content_block_start", index, content_block: contentBlock });
+    return index;
+  };
+  const stopBlock = (index: number | undefined) => {
+    if (index !== undefined) send({ type: "content_block_stop", index });
+  };
+  const closeText = () => {
+    stopBlock(textBlock);
+    textBlock = undefined;
+  };
+  const closeReasoning = () => {
+    stopBlock(reasoningBlock);
+    reasoningBlock = undefined;
+  };
+  const closeAll = () => {
+    closeReasoning();
+    closeText();
+    for (const [, index] of [...toolBlocks.entries()].sort(([left], [right]) => left - right)) stopBlock(index);
+    toolBlocks.clear();
+  };
+  const fail = (code: string, message: string) => {
+    finished = true;
+    send({ type: "error", error: { type: code, message } });
+  };
+  const end = (reason: FinishReason) => {
+    if (reason.unified === "error") return fail("upstream_error", "upstream finished with an error");
+    ensureStarted();
+    closeAll();
+    finished = true;
+    const stopReason = encodeMessagesFinishReason(reason, sawToolCall);
+    send({ type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: wireUsage() });
+    send({ type: "message_stop" });
+  };
+
+  const handle = (part: StreamPart) => {
+    switch (part.type) {
+      case "text-start":
+        closeReasoning();
+        closeText();
+        textBlock = openBlock({ type: "text", text: "" });
+        return;
+      case "text-delta":
+        textBlock ??= openBlock({ type: "text", text: "" });
+        return send({ type: "content_block_delta", index: textBlock, delta: { type: "text_delta", text: part.text } });
+      case "text-end":
+        return closeText();
+      case "reasoning-delta":
+        reasoningBlock ??= openBlock({ type: "thinking", thinking: "", signature: "" });
+        return send({
+          type: "content_block_delta",
+          index: reasoningBlock,
+          delta: { type: "thinking_delta", thinking: part.text },
+        });
+      case "tool-call-start":
+        sawToolCall = true;
+        closeReasoning();
+        closeText();
+        toolBlocks.set(part.index, openBlock({ type: "tool_use", id: part.id, name: part.name, input: {} }));
+        return;
+      case "tool-call-delta": {
+        const index = toolBlocks.get(part.index);
+        if (index === undefined) return;
+        return send({
+          type: "content_block_delta",
+          index,
+          delta: { type: "input_json_delta", partial_json: part.json },
+        });
+      }
+      case "tool-call-end":
+        stopBlock(toolBlocks.get(part.index));
+        toolBlocks.delete(part.index);
+        return;
+      case "usage":
+        usage = part.usage;
+        return;
+      case "finish":
+        return end(part.reason);
+      case "error":
+        return fail(part.code, part.message);
+      default: {
+        const _exhaustive: never = part;
+        throw new Error(`unknown stream part ${JSON.stringify(_exhaustive)}`);
+      }
+    }
+  };
+
+  return new TransformStream<StreamPart, string>({
+    start(controller) {
+      sink = controller;
+    },
+    transform(part) {
+      if (!finished) handle(part);
+    },
+    flush() {
+      if (!finished) fail("upstream_error", TRUNCATED_STREAM_MESSAGE);
+    },
+  });
+}
