@@ -8,7 +8,15 @@ export interface HttpSend {
   headers?: Record<string, string>;
   body: string;
   signal: AbortSignal;
+  /**
+   * For services that name their wait in a JSON body on 429 (Discord `retry_after`, Telegram
+   * `parameters.retry_after`): returns milliseconds, or undefined. Only this number is taken from the body.
+   */
+  retryAfterFromBody?: (body: unknown) => number | undefined;
 }
+
+/** At most this much of a response body is read, and only to find a retry hint. */
+const MAX_BODY_BYTES = 64 * 1024;
 
 /** Network failures as short fixed codes: never the exception text. */
 export function networkCode(error: unknown): string {
@@ -57,9 +65,35 @@ export async function sendHttp(send: HttpSend): Promise<DeliveryResult> {
       headersTimeout: 15_000,
       bodyTimeout: 15_000,
     });
-    await response.body.dump({ limit: 64 * 1024 }).catch(() => {});
-    return resultForStatus(response.statusCode, response.headers);
+    let hint: number | undefined;
+    if (response.statusCode === 429 && send.retryAfterFromBody) {
+      hint = send.retryAfterFromBody(await readJson(response.body));
+    } else {
+      await response.body.dump({ limit: MAX_BODY_BYTES }).catch(() => {});
+    }
+    const result = resultForStatus(response.statusCode, response.headers);
+    if (!result.ok && hint !== undefined && Number.isFinite(hint) && hint >= 0) result.retryAfterMs = Math.ceil(hint);
+    return result;
   } catch (error) {
     return { ok: false, retryable: true, code: networkCode(error) };
+  }
+}
+
+/** Reads a JSON body of at most MAX_BODY_BYTES; anything else (too long, not JSON, cut off) is undefined. */
+async function readJson(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        body.destroy();
+        return undefined;
+      }
+      chunks.push(chunk);
+    }
+    return JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
+  } catch {
+    return undefined;
   }
 }

@@ -1,7 +1,23 @@
 import type { ProviderAdapter } from "../types.js";
+import { discordAdapter } from "./discord.js";
+import { emailAdapter } from "./email.js";
+import { gotifyAdapter } from "./gotify.js";
+import { ntfyAdapter } from "./ntfy.js";
+import { pushoverAdapter } from "./pushover.js";
+import { slackAdapter } from "./slack.js";
+import { telegramAdapter } from "./telegram.js";
 import { webhookAdapter } from "./webhook.js";
 
-/** Every outbound provider kind, by kind. */
+/** Every outbound provider kind, by kind (docs/outbound.md). */
 export const ADAPTERS: ReadonlyMap<string, ProviderAdapter> = new Map(
-  [webhookAdapter].map((adapter) => [adapter.kind, adapter]),
+  [
+    webhookAdapter,
+    ntfyAdapter,
+    gotifyAdapter,
+    pushoverAdapter,
+    slackAdapter,
+    discordAdapter,
+    telegramAdapter,
+    emailAdapter,
+  ].map((adapter) => [adapter.kind, adapter]),
 );

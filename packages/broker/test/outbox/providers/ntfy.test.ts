@@ -1,0 +1,121 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Priority } from "../../../src/notifications/types.js";
+import { ntfyAdapter } from "../../../src/outbox/providers/ntfy.js";
+import {
+  byteLength,
+  deliveryContext,
+  expectNoSecrets,
+  jsonBody,
+  type LoopbackServer,
+  loopbackHttp,
+  MESSAGE,
+  samplePayload,
+  titleOnly,
+} from "./loopback-http.js";
+
+const SECRETS = { token: "tk_ntfytestaccesstoken0123456789" };
+
+describe("ntfy adapter (https://docs.ntfy.sh/publish/#publish-as-json)", () => {
+  let server: LoopbackServer;
+  beforeEach(async () => {
+    server = await loopbackHttp();
+  });
+  afterEach(() => server.close());
+
+  const settings = (extra: Record<string, unknown> = {}) =>
+    ntfyAdapter.parseSettings({ serverUrl: server.origin, topic: "agents_42", ...extra });
+
+  it("POSTs the JSON message to the server root URL with a Bearer access token", async () => {
+    const result = await ntfyAdapter.send(
+      samplePayload({ priority: "high" }),
+      settings({ tags: ["robot", "white_check_mark"], clickUrl: "https://ci.example.com/run/7" }),
+      SECRETS,
+      deliveryContext(),
+    );
+    expect(result).toEqual({ ok: true, status: 200 });
+    const [request] = server.requests;
+    expect(request?.method).toBe("POST");
+    // JSON publishing goes to the root URL, never /<topic> (ntfy docs, "Publish as JSON").
+    expect(request?.url).toBe("/");
+    expect(request?.headers).toEqual({
+      authorization: `Bearer ${SECRETS.token}`,
+      "content-type": "application/json",
+      "content-length": byteLength(request?.body ?? ""),
+      "user-agent": "notify-outbox",
+    });
+    expect(jsonBody(request)).toEqual({
+      topic: "agents_42",
+      title: "Build done",
+      message: MESSAGE,
+      priority: 4,
+      tags: ["robot", "white_check_mark"],
+      click: "https://ci.example.com/run/7",
+    });
+    expectNoSecrets(result, SECRETS);
+  });
+
+  it("sends no Authorization header without a token, and keeps a server path prefix", async () => {
+    const prefixed = ntfyAdapter.parseSettings({ serverUrl: `${server.origin}/ntfy`, topic: "t" });
+    await ntfyAdapter.send(samplePayload(), prefixed, {}, deliveryContext());
+    expect(server.requests[0]?.url).toBe("/ntfy/");
+    expect(server.requests[0]?.headers.authorization).toBeUndefined();
+  });
+
+  it("maps low/normal/high/critical to ntfy priorities 2/3/4/5", async () => {
+    const priorities: Priority[] = ["low", "normal", "high", "critical"];
+    for (const priority of priorities) {
+      await ntfyAdapter.send(samplePayload({ priority }), settings(), {}, deliveryContext());
+    }
+    expect(server.requests.map((request) => (jsonBody(request) as { priority: number }).priority)).toEqual([
+      2, 3, 4, 5,
+    ]);
+  });
+
+  it("sends the title alone as the message when the route leaves the message out (spec 1, rule 3)", async () => {
+    await ntfyAdapter.send(titleOnly(), settings(), SECRETS, deliveryContext());
+    const request = server.requests[0];
+    expect(request?.body).not.toContain(MESSAGE);
+    // Without `message` ntfy would show "triggered", so the title is the message and no title is repeated.
+    expect(jsonBody(request)).toEqual({ topic: "agents_42", message: "Build done", priority: 3 });
+  });
+
+  it("cuts the message to ntfy's 4096-byte message limit", async () => {
+    await ntfyAdapter.send(samplePayload({ message: "é".repeat(4000) }), settings(), {}, deliveryContext());
+    const message = (jsonBody(server.requests[0]) as { message: string }).message;
+    expect(Buffer.byteLength(message, "utf8")).toBeLessThanOrEqual(4096);
+    expect(message.endsWith("…")).toBe(true);
+  });
+
+  it("maps statuses through the shared policy and keeps the token out of the result", async () => {
+    server.respond((_request, response) => response.writeHead(403).end(`forbidden ${SECRETS.token}`));
+    const result = await ntfyAdapter.send(samplePayload(), settings(), SECRETS, deliveryContext());
+    expect(result).toEqual({ ok: false, retryable: false, code: "http_403", status: 403 });
+    expectNoSecrets(result, SECRETS);
+    server.respond((_request, response) => response.writeHead(429, { "retry-after": "2" }).end());
+    expect(await ntfyAdapter.send(samplePayload(), settings(), SECRETS, deliveryContext())).toMatchObject({
+      retryable: true,
+      code: "http_429",
+      retryAfterMs: 2000,
+    });
+  });
+
+  it("fails final with provider_secret_invalid for a token that cannot be a header value", async () => {
+    const bad = { token: "tk_abc\r\nX-Injected: 1" };
+    const result = await ntfyAdapter.send(samplePayload(), settings(), bad, deliveryContext());
+    expect(result).toEqual({ ok: false, retryable: false, code: "provider_secret_invalid" });
+    expectNoSecrets(result, bad);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("checks settings", () => {
+    expect(() => ntfyAdapter.parseSettings({ serverUrl: "https://ntfy.sh" })).toThrow(/topic/);
+    expect(() => ntfyAdapter.parseSettings({ serverUrl: "https://ntfy.sh", topic: "a/b" })).toThrow(/topic/);
+    expect(() => ntfyAdapter.parseSettings({ serverUrl: "https://ntfy.sh", topic: "a", tags: ["a,b"] })).toThrow(
+      /tags/,
+    );
+    expect(ntfyAdapter.parseSettings({ serverUrl: "https://ntfy.sh", topic: "a" })).toEqual({
+      serverUrl: "https://ntfy.sh/",
+      topic: "a",
+    });
+  });
+});
