@@ -20,11 +20,13 @@ const SELECT_PENDING_BY_KEY = `SELECT ${COLUMNS} FROM interactions WHERE key = ?
 /** Only a pending row changes state; the WHERE makes a lost race a no-op instead of an overwrite. */
 const SETTLE = `UPDATE interactions SET status = :status, updated_at = :updated_at, answered_at = :answered_at,
   response = :response WHERE id = :id AND status = 'pending'`;
-const EXPIRE_OVERDUE = `UPDATE interactions SET status = 'expired', updated_at = :now_iso
+// INDEXED BY: the sweep runs on every read and must touch only overdue rows, not every pending one.
+const EXPIRE_OVERDUE = `UPDATE interactions INDEXED BY interactions_pending_expiry SET status = 'expired', updated_at = :now_iso
   WHERE status = 'pending' AND expires_ms <= :now_ms RETURNING ${COLUMNS}`;
 const SELECT_LATEST_BY_KEY = `SELECT ${COLUMNS} FROM interactions WHERE key = ? ORDER BY seq DESC LIMIT 1`;
 const SELECT_NOTIFICATION_ID = "SELECT notification_id FROM interactions WHERE id = ?";
-const NEXT_EXPIRY = "SELECT min(expires_ms) AS next FROM interactions WHERE status = 'pending'";
+const NEXT_EXPIRY =
+  "SELECT min(expires_ms) AS next FROM interactions INDEXED BY interactions_pending_expiry WHERE status = 'pending'";
 
 interface Row {
   id: string;

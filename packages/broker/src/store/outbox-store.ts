@@ -6,9 +6,12 @@ const COLUMNS =
   "last_status, last_code, created_at, updated_at, delivered_at";
 const INSERT = `INSERT INTO outbox (${COLUMNS}) VALUES (:id, :notification_id, :route_id, :provider_id, 'Pending', 0,
   :next_attempt_ms, :payload, :idempotency_key, NULL, NULL, :created_at, :created_at, NULL)`;
-const SELECT_DUE = `SELECT ${COLUMNS} FROM outbox WHERE status IN ('Pending', 'Retry') AND next_attempt_ms <= ?
+// INDEXED BY: without statistics the planner picks outbox_by_status and sorts the whole backlog on every pump.
+const SELECT_DUE = `SELECT ${COLUMNS} FROM outbox INDEXED BY outbox_due
+  WHERE status IN ('Pending', 'Retry') AND next_attempt_ms <= ?
   ORDER BY next_attempt_ms, seq LIMIT ?`;
-const NEXT_DUE = "SELECT min(next_attempt_ms) AS next FROM outbox WHERE status IN ('Pending', 'Retry')";
+const NEXT_DUE =
+  "SELECT min(next_attempt_ms) AS next FROM outbox INDEXED BY outbox_due WHERE status IN ('Pending', 'Retry')";
 const RECORD = `UPDATE outbox SET status = :status, attempts = :attempts, next_attempt_ms = :next_attempt_ms,
   last_status = :last_status, last_code = :last_code, updated_at = :updated_at, delivered_at = :delivered_at
   WHERE id = :id`;

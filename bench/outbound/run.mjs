@@ -1,0 +1,174 @@
+// Outbound benchmark (issue 4): notification creates/s with 0 and with 3 matching enabled routes, side by side in
+// one run, and delivery throughput to a loopback webhook. Usage: npm run bench:outbound [-- --seconds 12]
+
+import { writeFileSync } from "node:fs";
+import http from "node:http";
+import { join } from "node:path";
+import { BENCH_DIR, ensureDir, progress, request, round, sleep, startBaseline, startBroker } from "../broker/lib.mjs";
+import { cannon, combine, NOTIFICATION_BODY } from "../broker/throughput.mjs";
+
+const args = process.argv.slice(2);
+const seconds = Number(args[args.indexOf("--seconds") + 1] || 12);
+const slices = 4;
+const connections = 10;
+
+async function ui(broker, agent, method, path, body) {
+  const response = await new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request(
+      `${broker.url}/ui/api${path}`,
+      {
+        method,
+        agent,
+        headers: {
+          "x-notify-ui": "1",
+          ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}),
+        },
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (chunk) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode, body: text ? JSON.parse(text) : undefined }));
+      },
+    );
+    req.on("error", reject);
+    req.end(payload);
+  });
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body;
+}
+
+async function addRoutes(broker, agent, sinkUrl, count) {
+  await ui(broker, agent, "POST", "/outbound/providers", {
+    kind: "webhook",
+    name: "sink",
+    settings: { url: `${sinkUrl}/v1/notifications` },
+    enabled: true,
+  });
+  // Three routes whose gates all match the benchmark's notifications.
+  const gates = [{}, { project: "notify-bench" }, { agent: "bench", minimumPriority: "normal" }];
+  for (let index = 0; index < count; index++) {
+    await ui(broker, agent, "POST", "/outbound/routes", {
+      name: `r${index}`,
+      provider: "sink",
+      enabled: true,
+      ...gates[index % 3],
+    });
+  }
+}
+
+async function createsSideBySide(sink) {
+  const agent = new http.Agent({ keepAlive: true });
+  const zero = await startBroker("outbound-0");
+  const three = await startBroker("outbound-3");
+  await addRoutes(three, agent, sink.url, 3);
+  const targets = [
+    { label: "0 routes", broker: zero, runs: [] },
+    { label: "3 matching enabled routes", broker: three, runs: [] },
+  ];
+  const headers = (broker) => ({ authorization: `Bearer ${broker.token}`, "content-type": "application/json" });
+  for (const target of targets) {
+    progress(`warm-up ${target.label}`);
+    await cannon({
+      url: `${target.broker.url}/v1/notifications`,
+      method: "POST",
+      headers: headers(target.broker),
+      body: JSON.stringify(NOTIFICATION_BODY),
+      connections,
+      duration: 2,
+      cpuPid: target.broker.pid,
+      label: target.label,
+    });
+  }
+  // Slices alternate between the two brokers so a burst of load from elsewhere hits both alike.
+  for (let slice = 0; slice < slices; slice++) {
+    for (const target of targets) {
+      progress(`slice ${slice + 1}/${slices}: ${target.label}`);
+      target.runs.push(
+        await cannon({
+          url: `${target.broker.url}/v1/notifications`,
+          method: "POST",
+          headers: headers(target.broker),
+          body: JSON.stringify(NOTIFICATION_BODY),
+          connections,
+          duration: seconds / slices,
+          cpuPid: target.broker.pid,
+          label: target.label,
+        }),
+      );
+    }
+  }
+  const results = targets.map((target) => combine(target.label, connections, target.runs));
+  // What the dispatcher had done by the end of the run (it delivers while creates go on).
+  await sleep(200);
+  const outbox = await ui(three, agent, "GET", "/outbound/outbox?limit=1");
+  await zero.stop();
+  await three.stop();
+  agent.destroy();
+  return { results, outboxCounts: outbox.counts };
+}
+
+async function deliveryThroughput(sink, total) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 10 });
+  const broker = await startBroker("outbound-delivery");
+  await addRoutes(broker, agent, sink.url, 1);
+  progress(`delivery: creating ${total} notifications with one matching route`);
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 10 }, async () => {
+      while (next < total) {
+        next++;
+        await request(agent, `${broker.url}/v1/notifications`, {
+          method: "POST",
+          token: broker.token,
+          body: NOTIFICATION_BODY,
+        });
+      }
+    }),
+  );
+  const createdAt = performance.now();
+  let counts = {};
+  for (let wait = 0; wait < 600; wait++) {
+    counts = (await ui(broker, agent, "GET", "/outbound/outbox?limit=1")).counts;
+    if ((counts.Delivered ?? 0) >= total) break;
+    await sleep(50);
+  }
+  const finished = performance.now();
+  await broker.stop();
+  agent.destroy();
+  return {
+    notifications: total,
+    delivered: counts.Delivered ?? 0,
+    counts,
+    createSeconds: round((createdAt - started) / 1000, 3),
+    totalSeconds: round((finished - started) / 1000, 3),
+    deliveriesPerSecond: round((counts.Delivered ?? 0) / ((finished - started) / 1000), 0),
+  };
+}
+
+const sink = await startBaseline();
+try {
+  const creates = await createsSideBySide(sink);
+  const delivery = await deliveryThroughput(sink, 5000);
+  const [zero, three] = creates.results;
+  const ratio = round(three.requestsPerSecond / zero.requestsPerSecond, 3);
+  const lines = [
+    `| target | creates/s | p50 ms | p99 ms | broker CPU % |`,
+    `|---|---|---|---|---|`,
+    ...creates.results.map(
+      (result) =>
+        `| ${result.label} | ${result.requestsPerSecond} | ${result.latencyMs.p50} | ${result.latencyMs.p99} | ${result.serverCpuPercent} |`,
+    ),
+    "",
+    `3 routes / 0 routes creates/s ratio: ${ratio} (target >= 0.90: ${ratio >= 0.9 ? "met" : "not met"})`,
+    `outbox of the 3-route broker at the end of the run: ${JSON.stringify(creates.outboxCounts)}`,
+    `delivery to a loopback webhook: ${delivery.delivered}/${delivery.notifications} delivered in ${delivery.totalSeconds} s ` +
+      `(creates took ${delivery.createSeconds} s): ${delivery.deliveriesPerSecond} deliveries/s`,
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+  const out = ensureDir(join(BENCH_DIR, "..", "results"));
+  writeFileSync(join(out, `outbound-${Date.now()}.json`), JSON.stringify({ creates, delivery, ratio }, null, 2));
+} finally {
+  await sink.stop();
+}
