@@ -28,6 +28,11 @@ export interface RequestOptions {
   /** Aborts the request (ask's SIGINT); the AbortError is rethrown as is. */
   signal?: AbortSignal;
   timeoutMs?: number;
+  /**
+   * A /ui/api call: no bearer token, and `X-Notify-UI: 1` on every change (spec 1, Web interface routes). The
+   * loopback Host those routes demand comes with the `127.0.0.1` base URL.
+   */
+  ui?: boolean;
 }
 
 export interface BrokerClient {
@@ -80,7 +85,11 @@ export function createClient(options: ClientOptions, env: NodeJS.ProcessEnv = pr
         if (value !== undefined) url.searchParams.set(name, value);
       }
       const headers: Record<string, string> = { accept: "application/json" };
-      if (token !== undefined) headers.authorization = `Bearer ${token}`;
+      if (requestOptions.ui) {
+        if (method !== "GET" && method !== "HEAD") headers["x-notify-ui"] = "1";
+      } else if (token !== undefined) {
+        headers.authorization = `Bearer ${token}`;
+      }
       if (requestOptions.body !== undefined) headers["content-type"] = "application/json";
       const timeout = AbortSignal.timeout(requestOptions.timeoutMs ?? DEFAULT_TIMEOUT_MS);
       const signal = requestOptions.signal ? AbortSignal.any([requestOptions.signal, timeout]) : timeout;
@@ -115,6 +124,8 @@ export function createClient(options: ClientOptions, env: NodeJS.ProcessEnv = pr
             : response.statusText || "request failed";
         throw new HttpFailure(response.status, serverMessage, response.status === 401 ? missingTokenHint : "");
       }
+      // A DELETE answers 204 with no body.
+      if (response.status === 204) return undefined as T;
       if (parsed === undefined) throw new ExitError(1, `unexpected response from the broker at ${baseUrl}`);
       return parsed as T;
     },

@@ -95,6 +95,31 @@ function buildProgram(): Command {
     .option("--json", "print the health object as JSON")
     .action(async (options) => (await import("./commands/status.js")).status(options));
 
+  clientCommand(program, "apply <file>", "upsert declarative configuration from a JSON or YAML file (docs/apply.md)")
+    .option("--prune", "also delete what the file does not name, within the sections it has")
+    .option("--dry-run", "print the plan and change nothing")
+    .option("--json", "print a summary object on stdout")
+    .action(async (file, options) => (await import("./commands/apply.js")).apply({ ...options, file }));
+
+  const outbound = program
+    .command("outbound")
+    .description("outbound delivery: provider profiles, routes and the outbox");
+  clientCommand(outbound, "list", "list provider profiles, routes with their gates, and outbox counts")
+    .option("--json", "print {providers, routes, outbox} as JSON")
+    .action(async (options) => (await import("./commands/outbound.js")).outboundList(options));
+  clientCommand(outbound, "test <provider>", "send the fixed test payload through a provider (id or name)")
+    .option("--json", "print the delivery result as JSON")
+    .action(async (provider, options) =>
+      (await import("./commands/outbound.js")).outboundTest({ ...options, provider }),
+    );
+  clientCommand(outbound, "retry <id>", "queue a dead-lettered outbox item again, with a fresh attempt budget")
+    .option("--json", "print the outbox item as JSON")
+    .action(async (id, options) => (await import("./commands/outbound.js")).outboundRetry({ ...options, id }));
+  clientCommand(outbound, "dead-letters", "list outbox items that gave up (DeadLetter), newest first")
+    .option("--limit <n>", "at most n rows, 1-500 (default 100)")
+    .option("--json", "print the JSON array of outbox items")
+    .action(async (options) => (await import("./commands/outbound.js")).outboundDeadLetters(options));
+
   return program;
 }
 

@@ -51,7 +51,7 @@ export async function list(options: ListOptions): Promise<void> {
 }
 
 /** One line per value: control characters (newlines, escapes) from agents must not break the table or terminal. */
-function cell(value: string): string {
+export function cell(value: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
   return value.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ");
 }
