@@ -118,6 +118,15 @@ describe("POST /v1/notifications (spec 1)", () => {
     expect(reply.status).toBe(201);
   });
 
+  it("counts characters as code points (an emoji is one) and refuses lone surrogates", async () => {
+    const broker = testBroker();
+    expect((await broker.call("POST", "/v1/notifications", create({ title: "🚀".repeat(200) }))).status).toBe(201);
+    expect((await broker.call("POST", "/v1/notifications", create({ title: "🚀".repeat(201) }))).status).toBe(400);
+    const lone = await broker.call("POST", "/v1/notifications", '{"title":"bad \\ud800 half","message":"m"}');
+    expect(lone.status).toBe(400);
+    expect((lone.body as Json).error).toMatch(/title must be valid Unicode/);
+  });
+
   it("counts metadata size in UTF-8 bytes", async () => {
     const broker = testBroker();
     // 3000 x "é" is 6000 bytes of UTF-8 plus quotes; 4100 is over 8192 bytes though only ~4100 characters.

@@ -1,6 +1,21 @@
 export * from "./arc/schemas.js";
 export { DIGEST_PATTERN, type DigestChoice, type DigestInput, digestDocument, requestDigest } from "./digest.js";
 export { contractSchemas } from "./json-schema.js";
+export {
+  type ArcCreateRequest,
+  type ArcEventOptions,
+  type ArcEventResult,
+  type ArcExtensions,
+  ArcHttpError,
+  type ArcInteraction,
+  type ArcInteractionStatus,
+  type ArcNotification,
+  type ArcOutcome,
+  ArcProducer,
+  type ArcProducerOptions,
+  type ArcUpdateRequest,
+  type WaitOptions,
+} from "./producer.js";
 export { RELAY_CONTRACT_VERSION, RelayAnswer, RelayInteractionRequest } from "./relay/schemas.js";
 export { type BackoffOptions, backoffMs, type HeaderBag, retryAfterMs } from "./retry.js";
 export {

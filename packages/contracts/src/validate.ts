@@ -22,22 +22,30 @@ export function jsonPath(path: readonly PropertyKey[]): string {
 
 function problemsOf(error: z.ZodError): Problem[] {
   const problems: Problem[] = [];
-  for (const issue of error.issues) {
+  collect(error.issues, [], problems);
+  return problems;
+}
+
+/**
+ * Flattens zod issues into problems. A union's branch issues are relative to the union, so they are collected
+ * recursively under its path with the same rules (an unknown key inside a branch is `<path>.<key>: unknown field`
+ * like everywhere else).
+ */
+function collect(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[], problems: Problem[]): void {
+  for (const issue of issues) {
+    const path = [...prefix, ...issue.path];
     if (issue.code === "unrecognized_keys") {
-      for (const key of issue.keys) problems.push({ path: jsonPath([...issue.path, key]), message: "unknown field" });
+      for (const key of issue.keys) problems.push({ path: jsonPath([...path, key]), message: "unknown field" });
       continue;
     }
     if (issue.code === "invalid_union" && issue.errors.length > 0) {
       // Report the branch that came closest (fewest problems), so "both choice_id and text" reads clearly.
       const best = [...issue.errors].sort((a, b) => a.length - b.length)[0] ?? [];
-      for (const inner of best) {
-        problems.push({ path: jsonPath([...issue.path, ...inner.path]), message: inner.message });
-      }
+      collect(best, path, problems);
       continue;
     }
-    problems.push({ path: jsonPath(issue.path), message: issue.message });
+    problems.push({ path: jsonPath(path), message: issue.message });
   }
-  return problems;
 }
 
 function validator<T>(schema: z.ZodType<T>) {

@@ -104,6 +104,14 @@ export class ArcConsumer {
     let interaction: InteractionDto | null = null;
     if (question) {
       question.notification_id = notification.id;
+      if (key !== undefined) {
+        // A question under the key that belongs to another condition (a dismissed one, or a native interaction)
+        // is not this condition's to keep: reusing it would leave this notification open when it is answered.
+        const open = this.interactions.latestByKey(key);
+        if (open?.status === "pending" && this.interactions.notificationIdOf(open.id) !== notification.id) {
+          this.interactions.withdraw(open.id, "superseded");
+        }
+      }
       // Same key and digest keeps the open question; a changed question supersedes it (interactions.request).
       interaction = this.interactions.request(question).interaction;
     } else if (key !== undefined) {
@@ -139,9 +147,12 @@ export class ArcConsumer {
     const latest = this.notifications.latestByKey(key);
     if (!latest) throw notificationNotFound();
     const notification = this.notifications.resolve(latest.id);
-    let interaction = this.interactions.latestByKey(key) ?? null;
-    if (interaction?.status === "pending")
-      interaction = this.interactions.withdraw(interaction.id, WITHDRAWN_ON_RESOLVE);
+    const question = this.interactions.latestByKey(key);
+    let interaction: InteractionDto | null = null;
+    // Any open question under the key is withdrawn (spec 2) and reported; a closed one only when it is this
+    // condition's own, not a question of an earlier lifecycle under the same key.
+    if (question?.status === "pending") interaction = this.interactions.withdraw(question.id, WITHDRAWN_ON_RESOLVE);
+    else if (question && this.interactions.notificationIdOf(question.id) === latest.id) interaction = question;
     return { status: 200, notification, interaction };
   }
 

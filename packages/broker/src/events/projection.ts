@@ -21,7 +21,18 @@ type RequestEvent = RequestCreatedEvent | RequestUpdatedEvent;
  */
 export function defaultTitle(event: RequestEvent): string {
   const from = event.sender.name ?? event.sender.id;
-  return `${KIND_MAPPING[event.request.kind].title} from ${from}`.slice(0, 200);
+  // At most 200 characters, counted and cut by code point: a UTF-16 slice would cut a name of astral characters
+  // short and could split a surrogate pair (at most 23 + 160 characters are possible, so nothing is cut today).
+  return [...`${KIND_MAPPING[event.request.kind].title} from ${from}`].slice(0, 200).join("");
+}
+
+/**
+ * `context.project`, trimmed like the native APIs trim it (a whitespace-only value is kept as sent), so the
+ * notification and its question carry the same project and the `project` list filters find both.
+ */
+function projectOf(context: RequestEvent["context"]): string | undefined {
+  if (!context?.project) return undefined;
+  return context.project.trim() || context.project;
 }
 
 /**
@@ -40,7 +51,8 @@ export function toNotificationInput(event: RequestEvent): NotificationInput {
   };
   if (request.key !== undefined) input.key = request.key;
   if (sender.instance_id) input.agentInstance = sender.instance_id;
-  if (context?.project) input.project = context.project.trim() || context.project;
+  const project = projectOf(context);
+  if (project !== undefined) input.project = project;
   if (context?.cwd) input.cwd = context.cwd;
   if (context?.pid !== undefined) input.pid = context.pid;
   const arc: Record<string, unknown> = { event_id: event.event_id, kind: request.kind };
@@ -50,8 +62,35 @@ export function toNotificationInput(event: RequestEvent): NotificationInput {
     const value = context?.[field];
     if (value) arc[field] = value;
   }
-  input.metadata = { arc };
+  // Spec 1 bounds metadata at 8192 serialized bytes; odd inputs (escaped control characters) could pass it, so the
+  // correlation hints are dropped before the limit is crossed rather than failing the event.
+  const metadata = { arc };
+  if (Buffer.byteLength(JSON.stringify(metadata)) > 8192) {
+    for (const field of [
+      "correlation_id",
+      "native_request_id",
+      "turn_id",
+      "session_id",
+      "sender_version",
+      "sender_name",
+    ]) {
+      delete arc[field];
+      if (Buffer.byteLength(JSON.stringify(metadata)) <= 8192) break;
+    }
+  }
+  if (Buffer.byteLength(JSON.stringify(metadata)) <= 8192) input.metadata = metadata;
   return input;
+}
+
+/**
+ * Characters as the ARC validator and the JSON Schemas count them (zod 4, JSON Schema `maxLength`): Unicode code
+ * points, so a surrogate pair is one character. `string.length` would count it twice and refuse a prompt the
+ * contract allows.
+ */
+function codePoints(value: string): number {
+  let count = 0;
+  for (const _ of value) count += 1;
+  return count;
 }
 
 /**
@@ -61,7 +100,7 @@ export function toNotificationInput(event: RequestEvent): NotificationInput {
  */
 export function toInteractionInput(event: RequestEvent, spec: ArcAnswerSpec, nowMs: number): InteractionInput {
   const { request, sender, context } = event;
-  if (request.message.length > 2000) {
+  if (codePoints(request.message) > 2000) {
     throw invalid("$.request.message: an answerable request's message is its prompt and must be 1-2000 characters");
   }
   const expiresMs = Date.parse(spec.expires_at);
@@ -84,7 +123,8 @@ export function toInteractionInput(event: RequestEvent, spec: ArcAnswerSpec, now
   };
   if (request.key !== undefined) input.key = request.key;
   if (sender.instance_id) input.agent_instance = sender.instance_id;
-  if (context?.project) input.project = context.project;
+  const project = projectOf(context);
+  if (project !== undefined) input.project = project;
   if (context?.session_id) input.session_id = context.session_id;
   if (context?.turn_id) input.turn_id = context.turn_id;
   if (context?.native_request_id) input.native_request_id = context.native_request_id;

@@ -6,6 +6,7 @@ import { alreadyAnswered, interactionNotFound, invalid } from "../domain/errors.
 import { newId, newNonce } from "../domain/ids.js";
 import { afterCommit, transaction } from "../store/database.js";
 import type { InteractionStore } from "../store/interaction-store.js";
+import { characterCount } from "../validation/fields.js";
 import type {
   InteractionDto,
   InteractionFilter,
@@ -271,8 +272,8 @@ function checkShape(interaction: InteractionDto, answer: RespondInput): void {
   if (hasChoice === hasText) throw invalid("exactly one of choice_id and text is required");
   if (interaction.kind === "text") {
     if (!hasText) throw invalid("a text interaction takes text, not choice_id");
-    const text = answer.text as string;
-    if (text.length < 1 || text.length > interaction.text_max_length) {
+    const length = characterCount(answer.text as string);
+    if (length < 1 || length > interaction.text_max_length) {
       throw invalid(`text must be 1-${interaction.text_max_length} characters`);
     }
     return;

@@ -1,6 +1,17 @@
 import { invalid } from "../domain/errors.js";
 
 /**
+ * Characters are Unicode code points, as JSON Schema's maxLength counts them (the ARC contract's schemas), so an
+ * emoji is one character everywhere.
+ */
+export function characterCount(value: string): number {
+  if (value.length <= 1) return value.length;
+  let count = 0;
+  for (const _ of value) count++;
+  return count;
+}
+
+/**
  * A small reader for JSON request bodies. It collects every problem and throws one 400 naming all of them, so a
  * client fixes its request in one round trip. Unknown fields are errors: a misspelt optional field must not be
  * silently dropped.
@@ -39,7 +50,14 @@ export class FieldReader {
     }
     const value = rule.trim ? raw.trim() : raw;
     const min = rule.min ?? 1;
-    if (value.length < min || value.length > rule.max) {
+    // Lone surrogates would be stored as U+FFFD by SQLite, so a later read would differ from what was accepted.
+    if (!value.isWellFormed()) {
+      this.problems.push(`${name} must be valid Unicode text`);
+      return undefined;
+    }
+    // UTF-16 length bounds the code point count from above and (halved) from below: count only near the limits.
+    const length = value.length > rule.max || value.length < 2 * min ? characterCount(value) : value.length;
+    if (length < min || length > rule.max) {
       this.problems.push(`${name} must be ${min}-${rule.max} characters`);
       return undefined;
     }
