@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { DatabaseSync, DatabaseSync as RouterDatabase } from "node:sqlite";
-import type { Ledger } from "@notify/router";
+import type { Ledger, UpstreamTimeouts } from "@notify/router";
 import type { FastifyInstance } from "fastify";
 import { ConfigError } from "./config/config-file.js";
 import { resolveDataDir } from "./config/paths.js";
@@ -20,7 +20,15 @@ import { ADAPTERS } from "./outbox/providers/registry.js";
 import { RouterSettingsFile } from "./router/router-settings.js";
 import { SecretSealer } from "./secrets/sealer.js";
 import { ArcEventStore } from "./store/arc-event-store.js";
-import { DATABASE_FILE_NAME, openDatabase, openDatabaseFile } from "./store/database.js";
+import { Checkpointer } from "./store/checkpointer.js";
+import {
+  commitBarrier,
+  DATABASE_FILE_NAME,
+  enableGroupCommit,
+  flushBatch,
+  openDatabase,
+  openDatabaseFile,
+} from "./store/database.js";
 import { InteractionStore } from "./store/interaction-store.js";
 import { NotificationStore } from "./store/notification-store.js";
 import { OutboundStore } from "./store/outbound-store.js";
@@ -51,6 +59,10 @@ export interface BrokerOptions {
   /** Database path; defaults to `<dataDir>/notify.db`. */
   databasePath?: string;
   dispatcher?: DispatcherOptions;
+  /** WAL checkpoints on a worker thread instead of inside commits (the served broker turns this on). */
+  backgroundCheckpoints?: boolean;
+  /** Test hook: short upstream timeouts for the provider router (the spec's defaults otherwise). */
+  routerTimeouts?: UpstreamTimeouts;
 }
 
 function openRouterDatabase(path: string): RouterDatabase {
@@ -63,7 +75,14 @@ export function createBroker(options: BrokerOptions): Broker {
   const clock = options.clock ?? systemClock;
   const { settings, logger } = options;
   logger.addSecret(settings.authToken);
-  const db = openDatabase(options.databasePath ?? join(settings.dataDir, DATABASE_FILE_NAME));
+  const databasePath = options.databasePath ?? join(settings.dataDir, DATABASE_FILE_NAME);
+  const db = openDatabase(databasePath);
+  enableGroupCommit(db);
+  let checkpointer: Checkpointer | undefined;
+  if (options.backgroundCheckpoints && databasePath !== ":memory:") {
+    db.exec("PRAGMA wal_autocheckpoint = 0");
+    checkpointer = new Checkpointer(databasePath);
+  }
   const bus = new DomainBus();
   const notifications = new NotificationService(
     new NotificationStore(db),
@@ -123,10 +142,12 @@ export function createBroker(options: BrokerOptions): Broker {
     clock,
     dataDir: settings.dataDir,
     notificationTypes: settings.notificationTypes,
+    commitBarrier: () => commitBarrier(db),
     router: {
       db: routerDb,
       settings: routerSettings,
       sealer,
+      ...(options.routerTimeouts ? { timeouts: options.routerTimeouts } : {}),
       // The ledger is pruned at start and once a day (spec 3, Request ledger).
       onReady: ({ ledger }) => {
         pruneLedger(ledger);
@@ -146,6 +167,8 @@ export function createBroker(options: BrokerOptions): Broker {
       interactions.stop();
       await dispatcher.stop();
       if (pruneTimer) clearInterval(pruneTimer);
+      flushBatch(db);
+      await checkpointer?.stop();
       db.close();
       routerDb.close();
       logger.info("broker stopped");
@@ -164,6 +187,8 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   /** Echo log lines (the foreground `serve` writes them to stderr). */
   echo?: (line: string) => void;
+  /** Test hook, see BrokerOptions. */
+  routerTimeouts?: UpstreamTimeouts;
 }
 
 export interface RunningBroker extends Broker {
@@ -193,7 +218,12 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     await logger.close();
     throw error;
   }
-  const broker = createBroker({ settings, logger });
+  const broker = createBroker({
+    settings,
+    logger,
+    backgroundCheckpoints: true,
+    ...(options.routerTimeouts ? { routerTimeouts: options.routerTimeouts } : {}),
+  });
   const host = options.host ?? "127.0.0.1";
   try {
     await broker.app.listen({ host, port: settings.port });

@@ -15,6 +15,8 @@ export function cooldownMs(
   failure: { status?: number; connectionError?: boolean; headers?: Record<string, string | string[] | undefined> },
   nowMs: number,
 ): number {
+  // A 400 concerns this one request: nothing cools, whatever Retry-After says.
+  if (failure.status === 400) return 0;
   const requested = failure.headers ? retryAfterMs(failure.headers, nowMs) : undefined;
   if (requested !== undefined) return Math.min(requested, MAX_COOLDOWN_MS);
   const status = failure.status;

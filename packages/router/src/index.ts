@@ -61,6 +61,7 @@ export {
 } from "./translate.js";
 export { TranslationError, type TranslationErrorCode } from "./translation-error.js";
 export { CONNECTION_FAILED_MESSAGE, providerErrorCode, TRUNCATED_STREAM_MESSAGE } from "./upstream-error.js";
+export { DEFAULT_TIMEOUTS, type UpstreamTimeouts } from "./upstreams/client.js";
 export { chatRequestWantsUsage, decodeChatRequest } from "./wires/chat/decode-request.js";
 export { decodeChatResponse } from "./wires/chat/decode-response.js";
 export { decodeChatStream } from "./wires/chat/decode-stream.js";

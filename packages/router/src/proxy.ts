@@ -1,24 +1,18 @@
 import { randomBytes } from "node:crypto";
-import { once } from "node:events";
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
-import { Readable } from "node:stream";
+import type { Readable } from "node:stream";
 import type { RouterConfig } from "./config/config-service.js";
 import type { ConfigSnapshot } from "./config/records.js";
 import { wireFor } from "./config/records.js";
 import { allCoolingAnswer, CooldownBook, cooldownMs, FAILOVER_STATUSES } from "./failover.js";
-import { type RouterErrorCode, wireError, wireErrorEvent } from "./http/wire-errors.js";
+import { type RelayedStreamState, type RouterErrorCode, wireError, wireErrorEvent } from "./http/wire-errors.js";
 import type { StreamPart, Usage, Wire } from "./ir.js";
 import { type AttemptRecord, type Ledger, type Outcome, type RequestRecord, tokensOf } from "./ledger/ledger.js";
 import { SELECTION_STATUS, selectTargets, type Target } from "./select.js";
-import {
-  clientWantsUsage,
-  decodeUpstreamStream,
-  translateRequest,
-  translateResponse,
-  translateStream,
-} from "./translate.js";
+import { type SseEvent, sseDecoderStream } from "./sse.js";
+import { clientWantsUsage, translateRequest, translateResponse, translateStream } from "./translate.js";
 import { TranslationError } from "./translation-error.js";
-import { providerErrorCode, TRUNCATED_STREAM_MESSAGE } from "./upstream-error.js";
+import { CONNECTION_FAILED_MESSAGE, providerErrorCode, TRUNCATED_STREAM_MESSAGE } from "./upstream-error.js";
 import { connectionFailureCode, type UpstreamClient } from "./upstreams/client.js";
 import { WIRE_CODECS } from "./wires/codecs.js";
 import { decodeResponsesRequest } from "./wires/responses/decode-request.js";
@@ -54,6 +48,8 @@ interface Failure {
   code: RouterErrorCode;
   message: string;
   retryAfter?: string;
+  /** The request could not be rendered for the target (e.g. previous_response_id on a translated hop). */
+  render?: boolean;
 }
 
 type AttemptResult = { kind: "done" } | { kind: "failover"; failure: Failure } | { kind: "final" };
@@ -64,12 +60,70 @@ const UPSTREAM_PATHS: Record<Wire, string> = {
   messages: "/messages",
 };
 const MAX_ERROR_BODY = 64 * 1024;
+const MAX_REPLY_BODY = 256 * 1024 * 1024;
+
+/** Resolves when the response can take more bytes, or will never need to (closed, or the client is gone). */
+function drained(response: ServerResponse, gone: AbortSignal): Promise<void> {
+  if (response.destroyed || gone.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      response.off("drain", done);
+      response.off("close", done);
+      gone.removeEventListener("abort", done);
+      resolve();
+    };
+    response.on("drain", done);
+    response.on("close", done);
+    gone.addEventListener("abort", done);
+  });
+}
+
+/**
+ * Waits for the first chunk of an upstream body and returns the whole body as a web stream (undefined when it ended
+ * with no byte). Throws when the body fails before its first byte.
+ */
+async function openStream(body: Readable): Promise<ReadableStream<Uint8Array> | undefined> {
+  const chunks = body[Symbol.asyncIterator]();
+  const first = await chunks.next();
+  if (first.done) return undefined;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(first.value as Buffer);
+    },
+    async pull(controller) {
+      const next = await chunks.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value as Buffer);
+    },
+    async cancel() {
+      body.destroy();
+      await chunks.return?.();
+    },
+  });
+}
+
+/** Notes the response id and last sequence number of a relayed responses-wire stream. */
+function trackRelayed(state: RelayedStreamState): TransformStream<SseEvent, SseEvent> {
+  return new TransformStream({
+    transform(event, controller) {
+      try {
+        const data = JSON.parse(event.data) as { sequence_number?: unknown; response?: { id?: unknown } };
+        if (typeof data.sequence_number === "number") state.lastSequence = data.sequence_number;
+        if (typeof data.response?.id === "string") state.responseId = data.response.id;
+      } catch {
+        // not JSON: the decoder reports it
+      }
+      controller.enqueue(event);
+    },
+  });
+}
 
 /** The code a failed upstream status is reported with (the provider's own message is never passed on). */
 function codeForStatus(status: number): RouterErrorCode {
   if (status === 429 || status === 529) return "rate_limited";
   if (status === 402) return "payment_required";
-  if (status >= 500) return "upstream_error";
+  // 5xx, and a redirect the router does not follow.
+  if (status >= 500 || status < 400) return "upstream_error";
   return "client_error";
 }
 
@@ -96,7 +150,7 @@ function parseJson(text: string): unknown {
  * One logical request through the router: select, try targets in order with failover and cooldowns, translate or
  * pass through, stream with a usage tap, and write one ledger request with one attempt per physical send.
  */
-export class Proxy {
+export class RouterProxy {
   private readonly now: () => number;
 
   constructor(private readonly deps: ProxyDependencies) {
@@ -128,6 +182,14 @@ export class Proxy {
     const attempts: AttemptRecord[] = [];
     try {
       await this.run(call, body, requestedModel, record, attempts);
+    } catch (error) {
+      // The plugin answers 500; the ledger still gets a finished row.
+      if (record.outcome === null) {
+        record.outcome = "upstream_error";
+        record.status = 500;
+        record.error_code = "upstream_error";
+      }
+      throw error;
     } finally {
       record.finished_at = new Date(this.now()).toISOString();
       try {
@@ -224,7 +286,9 @@ export class Proxy {
       code: "all_targets_unavailable" as const,
       message: "no target could be tried",
     };
-    this.sendError(call, record, failure, attempts.length > 1 ? "failed_over_exhausted" : "upstream_error");
+    const outcome: Outcome =
+      attempts.length > 1 ? "failed_over_exhausted" : failure.render ? "client_error" : "upstream_error";
+    this.sendError(call, record, failure, outcome);
   }
 
   private async attempt(
@@ -237,6 +301,16 @@ export class Proxy {
   ): Promise<AttemptResult> {
     const { upstream, model } = target;
     const upstreamWire = wireFor(upstream, model);
+    if (call.countTokens && upstreamWire !== "messages") {
+      // There is no local tokenizer: only a messages-wire upstream can count (no upstream is asked).
+      this.sendError(
+        call,
+        record,
+        { status: 404, code: "not_supported", message: "count_tokens is forwarded only to a messages-wire upstream" },
+        "client_error",
+      );
+      return { kind: "final" };
+    }
     const startedMs = this.now();
     const attempt: AttemptRecord = {
       request_id: record.id,
@@ -257,22 +331,13 @@ export class Proxy {
       return { kind: "failover", failure };
     };
 
-    if (call.countTokens && upstreamWire !== "messages") {
-      attempt.error_code = "not_supported";
-      this.sendError(
-        call,
-        record,
-        { status: 404, code: "not_supported", message: "count_tokens is forwarded only to a messages-wire upstream" },
-        "client_error",
-      );
-      return { kind: "final" };
-    }
-
     let translated: ReturnType<typeof translateRequest>;
     try {
       translated = translateRequest(call.inboundWire, upstreamWire, body, { model });
     } catch (error) {
-      if (error instanceof TranslationError) return fail({ status: 400, code: error.code, message: error.message });
+      if (error instanceof TranslationError) {
+        return fail({ status: 400, code: error.code, message: error.message, render: true });
+      }
       throw error;
     }
     if (translated.replayedIdsStripped > 0) {
@@ -311,7 +376,23 @@ export class Proxy {
     const upstreamAbort = new AbortController();
     const onGone = (): void => upstreamAbort.abort();
     call.clientGone.addEventListener("abort", onGone, { once: true });
+    const canceled = (): AttemptResult => {
+      attempt.error_code = "canceled";
+      attempt.duration_ms = this.now() - startedMs;
+      record.outcome = "canceled";
+      record.status = null;
+      return { kind: "final" };
+    };
+    // A connection error or timeout before any byte reached the client: cool down and try the next target.
+    const connectionFailure = (error: unknown): AttemptResult => {
+      if (call.clientGone.aborted) return canceled();
+      const code = connectionFailureCode(error);
+      this.deps.cooldowns.cool(upstream.slug, model, cooldownMs({ connectionError: true }, this.now()), false);
+      this.deps.log.warn(`router: upstream ${upstream.slug} model ${model} failed: ${code}`);
+      return fail({ status: code === "timeout" ? 504 : 502, code, message: `upstream ${upstream.slug}: ${code}` });
+    };
     try {
+      if (call.clientGone.aborted) return canceled();
       const path = call.countTokens ? "/messages/count_tokens" : UPSTREAM_PATHS[upstreamWire];
       let response: Awaited<ReturnType<UpstreamClient["send"]>>;
       try {
@@ -322,21 +403,18 @@ export class Proxy {
           signal: upstreamAbort.signal,
         });
       } catch (error) {
-        if (call.clientGone.aborted) {
-          attempt.error_code = "canceled";
-          attempt.duration_ms = this.now() - startedMs;
-          record.outcome = "canceled";
-          return { kind: "final" };
-        }
-        const code = connectionFailureCode(error);
-        this.deps.cooldowns.cool(upstream.slug, model, cooldownMs({ connectionError: true }, this.now()), false);
-        this.deps.log.warn(`router: upstream ${upstream.slug} model ${model} failed: ${code}`);
-        return fail({ status: code === "timeout" ? 504 : 502, code, message: `upstream ${upstream.slug}: ${code}` });
+        return connectionFailure(error);
       }
       attempt.status = response.statusCode;
 
-      if (response.statusCode >= 400) {
-        const providerCode = providerErrorCode(parseJson(await readBounded(response.body, MAX_ERROR_BODY)));
+      if (response.statusCode >= 300) {
+        let errorBody = "";
+        try {
+          errorBody = await readBounded(response.body, MAX_ERROR_BODY);
+        } catch {
+          if (call.clientGone.aborted) return canceled();
+        }
+        const providerCode = providerErrorCode(parseJson(errorBody));
         const status = response.statusCode;
         const code = codeForStatus(status);
         const message = `upstream ${upstream.slug} answered HTTP ${status}${providerCode ? ` (${providerCode})` : ""}`;
@@ -349,12 +427,19 @@ export class Proxy {
           this.deps.cooldowns.cool(upstream.slug, model, duration, status === 429 || status === 529);
           return fail({ status, code, message, ...(typeof retryAfter === "string" ? { retryAfter } : {}) });
         }
-        // Any other 4xx goes back without trying another target and without cooldown (Failover rule 4).
+        // Any other 4xx goes back without trying another target and without cooldown (Failover rule 4). A redirect
+        // is never followed (the key stays with its host) and reads as an upstream failure.
         attempt.error_code = code;
         attempt.duration_ms = this.now() - startedMs;
         record.upstream_slug = upstream.slug;
         record.upstream_model = model;
-        this.sendError(call, record, { status, code, message }, "client_error");
+        const clientStatus = status < 400 ? 502 : status;
+        this.sendError(
+          call,
+          record,
+          { status: clientStatus, code, message },
+          status < 400 ? "upstream_error" : "client_error",
+        );
         return { kind: "final" };
       }
 
@@ -362,9 +447,16 @@ export class Proxy {
       record.upstream_model = model;
       const clientModel = requestedModel ?? model;
       if (!translated.stream) {
-        const text = await readBounded(response.body, 256 * 1024 * 1024);
-        const json = parseJson(text);
-        if (json === undefined) {
+        let text: string;
+        try {
+          text = await readBounded(response.body, MAX_REPLY_BODY);
+        } catch (error) {
+          // Nothing reached the client yet, so a body cut short still fails over.
+          record.upstream_slug = null;
+          record.upstream_model = null;
+          return connectionFailure(error);
+        }
+        const unreadable = (): AttemptResult => {
           attempt.error_code = "upstream_error";
           attempt.duration_ms = this.now() - startedMs;
           this.sendError(
@@ -374,22 +466,30 @@ export class Proxy {
             "upstream_error",
           );
           return { kind: "final" };
-        }
+        };
+        const json = parseJson(text);
+        if (json === undefined) return unreadable();
         let usage: Usage | undefined;
         try {
           usage = call.countTokens ? undefined : WIRE_CODECS[upstreamWire].decodeResponse(json).usage;
         } catch {
           usage = undefined;
         }
-        const out =
-          upstreamWire === call.inboundWire
-            ? text
-            : JSON.stringify(
-                translateResponse(upstreamWire, call.inboundWire, json, {
-                  model: clientModel,
-                  customToolNames: translated.customToolNames,
-                }),
-              );
+        let out: string;
+        try {
+          out =
+            upstreamWire === call.inboundWire
+              ? text
+              : JSON.stringify(
+                  translateResponse(upstreamWire, call.inboundWire, json, {
+                    model: clientModel,
+                    customToolNames: translated.customToolNames,
+                  }),
+                );
+        } catch {
+          return unreadable();
+        }
+        if (call.clientGone.aborted) return canceled();
         call.response.writeHead(200, { "content-type": "application/json" });
         call.response.end(out);
         attempt.bytes_streamed = true;
@@ -397,11 +497,29 @@ export class Proxy {
         this.finishOk(record, 200, usage);
         return { kind: "done" };
       }
+      // The attempt commits with the first byte the client gets, so nothing is written before the upstream has sent
+      // one: a stream that fails or ends before its first byte still fails over like a connection error.
+      let opened: ReadableStream<Uint8Array> | undefined;
+      try {
+        opened = await openStream(response.body);
+      } catch (error) {
+        opened = undefined;
+        if (call.clientGone.aborted) return canceled();
+        record.upstream_slug = null;
+        record.upstream_model = null;
+        return connectionFailure(error);
+      }
+      if (opened === undefined) {
+        record.upstream_slug = null;
+        record.upstream_model = null;
+        return connectionFailure(Object.assign(new Error("empty stream"), { code: "UND_ERR_SOCKET" }));
+      }
       return await this.stream(
         call,
         body,
         upstreamWire,
         response.body,
+        opened,
         clientModel,
         translated.customToolNames,
         record,
@@ -428,6 +546,7 @@ export class Proxy {
     body: Record<string, unknown>,
     upstreamWire: Wire,
     upstreamBody: Readable,
+    web: ReadableStream<Uint8Array>,
     clientModel: string,
     customToolNames: ReadonlySet<string>,
     record: RequestRecord,
@@ -440,16 +559,25 @@ export class Proxy {
       if (part.type === "usage") usage = part.usage;
       if (part.type === "error") failure ??= part;
     };
-    const web = Readable.toWeb(upstreamBody) as ReadableStream<Uint8Array>;
+    // Why the upstream body failed, if it did (an inter-chunk timeout is recorded as `timeout`).
+    let bodyError: unknown;
+    upstreamBody.on("error", (error) => {
+      bodyError ??= error;
+    });
     const passthrough = upstreamWire === call.inboundWire;
+    const relayed: RelayedStreamState = {};
     let out: ReadableStream<Uint8Array>;
     let tap: Promise<void> = Promise.resolve();
     if (passthrough) {
       // Bytes go to the client unchanged; a tee feeds the decoder that reads usage for the ledger.
       const [relay, copy] = web.tee();
       out = relay;
+      const parts = copy
+        .pipeThrough(sseDecoderStream())
+        .pipeThrough(trackRelayed(relayed))
+        .pipeThrough(WIRE_CODECS[upstreamWire].decodeStream());
       tap = (async () => {
-        for await (const part of decodeUpstreamStream(upstreamWire, copy)) observe(part);
+        for await (const part of parts) observe(part);
       })().catch(() => {});
     } else {
       out = translateStream(upstreamWire, call.inboundWire, web, {
@@ -466,49 +594,54 @@ export class Proxy {
       connection: "keep-alive",
     });
     const reader = out.getReader();
+    const gone = (): boolean => call.clientGone.aborted || response.destroyed;
     try {
       for (;;) {
-        if (call.clientGone.aborted) break;
+        if (gone()) break;
         const { done, value } = await reader.read();
-        if (done) break;
+        if (done || gone()) break;
         attempt.bytes_streamed = true;
-        if (!response.write(value)) await Promise.race([once(response, "drain"), once(response, "close")]);
+        if (!response.write(value)) await drained(response, call.clientGone);
       }
     } catch {
-      failure ??= { type: "error", code: "upstream_error", message: "upstream connection failed mid-stream" };
+      failure ??= { type: "error", code: "upstream_error", message: CONNECTION_FAILED_MESSAGE };
     } finally {
-      if (call.clientGone.aborted) await reader.cancel().catch(() => {});
+      if (gone()) await reader.cancel().catch(() => {});
       reader.releaseLock();
+    }
+    if (gone()) {
+      // The upstream request is already aborted (clientGone); the tap ends with it.
+      upstreamBody.destroy();
     }
     await tap;
     attempt.duration_ms = this.now() - startedMs;
-    if (call.clientGone.aborted) {
+    if (usage) {
+      record.tokens = tokensOf(usage);
+      record.usage_status = "reported";
+    }
+    if (gone()) {
       record.outcome = "canceled";
       record.status = null;
       attempt.error_code = "canceled";
-      if (usage) {
-        record.tokens = tokensOf(usage);
-        record.usage_status = "reported";
-      }
       response.destroy();
       return { kind: "final" };
     }
     const truncated =
       failure !== undefined &&
-      (failure.message === TRUNCATED_STREAM_MESSAGE || failure.message === "upstream connection failed mid-stream");
-    if (passthrough && truncated && !response.destroyed) {
-      response.write(wireErrorEvent(call.inboundWire, "upstream_error", "upstream stream ended before completion"));
+      (failure.message === TRUNCATED_STREAM_MESSAGE || failure.message === CONNECTION_FAILED_MESSAGE);
+    if (passthrough && truncated) {
+      response.write(
+        wireErrorEvent(call.inboundWire, "upstream_error", "upstream stream ended before completion", relayed),
+      );
     }
     response.end();
     if (failure) {
+      const code =
+        bodyError !== undefined && connectionFailureCode(bodyError) === "timeout" ? "timeout" : "upstream_error";
       record.status = 200;
       record.outcome = "upstream_error";
-      record.error_code = "upstream_error";
-      attempt.error_code = "upstream_error";
-      if (usage) {
-        record.tokens = tokensOf(usage);
-        record.usage_status = "reported";
-      }
+      record.error_code = code;
+      attempt.error_code = code;
     } else {
       this.finishOk(record, 200, usage);
     }

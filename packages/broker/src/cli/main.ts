@@ -120,6 +120,20 @@ function buildProgram(): Command {
     .option("--json", "print the JSON array of outbox items")
     .action(async (options) => (await import("./commands/outbound.js")).outboundDeadLetters(options));
 
+  const router = program
+    .command("router")
+    .description("the provider router under /router/v1: its switch, key and ledger (configure it with apply)");
+  clientCommand(router, "status", "show whether the router is on, its base URL, key, counts and routing settings")
+    .option("--json", "print the status object (with base_url) as JSON")
+    .action(async (options) => (await import("./commands/router.js")).routerStatus(options));
+  clientCommand(router, "key", "print the router key from config.json (no broker needed)")
+    .option("--regenerate", "ask the running broker for a new key (the old one stops working), then print it")
+    .action(async (options) => (await import("./commands/router.js")).routerKey(options));
+  clientCommand(router, "activity", "list the newest router requests with their attempts (the ledger)")
+    .option("--limit <n>", "at most n requests, 1-500 (default 50)")
+    .option("--json", "print the JSON array of requests, each with its attempts")
+    .action(async (options) => (await import("./commands/router.js")).routerActivity(options));
+
   return program;
 }
 

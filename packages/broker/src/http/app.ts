@@ -1,5 +1,5 @@
 import type { DatabaseSync } from "node:sqlite";
-import { type KeySealer, type RouterServices, routerPlugin } from "@notify/router";
+import { type KeySealer, type RouterServices, routerPlugin, type UpstreamTimeouts } from "@notify/router";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Clock } from "../domain/clock.js";
 import { systemClock } from "../domain/clock.js";
@@ -42,11 +42,15 @@ export interface AppOptions {
   /** Where config.json lives (the type definitions are written there). */
   dataDir: string;
   notificationTypes: TypeDefinition[];
+  /** The open group commit, when there is one: no response leaves before its write is committed. */
+  commitBarrier?: () => Promise<void> | undefined;
   /** The provider router: its own database, the config.json keys, and the key sealer. */
   router: {
     db: DatabaseSync;
     settings: RouterSettingsFile;
     sealer: KeySealer;
+    /** Upstream timeouts; the spec's defaults unless a test sets short ones. */
+    timeouts?: UpstreamTimeouts;
     onReady?: (services: RouterServices) => void;
   };
   clock?: Clock;
@@ -110,6 +114,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
   });
   app.addHook("onSend", async (_request, reply, payload) => {
     if (closing) reply.header("connection", "close");
+    // Store rule: a 201/200 is sent only after its write is committed (group commit ends the turn's batch).
+    const barrier = options.commitBarrier?.();
+    if (barrier) await barrier;
     return payload;
   });
 
@@ -152,6 +159,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     settings: () => options.router.settings.get(),
     log: { info: (message) => options.logger.info(message), warn: (message) => options.logger.warn(message) },
     now: () => clock.now(),
+    ...(options.router.timeouts ? { timeouts: options.router.timeouts } : {}),
     onReady: (services) => {
       routerServices = services;
       options.router.onReady?.(services);

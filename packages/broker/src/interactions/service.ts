@@ -72,7 +72,7 @@ export class InteractionService {
     const now = isoTime(nowMs);
     const digest = requestDigest(input);
     return transaction(this.store.db, (): RequestResult => {
-      this.expireOverdue(nowMs);
+      this.sweep();
       if (input.key !== undefined) {
         const existing = this.store.pendingByKey(input.key);
         if (existing && existing.request_digest === digest) return { interaction: existing, created: false };
@@ -100,6 +100,7 @@ export class InteractionService {
       if (input.turn_id !== undefined) interaction.turn_id = input.turn_id;
       if (input.native_request_id !== undefined) interaction.native_request_id = input.native_request_id;
       this.store.insert(interaction, expiresMs, input.notification_id ?? null);
+      this.noteExpiry(expiresMs);
       afterCommit(this.store.db, () => {
         this.bus.emit("interaction.created", interaction);
         this.scheduleExpiry(expiresMs);
@@ -115,9 +116,27 @@ export class InteractionService {
     return expired;
   }
 
-  /** Sweeps every overdue pending interaction to `expired` and wakes its waiters. */
+  /**
+   * Sweeps every overdue pending interaction to `expired` and wakes its waiters. Reads call this on every access,
+   * so it writes only when the earliest pending expiry (kept in memory) has passed.
+   */
   sweep(): InteractionDto[] {
-    return this.expireOverdue(this.clock.now());
+    const nowMs = this.clock.now();
+    if (this.earliestExpiry === undefined || this.earliestExpiry > nowMs) return [];
+    const expired = this.expireOverdue(nowMs);
+    // Only a committed sweep may lower the flag: a sweep inside a unit that rolls back (a refused answer) is
+    // undone, and the next read must sweep again.
+    afterCommit(this.store.db, () => {
+      this.earliestExpiry = this.store.nextExpiry();
+    });
+    return expired;
+  }
+
+  /** The earliest expiry of any pending interaction, or undefined when none is pending (or not known yet). */
+  private earliestExpiry: number | undefined = 0;
+
+  private noteExpiry(atMs: number): void {
+    if (this.earliestExpiry === undefined || atMs < this.earliestExpiry) this.earliestExpiry = atMs;
   }
 
   /** A read sweeps an overdue pending interaction to `expired` first. */

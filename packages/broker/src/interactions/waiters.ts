@@ -2,11 +2,10 @@ import type { DomainBus } from "../domain/bus.js";
 import type { InteractionService } from "./service.js";
 import { type InteractionDto, isTerminal } from "./types.js";
 
+/** One open long-poll: only what it takes to answer it (10,000 of these are held at once). */
 interface Waiter {
-  resolve: (interaction: InteractionDto) => void;
+  resolve: (interaction: InteractionDto | undefined) => void;
   timer: NodeJS.Timeout;
-  /** The state when the wait began; the answer of last resort. */
-  initial: InteractionDto;
 }
 
 /**
@@ -26,39 +25,39 @@ export class WaitRegistry {
     });
   }
 
-  /** Resolves with the interaction once it is terminal, or with its current state after `timeoutMs`. */
-  async wait(id: string, timeoutMs: number, signal?: AbortSignal): Promise<InteractionDto> {
+  /**
+   * Resolves with the interaction once it is terminal, or with its current state after `timeoutMs` or when
+   * `onClose` reports that the client went away (its answer is then thrown away by the caller).
+   */
+  async wait(id: string, timeoutMs: number, onClose?: (cancel: () => void) => void): Promise<InteractionDto> {
     const current = this.interactions.get(id);
     if (isTerminal(current.status) || this.closing) return current;
-    return new Promise<InteractionDto>((resolve) => {
-      let set = this.waiters.get(id);
-      if (!set) {
-        set = new Set();
-        this.waiters.set(id, set);
-      }
-      const waiters = set;
-      const finish = (interaction: InteractionDto): void => {
-        clearTimeout(waiter.timer);
-        waiters.delete(waiter);
-        if (waiters.size === 0 && this.waiters.get(id) === waiters) this.waiters.delete(id);
-        signal?.removeEventListener("abort", onAbort);
-        resolve(interaction);
-      };
-      const onAbort = (): void => finish(current);
+    let set = this.waiters.get(id);
+    if (!set) {
+      set = new Set();
+      this.waiters.set(id, set);
+    }
+    const waiters = set;
+    // The state at the start is not kept: a timeout or shutdown reads the current one, a wake carries its own.
+    const settled = await new Promise<InteractionDto | undefined>((resolve) => {
       const waiter: Waiter = {
-        initial: current,
-        resolve: finish,
-        timer: setTimeout(() => {
-          try {
-            finish(this.interactions.get(id));
-          } catch {
-            finish(current);
-          }
-        }, timeoutMs),
+        resolve: (interaction) => {
+          clearTimeout(waiter.timer);
+          waiters.delete(waiter);
+          if (waiters.size === 0 && this.waiters.get(id) === waiters) this.waiters.delete(id);
+          resolve(interaction);
+        },
+        timer: setTimeout(() => waiter.resolve(undefined), timeoutMs),
       };
       waiters.add(waiter);
-      signal?.addEventListener("abort", onAbort, { once: true });
+      onClose?.(() => waiter.resolve(undefined));
     });
+    if (settled) return settled;
+    try {
+      return this.interactions.get(id);
+    } catch {
+      return current;
+    }
   }
 
   private wake(id: string, interaction: InteractionDto): void {
@@ -77,14 +76,8 @@ export class WaitRegistry {
   /** Shutdown: every open long-poll is answered with the interaction's current state; new waits return at once. */
   releaseAll(): void {
     this.closing = true;
-    for (const [id, set] of this.waiters) {
-      let current: InteractionDto | undefined;
-      try {
-        current = this.interactions.find(id);
-      } catch {
-        current = undefined;
-      }
-      for (const waiter of [...set]) waiter.resolve(current ?? waiter.initial);
+    for (const set of this.waiters.values()) {
+      for (const waiter of [...set]) waiter.resolve(undefined);
     }
   }
 }

@@ -179,7 +179,7 @@ export class Dispatcher {
       nextAttemptMs = nowMs + Math.max(backoff, requested);
     }
     try {
-      this.outbox.record(item.id, {
+      this.outbox.recordInTransaction(item.id, {
         status,
         attempts,
         nextAttemptMs,

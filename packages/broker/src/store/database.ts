@@ -33,12 +33,99 @@ export function openDatabaseFile(path: string): DatabaseSync {
 
 const pendingAfterCommit = new WeakMap<DatabaseSync, (() => void)[]>();
 
+interface Batch {
+  /** Runs after COMMIT: bus events, dispatcher kicks. */
+  callbacks: (() => void)[];
+  committed: Promise<void>;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+  depth: number;
+}
+
+const grouped = new WeakSet<DatabaseSync>();
+const openBatches = new WeakMap<DatabaseSync, Batch>();
+
 /**
- * Runs `work` in one IMMEDIATE transaction; nested calls join the outer one. Callbacks registered with
- * `afterCommit` during the transaction run once the outermost transaction commits, and are dropped on rollback,
- * so nobody hears of a write that did not happen.
+ * Group commit: every unit of work that starts in one event-loop turn joins one transaction, committed in a
+ * `setImmediate` at the end of the turn. Each unit runs in its own SAVEPOINT, so a failing unit rolls back alone.
+ * Responses wait for `commitBarrier` before they are sent (http/app.ts), so a 201 still means committed; what is
+ * saved is one WAL commit per turn instead of one per request.
+ */
+export function enableGroupCommit(db: DatabaseSync): void {
+  grouped.add(db);
+}
+
+/** The commit of the open batch, when there is one; a response must not leave before it. */
+export function commitBarrier(db: DatabaseSync): Promise<void> | undefined {
+  return openBatches.get(db)?.committed;
+}
+
+function commitBatch(db: DatabaseSync): void {
+  const batch = openBatches.get(db);
+  if (!batch) return;
+  openBatches.delete(db);
+  try {
+    db.exec("COMMIT");
+  } catch (error) {
+    try {
+      if (db.isTransaction) db.exec("ROLLBACK");
+    } catch {
+      // nothing more to undo
+    }
+    batch.reject(error);
+    return;
+  }
+  batch.resolve();
+  for (const callback of batch.callbacks) callback();
+}
+
+/** Commits the open batch now (shutdown, before the connection closes). */
+export function flushBatch(db: DatabaseSync): void {
+  commitBatch(db);
+}
+
+function groupedUnit<T>(db: DatabaseSync, work: () => T): T {
+  let batch = openBatches.get(db);
+  if (!batch) {
+    db.exec("BEGIN IMMEDIATE");
+    let resolve!: () => void;
+    let reject!: (error: unknown) => void;
+    const committed = new Promise<void>((onResolve, onReject) => {
+      resolve = onResolve;
+      reject = onReject;
+    });
+    // A rejected barrier nobody awaits must not crash the process; awaiting responses still see the rejection.
+    committed.catch(() => {});
+    batch = { callbacks: [], committed, resolve, reject, depth: 0 };
+    openBatches.set(db, batch);
+    setImmediate(() => commitBatch(db));
+  }
+  const savepoint = `unit_${batch.depth}`;
+  const callbacksBefore = batch.callbacks.length;
+  batch.depth++;
+  db.exec(`SAVEPOINT ${savepoint}`);
+  try {
+    const result = work();
+    db.exec(`RELEASE ${savepoint}`);
+    return result;
+  } catch (error) {
+    db.exec(`ROLLBACK TO ${savepoint}`);
+    db.exec(`RELEASE ${savepoint}`);
+    batch.callbacks.length = callbacksBefore;
+    throw error;
+  } finally {
+    batch.depth--;
+  }
+}
+
+/**
+ * Runs `work` as one atomic unit. With group commit on (the broker's store) it joins the turn's batch in a
+ * savepoint; otherwise it is one IMMEDIATE transaction. Nested calls join the outer unit. Callbacks registered
+ * with `afterCommit` run once the write is committed and are dropped on rollback, so nobody hears of a write that
+ * did not happen.
  */
 export function transaction<T>(db: DatabaseSync, work: () => T): T {
+  if (grouped.has(db)) return groupedUnit(db, work);
   if (db.isTransaction) return work();
   db.exec("BEGIN IMMEDIATE");
   pendingAfterCommit.set(db, []);
@@ -57,8 +144,13 @@ export function transaction<T>(db: DatabaseSync, work: () => T): T {
   }
 }
 
-/** Runs `callback` after the current transaction commits, or at once outside a transaction. */
+/** Runs `callback` after the current write commits, or at once when nothing is pending. */
 export function afterCommit(db: DatabaseSync, callback: () => void): void {
+  const batch = openBatches.get(db);
+  if (batch) {
+    batch.callbacks.push(callback);
+    return;
+  }
   const queue = db.isTransaction ? pendingAfterCommit.get(db) : undefined;
   if (queue) queue.push(callback);
   else callback();

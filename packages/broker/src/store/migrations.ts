@@ -1,6 +1,9 @@
 import type { DatabaseSync } from "node:sqlite";
 
 /**
+ * `seq` is a plain INTEGER PRIMARY KEY (the rowid): rows are never deleted, so it grows with creation order, and
+ * AUTOINCREMENT would cost one more page write per insert for a guarantee not needed here.
+ *
  * Numbered migrations; `PRAGMA user_version` holds how many have run. Append only: a shipped migration is never
  * edited. Every list filter of spec 1 has an index ending in `seq`, the creation order used for "newest first".
  */
@@ -9,7 +12,7 @@ export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
   (db) => {
     db.exec(`
       CREATE TABLE notifications (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        seq INTEGER PRIMARY KEY,
         id TEXT NOT NULL UNIQUE,
         key TEXT,
         agent TEXT NOT NULL,
@@ -34,7 +37,7 @@ export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
       CREATE INDEX notifications_by_agent ON notifications(agent, seq);
 
       CREATE TABLE interactions (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        seq INTEGER PRIMARY KEY,
         id TEXT NOT NULL UNIQUE,
         key TEXT,
         agent TEXT NOT NULL,
@@ -113,7 +116,7 @@ export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
         updated_at TEXT NOT NULL
       ) STRICT;
       CREATE TABLE outbox (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        seq INTEGER PRIMARY KEY,
         id TEXT NOT NULL UNIQUE,
         notification_id TEXT NOT NULL,
         route_id TEXT NOT NULL,

@@ -1,5 +1,6 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { OutboundPayload, OutboxItem, OutboxStatus } from "../outbox/types.js";
+import { transaction } from "./database.js";
 
 const COLUMNS =
   "id, notification_id, route_id, provider_id, status, attempts, next_attempt_ms, payload, idempotency_key, " +
@@ -127,6 +128,11 @@ export class OutboxStore {
       updated_at: change.updatedAt,
       delivered_at: change.deliveredAt,
     });
+  }
+
+  /** `record` as its own unit of work, so it joins the broker's group commit. */
+  recordInTransaction(id: string, change: Parameters<OutboxStore["record"]>[1]): void {
+    transaction(this.db, () => this.record(id, change));
   }
 
   byId(id: string): OutboxItem | undefined {

@@ -129,7 +129,9 @@ export class RouterConfig {
       ) {
         fail("models must be an array of model IDs");
       }
-      if ((models as string[]).length > MAX_DECLARED_MODELS) fail(`at most ${MAX_DECLARED_MODELS} declared models`);
+      // Counted as stored, without repeats.
+      if (new Set(models as string[]).size > MAX_DECLARED_MODELS)
+        fail(`at most ${MAX_DECLARED_MODELS} declared models`);
       const auth = input.auth ?? existing?.auth ?? "api_key";
       if (typeof auth !== "string" || !(UPSTREAM_AUTHS as readonly string[]).includes(auth)) {
         fail(`auth must be one of ${UPSTREAM_AUTHS.join(", ")}`);
@@ -157,6 +159,15 @@ export class RouterConfig {
         else if (typeof input.key === "string" && input.key.length <= 8192)
           sealed = this.sealer.seal(id, { key: input.key });
         else fail("key must be a string (or null to remove it)");
+      }
+      // A key reaches only the host it was saved for: moving base_url to another origin needs the key again.
+      if (
+        existing !== undefined &&
+        input.key === undefined &&
+        sealed !== null &&
+        new URL(existing.base_url).origin !== new URL(baseUrl as string).origin
+      ) {
+        fail("base_url moves to another host: send the key again (or key: null to remove it)");
       }
       const now = this.now();
       const upstream: Upstream = {

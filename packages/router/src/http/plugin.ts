@@ -1,12 +1,13 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { DatabaseSync } from "node:sqlite";
+import { Transform } from "node:stream";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { RouterConfig } from "../config/config-service.js";
 import type { KeySealer } from "../config/store.js";
 import { CooldownBook } from "../failover.js";
 import type { Wire } from "../ir.js";
 import { Ledger } from "../ledger/ledger.js";
-import { Proxy, type RouterLog } from "../proxy.js";
+import { type RouterLog, RouterProxy } from "../proxy.js";
 import { DEFAULT_TIMEOUTS, UpstreamClient, type UpstreamTimeouts } from "../upstreams/client.js";
 import { modelList } from "./models.js";
 import { type RouterErrorCode, wireError, wireOfPath } from "./wire-errors.js";
@@ -66,7 +67,7 @@ export const routerPlugin: FastifyPluginAsync<RouterPluginOptions> = async (app,
   const ledger = new Ledger(options.db);
   const cooldowns = new CooldownBook(options.now);
   const client = new UpstreamClient(options.timeouts ?? DEFAULT_TIMEOUTS);
-  const proxy = new Proxy({
+  const proxy = new RouterProxy({
     config,
     ledger,
     client,
@@ -85,6 +86,16 @@ export const routerPlugin: FastifyPluginAsync<RouterPluginOptions> = async (app,
       .code(status)
       .header("content-type", "application/json")
       .send(wireError(wire, code, message));
+
+  // The rest of an oversized body is never read, so the connection cannot carry another request.
+  const tooLarge = (reply: FastifyReply, wire: Wire | "models") =>
+    fail(
+      reply.header("connection", "close"),
+      wire,
+      413,
+      "payload_too_large",
+      "request body over RouterMaxRequestBodyBytes",
+    );
 
   // Bodies are JSON up to RouterMaxRequestBodyBytes (the broker's 64 KiB limit does not apply here).
   app.removeAllContentTypeParsers();
@@ -111,24 +122,42 @@ export const routerPlugin: FastifyPluginAsync<RouterPluginOptions> = async (app,
     }
     if (!isLoopbackHost(request.headers.host)) return fail(reply, wire, 403, "host_not_loopback", "non-loopback Host");
     const length = Number(request.headers["content-length"] ?? 0);
-    if (length > settings.maxRequestBodyBytes) {
-      return fail(reply, wire, 413, "payload_too_large", "request body over RouterMaxRequestBodyBytes");
-    }
+    if (length > settings.maxRequestBodyBytes) return tooLarge(reply, wire);
+    // The key may come in any of the three places; when it comes in x-notify-router-key, the client's own
+    // Authorization or x-api-key is its vendor credential and does not have to match.
     const header = request.headers["x-notify-router-key"];
-    const supplied =
-      (typeof header === "string" ? header : undefined) ??
-      bearer(request.headers.authorization) ??
-      (typeof request.headers["x-api-key"] === "string" ? request.headers["x-api-key"] : undefined);
-    if (settings.key === undefined || !keyMatches(supplied, settings.key)) {
+    const apiKey = request.headers["x-api-key"];
+    const supplied = [
+      typeof header === "string" ? header : undefined,
+      bearer(request.headers.authorization),
+      typeof apiKey === "string" ? apiKey : undefined,
+    ];
+    const expected = settings.key;
+    if (expected === undefined || !supplied.some((candidate) => keyMatches(candidate, expected))) {
       return fail(reply, wire, 401, "unauthorized", "missing or wrong router key");
     }
     return undefined;
   });
 
+  // A body without Content-Length (chunked) is cut as soon as it passes the limit, not read whole first.
+  app.addHook("preParsing", async (request, _reply, payload) => {
+    if (request.method !== "POST") return payload;
+    const limit = options.settings().maxRequestBodyBytes;
+    let received = 0;
+    const counted = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        received += chunk.length;
+        if (received > limit) callback(Object.assign(new Error("payload too large"), { statusCode: 413 }));
+        else callback(null, chunk);
+      },
+    });
+    payload.on("error", (error) => counted.destroy(error));
+    return payload.pipe(counted);
+  });
+
   app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
     const wire = wireOfPath(request.url.split("?")[0] ?? "");
-    if (error.statusCode === 413)
-      return fail(reply, wire, 413, "payload_too_large", "request body over RouterMaxRequestBodyBytes");
+    if (error.statusCode === 413) return tooLarge(reply, wire);
     if (error.statusCode === 400)
       return fail(reply, wire, 400, "invalid_request", "the request body is not valid JSON");
     options.log.warn(`router: ${request.method} ${request.routeOptions.url ?? "?"} failed: ${error.name}`);

@@ -55,17 +55,42 @@ export function wireError(wire: Wire | "models", code: RouterErrorCode, message:
   return { error: { message, type, code } };
 }
 
+/** What the router saw of a relayed responses-wire stream, so the event that ends it fits in. */
+export interface RelayedStreamState {
+  responseId?: string;
+  /** The last `sequence_number` the upstream sent. */
+  lastSequence?: number;
+}
+
 /**
  * The event that ends a committed stream when the upstream fails after the first byte (spec 3, Failover rule 5),
- * for passthrough streams whose bytes the router does not re-encode.
+ * for passthrough streams whose bytes the router does not re-encode. On the responses wire an `error` event (what
+ * the vendor's clients raise on) comes first, then `response.failed` for clients that wait for a terminal event;
+ * both continue the upstream's sequence numbers and name its response.
  */
-export function wireErrorEvent(wire: Wire, code: RouterErrorCode, message: string): string {
+export function wireErrorEvent(
+  wire: Wire,
+  code: RouterErrorCode,
+  message: string,
+  relayed: RelayedStreamState = {},
+): string {
   switch (wire) {
-    case "responses":
-      return `event: response.failed\ndata: ${JSON.stringify({
+    case "responses": {
+      const next = (relayed.lastSequence ?? -1) + 1;
+      const error = { type: "error", code, message, param: null, sequence_number: next };
+      const failed = {
         type: "response.failed",
-        response: { object: "response", status: "failed", error: { code, message } },
-      })}\n\n`;
+        sequence_number: next + 1,
+        response: {
+          ...(relayed.responseId === undefined ? {} : { id: relayed.responseId }),
+          object: "response",
+          status: "failed",
+          error: { code, message },
+          incomplete_details: null,
+        },
+      };
+      return `event: error\ndata: ${JSON.stringify(error)}\n\nevent: response.failed\ndata: ${JSON.stringify(failed)}\n\n`;
+    }
     case "messages":
       return `event: error\ndata: ${JSON.stringify({ type: "error", error: { type: code, message } })}\n\n`;
     case "chat":

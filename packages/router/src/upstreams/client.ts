@@ -45,11 +45,16 @@ export class UpstreamClient {
   }
 }
 
-/** A failure before any response headers: a short code, never the exception text. */
+/** A failed upstream connection (before the headers, or while reading the body): a short code, never the text. */
 export function connectionFailureCode(error: unknown): "timeout" | "connection_error" {
   const code = String((error as { code?: string }).code ?? "");
   const name = (error as { name?: string }).name;
-  if (code === "UND_ERR_CONNECT_TIMEOUT" || code === "UND_ERR_HEADERS_TIMEOUT" || name === "TimeoutError")
+  if (
+    code === "UND_ERR_CONNECT_TIMEOUT" ||
+    code === "UND_ERR_HEADERS_TIMEOUT" ||
+    code === "UND_ERR_BODY_TIMEOUT" ||
+    name === "TimeoutError"
+  )
     return "timeout";
   return "connection_error";
 }

@@ -24,19 +24,12 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRouteOptions> = as
 
   app.get<IdParams>("/interactions/:id", async (request) => interactions.get(request.params.id));
 
-  app.get<IdParams>("/interactions/:id/wait", async (request, reply) => {
+  app.get<IdParams>("/interactions/:id/wait", async (request) => {
     const seconds = parseWaitTimeout(request.query as Query);
     // A client that hangs up stops waiting; nothing else is held for it.
-    const disconnected = new AbortController();
-    const onClose = (): void => {
-      if (!reply.raw.writableFinished) disconnected.abort();
-    };
-    reply.raw.once("close", onClose);
-    try {
-      return await waiters.wait(request.params.id, seconds * 1000, disconnected.signal);
-    } finally {
-      reply.raw.off("close", onClose);
-    }
+    return waiters.wait(request.params.id, seconds * 1000, (cancel) => {
+      request.raw.socket?.once("close", cancel);
+    });
   });
 
   app.post<IdParams>("/interactions/:id/respond", async (request) =>

@@ -76,10 +76,13 @@ export const uiRouterRoutes: FastifyPluginAsync<UiRouterOptions> = async (app, {
   app.post("/router/upstreams", async (request, reply) =>
     reply.code(201).send(guarded(() => router().config.saveUpstream(body(request.body)))),
   );
-  app.patch<IdParams>("/router/upstreams/:id", async (request) =>
-    guarded(() => router().config.saveUpstream(body(request.body), request.params.id)),
-  );
+  // An upstream is named by its id or its slug; an unknown one is 404, not a validation error.
+  app.patch<IdParams>("/router/upstreams/:id", async (request, reply) => {
+    if (!router().config.findUpstream(request.params.id)) return reply.code(404).send({ error: "upstream not found" });
+    return guarded(() => router().config.saveUpstream(body(request.body), request.params.id));
+  });
   app.delete<IdParams>("/router/upstreams/:id", async (request, reply) => {
+    if (!router().config.findUpstream(request.params.id)) return reply.code(404).send({ error: "upstream not found" });
     guarded(() => router().config.deleteUpstream(request.params.id));
     return reply.code(204).send();
   });
@@ -88,10 +91,12 @@ export const uiRouterRoutes: FastifyPluginAsync<UiRouterOptions> = async (app, {
   app.post("/router/routes", async (request, reply) =>
     reply.code(201).send(guarded(() => router().config.saveRoute(body(request.body)))),
   );
-  app.patch<IdParams>("/router/routes/:id", async (request) =>
-    guarded(() => router().config.saveRoute(body(request.body), request.params.id)),
-  );
+  app.patch<IdParams>("/router/routes/:id", async (request, reply) => {
+    if (!router().config.findRoute(request.params.id)) return reply.code(404).send({ error: "route not found" });
+    return guarded(() => router().config.saveRoute(body(request.body), request.params.id));
+  });
   app.delete<IdParams>("/router/routes/:id", async (request, reply) => {
+    if (!router().config.findRoute(request.params.id)) return reply.code(404).send({ error: "route not found" });
     guarded(() => router().config.deleteRoute(request.params.id));
     return reply.code(204).send();
   });

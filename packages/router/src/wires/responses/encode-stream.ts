@@ -33,7 +33,7 @@ interface OpenTool {
 /**
  * Stream parts to responses-wire SSE frames (spec 3, "Stream framing written to the client"): `response.created`,
  * `response.in_progress`, the added/delta/done events of each output item, then `response.completed`,
- * `response.incomplete` or `response.failed`. Every event carries `sequence_number`.
+ * `response.incomplete` or `error` followed by `response.failed`. Every event carries `sequence_number`.
  */
 export function encodeResponsesStream(options: EncodeOptions): TransformStream<StreamPart, string> {
   const newId = options.newId ?? randomId;
@@ -165,8 +165,11 @@ export function encodeResponsesStream(options: EncodeOptions): TransformStream<S
     closeText();
     for (const index of [...tools.keys()].sort((left, right) => left - right)) closeTool(index);
   };
+  // The `error` event is what the vendor's clients raise on (a `response.failed` alone reads as a finished, failed
+  // response to them); `response.failed` then ends the stream for clients that wait for a terminal response event.
   const fail = (code: string, message: string) => {
     finished = true;
+    send({ type: "error", code, message, param: null });
     send({ type: "response.failed", response: snapshot("failed", { error: { code, message } }) });
   };
   const end = (reason: FinishReason) => {

@@ -163,4 +163,5 @@ export type ResponsesStreamEvent = { sequence_number: number } & (
       text: string;
     }
   | { type: "response.completed" | "response.incomplete" | "response.failed"; response: ResponsesResponse }
+  | { type: "error"; code: string; message: string; param: null }
 );
