@@ -98,3 +98,51 @@ describe("GET /v1/interactions/{id}/wait (spec 1)", () => {
     expect((reply.body as Json).status).toBe("pending");
   });
 });
+
+describe("long-poll over a real keep-alive connection", () => {
+  it("repeated waits on one socket leave no close listeners behind; a hang-up stops the wait", async () => {
+    const { startBroker } = await import("../src/broker.js");
+    const { tempDir: dir } = await import("./helpers.js");
+    const { Agent, request } = await import("undici");
+    const broker = await startBroker({ dataDir: dir(), port: 0, env: { NOTIFY_TOKEN: "keepalive-token-123456" } });
+    const agent = new Agent({ connections: 1 });
+    const headers = { authorization: "Bearer keepalive-token-123456", "content-type": "application/json" };
+    try {
+      const created = (await (
+        await request(`${broker.url}/v1/interactions/request`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ prompt: "p" }),
+          dispatcher: agent,
+        })
+      ).body.json()) as Json;
+      const warnings: string[] = [];
+      const onWarning = (warning: Error) => warnings.push(warning.name);
+      process.on("warning", onWarning);
+      for (let round = 0; round < 12; round++) {
+        const reply = await request(`${broker.url}/v1/interactions/${created.id}/wait?timeout=1`, {
+          headers,
+          dispatcher: agent,
+        });
+        expect(((await reply.body.json()) as Json).status).toBe("pending");
+      }
+      process.off("warning", onWarning);
+      expect(warnings).not.toContain("MaxListenersExceededWarning");
+      // A client that hangs up: the waiter is dropped.
+      const controller = new AbortController();
+      const pending = request(`${broker.url}/v1/interactions/${created.id}/wait?timeout=60`, {
+        headers,
+        signal: controller.signal,
+      }).catch(() => undefined);
+      for (let wait = 0; broker.waiters.size() === 0 && wait < 100; wait++) await new Promise((r) => setTimeout(r, 10));
+      expect(broker.waiters.size()).toBe(1);
+      controller.abort();
+      await pending;
+      for (let wait = 0; broker.waiters.size() > 0 && wait < 100; wait++) await new Promise((r) => setTimeout(r, 10));
+      expect(broker.waiters.size()).toBe(0);
+    } finally {
+      await agent.close();
+      await broker.close();
+    }
+  }, 30_000);
+});

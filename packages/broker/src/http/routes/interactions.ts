@@ -26,10 +26,19 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRouteOptions> = as
 
   app.get<IdParams>("/interactions/:id/wait", async (request) => {
     const seconds = parseWaitTimeout(request.query as Query);
-    // A client that hangs up stops waiting; nothing else is held for it.
-    return waiters.wait(request.params.id, seconds * 1000, (cancel) => {
-      request.raw.socket?.once("close", cancel);
-    });
+    // A client that hangs up stops waiting; nothing else is held for it. The listener goes with the request, so a
+    // keep-alive connection that long-polls again and again does not pile them up.
+    const socket = request.raw.socket;
+    let cancel: (() => void) | undefined;
+    const onClose = (): void => cancel?.();
+    socket?.once("close", onClose);
+    try {
+      return await waiters.wait(request.params.id, seconds * 1000, (stop) => {
+        cancel = stop;
+      });
+    } finally {
+      socket?.off("close", onClose);
+    }
   });
 
   app.post<IdParams>("/interactions/:id/respond", async (request) =>
