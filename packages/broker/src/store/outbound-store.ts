@@ -113,11 +113,11 @@ export class OutboundStore {
   }
 
   profiles(): StoredProfile[] {
-    return (this.statements.selectProfiles?.all() as unknown as ProfileRow[]).map(toProfile);
+    return ((this.statements.selectProfiles as StatementSync).all() as unknown as ProfileRow[]).map(toProfile);
   }
 
   routes(): OutboundRoute[] {
-    return (this.statements.selectRoutes?.all() as unknown as RouteRow[]).map(toRoute);
+    return ((this.statements.selectRoutes as StatementSync).all() as unknown as RouteRow[]).map(toRoute);
   }
 
   saveProfile(profile: ProviderProfile, sealedSecrets: string | null, isNew: boolean): void {

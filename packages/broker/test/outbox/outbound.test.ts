@@ -286,7 +286,7 @@ describe("outbox (spec 1, Outbound delivery)", () => {
     const hook = await server();
     await setUp(broker, hook.url, {}, { signingSecret: "hmac-secret-value-123" });
     rmSync(join(broker.dataDir, "secret.key"));
-    broker.outbound["sealer"].reset();
+    (broker.outbound as unknown as { sealer: { reset(): void } }).sealer.reset();
     await broker.call("POST", "/v1/notifications", { title: "t", message: "m" });
     for (let attempt = 1; attempt <= 6; attempt++) {
       await broker.dispatcher.runDue();
