@@ -1,4 +1,4 @@
-import { retryAfterMs } from "@notify/contracts";
+import { retryAfterMs } from "@notify/contracts/retry";
 
 /** Statuses after which the next target is tried (spec 3, Failover rule 2), when no byte reached the client. */
 export const FAILOVER_STATUSES: ReadonlySet<number> = new Set([

@@ -572,10 +572,11 @@ export class RouterProxy {
       // Bytes go to the client unchanged; a tee feeds the decoder that reads usage for the ledger.
       const [relay, copy] = web.tee();
       out = relay;
-      const parts = copy
-        .pipeThrough(sseDecoderStream())
-        .pipeThrough(trackRelayed(relayed))
-        .pipeThrough(WIRE_CODECS[upstreamWire].decodeStream());
+      // Only a relayed responses-wire stream needs its id and sequence numbers (to end it with its own events).
+      const events = copy.pipeThrough(sseDecoderStream());
+      const parts = (upstreamWire === "responses" ? events.pipeThrough(trackRelayed(relayed)) : events).pipeThrough(
+        WIRE_CODECS[upstreamWire].decodeStream(),
+      );
       tap = (async () => {
         for await (const part of parts) observe(part);
       })().catch(() => {});

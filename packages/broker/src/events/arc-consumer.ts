@@ -1,12 +1,10 @@
 import { createHash } from "node:crypto";
-import {
-  type ArcEvent,
-  formatProblems,
-  type RequestCreatedEvent,
-  type RequestResolvedEvent,
-  type RequestUpdatedEvent,
-  type ResponseSubmittedEvent,
-  validateArcEvent,
+import type {
+  ArcEvent,
+  RequestCreatedEvent,
+  RequestResolvedEvent,
+  RequestUpdatedEvent,
+  ResponseSubmittedEvent,
 } from "@notify/contracts";
 import canonicalize from "canonicalize";
 import { type Clock, isoTime } from "../domain/clock.js";
@@ -41,6 +39,16 @@ export class ArcConsumer {
     private readonly clock: Clock,
   ) {}
 
+  private contracts: typeof import("@notify/contracts") | undefined;
+
+  /**
+   * Loads the ARC validator (zod and the schemas) on the first event rather than at start: a broker that never
+   * receives an event never holds them in memory.
+   */
+  async ready(): Promise<void> {
+    this.contracts ??= await import("@notify/contracts");
+  }
+
   accept(body: unknown): ArcResult {
     if (body !== null && typeof body === "object" && !Array.isArray(body)) {
       const version = (body as Record<string, unknown>).arc_version;
@@ -48,8 +56,10 @@ export class ArcConsumer {
         throw invalid(`$.arc_version: unsupported ARC version ${JSON.stringify(version)}; this consumer speaks 0.2`);
       }
     }
-    const validation = validateArcEvent(body);
-    if (!validation.ok) throw invalid(formatProblems(validation.problems));
+    const contracts = this.contracts;
+    if (!contracts) throw new Error("ArcConsumer.ready() was not awaited");
+    const validation = contracts.validateArcEvent(body);
+    if (!validation.ok) throw invalid(contracts.formatProblems(validation.problems));
     const event = validation.value;
     const fingerprint = fingerprintOf(event);
 

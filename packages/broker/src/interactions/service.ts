@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import { requestDigest } from "@notify/contracts";
+import { requestDigest } from "@notify/contracts/digest";
 import type { DomainBus } from "../domain/bus.js";
 import { type Clock, isoTime } from "../domain/clock.js";
 import { alreadyAnswered, interactionNotFound, invalid } from "../domain/errors.js";

@@ -29,9 +29,14 @@ export class WaitRegistry {
    * Resolves with the interaction once it is terminal, or with its current state after `timeoutMs` or when
    * `onClose` reports that the client went away (its answer is then thrown away by the caller).
    */
-  async wait(id: string, timeoutMs: number, onClose?: (cancel: () => void) => void): Promise<InteractionDto> {
+  wait(id: string, timeoutMs: number, onClose?: (cancel: () => void) => void): Promise<InteractionDto> {
     const current = this.interactions.get(id);
-    if (isTerminal(current.status) || this.closing) return current;
+    if (isTerminal(current.status) || this.closing) return Promise.resolve(current);
+    // Nothing of `current` is kept while waiting (10,000 waiters would hold 10,000 copies).
+    return this.hold(id, timeoutMs, onClose);
+  }
+
+  private async hold(id: string, timeoutMs: number, onClose?: (cancel: () => void) => void): Promise<InteractionDto> {
     let set = this.waiters.get(id);
     if (!set) {
       set = new Set();
@@ -52,12 +57,7 @@ export class WaitRegistry {
       waiters.add(waiter);
       onClose?.(() => waiter.resolve(undefined));
     });
-    if (settled) return settled;
-    try {
-      return this.interactions.get(id);
-    } catch {
-      return current;
-    }
+    return settled ?? this.interactions.get(id);
   }
 
   private wake(id: string, interaction: InteractionDto): void {

@@ -1,4 +1,4 @@
-import { backoffMs } from "@notify/contracts";
+import { backoffMs } from "@notify/contracts/retry";
 import { type Clock, isoTime } from "../domain/clock.js";
 import type { Logger } from "../log/logger.js";
 import { SecretsUnreadableError } from "../secrets/sealer.js";

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createSecretKey, type KeyObject, randomBytes } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 
@@ -20,6 +20,8 @@ export class SecretsUnreadableError extends Error {
  */
 export class SecretSealer {
   private key: Buffer | undefined;
+  /** The key imported once; node:crypto would re-import a raw Buffer on every cipher. */
+  private keyObject: KeyObject | undefined;
 
   constructor(private readonly dataDir: string) {}
 
@@ -51,8 +53,14 @@ export class SecretSealer {
     return key;
   }
 
+  private cipherKey(create: boolean): KeyObject {
+    const raw = this.loadKey(create);
+    if (!this.keyObject || this.key !== raw) this.keyObject = createSecretKey(raw);
+    return this.keyObject;
+  }
+
   seal(recordId: string, secrets: Record<string, string>): string {
-    const key = this.loadKey(true);
+    const key = this.cipherKey(true);
     const iv = randomBytes(12);
     const cipher = createCipheriv("aes-256-gcm", key, iv);
     cipher.setAAD(Buffer.from(recordId, "utf8"));
@@ -65,7 +73,7 @@ export class SecretSealer {
     try {
       const [version, ivText, bodyText] = sealed.split(".");
       if (version !== "v1" || !ivText || !bodyText) throw new SecretsUnreadableError();
-      const key = this.loadKey(false);
+      const key = this.cipherKey(false);
       const body = Buffer.from(bodyText, "base64url");
       const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(ivText, "base64url"));
       decipher.setAAD(Buffer.from(recordId, "utf8"));
@@ -84,5 +92,6 @@ export class SecretSealer {
   /** Forgets the cached key (tests; a key file replaced on disk). */
   reset(): void {
     this.key = undefined;
+    this.keyObject = undefined;
   }
 }

@@ -72,8 +72,11 @@ export class RouterConfig {
     return this.snapshotCache;
   }
 
+  private readonly sealedKeys = new Map<string, string | null>();
+
   private changed(): void {
     this.snapshotCache = undefined;
+    this.sealedKeys.clear();
   }
 
   findUpstream(idOrSlug: string): Upstream | undefined {
@@ -86,7 +89,12 @@ export class RouterConfig {
 
   /** The upstream's key, opened only while building an upstream request. */
   openKey(upstream: Upstream): string | undefined {
-    const sealed = this.store.sealedKey(upstream.id);
+    // The sealed value is kept with the snapshot (no query per request); it is opened here, per attempt.
+    let sealed = this.sealedKeys.get(upstream.id);
+    if (sealed === undefined) {
+      sealed = this.store.sealedKey(upstream.id);
+      this.sealedKeys.set(upstream.id, sealed);
+    }
     if (sealed === null) return undefined;
     return this.sealer.open(upstream.id, sealed).key;
   }

@@ -39,11 +39,16 @@ export interface RouterServices {
   close(): Promise<void>;
 }
 
+/** The expected key's digest, computed once per key value rather than per request. */
+let expectedDigest: { key: string; digest: Buffer } | undefined;
+
 function keyMatches(supplied: string | undefined, expected: string): boolean {
   if (supplied === undefined) return false;
+  if (expectedDigest?.key !== expected) {
+    expectedDigest = { key: expected, digest: createHash("sha256").update(expected).digest() };
+  }
   const a = createHash("sha256").update(supplied).digest();
-  const b = createHash("sha256").update(expected).digest();
-  return timingSafeEqual(a, b);
+  return timingSafeEqual(a, expectedDigest.digest);
 }
 
 function bearer(header: string | string[] | undefined): string | undefined {
@@ -78,6 +83,7 @@ export const routerPlugin: FastifyPluginAsync<RouterPluginOptions> = async (app,
   });
   options.onReady?.({ config, ledger, cooldowns, close: () => client.close() });
   app.addHook("onClose", async () => {
+    ledger.flush();
     await client.close();
   });
 
@@ -141,7 +147,8 @@ export const routerPlugin: FastifyPluginAsync<RouterPluginOptions> = async (app,
 
   // A body without Content-Length (chunked) is cut as soon as it passes the limit, not read whole first.
   app.addHook("preParsing", async (request, _reply, payload) => {
-    if (request.method !== "POST") return payload;
+    // With a Content-Length the onRequest check has already enforced the limit; only chunked bodies need counting.
+    if (request.method !== "POST" || request.headers["content-length"] !== undefined) return payload;
     const limit = options.settings().maxRequestBodyBytes;
     let received = 0;
     const counted = new Transform({

@@ -88,39 +88,36 @@ export class Ledger {
     this.pruneAttempts = db.prepare("DELETE FROM attempts WHERE started_ms < ?");
   }
 
-  /** Writes a finished request and its attempts in one transaction. */
+  private queued: { request: RequestRecord; attempts: readonly AttemptRecord[] }[] = [];
+  private flushScheduled = false;
+
+  /**
+   * Records a finished request and its attempts. Rows are queued and written together once per event-loop turn
+   * (one transaction for all requests that finished in it); reads and pruning flush first, so nothing is missed.
+   */
   record(request: RequestRecord, attempts: readonly AttemptRecord[]): void {
+    this.queued.push({ request, attempts });
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      try {
+        this.flush();
+      } catch {
+        // The database is closed or full: these rows are lost to the ledger, never to the client.
+        this.queued = [];
+      }
+    });
+  }
+
+  /** Writes every queued row now, in one transaction. */
+  flush(): void {
+    this.flushScheduled = false;
+    const batch = this.queued;
+    if (batch.length === 0) return;
+    this.queued = [];
     this.db.exec("BEGIN IMMEDIATE");
     try {
-      this.insertRequest.run({
-        id: request.id,
-        started_at: request.started_at,
-        finished_at: request.finished_at,
-        started_ms: Date.parse(request.started_at),
-        inbound_wire: request.inbound_wire,
-        requested_model: request.requested_model,
-        route_kind: request.route_kind,
-        route_name: request.route_name,
-        upstream_slug: request.upstream_slug,
-        upstream_model: request.upstream_model,
-        stream: request.stream ? 1 : 0,
-        status: request.status,
-        outcome: request.outcome,
-        input_tokens: request.tokens.input,
-        cached_input_tokens: request.tokens.cached_input,
-        output_tokens: request.tokens.output,
-        reasoning_tokens: request.tokens.reasoning,
-        usage_status: request.usage_status,
-        error_code: request.error_code,
-        notes: request.notes.length > 0 ? request.notes.join(",") : null,
-      });
-      for (const attempt of attempts) {
-        this.insertAttempt.run({
-          ...attempt,
-          bytes_streamed: attempt.bytes_streamed ? 1 : 0,
-          started_ms: Date.parse(attempt.started_at),
-        });
-      }
+      for (const { request, attempts } of batch) this.write(request, attempts);
       this.db.exec("COMMIT");
     } catch (error) {
       if (this.db.isTransaction) this.db.exec("ROLLBACK");
@@ -128,8 +125,41 @@ export class Ledger {
     }
   }
 
+  private write(request: RequestRecord, attempts: readonly AttemptRecord[]): void {
+    this.insertRequest.run({
+      id: request.id,
+      started_at: request.started_at,
+      finished_at: request.finished_at,
+      started_ms: Date.parse(request.started_at),
+      inbound_wire: request.inbound_wire,
+      requested_model: request.requested_model,
+      route_kind: request.route_kind,
+      route_name: request.route_name,
+      upstream_slug: request.upstream_slug,
+      upstream_model: request.upstream_model,
+      stream: request.stream ? 1 : 0,
+      status: request.status,
+      outcome: request.outcome,
+      input_tokens: request.tokens.input,
+      cached_input_tokens: request.tokens.cached_input,
+      output_tokens: request.tokens.output,
+      reasoning_tokens: request.tokens.reasoning,
+      usage_status: request.usage_status,
+      error_code: request.error_code,
+      notes: request.notes.length > 0 ? request.notes.join(",") : null,
+    });
+    for (const attempt of attempts) {
+      this.insertAttempt.run({
+        ...attempt,
+        bytes_streamed: attempt.bytes_streamed ? 1 : 0,
+        started_ms: Date.parse(attempt.started_at),
+      });
+    }
+  }
+
   /** Newest first, each with its attempts. */
   activity(limit: number): (RequestRecord & { attempts: AttemptRecord[] })[] {
+    this.flush();
     return (this.recent.all(limit) as unknown as RequestRow[]).map((row) => ({
       id: row.id,
       started_at: row.started_at,
@@ -162,6 +192,7 @@ export class Ledger {
 
   /** Drops rows older than the retention period; returns how many requests went. */
   prune(retentionDays: number, nowMs: number = Date.now()): number {
+    this.flush();
     const cutoff = nowMs - retentionDays * DAY_MS;
     const removed = Number(this.pruneRequests.run(cutoff).changes);
     this.pruneAttempts.run(cutoff);

@@ -1,4 +1,4 @@
-import { Agent, type Dispatcher, request } from "undici";
+import type { Agent, Dispatcher } from "undici";
 
 export interface UpstreamTimeouts {
   connectMs: number;
@@ -15,33 +15,40 @@ export const DEFAULT_TIMEOUTS: UpstreamTimeouts = { connectMs: 30_000, headersMs
  * system's proxy variables (no ProxyAgent is installed), so a key reaches only the host it was saved for.
  */
 export class UpstreamClient {
-  private readonly agent: Agent;
+  private agent: Promise<{ agent: Agent; request: typeof import("undici").request }> | undefined;
 
-  constructor(readonly timeouts: UpstreamTimeouts = DEFAULT_TIMEOUTS) {
-    this.agent = new Agent({
-      connect: { timeout: timeouts.connectMs },
-      headersTimeout: timeouts.headersMs,
-      bodyTimeout: timeouts.bodyMs,
-      keepAliveTimeout: 30_000,
-      connections: 256,
-    });
+  constructor(readonly timeouts: UpstreamTimeouts = DEFAULT_TIMEOUTS) {}
+
+  /** undici is loaded on the first upstream request: a broker whose router is off never pays for it. */
+  private client(): Promise<{ agent: Agent; request: typeof import("undici").request }> {
+    this.agent ??= import("undici").then(({ Agent, request }) => ({
+      agent: new Agent({
+        connect: { timeout: this.timeouts.connectMs },
+        headersTimeout: this.timeouts.headersMs,
+        bodyTimeout: this.timeouts.bodyMs,
+        keepAliveTimeout: 30_000,
+      }),
+      request,
+    }));
+    return this.agent;
   }
 
-  send(
+  async send(
     url: string,
     options: { method: "GET" | "POST"; headers: Record<string, string>; body?: string; signal: AbortSignal },
   ): Promise<Dispatcher.ResponseData> {
+    const { agent, request } = await this.client();
     return request(url, {
       method: options.method,
       headers: options.headers,
       ...(options.body === undefined ? {} : { body: options.body }),
       signal: options.signal,
-      dispatcher: this.agent,
+      dispatcher: agent,
     });
   }
 
-  close(): Promise<void> {
-    return this.agent.close();
+  async close(): Promise<void> {
+    if (this.agent) await (await this.agent).agent.close();
   }
 }
 

@@ -8,6 +8,7 @@ export interface EventRouteOptions {
 /** POST /v1/events: one ARC 0.2 event; the body is always `{notification, interaction}` (spec 1). */
 export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, { events }) => {
   app.post("/events", async (request, reply) => {
+    await events.ready();
     const { status, notification, interaction } = events.accept(request.body);
     return reply.code(status).send({ notification, interaction });
   });

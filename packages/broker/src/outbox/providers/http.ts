@@ -1,5 +1,4 @@
-import { retryAfterMs } from "@notify/contracts";
-import { request } from "undici";
+import { retryAfterMs } from "@notify/contracts/retry";
 import type { DeliveryResult } from "../types.js";
 
 export interface HttpSend {
@@ -57,6 +56,8 @@ export function resultForStatus(
  */
 export async function sendHttp(send: HttpSend): Promise<DeliveryResult> {
   try {
+    // undici is loaded on first delivery: a broker with no provider configured never pays for it.
+    const { request } = await import("undici");
     const response = await request(send.url, {
       method: send.method ?? "POST",
       headers: { "user-agent": "notify-outbox", ...send.headers },
