@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { backoffMs } from "@notify/contracts/retry";
 import { type Clock, isoTime } from "../domain/clock.js";
 import type { Logger } from "../log/logger.js";
@@ -20,6 +21,9 @@ export interface DispatcherOptions {
   /** False in tests that drive `runDue()` by hand with a manual clock. */
   autoRun?: boolean;
 }
+
+/** How many due items one query reads ahead. */
+const READ_AHEAD = 64;
 
 const DEFAULTS = {
   maxAttempts: 6,
@@ -60,40 +64,78 @@ export class Dispatcher {
     outbound.onEnqueued(() => this.kick());
   }
 
+  /** True while the event loop is nearly saturated (API traffic): deliveries then take one slot and wait turns. */
+  private busy = false;
+  private loadTimer: NodeJS.Timeout | undefined;
+
+  /**
+   * Deliveries never slow the API that creates them (spec 1, Outbound delivery): the event loop's utilization is
+   * sampled every 100 ms, and above 85% the dispatcher drops to one attempt at a time with a pause between them.
+   * The durable outbox absorbs the backlog and drains it at full speed once the load falls.
+   */
+  private watchLoad(): void {
+    let last = performance.eventLoopUtilization();
+    this.loadTimer = setInterval(() => {
+      const now = performance.eventLoopUtilization();
+      const wasBusy = this.busy;
+      this.busy = performance.eventLoopUtilization(now, last).utilization > 0.85;
+      last = now;
+      // Load fell: fill the slots held back meanwhile.
+      if (wasBusy && !this.busy) this.pump();
+    }, 100);
+    this.loadTimer.unref();
+  }
+
   start(): void {
+    if (this.autoRun && !this.loadTimer) this.watchLoad();
     this.stopped = false;
     if (this.stopController.signal.aborted) this.stopController = new AbortController();
     this.kick();
   }
 
-  /** Something may be due: fill free slots now. */
+  private kickScheduled = false;
+
+  /** Something may be due: fill free slots at the end of this turn (many enqueues in one turn, one pump). */
   kick(): void {
-    if (!this.autoRun || this.stopped) return;
-    this.pump();
+    if (!this.autoRun || this.stopped || this.kickScheduled) return;
+    this.kickScheduled = true;
+    setImmediate(() => {
+      this.kickScheduled = false;
+      this.pump();
+    });
   }
+
+  /**
+   * Due items read ahead of the free slots, so a completed attempt takes the next item from memory instead of
+   * querying again. Refilled only when empty; an item read here and not yet started stays Pending in the store.
+   */
+  private readAhead: OutboxItem[] = [];
 
   /** Starts due items in the free slots; when idle, arms one timer for the next due item. */
   private pump(): number {
     if (this.stopped) return 0;
-    const free = this.options.concurrency - this.inFlight.size;
+    const free = (this.busy ? 1 : this.options.concurrency) - this.inFlight.size;
     let started = 0;
-    if (free > 0) {
-      let due: OutboxItem[] = [];
-      try {
-        due = this.outbox.due(this.clock.now(), free + this.inFlight.size);
-      } catch {
-        return 0; // database closed during shutdown
+    while (started < free) {
+      if (this.readAhead.length === 0) {
+        try {
+          this.readAhead = this.outbox
+            .due(this.clock.now(), READ_AHEAD + this.inFlight.size)
+            .filter((item) => !this.inFlight.has(item.id));
+        } catch {
+          return started; // database closed during shutdown
+        }
+        if (this.readAhead.length === 0) break;
       }
-      for (const item of due) {
-        if (started >= free) break;
-        if (this.inFlight.has(item.id)) continue;
-        started++;
-        const attempt = this.attempt(item).finally(() => {
-          this.inFlight.delete(item.id);
-          if (this.autoRun) this.pump();
-        });
-        this.inFlight.set(item.id, attempt);
-      }
+      const item = this.readAhead.shift() as OutboxItem;
+      started++;
+      const attempt = this.attempt(item).finally(() => {
+        this.inFlight.delete(item.id);
+        if (!this.autoRun) return;
+        if (this.busy) setTimeout(() => this.pump(), 10).unref();
+        else this.pump();
+      });
+      this.inFlight.set(item.id, attempt);
     }
     if (this.autoRun && this.inFlight.size === 0) this.scheduleNext();
     return started;
@@ -217,6 +259,8 @@ export class Dispatcher {
   }
 
   async stop(): Promise<void> {
+    if (this.loadTimer) clearInterval(this.loadTimer);
+    this.loadTimer = undefined;
     this.stopped = true;
     this.stopController.abort();
     if (this.timer) clearTimeout(this.timer);

@@ -1,6 +1,6 @@
 import { normalizeTypeId } from "../notifications/type-ids.js";
 import { type NotificationDto, priorityRank } from "../notifications/types.js";
-import type { OutboundPayload, OutboundRoute, ProviderProfile } from "./types.js";
+import type { OutboundRoute, ProviderProfile } from "./types.js";
 
 const sameText = (a: string, b: string | undefined): boolean =>
   b !== undefined && a.trim().toLowerCase() === b.trim().toLowerCase();
@@ -21,20 +21,4 @@ export function routeMatches(
   if (route.project !== undefined && !sameText(route.project, notification.project)) return false;
   if (route.agent !== undefined && !sameText(route.agent, notification.agent)) return false;
   return true;
-}
-
-/** The payload for one route: IncludeMessage off leaves the message out, so only the title leaves the machine. */
-export function payloadFor(notification: NotificationDto, includeMessage: boolean): OutboundPayload {
-  const payload: OutboundPayload = {
-    id: notification.id,
-    title: notification.title,
-    type: notification.type,
-    priority: notification.priority,
-    agent: notification.agent,
-    createdAt: notification.createdAt,
-  };
-  if (includeMessage) payload.message = notification.message;
-  if (notification.project !== undefined) payload.project = notification.project;
-  if (notification.key !== undefined) payload.key = notification.key;
-  return payload;
 }

@@ -6,8 +6,8 @@ import { type NotificationDto, PRIORITIES, type Priority } from "../notification
 import { type SecretSealer, SecretsUnreadableError } from "../secrets/sealer.js";
 import { afterCommit, transaction } from "../store/database.js";
 import type { OutboundStore, StoredProfile } from "../store/outbound-store.js";
-import type { OutboxStore } from "../store/outbox-store.js";
-import { payloadFor, routeMatches } from "./matching.js";
+import { newOutboxId, type OutboxStore } from "../store/outbox-store.js";
+import { routeMatches } from "./matching.js";
 import type { DeliveryResult, OutboundPayload, OutboundRoute, ProviderAdapter, ProviderProfile } from "./types.js";
 
 export const providerNotFound = (): DomainError => new DomainError("validation", "provider not found");
@@ -84,14 +84,12 @@ export class OutboundService {
     for (const route of this.routes) {
       const provider = this.profiles.get(route.providerId)?.profile;
       if (!routeMatches(route, provider, notification)) continue;
-      const id = `obx_${randomBytes(12).toString("hex")}`;
       this.outbox.enqueue({
-        id,
+        id: newOutboxId(),
         notificationId: notification.id,
         routeId: route.id,
         providerId: route.providerId,
-        payload: payloadFor(notification, route.includeMessage),
-        idempotencyKey: id,
+        includeMessage: route.includeMessage,
         nextAttemptMs: nowMs,
         createdAt: now,
       });

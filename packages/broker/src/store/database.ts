@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
-import { DatabaseSync } from "node:sqlite";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { migrate } from "./migrations.js";
 
 export const DATABASE_FILE_NAME = "notify.db";
@@ -84,6 +84,32 @@ export function flushBatch(db: DatabaseSync): void {
   commitBatch(db);
 }
 
+interface SavepointStatements {
+  begin: StatementSync;
+  release: StatementSync;
+  rollback: StatementSync;
+}
+const savepoints = new WeakMap<DatabaseSync, SavepointStatements[]>();
+
+/** Prepared once per nesting depth: a unit per request makes exec's parse of these statements a hot path. */
+function savepointStatements(db: DatabaseSync, depth: number): SavepointStatements {
+  let list = savepoints.get(db);
+  if (!list) {
+    list = [];
+    savepoints.set(db, list);
+  }
+  let statements = list[depth];
+  if (!statements) {
+    statements = {
+      begin: db.prepare(`SAVEPOINT unit_${depth}`),
+      release: db.prepare(`RELEASE unit_${depth}`),
+      rollback: db.prepare(`ROLLBACK TO unit_${depth}`),
+    };
+    list[depth] = statements;
+  }
+  return statements;
+}
+
 function groupedUnit<T>(db: DatabaseSync, work: () => T): T {
   let batch = openBatches.get(db);
   if (!batch) {
@@ -100,17 +126,17 @@ function groupedUnit<T>(db: DatabaseSync, work: () => T): T {
     openBatches.set(db, batch);
     setImmediate(() => commitBatch(db));
   }
-  const savepoint = `unit_${batch.depth}`;
+  const savepoint = savepointStatements(db, batch.depth);
   const callbacksBefore = batch.callbacks.length;
   batch.depth++;
-  db.exec(`SAVEPOINT ${savepoint}`);
+  savepoint.begin.run();
   try {
     const result = work();
-    db.exec(`RELEASE ${savepoint}`);
+    savepoint.release.run();
     return result;
   } catch (error) {
-    db.exec(`ROLLBACK TO ${savepoint}`);
-    db.exec(`RELEASE ${savepoint}`);
+    savepoint.rollback.run();
+    savepoint.release.run();
     batch.callbacks.length = callbacksBefore;
     throw error;
   } finally {

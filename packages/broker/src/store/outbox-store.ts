@@ -1,22 +1,28 @@
+import { randomBytes } from "node:crypto";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { Priority } from "../notifications/types.js";
 import type { OutboundPayload, OutboxItem, OutboxStatus } from "../outbox/types.js";
 import { transaction } from "./database.js";
 
-const COLUMNS =
-  "id, notification_id, route_id, provider_id, status, attempts, next_attempt_ms, payload, idempotency_key, " +
-  "last_status, last_code, created_at, updated_at, delivered_at";
-const INSERT = `INSERT INTO outbox (${COLUMNS}) VALUES (:id, :notification_id, :route_id, :provider_id, 'Pending', 0,
-  :next_attempt_ms, :payload, :idempotency_key, NULL, NULL, :created_at, :created_at, NULL)`;
-// INDEXED BY: without statistics the planner picks outbox_by_status and sorts the whole backlog on every pump.
-const SELECT_DUE = `SELECT ${COLUMNS} FROM outbox INDEXED BY outbox_due
-  WHERE status IN ('Pending', 'Retry') AND next_attempt_ms <= ?
-  ORDER BY next_attempt_ms, seq LIMIT ?`;
+const ITEM_COLUMNS =
+  "o.id, o.notification_id, o.route_id, o.provider_id, o.include_message, o.status, o.attempts, o.next_attempt_ms, " +
+  "o.last_status, o.last_code, o.created_at, o.updated_at, o.delivered_at, n.title, n.message, n.type, n.priority, " +
+  "n.agent, n.project, n.key, n.created_at AS notification_created_at";
+const FROM = "FROM outbox o JOIN notifications n ON n.id = o.notification_id";
+
+const INSERT = `INSERT INTO outbox (id, notification_id, route_id, provider_id, include_message, status, attempts,
+  next_attempt_ms, created_at, updated_at) VALUES (:id, :notification_id, :route_id, :provider_id, :include_message,
+  'Pending', 0, :next_attempt_ms, :created_at, :created_at)`;
+// INDEXED BY: the planner must walk the partial index in due order, never sort the backlog.
+const SELECT_DUE = `SELECT ${ITEM_COLUMNS} FROM outbox o INDEXED BY outbox_due JOIN notifications n
+  ON n.id = o.notification_id WHERE o.status IN ('Pending', 'Retry') AND o.next_attempt_ms <= ?
+  ORDER BY o.next_attempt_ms LIMIT ?`;
 const NEXT_DUE =
   "SELECT min(next_attempt_ms) AS next FROM outbox INDEXED BY outbox_due WHERE status IN ('Pending', 'Retry')";
 const RECORD = `UPDATE outbox SET status = :status, attempts = :attempts, next_attempt_ms = :next_attempt_ms,
   last_status = :last_status, last_code = :last_code, updated_at = :updated_at, delivered_at = :delivered_at
   WHERE id = :id`;
-const SELECT_BY_ID = `SELECT ${COLUMNS} FROM outbox WHERE id = ?`;
+const SELECT_BY_ID = `SELECT ${ITEM_COLUMNS} ${FROM} WHERE o.id = ?`;
 const COUNT_BY_STATUS = "SELECT status, count(*) AS count FROM outbox GROUP BY status";
 
 interface Row {
@@ -24,19 +30,41 @@ interface Row {
   notification_id: string;
   route_id: string;
   provider_id: string;
+  include_message: number;
   status: string;
   attempts: number;
   next_attempt_ms: number;
-  payload: string;
-  idempotency_key: string;
   last_status: number | null;
   last_code: string | null;
   created_at: string;
   updated_at: string;
   delivered_at: string | null;
+  title: string;
+  message: string;
+  type: string;
+  priority: string;
+  agent: string;
+  project: string | null;
+  key: string | null;
+  notification_created_at: string;
 }
 
+/**
+ * The payload is built from the notification row when the item is read: what leaves is the notification as it is
+ * at send time, with the message left out when the route's IncludeMessage is off.
+ */
 function toItem(row: Row): OutboxItem {
+  const payload: OutboundPayload = {
+    id: row.notification_id,
+    title: row.title,
+    type: row.type,
+    priority: row.priority as Priority,
+    agent: row.agent,
+    createdAt: row.notification_created_at,
+  };
+  if (row.include_message === 1) payload.message = row.message;
+  if (row.project !== null) payload.project = row.project;
+  if (row.key !== null) payload.key = row.key;
   const item: OutboxItem = {
     id: row.id,
     notificationId: row.notification_id,
@@ -45,8 +73,9 @@ function toItem(row: Row): OutboxItem {
     status: row.status as OutboxStatus,
     attempts: row.attempts,
     nextAttemptMs: row.next_attempt_ms,
-    payload: JSON.parse(row.payload) as OutboundPayload,
-    idempotencyKey: row.idempotency_key,
+    payload,
+    // Stable per item, so a provider that honours it drops a repeat after a crash.
+    idempotencyKey: row.id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -54,6 +83,14 @@ function toItem(row: Row): OutboxItem {
   if (row.last_code !== null) item.lastCode = row.last_code;
   if (row.delivered_at !== null) item.deliveredAt = row.delivered_at;
   return item;
+}
+
+/** Item ids: a random per-process prefix and a counter, unique across restarts without a random draw per item. */
+const ID_PREFIX = `obx_${randomBytes(8).toString("hex")}`;
+let idCounter = 0;
+export function newOutboxId(): string {
+  idCounter += 1;
+  return `${ID_PREFIX}${idCounter.toString(36).padStart(6, "0")}`;
 }
 
 /** SQL for the durable outbox. */
@@ -80,8 +117,7 @@ export class OutboxStore {
     notificationId: string;
     routeId: string;
     providerId: string;
-    payload: OutboundPayload;
-    idempotencyKey: string;
+    includeMessage: boolean;
     nextAttemptMs: number;
     createdAt: string;
   }): void {
@@ -90,9 +126,8 @@ export class OutboxStore {
       notification_id: item.notificationId,
       route_id: item.routeId,
       provider_id: item.providerId,
+      include_message: item.includeMessage ? 1 : 0,
       next_attempt_ms: item.nextAttemptMs,
-      payload: JSON.stringify(item.payload),
-      idempotency_key: item.idempotencyKey,
       created_at: item.createdAt,
     });
   }
@@ -140,17 +175,24 @@ export class OutboxStore {
     return row ? toItem(row) : undefined;
   }
 
+  /** Newest first. Dead letters come from their own partial index; everything else is a scan (an owner's view). */
   list(filter: { status?: OutboxStatus; limit: number }): OutboxItem[] {
     const sql =
       filter.status === undefined
-        ? `SELECT ${COLUMNS} FROM outbox ORDER BY seq DESC LIMIT ?`
-        : `SELECT ${COLUMNS} FROM outbox WHERE status = ? ORDER BY seq DESC LIMIT ?`;
+        ? `SELECT ${ITEM_COLUMNS} ${FROM} ORDER BY o.created_at DESC, o.id DESC LIMIT ?`
+        : filter.status === "DeadLetter"
+          ? `SELECT ${ITEM_COLUMNS} FROM outbox o INDEXED BY outbox_dead JOIN notifications n ON n.id = o.notification_id
+             WHERE o.status = 'DeadLetter' ORDER BY o.created_at DESC, o.id DESC LIMIT ?`
+          : `SELECT ${ITEM_COLUMNS} ${FROM} WHERE o.status = ? ORDER BY o.created_at DESC, o.id DESC LIMIT ?`;
     let statement = this.listStatements.get(sql);
     if (!statement) {
       statement = this.db.prepare(sql);
       this.listStatements.set(sql, statement);
     }
-    const rows = filter.status === undefined ? statement.all(filter.limit) : statement.all(filter.status, filter.limit);
+    const rows =
+      filter.status === undefined || filter.status === "DeadLetter"
+        ? statement.all(filter.limit)
+        : statement.all(filter.status, filter.limit);
     return (rows as unknown as Row[]).map(toItem);
   }
 
