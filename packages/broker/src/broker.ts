@@ -65,8 +65,14 @@ export interface BrokerOptions {
   routerTimeouts?: UpstreamTimeouts;
 }
 
+/**
+ * router.db holds configuration and the ledger. synchronous=OFF: nothing there is acknowledged to a client as
+ * committed, so a power cut may lose the last ledger rows but no checkpoint fsync ever stalls a proxied request
+ * (a crash of the broker alone loses nothing: the WAL is in the OS).
+ */
 function openRouterDatabase(path: string): RouterDatabase {
   const db = openDatabaseFile(path);
+  db.exec("PRAGMA synchronous = OFF");
   return db;
 }
 

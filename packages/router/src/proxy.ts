@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
 import type { RouterConfig } from "./config/config-service.js";
@@ -6,6 +5,7 @@ import type { ConfigSnapshot } from "./config/records.js";
 import { wireFor } from "./config/records.js";
 import { allCoolingAnswer, CooldownBook, cooldownMs, FAILOVER_STATUSES } from "./failover.js";
 import { type RelayedStreamState, type RouterErrorCode, wireError, wireErrorEvent } from "./http/wire-errors.js";
+import { randomHex } from "./ids.js";
 import type { StreamPart, Usage, Wire } from "./ir.js";
 import { type AttemptRecord, type Ledger, type Outcome, type RequestRecord, tokensOf } from "./ledger/ledger.js";
 import { SELECTION_STATUS, selectTargets, type Target } from "./select.js";
@@ -162,7 +162,7 @@ export class RouterProxy {
     const body = call.body as Record<string, unknown>;
     const requestedModel = typeof body?.model === "string" ? body.model : undefined;
     const record: RequestRecord = {
-      id: `req_${randomBytes(12).toString("hex")}`,
+      id: `req_${randomHex(12)}`,
       started_at: new Date(startedMs).toISOString(),
       finished_at: null,
       inbound_wire: call.inboundWire,

@@ -22,7 +22,7 @@ const MIGRATIONS: string[] = [
      native_fallback_route TEXT) STRICT;
    INSERT INTO settings (id) VALUES (1);
    CREATE TABLE requests (
-     seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, started_at TEXT NOT NULL, finished_at TEXT,
+     seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, started_at TEXT NOT NULL, finished_at TEXT,
      started_ms INTEGER NOT NULL, inbound_wire TEXT NOT NULL, requested_model TEXT, route_kind TEXT, route_name TEXT,
      upstream_slug TEXT, upstream_model TEXT, stream INTEGER NOT NULL, status INTEGER, outcome TEXT,
      input_tokens INTEGER, cached_input_tokens INTEGER, output_tokens INTEGER, reasoning_tokens INTEGER,

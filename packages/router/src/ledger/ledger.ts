@@ -72,16 +72,13 @@ export class Ledger {
   private readonly pruneAttempts: StatementSync;
 
   constructor(private readonly db: DatabaseSync) {
+    // Positional parameters: binding 20 named values per row costs more than the insert itself.
     this.insertRequest = db.prepare(`INSERT INTO requests (id, started_at, finished_at, started_ms, inbound_wire,
       requested_model, route_kind, route_name, upstream_slug, upstream_model, stream, status, outcome, input_tokens,
-      cached_input_tokens, output_tokens, reasoning_tokens, usage_status, error_code, notes) VALUES (:id, :started_at,
-      :finished_at, :started_ms, :inbound_wire, :requested_model, :route_kind, :route_name, :upstream_slug,
-      :upstream_model, :stream, :status, :outcome, :input_tokens, :cached_input_tokens, :output_tokens,
-      :reasoning_tokens, :usage_status, :error_code, :notes)`);
+      cached_input_tokens, output_tokens, reasoning_tokens, usage_status, error_code, notes)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.insertAttempt = db.prepare(`INSERT INTO attempts (request_id, ordinal, upstream_slug, model, upstream_wire,
-      status, error_code, duration_ms, bytes_streamed, started_at, started_ms) VALUES (:request_id, :ordinal,
-      :upstream_slug, :model, :upstream_wire, :status, :error_code, :duration_ms, :bytes_streamed, :started_at,
-      :started_ms)`);
+      status, error_code, duration_ms, bytes_streamed, started_at, started_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.recent = db.prepare("SELECT * FROM requests ORDER BY seq DESC LIMIT ?");
     this.attemptsOf = db.prepare("SELECT * FROM attempts WHERE request_id = ? ORDER BY ordinal");
     this.pruneRequests = db.prepare("DELETE FROM requests WHERE started_ms < ?");
@@ -126,34 +123,42 @@ export class Ledger {
   }
 
   private write(request: RequestRecord, attempts: readonly AttemptRecord[]): void {
-    this.insertRequest.run({
-      id: request.id,
-      started_at: request.started_at,
-      finished_at: request.finished_at,
-      started_ms: Date.parse(request.started_at),
-      inbound_wire: request.inbound_wire,
-      requested_model: request.requested_model,
-      route_kind: request.route_kind,
-      route_name: request.route_name,
-      upstream_slug: request.upstream_slug,
-      upstream_model: request.upstream_model,
-      stream: request.stream ? 1 : 0,
-      status: request.status,
-      outcome: request.outcome,
-      input_tokens: request.tokens.input,
-      cached_input_tokens: request.tokens.cached_input,
-      output_tokens: request.tokens.output,
-      reasoning_tokens: request.tokens.reasoning,
-      usage_status: request.usage_status,
-      error_code: request.error_code,
-      notes: request.notes.length > 0 ? request.notes.join(",") : null,
-    });
+    this.insertRequest.run(
+      request.id,
+      request.started_at,
+      request.finished_at,
+      Date.parse(request.started_at),
+      request.inbound_wire,
+      request.requested_model,
+      request.route_kind,
+      request.route_name,
+      request.upstream_slug,
+      request.upstream_model,
+      request.stream ? 1 : 0,
+      request.status,
+      request.outcome,
+      request.tokens.input,
+      request.tokens.cached_input,
+      request.tokens.output,
+      request.tokens.reasoning,
+      request.usage_status,
+      request.error_code,
+      request.notes.length > 0 ? request.notes.join(",") : null,
+    );
     for (const attempt of attempts) {
-      this.insertAttempt.run({
-        ...attempt,
-        bytes_streamed: attempt.bytes_streamed ? 1 : 0,
-        started_ms: Date.parse(attempt.started_at),
-      });
+      this.insertAttempt.run(
+        attempt.request_id,
+        attempt.ordinal,
+        attempt.upstream_slug,
+        attempt.model,
+        attempt.upstream_wire,
+        attempt.status,
+        attempt.error_code,
+        attempt.duration_ms,
+        attempt.bytes_streamed ? 1 : 0,
+        attempt.started_at,
+        Date.parse(attempt.started_at),
+      );
     }
   }
 
