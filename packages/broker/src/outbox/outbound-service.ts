@@ -78,25 +78,25 @@ export class OutboundService {
 
   /** Runs inside the notification's transaction: one outbox item per matching route of an enabled provider. */
   enqueueFor(notification: NotificationDto): number {
-    let count = 0;
+    const matching = this.routes.filter((route) =>
+      routeMatches(route, this.profiles.get(route.providerId)?.profile, notification),
+    );
+    if (matching.length === 0) return 0;
     const nowMs = this.clock.now();
-    const now = isoTime(nowMs);
-    for (const route of this.routes) {
-      const provider = this.profiles.get(route.providerId)?.profile;
-      if (!routeMatches(route, provider, notification)) continue;
-      this.outbox.enqueue({
+    // One multi-row INSERT for all of a notification's routes: one statement per create, not one per route.
+    this.outbox.enqueueAll(
+      notification.id,
+      matching.map((route) => ({
         id: newOutboxId(),
-        notificationId: notification.id,
         routeId: route.id,
         providerId: route.providerId,
         includeMessage: route.includeMessage,
-        nextAttemptMs: nowMs,
-        createdAt: now,
-      });
-      count++;
-    }
-    if (count > 0) afterCommit(this.store.db, () => this.kick());
-    return count;
+      })),
+      nowMs,
+      isoTime(nowMs),
+    );
+    afterCommit(this.store.db, () => this.kick());
+    return matching.length;
   }
 
   kick(): void {

@@ -10,9 +10,6 @@ const ITEM_COLUMNS =
   "n.agent, n.project, n.key, n.created_at AS notification_created_at";
 const FROM = "FROM outbox o JOIN notifications n ON n.id = o.notification_id";
 
-const INSERT = `INSERT INTO outbox (id, notification_id, route_id, provider_id, include_message, status, attempts,
-  next_attempt_ms, created_at, updated_at) VALUES (:id, :notification_id, :route_id, :provider_id, :include_message,
-  'Pending', 0, :next_attempt_ms, :created_at, :created_at)`;
 // INDEXED BY: the planner must walk the partial index in due order, never sort the backlog.
 const SELECT_DUE = `SELECT ${ITEM_COLUMNS} FROM outbox o INDEXED BY outbox_due JOIN notifications n
   ON n.id = o.notification_id WHERE o.status IN ('Pending', 'Retry') AND o.next_attempt_ms <= ?
@@ -95,7 +92,6 @@ export function newOutboxId(): string {
 
 /** SQL for the durable outbox. */
 export class OutboxStore {
-  private readonly insertStatement: StatementSync;
   private readonly dueStatement: StatementSync;
   private readonly nextDueStatement: StatementSync;
   private readonly recordStatement: StatementSync;
@@ -104,7 +100,6 @@ export class OutboxStore {
   private readonly listStatements = new Map<string, StatementSync>();
 
   constructor(readonly db: DatabaseSync) {
-    this.insertStatement = db.prepare(INSERT);
     this.dueStatement = db.prepare(SELECT_DUE);
     this.nextDueStatement = db.prepare(NEXT_DUE);
     this.recordStatement = db.prepare(RECORD);
@@ -112,24 +107,28 @@ export class OutboxStore {
     this.countStatement = db.prepare(COUNT_BY_STATUS);
   }
 
-  enqueue(item: {
-    id: string;
-    notificationId: string;
-    routeId: string;
-    providerId: string;
-    includeMessage: boolean;
-    nextAttemptMs: number;
-    createdAt: string;
-  }): void {
-    this.insertStatement.run({
-      id: item.id,
-      notification_id: item.notificationId,
-      route_id: item.routeId,
-      provider_id: item.providerId,
-      include_message: item.includeMessage ? 1 : 0,
-      next_attempt_ms: item.nextAttemptMs,
-      created_at: item.createdAt,
-    });
+  private readonly insertMany = new Map<number, StatementSync>();
+
+  /** Enqueues one item per route of one notification with a single multi-row INSERT. */
+  enqueueAll(
+    notificationId: string,
+    items: readonly { id: string; routeId: string; providerId: string; includeMessage: boolean }[],
+    nextAttemptMs: number,
+    createdAt: string,
+  ): void {
+    let statement = this.insertMany.get(items.length);
+    if (!statement) {
+      const rows = Array.from({ length: items.length }, () => "(?, ?, ?, ?, ?, 'Pending', 0, ?, ?, ?)").join(", ");
+      statement = this.db.prepare(`INSERT INTO outbox (id, notification_id, route_id, provider_id, include_message,
+        status, attempts, next_attempt_ms, created_at, updated_at) VALUES ${rows}`);
+      this.insertMany.set(items.length, statement);
+    }
+    const values: (string | number)[] = [];
+    for (const item of items) {
+      values.push(item.id, notificationId, item.routeId, item.providerId, item.includeMessage ? 1 : 0);
+      values.push(nextAttemptMs, createdAt, createdAt);
+    }
+    statement.run(...values);
   }
 
   due(nowMs: number, limit: number): OutboxItem[] {
