@@ -4,12 +4,12 @@ import type { RouterConfig } from "./config/config-service.js";
 import type { ConfigSnapshot } from "./config/records.js";
 import { wireFor } from "./config/records.js";
 import { allCoolingAnswer, CooldownBook, cooldownMs, FAILOVER_STATUSES } from "./failover.js";
-import { type RelayedStreamState, type RouterErrorCode, wireError, wireErrorEvent } from "./http/wire-errors.js";
+import { type RouterErrorCode, wireError, wireErrorEvent } from "./http/wire-errors.js";
 import { randomHex } from "./ids.js";
 import type { StreamPart, Usage, Wire } from "./ir.js";
 import { type AttemptRecord, type Ledger, type Outcome, type RequestRecord, tokensOf } from "./ledger/ledger.js";
+import { PassthroughTap } from "./passthrough-tap.js";
 import { SELECTION_STATUS, selectTargets, type Target } from "./select.js";
-import { type SseEvent, sseDecoderStream } from "./sse.js";
 import { clientWantsUsage, translateRequest, translateResponse, translateStream } from "./translate.js";
 import { TranslationError } from "./translation-error.js";
 import { CONNECTION_FAILED_MESSAGE, providerErrorCode, TRUNCATED_STREAM_MESSAGE } from "./upstream-error.js";
@@ -98,22 +98,6 @@ async function openStream(body: Readable): Promise<ReadableStream<Uint8Array> | 
     async cancel() {
       body.destroy();
       await chunks.return?.();
-    },
-  });
-}
-
-/** Notes the response id and last sequence number of a relayed responses-wire stream. */
-function trackRelayed(state: RelayedStreamState): TransformStream<SseEvent, SseEvent> {
-  return new TransformStream({
-    transform(event, controller) {
-      try {
-        const data = JSON.parse(event.data) as { sequence_number?: unknown; response?: { id?: unknown } };
-        if (typeof data.sequence_number === "number") state.lastSequence = data.sequence_number;
-        if (typeof data.response?.id === "string") state.responseId = data.response.id;
-      } catch {
-        // not JSON: the decoder reports it
-      }
-      controller.enqueue(event);
     },
   });
 }
@@ -565,29 +549,17 @@ export class RouterProxy {
       bodyError ??= error;
     });
     const passthrough = upstreamWire === call.inboundWire;
-    const relayed: RelayedStreamState = {};
-    let out: ReadableStream<Uint8Array>;
-    let tap: Promise<void> = Promise.resolve();
-    if (passthrough) {
-      // Bytes go to the client unchanged; a tee feeds the decoder that reads usage for the ledger.
-      const [relay, copy] = web.tee();
-      out = relay;
-      // Only a relayed responses-wire stream needs its id and sequence numbers (to end it with its own events).
-      const events = copy.pipeThrough(sseDecoderStream());
-      const parts = (upstreamWire === "responses" ? events.pipeThrough(trackRelayed(relayed)) : events).pipeThrough(
-        WIRE_CODECS[upstreamWire].decodeStream(),
-      );
-      tap = (async () => {
-        for await (const part of parts) observe(part);
-      })().catch(() => {});
-    } else {
-      out = translateStream(upstreamWire, call.inboundWire, web, {
-        model: clientModel,
-        includeUsage: clientWantsUsage(call.inboundWire, body),
-        customToolNames,
-        onPart: observe,
-      });
-    }
+    // Passthrough: the bytes go to the client unchanged and a synchronous tap reads usage, the terminal event and
+    // (responses wire) the id and sequence numbers for the ledger. Translated: the full decode/encode pipeline.
+    const tap = passthrough ? new PassthroughTap(upstreamWire) : undefined;
+    const out: ReadableStream<Uint8Array> = tap
+      ? web
+      : translateStream(upstreamWire, call.inboundWire, web, {
+          model: clientModel,
+          includeUsage: clientWantsUsage(call.inboundWire, body),
+          customToolNames,
+          onPart: observe,
+        });
     const response = call.response;
     response.writeHead(200, {
       "content-type": "text/event-stream; charset=utf-8",
@@ -600,9 +572,15 @@ export class RouterProxy {
       for (;;) {
         if (gone()) break;
         const { done, value } = await reader.read();
-        if (done || gone()) break;
+        if (done) {
+          tap?.end();
+          break;
+        }
+        if (gone()) break;
         attempt.bytes_streamed = true;
-        if (!response.write(value)) await drained(response, call.clientGone);
+        const writable = response.write(value);
+        tap?.push(value);
+        if (!writable) await drained(response, call.clientGone);
       }
     } catch {
       failure ??= { type: "error", code: "upstream_error", message: CONNECTION_FAILED_MESSAGE };
@@ -614,7 +592,11 @@ export class RouterProxy {
       // The upstream request is already aborted (clientGone); the tap ends with it.
       upstreamBody.destroy();
     }
-    await tap;
+    if (tap) {
+      usage = tap.usage;
+      failure ??= tap.failure;
+    }
+    const relayed = tap?.relayed ?? {};
     attempt.duration_ms = this.now() - startedMs;
     if (usage) {
       record.tokens = tokensOf(usage);

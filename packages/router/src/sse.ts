@@ -12,30 +12,61 @@ export interface SseEvent {
 }
 
 /**
- * Bytes to events. UTF-8 is decoded in streaming mode, so a character split across chunks survives; a CR at the end
- * of one chunk and an LF at the start of the next count as one line break.
+ * Bytes to events, synchronously. UTF-8 is decoded in streaming mode, so a character split across chunks survives;
+ * a CR at the end of one chunk and an LF at the start of the next count as one line break.
  */
-export function sseDecoderStream(): TransformStream<Uint8Array, SseEvent> {
-  const decoder = new TextDecoder("utf-8");
-  let buffer = "";
-  let pendingCarriageReturn = false;
-  let event: string | undefined;
-  let id: string | undefined;
-  let dataLines: string[] = [];
+export class SseParser {
+  private readonly decoder = new TextDecoder("utf-8");
+  private buffer = "";
+  private pendingCarriageReturn = false;
+  private event: string | undefined;
+  private id: string | undefined;
+  private dataLines: string[] = [];
+  private out: SseEvent[] = [];
 
-  const dispatch = (controller: TransformStreamDefaultController<SseEvent>) => {
-    if (dataLines.length > 0) {
-      const parsed: SseEvent = { data: dataLines.join("\n") };
-      if (event !== undefined) parsed.event = event;
-      if (id !== undefined) parsed.id = id;
-      controller.enqueue(parsed);
+  /** The events completed by this chunk. */
+  push(chunk: Uint8Array): SseEvent[] {
+    this.buffer += this.decoder.decode(chunk, { stream: true });
+    this.drainLines();
+    return this.take();
+  }
+
+  /**
+   * The rest at the end of the stream. A last event without its blank line is still delivered: if it was cut short
+   * its JSON fails to parse downstream, and if it was whole (a server that omits the final blank line) nothing is
+   * lost.
+   */
+  end(): SseEvent[] {
+    this.buffer += this.decoder.decode();
+    this.drainLines();
+    if (this.buffer !== "") this.handleLine(this.buffer);
+    this.buffer = "";
+    this.dispatch();
+    return this.take();
+  }
+
+  private take(): SseEvent[] {
+    const events = this.out;
+    this.out = [];
+    return events;
+  }
+
+  private dispatch(): void {
+    if (this.dataLines.length > 0) {
+      const parsed: SseEvent = { data: this.dataLines.join("\n") };
+      if (this.event !== undefined) parsed.event = this.event;
+      if (this.id !== undefined) parsed.id = this.id;
+      this.out.push(parsed);
     }
-    event = undefined;
-    dataLines = [];
-  };
+    this.event = undefined;
+    this.dataLines = [];
+  }
 
-  const handleLine = (line: string, controller: TransformStreamDefaultController<SseEvent>) => {
-    if (line === "") return dispatch(controller);
+  private handleLine(line: string): void {
+    if (line === "") {
+      this.dispatch();
+      return;
+    }
     if (line.startsWith(":")) return; // a comment, e.g. a keep-alive
     const colon = line.indexOf(":");
     const field = colon === -1 ? line : line.slice(0, colon);
@@ -43,51 +74,49 @@ export function sseDecoderStream(): TransformStream<Uint8Array, SseEvent> {
     if (value.startsWith(" ")) value = value.slice(1);
     switch (field) {
       case "data":
-        dataLines.push(value);
+        this.dataLines.push(value);
         break;
       case "event":
-        event = value;
+        this.event = value;
         break;
       case "id":
-        if (!value.includes("\0")) id = value;
+        if (!value.includes("\0")) this.id = value;
         break;
       default:
         break; // `retry` and unknown fields mean nothing to a proxy
     }
-  };
+  }
 
-  const drainLines = (controller: TransformStreamDefaultController<SseEvent>) => {
+  private drainLines(): void {
+    const buffer = this.buffer;
     let start = 0;
     for (let position = 0; position < buffer.length; position += 1) {
       const character = buffer[position];
-      if (character === "\n" && pendingCarriageReturn) {
-        pendingCarriageReturn = false;
+      if (character === "\n" && this.pendingCarriageReturn) {
+        this.pendingCarriageReturn = false;
         start = position + 1;
         continue;
       }
-      pendingCarriageReturn = false;
+      this.pendingCarriageReturn = false;
       if (character === "\r" || character === "\n") {
-        handleLine(buffer.slice(start, position), controller);
-        pendingCarriageReturn = character === "\r";
+        this.handleLine(buffer.slice(start, position));
+        this.pendingCarriageReturn = character === "\r";
         start = position + 1;
       }
     }
-    buffer = buffer.slice(start);
-  };
+    this.buffer = buffer.slice(start);
+  }
+}
 
+/** The same parser as a TransformStream, for the translation pipelines. */
+export function sseDecoderStream(): TransformStream<Uint8Array, SseEvent> {
+  const parser = new SseParser();
   return new TransformStream<Uint8Array, SseEvent>({
     transform(chunk, controller) {
-      buffer += decoder.decode(chunk, { stream: true });
-      drainLines(controller);
+      for (const event of parser.push(chunk)) controller.enqueue(event);
     },
     flush(controller) {
-      buffer += decoder.decode();
-      drainLines(controller);
-      // A last event without its blank line is still delivered: if it was cut short its JSON fails to parse and
-      // becomes an error part, and if it was whole (a server that omits the final blank line) nothing is lost.
-      if (buffer !== "") handleLine(buffer, controller);
-      buffer = "";
-      dispatch(controller);
+      for (const event of parser.end()) controller.enqueue(event);
     },
   });
 }
