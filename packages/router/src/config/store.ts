@@ -22,7 +22,7 @@ const MIGRATIONS: string[] = [
      native_fallback_route TEXT) STRICT;
    INSERT INTO settings (id) VALUES (1);
    CREATE TABLE requests (
-     seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, started_at TEXT NOT NULL, finished_at TEXT,
+     seq INTEGER PRIMARY KEY, id TEXT NOT NULL, started_at TEXT NOT NULL, finished_at TEXT,
      started_ms INTEGER NOT NULL, inbound_wire TEXT NOT NULL, requested_model TEXT, route_kind TEXT, route_name TEXT,
      upstream_slug TEXT, upstream_model TEXT, stream INTEGER NOT NULL, status INTEGER, outcome TEXT,
      input_tokens INTEGER, cached_input_tokens INTEGER, output_tokens INTEGER, reasoning_tokens INTEGER,
@@ -32,7 +32,7 @@ const MIGRATIONS: string[] = [
      request_id TEXT NOT NULL, ordinal INTEGER NOT NULL, upstream_slug TEXT NOT NULL, model TEXT NOT NULL,
      upstream_wire TEXT NOT NULL, status INTEGER, error_code TEXT, duration_ms INTEGER, bytes_streamed INTEGER NOT NULL,
      started_at TEXT NOT NULL, started_ms INTEGER NOT NULL, PRIMARY KEY (request_id, ordinal)) STRICT;
-   CREATE INDEX attempts_by_start ON attempts(started_ms);`,
+`,
   // The auth and model_wires columns are added to an older store in place (spec 3, Upstream record).
   `ALTER TABLE upstreams ADD COLUMN auth TEXT NOT NULL DEFAULT 'api_key';
    ALTER TABLE upstreams ADD COLUMN model_wires TEXT NOT NULL DEFAULT '{}';

@@ -82,7 +82,11 @@ export class Ledger {
     this.recent = db.prepare("SELECT * FROM requests ORDER BY seq DESC LIMIT ?");
     this.attemptsOf = db.prepare("SELECT * FROM attempts WHERE request_id = ? ORDER BY ordinal");
     this.pruneRequests = db.prepare("DELETE FROM requests WHERE started_ms < ?");
-    this.pruneAttempts = db.prepare("DELETE FROM attempts WHERE started_ms < ?");
+    // Two indexes per request row are all the ledger keeps (the rowid and start time; attempts by their primary
+    // key), since every index is written on the request path. Attempts go with their request.
+    this.pruneAttempts = db.prepare(
+      "DELETE FROM attempts WHERE request_id IN (SELECT id FROM requests INDEXED BY requests_by_start WHERE started_ms < ?)",
+    );
   }
 
   private queued: { request: RequestRecord; attempts: readonly AttemptRecord[] }[] = [];
@@ -199,9 +203,8 @@ export class Ledger {
   prune(retentionDays: number, nowMs: number = Date.now()): number {
     this.flush();
     const cutoff = nowMs - retentionDays * DAY_MS;
-    const removed = Number(this.pruneRequests.run(cutoff).changes);
     this.pruneAttempts.run(cutoff);
-    return removed;
+    return Number(this.pruneRequests.run(cutoff).changes);
   }
 }
 
