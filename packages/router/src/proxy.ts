@@ -10,7 +10,8 @@ import type { StreamPart, Usage, Wire } from "./ir.js";
 import { type AttemptRecord, type Ledger, type Outcome, type RequestRecord, tokensOf } from "./ledger/ledger.js";
 import { PassthroughTap } from "./passthrough-tap.js";
 import { SELECTION_STATUS, selectTargets, type Target } from "./select.js";
-import { clientWantsUsage, translateRequest, translateResponse, translateStream } from "./translate.js";
+import { StreamTranslator } from "./stream-translator.js";
+import { clientWantsUsage, translateRequest, translateResponse } from "./translate.js";
 import { TranslationError } from "./translation-error.js";
 import { CONNECTION_FAILED_MESSAGE, providerErrorCode, TRUNCATED_STREAM_MESSAGE } from "./upstream-error.js";
 import { connectionFailureCode, type UpstreamClient } from "./upstreams/client.js";
@@ -552,21 +553,21 @@ export class RouterProxy {
     // Passthrough: the bytes go to the client unchanged and a synchronous tap reads usage, the terminal event and
     // (responses wire) the id and sequence numbers for the ledger. Translated: the full decode/encode pipeline.
     const tap = passthrough ? new PassthroughTap(upstreamWire) : undefined;
-    const out: ReadableStream<Uint8Array> = tap
-      ? web
-      : translateStream(upstreamWire, call.inboundWire, web, {
-          model: clientModel,
-          includeUsage: clientWantsUsage(call.inboundWire, body),
-          customToolNames,
-          onPart: observe,
-        });
+    const translator = passthrough
+      ? undefined
+      : new StreamTranslator(
+          upstreamWire,
+          call.inboundWire,
+          { model: clientModel, includeUsage: clientWantsUsage(call.inboundWire, body), customToolNames },
+          observe,
+        );
     const response = call.response;
     response.writeHead(200, {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-cache",
       connection: "keep-alive",
     });
-    const reader = out.getReader();
+    const reader = web.getReader();
     const gone = (): boolean => call.clientGone.aborted || response.destroyed;
     try {
       for (;;) {
@@ -574,16 +575,29 @@ export class RouterProxy {
         const { done, value } = await reader.read();
         if (done) {
           tap?.end();
+          const rest = translator?.end() ?? "";
+          if (rest !== "") response.write(rest);
           break;
         }
         if (gone()) break;
-        attempt.bytes_streamed = true;
-        const writable = response.write(value);
-        tap?.push(value);
+        let writable = true;
+        if (tap) {
+          writable = response.write(value);
+          tap.push(value);
+          attempt.bytes_streamed = true;
+        } else {
+          const text = (translator as StreamTranslator).push(value);
+          if (text !== "") {
+            writable = response.write(text);
+            attempt.bytes_streamed = true;
+          }
+        }
         if (!writable) await drained(response, call.clientGone);
       }
     } catch {
       failure ??= { type: "error", code: "upstream_error", message: CONNECTION_FAILED_MESSAGE };
+      // A translated stream ends with its wire's own error event (a relayed one gets it below).
+      if (translator && !gone()) response.write(translator.fail());
     } finally {
       if (gone()) await reader.cancel().catch(() => {});
       reader.releaseLock();

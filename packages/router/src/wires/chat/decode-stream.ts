@@ -1,3 +1,4 @@
+import type { Transformer } from "node:stream/web";
 import type { StreamPart, Usage } from "../../ir.js";
 import { isObject, type JsonObject, optionalString, parseObject } from "../../json.js";
 import type { SseEvent } from "../../sse.js";
@@ -19,7 +20,13 @@ interface ToolState {
  * arrives before the usage chunk (always asked for upstream), so the finish part waits for `[DONE]`, the terminal
  * event: a stream that stops before it may have lost its usage, and ends in an error part.
  */
+/** As a TransformStream, for web-stream pipelines. */
 export function decodeChatStream(): TransformStream<SseEvent, StreamPart> {
+  return new TransformStream(decodeChatStreamTransformer());
+}
+
+/** The transformer itself: the router's proxy runs it synchronously (it only ever calls `enqueue`). */
+export function decodeChatStreamTransformer(): Transformer<SseEvent, StreamPart> {
   const tools = new Map<number, ToolState>();
   let sink: TransformStreamDefaultController<StreamPart> | undefined;
   let textOpen = false;
@@ -107,7 +114,7 @@ export function decodeChatStream(): TransformStream<SseEvent, StreamPart> {
     }
   };
 
-  return new TransformStream<SseEvent, StreamPart>({
+  return {
     start(controller) {
       sink = controller;
     },
@@ -121,5 +128,5 @@ export function decodeChatStream(): TransformStream<SseEvent, StreamPart> {
     flush() {
       if (!finished) fail(truncatedStreamPart());
     },
-  });
+  };
 }

@@ -1,3 +1,4 @@
+import type { Transformer } from "node:stream/web";
 import { randomId } from "../../ids.js";
 import type { FinishReason, StreamPart, Usage } from "../../ir.js";
 import { encodeSseEvent, jsonEvent } from "../../sse.js";
@@ -14,7 +15,13 @@ type Delta = ChatCompletionChunk["choices"][number]["delta"];
  * objects, a final usage chunk when the client asked for one, then `data: [DONE]`. A failure ends the stream with an
  * error chunk and no `[DONE]`.
  */
+/** As a TransformStream, for web-stream pipelines. */
 export function encodeChatStream(options: EncodeOptions): TransformStream<StreamPart, string> {
+  return new TransformStream(encodeChatStreamTransformer(options));
+}
+
+/** The transformer itself: the router's proxy runs it synchronously (it only ever calls `enqueue`). */
+export function encodeChatStreamTransformer(options: EncodeOptions): Transformer<StreamPart, string> {
   const id = (options.newId ?? randomId)("chatcmpl");
   const created = Math.floor((options.now ?? Date.now)() / 1000);
   const chatIndexByPart = new Map<number, number>();
@@ -87,7 +94,7 @@ export function encodeChatStream(options: EncodeOptions): TransformStream<Stream
     }
   };
 
-  return new TransformStream<StreamPart, string>({
+  return {
     start(controller) {
       sink = controller;
       delta({ role: "assistant", content: "" });
@@ -98,5 +105,5 @@ export function encodeChatStream(options: EncodeOptions): TransformStream<Stream
     flush() {
       if (!finished) fail("upstream_error", TRUNCATED_STREAM_MESSAGE);
     },
-  });
+  };
 }

@@ -1,3 +1,4 @@
+import type { Transformer } from "node:stream/web";
 import type { StreamPart } from "../../ir.js";
 import { isObject, type JsonObject, optionalString, parseObject } from "../../json.js";
 import type { SseEvent } from "../../sse.js";
@@ -16,7 +17,13 @@ type BlockState =
  * reasoning deltas, signatures and server-tool blocks are dropped. Usage is reported at `message_start` and again,
  * cumulatively, in `message_delta`. The terminal events are `message_stop` and `error`.
  */
+/** As a TransformStream, for web-stream pipelines. */
 export function decodeMessagesStream(): TransformStream<SseEvent, StreamPart> {
+  return new TransformStream(decodeMessagesStreamTransformer());
+}
+
+/** The transformer itself: the router's proxy runs it synchronously (it only ever calls `enqueue`). */
+export function decodeMessagesStreamTransformer(): Transformer<SseEvent, StreamPart> {
   const blocks = new Map<number, BlockState>();
   const usage: JsonObject = {};
   let sink: TransformStreamDefaultController<StreamPart> | undefined;
@@ -125,7 +132,7 @@ export function decodeMessagesStream(): TransformStream<SseEvent, StreamPart> {
     }
   };
 
-  return new TransformStream<SseEvent, StreamPart>({
+  return {
     start(controller) {
       sink = controller;
     },
@@ -138,5 +145,5 @@ export function decodeMessagesStream(): TransformStream<SseEvent, StreamPart> {
     flush() {
       if (!finished) fail(truncatedStreamPart());
     },
-  });
+  };
 }

@@ -1,3 +1,4 @@
+import type { Transformer } from "node:stream/web";
 import { randomId } from "../../ids.js";
 import type { FinishReason, StreamPart, Usage } from "../../ir.js";
 import { namedJsonEvent } from "../../sse.js";
@@ -13,7 +14,13 @@ import { encodeMessagesUsage } from "./usage.js";
  * failure ends the stream with an `error` event. `message_start` waits for the first content so that input usage,
  * when the upstream reports it up front, can go in it.
  */
+/** As a TransformStream, for web-stream pipelines. */
 export function encodeMessagesStream(options: EncodeOptions): TransformStream<StreamPart, string> {
+  return new TransformStream(encodeMessagesStreamTransformer(options));
+}
+
+/** The transformer itself: the router's proxy runs it synchronously (it only ever calls `enqueue`). */
+export function encodeMessagesStreamTransformer(options: EncodeOptions): Transformer<StreamPart, string> {
   const messageId = (options.newId ?? randomId)("msg");
   const toolBlocks = new Map<number, number>();
   let sink: TransformStreamDefaultController<string> | undefined;
@@ -133,7 +140,7 @@ export function encodeMessagesStream(options: EncodeOptions): TransformStream<St
     }
   };
 
-  return new TransformStream<StreamPart, string>({
+  return {
     start(controller) {
       sink = controller;
     },
@@ -143,5 +150,5 @@ export function encodeMessagesStream(options: EncodeOptions): TransformStream<St
     flush() {
       if (!finished) fail("upstream_error", TRUNCATED_STREAM_MESSAGE);
     },
-  });
+  };
 }

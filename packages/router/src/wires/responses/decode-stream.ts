@@ -1,3 +1,4 @@
+import type { Transformer } from "node:stream/web";
 import type { StreamPart } from "../../ir.js";
 import { isObject, type JsonObject, optionalString, parseObject } from "../../json.js";
 import type { SseEvent } from "../../sse.js";
@@ -28,7 +29,13 @@ const escapeJsonText = (text: string): string => JSON.stringify(text).slice(1, -
  * `response.completed`, `response.incomplete`, `response.failed` and `error`; a stream that ends before one of them
  * ends in an error part.
  */
+/** As a TransformStream, for web-stream pipelines. */
 export function decodeResponsesStream(): TransformStream<SseEvent, StreamPart> {
+  return new TransformStream(decodeResponsesStreamTransformer());
+}
+
+/** The transformer itself: the router's proxy runs it synchronously (it only ever calls `enqueue`). */
+export function decodeResponsesStreamTransformer(): Transformer<SseEvent, StreamPart> {
   const items = new Map<number, ItemState>();
   const outputIndexByItemId = new Map<string, number>();
   let sink: TransformStreamDefaultController<StreamPart> | undefined;
@@ -188,7 +195,7 @@ export function decodeResponsesStream(): TransformStream<SseEvent, StreamPart> {
     }
   };
 
-  return new TransformStream<SseEvent, StreamPart>({
+  return {
     start(controller) {
       sink = controller;
     },
@@ -201,7 +208,7 @@ export function decodeResponsesStream(): TransformStream<SseEvent, StreamPart> {
     flush() {
       if (!finished) fail(truncatedStreamPart());
     },
-  });
+  };
 }
 
 function messageText(item: JsonObject): string {

@@ -1,3 +1,4 @@
+import type { Transformer } from "node:stream/web";
 import { randomId } from "../../ids.js";
 import type { FinishReason, StreamPart, Usage } from "../../ir.js";
 import { namedJsonEvent } from "../../sse.js";
@@ -35,7 +36,13 @@ interface OpenTool {
  * `response.in_progress`, the added/delta/done events of each output item, then `response.completed`,
  * `response.incomplete` or `error` followed by `response.failed`. Every event carries `sequence_number`.
  */
+/** As a TransformStream, for web-stream pipelines. */
 export function encodeResponsesStream(options: EncodeOptions): TransformStream<StreamPart, string> {
+  return new TransformStream(encodeResponsesStreamTransformer(options));
+}
+
+/** The transformer itself: the router's proxy runs it synchronously (it only ever calls `enqueue`). */
+export function encodeResponsesStreamTransformer(options: EncodeOptions): Transformer<StreamPart, string> {
   const newId = options.newId ?? randomId;
   const customToolNames = options.customToolNames ?? new Set<string>();
   const responseId = newId("resp");
@@ -235,7 +242,7 @@ export function encodeResponsesStream(options: EncodeOptions): TransformStream<S
     }
   };
 
-  return new TransformStream<StreamPart, string>({
+  return {
     start(controller) {
       sink = controller;
       send({ type: "response.created", response: snapshot("in_progress") });
@@ -248,5 +255,5 @@ export function encodeResponsesStream(options: EncodeOptions): TransformStream<S
       // Parts that stop without a terminal part are a cut-off upstream, never a quiet success.
       if (!finished) fail("upstream_error", TRUNCATED_STREAM_MESSAGE);
     },
-  });
+  };
 }
