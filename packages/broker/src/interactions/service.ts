@@ -75,7 +75,18 @@ export class InteractionService {
       this.sweep();
       if (input.key !== undefined) {
         const existing = this.store.pendingByKey(input.key);
-        if (existing && existing.request_digest === digest) return { interaction: existing, created: false };
+        if (existing && existing.request_digest === digest) {
+          // An ARC update that moves only the deadline keeps the question and takes the new expiry (docs/arc.md).
+          const newExpiry = input.expires_at_ms;
+          if (newExpiry !== undefined && isoTime(newExpiry) !== existing.expires_at) {
+            this.store.extend(existing.id, newExpiry, isoTime(newExpiry), now);
+            this.noteExpiry(newExpiry);
+            const extended: InteractionDto = { ...existing, expires_at: isoTime(newExpiry), updated_at: now };
+            afterCommit(this.store.db, () => this.bus.emit("interaction.changed", extended));
+            return { interaction: extended, created: false };
+          }
+          return { interaction: existing, created: false };
+        }
         if (existing) this.settleWithout(existing, "superseded", now);
       }
       const expiresMs = input.expires_at_ms ?? nowMs + input.ttl_seconds * 1000;

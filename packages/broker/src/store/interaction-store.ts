@@ -18,6 +18,8 @@ const INSERT = `INSERT INTO interactions (${COLUMNS}, notification_id) VALUES (:
 const SELECT_BY_ID = `SELECT ${COLUMNS} FROM interactions WHERE id = ?`;
 const SELECT_PENDING_BY_KEY = `SELECT ${COLUMNS} FROM interactions WHERE key = ? AND status = 'pending'`;
 /** Only a pending row changes state; the WHERE makes a lost race a no-op instead of an overwrite. */
+const EXTEND = `UPDATE interactions SET expires_ms = :expires_ms, expires_at = :expires_at, updated_at = :updated_at
+  WHERE id = :id AND status = 'pending'`;
 const SETTLE = `UPDATE interactions SET status = :status, updated_at = :updated_at, answered_at = :answered_at,
   response = :response WHERE id = :id AND status = 'pending'`;
 // INDEXED BY: the sweep runs on every read and must touch only overdue rows, not every pending one.
@@ -84,6 +86,7 @@ export class InteractionStore {
   private readonly byIdStatement: StatementSync;
   private readonly pendingByKeyStatement: StatementSync;
   private readonly settleStatement: StatementSync;
+  private readonly extendStatement: StatementSync;
   private readonly expireStatement: StatementSync;
   private readonly nextExpiryStatement: StatementSync;
   private readonly latestByKeyStatement: StatementSync;
@@ -95,6 +98,7 @@ export class InteractionStore {
     this.byIdStatement = db.prepare(SELECT_BY_ID);
     this.pendingByKeyStatement = db.prepare(SELECT_PENDING_BY_KEY);
     this.settleStatement = db.prepare(SETTLE);
+    this.extendStatement = db.prepare(EXTEND);
     this.expireStatement = db.prepare(EXPIRE_OVERDUE);
     this.nextExpiryStatement = db.prepare(NEXT_EXPIRY);
     this.latestByKeyStatement = db.prepare(SELECT_LATEST_BY_KEY);
@@ -137,6 +141,11 @@ export class InteractionStore {
   pendingByKey(key: string): InteractionDto | undefined {
     const row = this.pendingByKeyStatement.get(key) as Row | undefined;
     return row ? toDto(row) : undefined;
+  }
+
+  /** Moves the deadline of a pending interaction. */
+  extend(id: string, expiresMs: number, expiresAt: string, updatedAt: string): void {
+    this.extendStatement.run({ id, expires_ms: expiresMs, expires_at: expiresAt, updated_at: updatedAt });
   }
 
   /** Moves a pending interaction to a terminal state. Returns false when it was no longer pending. */

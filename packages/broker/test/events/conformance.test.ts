@@ -1294,3 +1294,30 @@ describe("rate limit (spec 1, Limits: it applies to POST /v1/events)", () => {
     expect((await post(broker, created({ key: "c" }))).status).toBe(201);
   });
 });
+
+describe("an update that moves only the deadline (docs/arc.md, Open question)", () => {
+  it("keeps the question (same id, nonce and digest) and takes the new expires_at", async () => {
+    const broker = testBroker();
+    const first = body(await post(broker, ask("deploy")));
+    const later = "2026-01-01T00:30:00Z";
+    const reply = await post(
+      broker,
+      updated("deploy", {
+        kind: "permission",
+        message: first.notification.message,
+        response: permission({ expires_at: later }),
+      }),
+    );
+    expect(reply.status).toBe(200);
+    const { interaction } = body(reply);
+    expect(interaction.id).toBe(first.interaction.id);
+    expect(interaction.nonce).toBe(first.interaction.nonce);
+    expect(interaction.request_digest).toBe(first.interaction.request_digest);
+    expect(interaction.expires_at).toBe("2026-01-01T00:30:00.000Z");
+    // Past the old deadline the question is still open; past the new one it expires.
+    broker.clock.advance(20 * 60_000);
+    expect((await interactionOf(broker, interaction.id)).status).toBe("pending");
+    broker.clock.advance(11 * 60_000);
+    expect((await interactionOf(broker, interaction.id)).status).toBe("expired");
+  });
+});
