@@ -6,7 +6,7 @@ import { wireFor } from "./config/records.js";
 import { allCoolingAnswer, CooldownBook, cooldownMs, FAILOVER_STATUSES } from "./failover.js";
 import { type RouterErrorCode, wireError, wireErrorEvent } from "./http/wire-errors.js";
 import { randomHex } from "./ids.js";
-import type { StreamPart, Usage, Wire } from "./ir.js";
+import type { DecodedRequest, Reply, StreamPart, Usage, Wire } from "./ir.js";
 import { type AttemptRecord, type Ledger, type Outcome, type RequestRecord, tokensOf } from "./ledger/ledger.js";
 import { PassthroughTap } from "./passthrough-tap.js";
 import { SELECTION_STATUS, selectTargets, type Target } from "./select.js";
@@ -204,9 +204,13 @@ export class RouterProxy {
     attempts: AttemptRecord[],
   ): Promise<void> {
     // A request the router cannot read at all is rejected before any target is tried (Failover rule 3).
+    // The decoded request is kept: a translated hop encodes it instead of decoding the body again.
+    let decoded: DecodedRequest | undefined;
     try {
-      if (call.inboundWire === "responses") decodeResponsesRequest(body, { translatedHop: false });
-      else WIRE_CODECS[call.inboundWire].decodeRequest(body);
+      decoded =
+        call.inboundWire === "responses"
+          ? decodeResponsesRequest(body, { translatedHop: false })
+          : WIRE_CODECS[call.inboundWire].decodeRequest(body);
     } catch (error) {
       if (error instanceof TranslationError && error.code === "invalid_request") {
         this.sendError(call, record, { status: 400, code: "invalid_request", message: error.message }, "client_error");
@@ -257,7 +261,7 @@ export class RouterProxy {
     for (const target of selection.targets) {
       if (call.clientGone.aborted) break;
       if (this.deps.cooldowns.cooling(target.upstream.slug, target.model)) continue;
-      const result = await this.attempt(call, body, requestedModel, target, record, attempts);
+      const result = await this.attempt(call, body, decoded, requestedModel, target, record, attempts);
       if (result.kind === "done" || result.kind === "final") return;
       last = result.failure;
     }
@@ -279,6 +283,7 @@ export class RouterProxy {
   private async attempt(
     call: ProxyCall,
     body: Record<string, unknown>,
+    decoded: DecodedRequest | undefined,
     requestedModel: string | undefined,
     target: Target,
     record: RequestRecord,
@@ -318,7 +323,10 @@ export class RouterProxy {
 
     let translated: ReturnType<typeof translateRequest>;
     try {
-      translated = translateRequest(call.inboundWire, upstreamWire, body, { model });
+      translated = translateRequest(call.inboundWire, upstreamWire, body, {
+        model,
+        ...(decoded ? { decoded } : {}),
+      });
     } catch (error) {
       if (error instanceof TranslationError) {
         return fail({ status: 400, code: error.code, message: error.message, render: true });
@@ -454,22 +462,24 @@ export class RouterProxy {
         };
         const json = parseJson(text);
         if (json === undefined) return unreadable();
-        let usage: Usage | undefined;
+        // One decode serves the ledger's usage and, on a translated hop, the client's encoding.
+        let reply: Reply | undefined;
         try {
-          usage = call.countTokens ? undefined : WIRE_CODECS[upstreamWire].decodeResponse(json).usage;
+          reply = call.countTokens ? undefined : WIRE_CODECS[upstreamWire].decodeResponse(json);
         } catch {
-          usage = undefined;
+          reply = undefined;
         }
+        const usage: Usage | undefined = reply?.usage;
         let out: string;
         try {
+          const options = { model: clientModel, customToolNames: translated.customToolNames };
           out =
             upstreamWire === call.inboundWire
               ? text
               : JSON.stringify(
-                  translateResponse(upstreamWire, call.inboundWire, json, {
-                    model: clientModel,
-                    customToolNames: translated.customToolNames,
-                  }),
+                  reply
+                    ? WIRE_CODECS[call.inboundWire].encodeResponse(reply, options)
+                    : translateResponse(upstreamWire, call.inboundWire, json, options),
                 );
         } catch {
           return unreadable();

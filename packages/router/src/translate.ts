@@ -1,8 +1,9 @@
 import type { IdGenerator } from "./ids.js";
-import type { StreamPart, Warning, Wire } from "./ir.js";
+import type { DecodedRequest, StreamPart, Warning, Wire } from "./ir.js";
 import { requireObject } from "./json.js";
 import { stripReplayedIds } from "./replayed-ids.js";
 import { sseDecoderStream } from "./sse.js";
+import { TranslationError } from "./translation-error.js";
 import { connectionFailedPart } from "./upstream-error.js";
 import { chatRequestWantsUsage } from "./wires/chat/decode-request.js";
 import { WIRE_CODECS } from "./wires/codecs.js";
@@ -10,6 +11,12 @@ import { WIRE_CODECS } from "./wires/codecs.js";
 export interface TranslateRequestOptions {
   /** The native model ID of the chosen target; replaces the client's `model`. */
   model?: string;
+  /**
+   * The body already decoded by the caller (the router decodes once to reject unreadable requests). For the
+   * responses wire it must come from a decode with `translatedHop: false`; the refusal of `previous_response_id`
+   * on a translated hop is applied here.
+   */
+  decoded?: DecodedRequest;
 }
 
 export interface TranslatedRequest {
@@ -48,8 +55,17 @@ export function translateRequest(
       customToolNames: new Set(),
     };
   }
-  const { request, warnings } = WIRE_CODECS[fromWire].decodeRequest(client);
-  if (options.model !== undefined) request.model = options.model;
+  let decoded = options.decoded;
+  if (decoded === undefined) {
+    decoded = WIRE_CODECS[fromWire].decodeRequest(client);
+  } else if (fromWire === "responses" && client.previous_response_id != null) {
+    throw new TranslationError(
+      "unsupported_previous_response_id",
+      "previous_response_id needs a responses-wire upstream; send the whole conversation instead",
+    );
+  }
+  const warnings = decoded.warnings;
+  const request = options.model === undefined ? decoded.request : { ...decoded.request, model: options.model };
   return {
     body: WIRE_CODECS[toWire].encodeRequest(request),
     warnings,
