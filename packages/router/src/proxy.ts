@@ -1,11 +1,11 @@
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
+import { randomHex } from "@notify/contracts/ids";
 import type { RouterConfig } from "./config/config-service.js";
 import type { ConfigSnapshot } from "./config/records.js";
 import { wireFor } from "./config/records.js";
 import { allCoolingAnswer, CooldownBook, cooldownMs, FAILOVER_STATUSES } from "./failover.js";
 import { type RouterErrorCode, wireError, wireErrorEvent } from "./http/wire-errors.js";
-import { randomHex } from "./ids.js";
 import type { DecodedRequest, Reply, StreamPart, Usage, Wire } from "./ir.js";
 import { type AttemptRecord, type Ledger, type Outcome, type RequestRecord, tokensOf } from "./ledger/ledger.js";
 import { PassthroughTap } from "./passthrough-tap.js";

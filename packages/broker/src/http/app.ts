@@ -1,4 +1,5 @@
 import type { DatabaseSync } from "node:sqlite";
+import { isLoopbackHost } from "@notify/contracts/guards";
 import { type KeySealer, type RouterServices, routerPlugin, type UpstreamTimeouts } from "@notify/router";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Clock } from "../domain/clock.js";
@@ -17,7 +18,6 @@ import type { OutboxStore } from "../store/outbox-store.js";
 import { VERSION } from "../version.js";
 import { bearerMatches } from "./auth.js";
 import { errorHandler, sendEmpty413 } from "./errors.js";
-import { isLoopbackHost } from "./loopback.js";
 import { FixedWindowLimiter, isRateLimited } from "./rate-limit.js";
 import { eventRoutes } from "./routes/events.js";
 import { healthRoute, livenessRoute } from "./routes/health.js";

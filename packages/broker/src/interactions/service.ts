@@ -1,5 +1,5 @@
-import { timingSafeEqual } from "node:crypto";
 import { requestDigest } from "@notify/contracts/digest";
+import { secretMatches } from "@notify/contracts/guards";
 import type { DomainBus } from "../domain/bus.js";
 import { type Clock, isoTime } from "../domain/clock.js";
 import { alreadyAnswered, interactionNotFound, invalid } from "../domain/errors.js";
@@ -30,17 +30,6 @@ export interface RequestResult {
   interaction: InteractionDto;
   /** False when a pending interaction with the same key and digest was reused (200). */
   created: boolean;
-}
-
-/** Constant-time string comparison; lengths leak, contents do not. */
-export function constantTimeEqual(supplied: string, expected: string): boolean {
-  const a = Buffer.from(supplied, "utf8");
-  const b = Buffer.from(expected, "utf8");
-  if (a.length !== b.length) {
-    timingSafeEqual(b, b);
-    return false;
-  }
-  return timingSafeEqual(a, b);
 }
 
 /** Runs inside the transaction that accepts an answer (an ARC question's notification resolves here). */
@@ -194,7 +183,7 @@ export class InteractionService {
       if (answer.request_digest !== current.request_digest) {
         throw invalid("request_digest does not match the current request");
       }
-      if (!constantTimeEqual(answer.nonce, current.nonce)) throw invalid("nonce does not match");
+      if (!secretMatches(answer.nonce, current.nonce)) throw invalid("nonce does not match");
       checkShape(current, answer);
 
       const now = isoTime(this.clock.now());

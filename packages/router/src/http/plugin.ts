@@ -1,6 +1,6 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { DatabaseSync } from "node:sqlite";
 import { Transform } from "node:stream";
+import { bearerCredential, isLoopbackHost, secretMatches } from "@notify/contracts/guards";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { RouterConfig } from "../config/config-service.js";
 import type { KeySealer } from "../config/store.js";
@@ -37,29 +37,6 @@ export interface RouterServices {
   ledger: Ledger;
   cooldowns: CooldownBook;
   close(): Promise<void>;
-}
-
-/** The expected key's digest, computed once per key value rather than per request. */
-let expectedDigest: { key: string; digest: Buffer } | undefined;
-
-function keyMatches(supplied: string | undefined, expected: string): boolean {
-  if (supplied === undefined) return false;
-  if (expectedDigest?.key !== expected) {
-    expectedDigest = { key: expected, digest: createHash("sha256").update(expected).digest() };
-  }
-  const a = createHash("sha256").update(supplied).digest();
-  return timingSafeEqual(a, expectedDigest.digest);
-}
-
-function bearer(header: string | string[] | undefined): string | undefined {
-  if (typeof header !== "string") return undefined;
-  return /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header)?.[1];
-}
-
-function isLoopbackHost(host: string | undefined): boolean {
-  if (!host) return false;
-  const value = host.toLowerCase();
-  return /^(127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?$/.test(value);
 }
 
 /**
@@ -135,11 +112,11 @@ export const routerPlugin: FastifyPluginAsync<RouterPluginOptions> = async (app,
     const apiKey = request.headers["x-api-key"];
     const supplied = [
       typeof header === "string" ? header : undefined,
-      bearer(request.headers.authorization),
+      bearerCredential(request.headers.authorization),
       typeof apiKey === "string" ? apiKey : undefined,
     ];
     const expected = settings.key;
-    if (expected === undefined || !supplied.some((candidate) => keyMatches(candidate, expected))) {
+    if (expected === undefined || !supplied.some((candidate) => secretMatches(candidate, expected, true))) {
       return fail(reply, wire, 401, "unauthorized", "missing or wrong router key");
     }
     return undefined;
