@@ -103,6 +103,11 @@ export class OutboundService {
     for (const listener of this.kickListeners) listener();
   }
 
+  /** Every provider kind, in the registry's order (the one list of kinds; see providers/registry.ts). */
+  adapterList(): ProviderAdapter[] {
+    return [...this.adapters.values()];
+  }
+
   adapterFor(kind: string): ProviderAdapter | undefined {
     return this.adapters.get(kind);
   }

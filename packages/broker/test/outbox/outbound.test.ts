@@ -346,6 +346,24 @@ describe("outbox (spec 1, Outbound delivery)", () => {
   });
 });
 
+describe("/ui/api/outbound/kinds", () => {
+  it("lists every registered provider kind with its secret names", async () => {
+    const broker = manualBroker();
+    const kinds = (await broker.call("GET", "/ui/api/outbound/kinds")).body as Json[];
+    expect(kinds.map((kind) => kind.kind)).toEqual([
+      "webhook",
+      "ntfy",
+      "gotify",
+      "pushover",
+      "slack",
+      "discord",
+      "telegram",
+      "email",
+    ]);
+    expect(kinds[0]).toEqual({ kind: "webhook", secrets: { required: [], optional: ["signingSecret"] } });
+  });
+});
+
 describe("/ui/api rules (spec 1, Web interface routes)", () => {
   it("refuses a non-loopback Host and changes without X-Notify-UI: 1; takes no bearer", async () => {
     const broker = manualBroker();

@@ -25,10 +25,7 @@ export const uiOutboundRoutes: FastifyPluginAsync<UiOutboundOptions> = async (
   { outbound, dispatcher, outbox },
 ) => {
   app.get("/outbound/kinds", async () =>
-    [...["webhook", "ntfy", "gotify", "pushover", "slack", "discord", "telegram", "email"]]
-      .map((kind) => outbound.adapterFor(kind))
-      .filter((adapter) => adapter !== undefined)
-      .map((adapter) => ({ kind: adapter.kind, secrets: adapter.secrets })),
+    outbound.adapterList().map((adapter) => ({ kind: adapter.kind, secrets: adapter.secrets })),
   );
 
   app.get("/outbound/providers", async () => outbound.listProfiles());
