@@ -1,4 +1,5 @@
 import type { DatabaseSync } from "node:sqlite";
+import { transaction } from "../transaction.js";
 import {
   type ConfigSnapshot,
   destinationProblem,
@@ -25,19 +26,6 @@ export class RouterConfigError extends Error {
 const fail = (message: string): never => {
   throw new RouterConfigError(message);
 };
-
-function transaction<T>(db: DatabaseSync, work: () => T): T {
-  if (db.isTransaction) return work();
-  db.exec("BEGIN IMMEDIATE");
-  try {
-    const result = work();
-    db.exec("COMMIT");
-    return result;
-  } catch (error) {
-    if (db.isTransaction) db.exec("ROLLBACK");
-    throw error;
-  }
-}
 
 type Input = Record<string, unknown>;
 

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { transaction } from "../transaction.js";
 import type { RecordWire, Route, RouterSettings, Upstream, UpstreamAuth } from "./records.js";
 
 /** Seals and opens upstream keys; the broker supplies its AES-256-GCM sealer (the key file in the data dir). */
@@ -42,15 +43,10 @@ const MIGRATIONS: string[] = [
 export function migrateRouterDatabase(db: DatabaseSync): void {
   const { user_version: version } = db.prepare("PRAGMA user_version").get() as { user_version: number };
   for (let index = version; index < MIGRATIONS.length; index++) {
-    db.exec("BEGIN IMMEDIATE");
-    try {
+    transaction(db, () => {
       db.exec(MIGRATIONS[index] as string);
       db.exec(`PRAGMA user_version = ${index + 1}`);
-      db.exec("COMMIT");
-    } catch (error) {
-      db.exec("ROLLBACK");
-      throw error;
-    }
+    });
   }
 }
 

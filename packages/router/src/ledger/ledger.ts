@@ -1,5 +1,6 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { Usage, Wire } from "../ir.js";
+import { transaction } from "../transaction.js";
 
 export type Outcome = "ok" | "upstream_error" | "client_error" | "canceled" | "failed_over_exhausted";
 
@@ -116,14 +117,9 @@ export class Ledger {
     const batch = this.queued;
     if (batch.length === 0) return;
     this.queued = [];
-    this.db.exec("BEGIN IMMEDIATE");
-    try {
+    transaction(this.db, () => {
       for (const { request, attempts } of batch) this.write(request, attempts);
-      this.db.exec("COMMIT");
-    } catch (error) {
-      if (this.db.isTransaction) this.db.exec("ROLLBACK");
-      throw error;
-    }
+    });
   }
 
   private write(request: RequestRecord, attempts: readonly AttemptRecord[]): void {
