@@ -1,9 +1,14 @@
 // Helpers for the router benchmark: child processes, /proc readings, percentiles, free ports, SSE text extraction.
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import net from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+
+// Helpers that are the same for both benchmarks live in the broker benchmark's lib.
+export { ensureDir, machineBusySeconds, percentile, round, sleep } from "../broker/lib.mjs";
+
+import { machineBusySeconds, percentile, round, sleep } from "../broker/lib.mjs";
 
 export const ROUTER_BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = resolve(ROUTER_BENCH_DIR, "..", "..");
@@ -19,23 +24,6 @@ export const streamText = (chunks) =>
 
 export function progress(message) {
   process.stderr.write(`[bench:router ${new Date().toISOString().slice(11, 23)}] ${message}\n`);
-}
-
-export const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
-
-export const round = (value, digits = 2) =>
-  Number.isFinite(value) ? Math.round(value * 10 ** digits) / 10 ** digits : value;
-
-export function ensureDir(path) {
-  mkdirSync(path, { recursive: true });
-  return path;
-}
-
-/** Nearest-rank percentile of an ascending typed array. */
-export function percentile(sorted, p) {
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
 }
 
 /** count/mean/p50/p90/p99/max of millisecond samples (kept at microsecond resolution). */
@@ -76,13 +64,6 @@ export function procCpuSeconds(pid) {
   } catch {
     return Number.NaN;
   }
-}
-
-/** CPU seconds all CPUs of the machine spent busy so far. */
-export function machineBusySeconds() {
-  const fields = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
-  const [user, nice, system, , , irq, softirq, steal] = fields;
-  return (user + nice + system + irq + softirq + steal) / CLOCK_TICKS_PER_SECOND;
 }
 
 /** Waits (bounded) until the whole machine stays under `maxBusyCores` for `quietMs`; returns how long it waited. */
