@@ -131,10 +131,15 @@ export function createBroker(options: BrokerOptions): Broker {
   );
   // Spec 1, Outbound delivery rule 1: no network I/O inline; outbox items are written in the notification's
   // transaction and the dispatcher is signalled after commit.
-  notifications.onCreateInTransaction((notification) => {
-    outbound.enqueueFor(notification);
+  notifications.onCreateInTransaction((notification, _created, row) => {
+    outbound.enqueueFor(notification, row);
   });
-  const dispatcher = new Dispatcher(outbox, outbound, clock, logger, options.dispatcher);
+  // API requests received (counted on the HTTP server below): deliveries yield to API traffic, not to their own load.
+  let apiRequests = 0;
+  const dispatcher = new Dispatcher(outbox, outbound, clock, logger, {
+    apiRequests: () => apiRequests,
+    ...options.dispatcher,
+  });
   const sealer = new SecretSealer(settings.dataDir);
   const routerDb = openRouterDatabase(
     options.databasePath === ":memory:" ? ":memory:" : join(settings.dataDir, "router.db"),
@@ -179,6 +184,9 @@ export function createBroker(options: BrokerOptions): Broker {
         pruneTimer.unref();
       },
     },
+  });
+  app.server.on("request", () => {
+    apiRequests++;
   });
   interactions.start();
   dispatcher.start();

@@ -13,8 +13,11 @@ export interface CreateResult {
   created: boolean;
 }
 
-/** Hooks run inside the creating transaction (the outbox writes its items here, issue 4). */
-export type CreateHook = (notification: NotificationDto, created: boolean) => void;
+/**
+ * Hooks run inside the creating transaction (the outbox writes its items here, issue 4). `row` is the
+ * notification's row in the store (its seq), which the outbox references.
+ */
+export type CreateHook = (notification: NotificationDto, created: boolean, row: number) => void;
 
 /** Notifications: creation with dedup, listing, status transitions (spec 1). Knows no HTTP. */
 export class NotificationService {
@@ -66,9 +69,14 @@ export class NotificationService {
       if (input.cwd !== undefined) notification.cwd = input.cwd;
       if (input.pid !== undefined) notification.pid = input.pid;
       if (input.metadata !== undefined) notification.metadata = input.metadata;
-      if (existing) this.store.updateContent(notification);
-      else this.store.insert(notification);
-      for (const hook of this.createHooks) hook(notification, existing === undefined);
+      let row: number;
+      if (existing) {
+        this.store.updateContent(notification);
+        row = this.store.seqOf(notification.id) as number;
+      } else {
+        row = this.store.insert(notification);
+      }
+      for (const hook of this.createHooks) hook(notification, existing === undefined, row);
       const created = existing === undefined;
       afterCommit(this.store.db, () =>
         this.bus.emit(created ? "notification.created" : "notification.changed", notification),

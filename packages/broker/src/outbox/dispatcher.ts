@@ -1,9 +1,10 @@
 import { performance } from "node:perf_hooks";
 import { backoffMs } from "@notify/contracts/retry";
-import { type Clock, isoTime } from "../domain/clock.js";
+import type { Clock } from "../domain/clock.js";
 import type { Logger } from "../log/logger.js";
 import { SecretsUnreadableError } from "../secrets/sealer.js";
-import type { OutboxStore } from "../store/outbox-store.js";
+import { afterCommit, commitBarrier } from "../store/database.js";
+import type { DueItem, OutboxStore } from "../store/outbox-store.js";
 import type { OutboundService } from "./outbound-service.js";
 import type { DeliveryResult, OutboxItem, OutboxStatus } from "./types.js";
 
@@ -20,7 +21,19 @@ export interface DispatcherOptions {
   random?: () => number;
   /** False in tests that drive `runDue()` by hand with a manual clock. */
   autoRun?: boolean;
+  /**
+   * API requests received so far (the broker counts its HTTP server's requests). Deliveries yield only while
+   * there is API traffic; without this signal any load counts.
+   */
+  apiRequests?: () => number;
 }
+
+/** Event-loop utilization above which, with API traffic present, deliveries drop to a trickle. */
+const BUSY_UTILIZATION = 0.5;
+/** API requests within one 100 ms sample that make the dispatcher busy at once (a burst, > 500 requests/s). */
+const BURST_REQUESTS = 50;
+/** While busy: one attempt at a time, started at least this far apart (at most 50 attempts/s). */
+const BUSY_SPACING_MS = 20;
 
 /** How many due items one query reads ahead. */
 const READ_AHEAD = 64;
@@ -41,7 +54,8 @@ const DEFAULTS = {
  * a provider drop the repeat). Diagnostics are a status and a short code, never exception or response text.
  */
 export class Dispatcher {
-  private readonly options: Required<Omit<DispatcherOptions, "random" | "autoRun">>;
+  private readonly options: Required<Omit<DispatcherOptions, "random" | "autoRun" | "apiRequests">>;
+  private readonly apiRequests: (() => number) | undefined;
   private readonly random: () => number;
   private readonly autoRun: boolean;
   /** Attempts under way, by item id; at most `concurrency`. A slow provider holds one slot, not the queue. */
@@ -61,25 +75,37 @@ export class Dispatcher {
     this.options = { ...DEFAULTS, ...definedOnly(options) };
     this.random = options.random ?? Math.random;
     this.autoRun = options.autoRun ?? true;
+    this.apiRequests = options.apiRequests;
     outbound.onEnqueued(() => this.kick());
   }
 
   /** True while the event loop is nearly saturated (API traffic): deliveries then take one slot and wait turns. */
   private busy = false;
+  /** While busy, no attempt starts before this (performance.now() time); a timer brings the pump back. */
+  private busyHoldUntil = 0;
+  private busyTimer: NodeJS.Timeout | undefined;
+  /** The API request count at the last load sample. */
+  private sampleRequests = 0;
   private loadTimer: NodeJS.Timeout | undefined;
 
   /**
-   * Deliveries never slow the API that creates them (spec 1, Outbound delivery): the event loop's utilization is
-   * sampled every 100 ms, and above 85% the dispatcher drops to one attempt at a time with a pause between them.
-   * The durable outbox absorbs the backlog and drains it at full speed once the load falls.
+   * Deliveries never slow the API that creates them (spec 1, Outbound delivery): every 100 ms the event loop's
+   * utilization and the API requests of the interval are sampled; when API requests arrived and the loop was over
+   * half busy, or more than BURST_REQUESTS arrive within one sample, the dispatcher drops to one attempt at a time
+   * with a pause between them. The durable outbox absorbs the backlog and drains it at full speed once the API is
+   * quiet (the dispatcher's own load alone never counts as busy).
    */
   private watchLoad(): void {
     let last = performance.eventLoopUtilization();
+    this.sampleRequests = this.apiRequests?.() ?? 0;
     this.loadTimer = setInterval(() => {
       const now = performance.eventLoopUtilization();
+      const requests = this.apiRequests?.() ?? 0;
+      const apiTraffic = this.apiRequests === undefined || requests > this.sampleRequests;
       const wasBusy = this.busy;
-      this.busy = performance.eventLoopUtilization(now, last).utilization > 0.85;
+      this.busy = apiTraffic && performance.eventLoopUtilization(now, last).utilization > BUSY_UTILIZATION;
       last = now;
+      this.sampleRequests = requests;
       // Load fell: fill the slots held back meanwhile.
       if (wasBusy && !this.busy) this.pump();
     }, 100);
@@ -90,6 +116,9 @@ export class Dispatcher {
     if (this.autoRun && !this.loadTimer) this.watchLoad();
     this.stopped = false;
     if (this.stopController.signal.aborted) this.stopController = new AbortController();
+    // Items left Pending by a stop (aborted attempts) are below the cursor: find the cursor again.
+    this.cursor = undefined;
+    this.readAhead = [];
     this.kick();
   }
 
@@ -109,35 +138,82 @@ export class Dispatcher {
    * Due items read ahead of the free slots, so a completed attempt takes the next item from memory instead of
    * querying again. Refilled only when empty; an item read here and not yet started stays Pending in the store.
    */
-  private readAhead: OutboxItem[] = [];
+  private readAhead: DueItem[] = [];
+
+  /**
+   * The last outbox row whose Pending item has been read. Pending items are appended in row order and read by a
+   * range scan after this cursor (no index to keep up on enqueue). Undefined until the first read after start.
+   */
+  private cursor: number | undefined;
+
+  /**
+   * Reads Retry items that are due, then Pending items after the cursor. Only committed rows are read: a row of
+   * the open group-commit batch could still roll back and its rowid be reused, which the cursor would skip. The
+   * enqueue's after-commit kick brings the dispatcher back.
+   */
+  private refill(limit: number): boolean {
+    const db = this.outbox.db;
+    if (commitBarrier(db) !== undefined) {
+      afterCommit(db, () => this.kick());
+      return false;
+    }
+    const items = this.outbox.retryDue(this.clock.now(), limit).filter((item) => !this.inFlight.has(item.id));
+    if (items.length < limit) {
+      if (this.cursor === undefined) {
+        const first = this.outbox.firstPendingSeq();
+        this.cursor = first === undefined ? this.outbox.lastSeq() : first - 1;
+      }
+      const last = this.outbox.lastSeq();
+      const want = limit - items.length;
+      const pending = this.outbox.pendingAfter(this.cursor, last, want);
+      // Fewer than asked: the scan reached the last row, so nothing Pending is left before it.
+      this.cursor = pending.length < want ? last : (pending.at(-1) as DueItem).seq;
+      for (const item of pending) if (!this.inFlight.has(item.id)) items.push(item);
+    }
+    this.readAhead = items;
+    return items.length > 0;
+  }
 
   /** Starts due items in the free slots; when idle, arms one timer for the next due item. */
   private pump(): number {
     if (this.stopped) return 0;
-    const free = (this.busy ? 1 : this.options.concurrency) - this.inFlight.size;
+    // A burst of API requests makes the dispatcher busy at once, without waiting for the next sample.
+    if (!this.busy && this.apiRequests !== undefined && this.loadTimer !== undefined) {
+      this.busy = this.apiRequests() - this.sampleRequests > BURST_REQUESTS;
+    }
+    let free = (this.busy ? 1 : this.options.concurrency) - this.inFlight.size;
+    if (this.busy && free > 0) {
+      // Kicks from new enqueues must not bypass the spacing: the trickle is paced by the clock, not by events.
+      const wait = this.busyHoldUntil - performance.now();
+      if (wait > 0) {
+        this.busyTimer ??= setTimeout(() => {
+          this.busyTimer = undefined;
+          this.pump();
+        }, wait).unref();
+        return 0;
+      }
+      free = 1;
+    }
     let started = 0;
     while (started < free) {
       if (this.readAhead.length === 0) {
         try {
-          this.readAhead = this.outbox
-            .due(this.clock.now(), READ_AHEAD + this.inFlight.size)
-            .filter((item) => !this.inFlight.has(item.id));
+          if (!this.refill(READ_AHEAD)) break;
         } catch {
           return started; // database closed during shutdown
         }
-        if (this.readAhead.length === 0) break;
       }
-      const item = this.readAhead.shift() as OutboxItem;
+      const item = this.readAhead.shift() as DueItem;
       started++;
+      if (this.busy) this.busyHoldUntil = performance.now() + BUSY_SPACING_MS;
       const attempt = this.attempt(item).finally(() => {
         this.inFlight.delete(item.id);
         if (!this.autoRun) return;
-        if (this.busy) setTimeout(() => this.pump(), 10).unref();
-        else this.pump();
+        this.pump();
       });
       this.inFlight.set(item.id, attempt);
     }
-    if (this.autoRun && this.inFlight.size === 0) this.scheduleNext();
+    if (this.autoRun && this.inFlight.size === 0 && commitBarrier(this.outbox.db) === undefined) this.scheduleNext();
     return started;
   }
 
@@ -145,7 +221,7 @@ export class Dispatcher {
     if (this.stopped) return;
     let next: number | undefined;
     try {
-      next = this.outbox.nextDue();
+      next = this.outbox.nextRetry();
     } catch {
       return;
     }
@@ -165,12 +241,17 @@ export class Dispatcher {
     let attempted = 0;
     for (;;) {
       attempted += this.pump();
-      if (this.inFlight.size === 0) return attempted;
+      if (this.inFlight.size === 0) {
+        const barrier = commitBarrier(this.outbox.db);
+        if (barrier === undefined) return attempted;
+        await barrier;
+        continue;
+      }
       await Promise.all(this.inFlight.values());
     }
   }
 
-  private async attempt(item: OutboxItem): Promise<void> {
+  private async attempt(item: DueItem): Promise<void> {
     const result = await this.deliver(item);
     if (!this.stopped) this.record(item, result);
   }
@@ -199,10 +280,9 @@ export class Dispatcher {
     }
   }
 
-  private record(item: OutboxItem, result: DeliveryResult): void {
+  private record(item: DueItem, result: DeliveryResult): void {
     const nowMs = this.clock.now();
     const attempts = item.attempts + 1;
-    const now = isoTime(nowMs);
     let status: OutboxStatus;
     let nextAttemptMs = nowMs;
     if (result.ok) {
@@ -221,14 +301,14 @@ export class Dispatcher {
       nextAttemptMs = nowMs + Math.max(backoff, requested);
     }
     try {
-      this.outbox.recordInTransaction(item.id, {
+      this.outbox.recordInTransaction(item.seq, {
         status,
         attempts,
         nextAttemptMs,
         lastStatus: result.status ?? null,
         lastCode: result.ok ? null : result.code,
-        updatedAt: now,
-        deliveredAt: result.ok ? now : null,
+        updatedMs: nowMs,
+        deliveredMs: result.ok ? nowMs : null,
       });
     } catch {
       return; // database closed during shutdown; the item stays due and is sent again after restart
@@ -244,16 +324,20 @@ export class Dispatcher {
   /** Puts a dead-lettered (or retrying) item back to Pending with a fresh attempt budget. */
   retry(id: string): OutboxItem | undefined {
     const item = this.outbox.byId(id);
-    if (!item || item.status === "Delivered") return item;
-    this.outbox.record(id, {
+    const seq = this.outbox.seqOf(id);
+    if (!item || seq === undefined || item.status === "Delivered") return item;
+    this.outbox.recordInTransaction(seq, {
       status: "Pending",
       attempts: 0,
       nextAttemptMs: this.clock.now(),
       lastStatus: item.lastStatus ?? null,
       lastCode: item.lastCode ?? null,
-      updatedAt: isoTime(this.clock.now()),
-      deliveredAt: null,
+      updatedMs: this.clock.now(),
+      deliveredMs: null,
     });
+    // The item is Pending again behind the cursor: read from it again (items in flight are skipped by id).
+    if (this.cursor !== undefined && seq <= this.cursor) this.cursor = seq - 1;
+    this.readAhead = [];
     this.kick();
     return this.outbox.byId(id);
   }
@@ -261,6 +345,8 @@ export class Dispatcher {
   async stop(): Promise<void> {
     if (this.loadTimer) clearInterval(this.loadTimer);
     this.loadTimer = undefined;
+    if (this.busyTimer) clearTimeout(this.busyTimer);
+    this.busyTimer = undefined;
     this.stopped = true;
     this.stopController.abort();
     if (this.timer) clearTimeout(this.timer);

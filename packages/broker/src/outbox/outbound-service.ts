@@ -6,7 +6,7 @@ import { type NotificationDto, PRIORITIES, type Priority } from "../notification
 import { type SecretSealer, SecretsUnreadableError } from "../secrets/sealer.js";
 import { afterCommit, transaction } from "../store/database.js";
 import type { OutboundStore, StoredProfile } from "../store/outbound-store.js";
-import { newOutboxId, type OutboxStore } from "../store/outbox-store.js";
+import type { OutboxStore } from "../store/outbox-store.js";
 import { routeMatches } from "./matching.js";
 import type { DeliveryResult, OutboundPayload, OutboundRoute, ProviderAdapter, ProviderProfile } from "./types.js";
 
@@ -77,24 +77,13 @@ export class OutboundService {
   }
 
   /** Runs inside the notification's transaction: one outbox item per matching route of an enabled provider. */
-  enqueueFor(notification: NotificationDto): number {
+  enqueueFor(notification: NotificationDto, row: number): number {
     const matching = this.routes.filter((route) =>
       routeMatches(route, this.profiles.get(route.providerId)?.profile, notification),
     );
     if (matching.length === 0) return 0;
-    const nowMs = this.clock.now();
     // One multi-row INSERT for all of a notification's routes: one statement per create, not one per route.
-    this.outbox.enqueueAll(
-      notification.id,
-      matching.map((route) => ({
-        id: newOutboxId(),
-        routeId: route.id,
-        providerId: route.providerId,
-        includeMessage: route.includeMessage,
-      })),
-      nowMs,
-      isoTime(nowMs),
-    );
+    this.outbox.enqueueAll(row, matching, this.clock.now());
     afterCommit(this.store.db, () => this.kick());
     return matching.length;
   }

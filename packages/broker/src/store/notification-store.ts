@@ -86,6 +86,7 @@ export class NotificationStore {
   private readonly updateStatusStatement: StatementSync;
   private readonly byIdStatement: StatementSync;
   private readonly activeByKeyStatement: StatementSync;
+  private readonly seqOfStatement: StatementSync;
   private readonly countActiveStatement: StatementSync;
   private readonly latestByKeyStatement: StatementSync;
   private readonly listStatements = new Map<string, StatementSync>();
@@ -96,12 +97,20 @@ export class NotificationStore {
     this.updateStatusStatement = db.prepare(UPDATE_STATUS);
     this.byIdStatement = db.prepare(SELECT_BY_ID);
     this.activeByKeyStatement = db.prepare(SELECT_ACTIVE_BY_KEY);
+    this.seqOfStatement = db.prepare("SELECT seq FROM notifications WHERE id = ?");
     this.countActiveStatement = db.prepare(COUNT_ACTIVE);
     this.latestByKeyStatement = db.prepare(SELECT_LATEST_BY_KEY);
   }
 
-  insert(dto: NotificationDto): void {
-    this.insertStatement.run(toParams(dto));
+  /** Inserts a new notification; returns its row (seq). */
+  insert(dto: NotificationDto): number {
+    return Number(this.insertStatement.run(toParams(dto)).lastInsertRowid);
+  }
+
+  /** The row (seq) of a notification id. */
+  seqOf(id: string): number | undefined {
+    const row = this.seqOfStatement.get(id) as { seq: number } | undefined;
+    return row?.seq;
   }
 
   /** Replaces the content fields and `updatedAt` of an existing row (dedup refresh). */

@@ -1,0 +1,79 @@
+// The write path alone (issue 4): notification creates through the broker's services, in process, with no HTTP and
+// no deliveries, on two brokers (0 and 3 matching routes) whose batches alternate so machine drift hits both alike.
+// Each batch is 10 creates in one event-loop turn (one group commit), as under HTTP load.
+// Usage: node bench/outbound/write-path.mjs [--rounds 40] (run by bench/outbound/run.mjs).
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { startBroker } from "../../packages/broker/dist/broker.js";
+
+const args = process.argv.slice(2);
+const rounds = Number(args[args.indexOf("--rounds") + 1] || 40);
+const WARM_ROUNDS = 4;
+const BATCHES_PER_ROUND = 250;
+
+async function makeBroker(routes) {
+  const dataDir = mkdtempSync(join(tmpdir(), `notify-bench-write-${routes}-`));
+  const broker = await startBroker({ dataDir, port: 0, token: "b".repeat(43) });
+  // No deliveries: only what creating costs.
+  await broker.dispatcher.stop();
+  const ui = async (url, payload) => {
+    const reply = await broker.app.inject({
+      method: "POST",
+      url: `/ui/api${url}`,
+      headers: { "x-notify-ui": "1", host: "127.0.0.1" },
+      payload,
+    });
+    if (reply.statusCode >= 300) throw new Error(`${url}: ${reply.statusCode} ${reply.body}`);
+  };
+  if (routes > 0) {
+    await ui("/outbound/providers", {
+      kind: "webhook",
+      name: "sink",
+      settings: { url: "http://127.0.0.1:9/hook" },
+      enabled: true,
+    });
+    for (let index = 0; index < routes; index++) {
+      await ui("/outbound/routes", { name: `r${index}`, provider: "sink", enabled: true });
+    }
+  }
+  return { routes, broker, dataDir, nanoseconds: 0n, creates: 0 };
+}
+
+const input = {
+  agent: "bench",
+  project: "notify-bench",
+  type: "info",
+  title: "Build finished",
+  message: "All 42 tests passed in 3.1 s",
+};
+const targets = [await makeBroker(0), await makeBroker(3)];
+for (let round = 0; round < rounds + WARM_ROUNDS; round++) {
+  for (const target of targets) {
+    const started = process.hrtime.bigint();
+    for (let batch = 0; batch < BATCHES_PER_ROUND; batch++) {
+      for (let index = 0; index < 10; index++) target.broker.notifications.create(input);
+      await nextTurn();
+    }
+    if (round >= WARM_ROUNDS) {
+      target.nanoseconds += process.hrtime.bigint() - started;
+      target.creates += BATCHES_PER_ROUND * 10;
+    }
+  }
+}
+const [zero, three] = targets.map((target) => Number(target.nanoseconds) / 1000 / target.creates);
+const outboxRows = targets[1].broker.db.prepare("SELECT count(*) AS count FROM outbox").get().count;
+for (const target of targets) {
+  await target.broker.close();
+  rmSync(target.dataDir, { recursive: true, force: true });
+}
+process.stdout.write(
+  `${JSON.stringify({
+    creates: targets[0].creates,
+    microsecondsPerCreate: { zeroRoutes: Math.round(zero * 10) / 10, threeRoutes: Math.round(three * 10) / 10 },
+    addedMicroseconds: Math.round((three - zero) * 10) / 10,
+    outboxRows,
+  })}\n`,
+);
