@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Agent, request } from "undici";
 import { describe, expect, it } from "vitest";
+import { SERVE_SEMI_SPACE_MIB } from "../src/cli/runtime-flags.js";
 import { writeConfigFile } from "../src/config/config-file.js";
 import type { Json } from "./helpers.js";
 import { tempDir } from "./helpers.js";
@@ -101,6 +102,31 @@ describe("the broker as a process, over a real socket", () => {
       await again.exited;
     }
   }, 30_000);
+
+  it.runIf(process.platform === "linux")(
+    "serve re-executes itself in place with a bounded young generation, unless the flag is given",
+    async () => {
+      const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+      const broker = await spawnBroker(tempDir());
+      try {
+        // Same pid as spawned (execve, not a child), the flag first, the original arguments kept.
+        const argv = cmdline(broker.child.pid as number);
+        expect(argv[1]).toBe(`--max-semi-space-size=${SERVE_SEMI_SPACE_MIB}`);
+        expect(argv.slice(-5)).toEqual(["serve", "--port", "0", "--data-dir", argv.at(-1)]);
+        expect(broker.stderr()).toContain(`pid ${broker.child.pid}`);
+      } finally {
+        broker.child.kill("SIGTERM");
+        await broker.exited;
+      }
+      const chosen = await spawnBroker(tempDir(), { NODE_OPTIONS: "--max-semi-space-size=8" });
+      try {
+        expect(cmdline(chosen.child.pid as number).some((arg) => arg.startsWith("--max-semi-space-size"))).toBe(false);
+      } finally {
+        chosen.child.kill("SIGTERM");
+        await chosen.exited;
+      }
+    },
+  );
 
   it("a corrupt config.json stops the broker with a clear message and is not overwritten", async () => {
     const dataDir = tempDir();

@@ -1,6 +1,7 @@
 import { ConfigError } from "../../config/config-file.js";
 import { parsePort } from "../../config/settings.js";
 import { ExitError } from "../exit-error.js";
+import { execWithServeFlags } from "../runtime-flags.js";
 
 export interface ServeOptions {
   port?: string;
@@ -10,6 +11,7 @@ export interface ServeOptions {
 
 /** `notify serve`: the broker in the foreground until SIGINT/SIGTERM; log lines echo to stderr. */
 export async function serve(options: ServeOptions): Promise<void> {
+  execWithServeFlags();
   const { startBroker } = await import("../../broker.js");
   let port: number | undefined;
   if (options.port !== undefined) {
