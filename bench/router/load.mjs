@@ -1,5 +1,6 @@
 // Scenarios (who is asked, on which wire, streaming or not), a one-request check that each answers correctly, and
 // the closed-loop autocannon run with per-request latencies kept at microsecond resolution.
+import http from "node:http";
 import autocannon from "autocannon";
 import {
   machineBusySeconds,
@@ -37,9 +38,19 @@ const PATHS = { chat: "/chat/completions", messages: "/messages" };
  * Every scenario of the run. `kind`: direct (client to mock), passthrough (same wire both sides) or translated.
  * `group` puts the runs that are compared with each other next to each other in time.
  */
-export function scenarios({ mock, router, bare, portkey, ccr, fastChunks, latencyConnections = [] }) {
+export function scenarios({
+  mock,
+  router,
+  bare,
+  portkey,
+  ccr,
+  fastChunks,
+  latencyConnections = [],
+  latencyRates = [],
+  connections: defaultConnections = 10,
+}) {
   const list = [];
-  const add = (target, clientWire, upstreamWire, stream, request, connections) => {
+  const add = (target, clientWire, upstreamWire, stream, request, connections, rate) => {
     const kind =
       target === "direct"
         ? "direct"
@@ -49,7 +60,7 @@ export function scenarios({ mock, router, bare, portkey, ccr, fastChunks, latenc
             ? "passthrough"
             : "translated";
     const mode = stream ? "stream" : "json";
-    const suffix = connections === undefined ? "" : `@c${connections}`;
+    const suffix = connections === undefined ? "" : `@c${connections}${rate === undefined ? "" : `r${rate}`}`;
     list.push({
       id: `${target}:${clientWire}->${upstreamWire}:${mode}${suffix}`,
       target,
@@ -60,11 +71,17 @@ export function scenarios({ mock, router, bare, portkey, ccr, fastChunks, latenc
       group: `${clientWire}->${upstreamWire}:${mode}${suffix}`,
       expectedText: stream ? streamText(fastChunks) : REPLY,
       ...(connections === undefined ? {} : { connections }),
+      ...(rate === undefined ? {} : { rate }),
       ...request,
     });
   };
-  // Added latency without queueing: direct and router passthrough (chat wire) at fewer connections.
-  for (const connections of latencyConnections) {
+  // Added latency without queueing: direct and router passthrough (chat wire) at fewer connections, and at the
+  // target's connection count with a fixed total request rate below saturation (autocannon overallRate).
+  const latencyRuns = [
+    ...latencyConnections.map((connections) => ({ connections })),
+    ...latencyRates.map((rate) => ({ connections: defaultConnections, rate })),
+  ];
+  for (const { connections, rate } of latencyRuns) {
     for (const stream of [false, true]) {
       add(
         "direct",
@@ -77,6 +94,7 @@ export function scenarios({ mock, router, bare, portkey, ccr, fastChunks, latenc
           body: chatBody("mock-fast", stream),
         },
         connections,
+        rate,
       );
       if (bare) {
         add(
@@ -90,6 +108,7 @@ export function scenarios({ mock, router, bare, portkey, ccr, fastChunks, latenc
             body: chatBody("mock-fast", stream),
           },
           connections,
+          rate,
         );
       }
       if (router) {
@@ -104,6 +123,7 @@ export function scenarios({ mock, router, bare, portkey, ccr, fastChunks, latenc
             body: chatBody("mockchat/mock-fast", stream),
           },
           connections,
+          rate,
         );
       }
     }
@@ -241,6 +261,70 @@ export async function check(scenario) {
   }
 }
 
+/**
+ * A paced run: `connections` keep-alive connections, each sending one request every `connections / rate` seconds
+ * on its own staggered schedule (autocannon's overallRate sends each second's quota in a burst, which measures its
+ * own queue). A request whose slot has passed is sent at once. Returns autocannon-shaped counters and the
+ * latencies (float ms) of 2xx answers, each read to its end.
+ */
+export async function pacedRun({ url, headers, body, connections, durationSeconds, rate }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const payload = JSON.stringify(body);
+  const target = new URL(url);
+  const intervalMs = (1000 * connections) / rate;
+  const samples = [];
+  const counts = { "2xx": 0, non2xx: 0, errors: 0, timeouts: 0 };
+  const one = () =>
+    new Promise((resolveOne) => {
+      const t0 = performance.now();
+      const req = http.request(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: "POST",
+          agent,
+          headers: { ...headers, "content-length": Buffer.byteLength(payload) },
+          timeout: 10_000,
+        },
+        (res) => {
+          res.resume();
+          res.on("end", () => {
+            if (res.statusCode >= 200 && res.statusCode < 300) {
+              counts["2xx"]++;
+              samples.push(performance.now() - t0);
+            } else counts.non2xx++;
+            resolveOne();
+          });
+        },
+      );
+      req.on("timeout", () => {
+        counts.timeouts++;
+        req.destroy();
+      });
+      req.on("error", () => {
+        counts.errors++;
+        resolveOne();
+      });
+      req.end(payload);
+    });
+  const started = performance.now();
+  const endAt = started + durationSeconds * 1000;
+  await Promise.all(
+    Array.from({ length: connections }, async (_, lane) => {
+      for (let slot = 0; ; slot++) {
+        const due = started + (lane * intervalMs) / connections + slot * intervalMs;
+        if (due >= endAt) return;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((resolveWait) => setTimeout(resolveWait, wait));
+        await one();
+      }
+    }),
+  );
+  agent.destroy();
+  return { result: { ...counts, duration: (performance.now() - started) / 1000 }, samples };
+}
+
 /** A closed-loop autocannon run; latencies of 2xx answers are kept from its `response` events (float ms). */
 export function autocannonRun({ url, headers, body, connections, durationSeconds }) {
   return new Promise((resolveRun, reject) => {
@@ -274,14 +358,16 @@ export async function measure(scenario, { connections, durationSeconds, warmupSe
     headers: scenario.headers,
     body: scenario.body,
     connections: scenario.connections ?? connections,
+    rate: scenario.rate,
   };
-  if (warmupSeconds > 0) await autocannonRun({ ...request, durationSeconds: warmupSeconds });
+  const run = request.rate === undefined ? autocannonRun : pacedRun;
+  if (warmupSeconds > 0) await run({ ...request, durationSeconds: warmupSeconds });
   await mock.resetStats();
   const cpuBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, procCpuSeconds(pid)]));
   const selfBefore = process.cpuUsage();
   const machineBefore = machineBusySeconds();
   const started = performance.now();
-  const { result, samples } = await autocannonRun({ ...request, durationSeconds });
+  const { result, samples } = await run({ ...request, durationSeconds });
   const elapsedSeconds = (performance.now() - started) / 1000;
   const machineCores = (machineBusySeconds() - machineBefore) / elapsedSeconds;
   const self = process.cpuUsage(selfBefore);
@@ -294,6 +380,7 @@ export async function measure(scenario, { connections, durationSeconds, warmupSe
   const targetPid = pids[scenario.target === "direct" ? "mock" : scenario.target];
   return {
     connections: request.connections,
+    ...(request.rate === undefined ? {} : { rate: request.rate }),
     requests: ok,
     non2xx: result.non2xx,
     errors: result.errors,

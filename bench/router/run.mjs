@@ -45,6 +45,7 @@ const { values: args } = parseArgs({
     connections: { type: "string", default: "10" },
     // Extra direct/router passthrough rows at these connection counts (added latency without queueing).
     "latency-connections": { type: "string", default: "1" },
+    "latency-rate": { type: "string", default: "500" },
     "fast-chunks": { type: "string", default: "8" },
     "slow-streams": { type: "string", default: "1000" },
     "slow-chunks": { type: "string", default: "20" },
@@ -70,6 +71,7 @@ const config = {
   warmupSeconds: Number(args.warmup),
   connections: Number(args.connections),
   latencyConnections: args["latency-connections"].split(",").filter(Boolean).map(Number),
+  latencyRates: args["latency-rate"].split(",").filter(Boolean).map(Number),
   fastChunks: Number(args["fast-chunks"]),
   slowStreams: Number(args["slow-streams"]),
   slowChunks: Number(args["slow-chunks"]),
@@ -222,6 +224,7 @@ function evaluate(results) {
             : {}),
           case: `${wire}->${wire} ${mode}`,
           connections: router.measurement.connections,
+          ...(router.measurement.rate === undefined ? {} : { rate: router.measurement.rate }),
           directP50: direct.measurement.latencyMs.p50,
           routerP50: router.measurement.latencyMs.p50,
           addedP50: round(p50, 3),
@@ -236,7 +239,10 @@ function evaluate(results) {
     return rows;
   };
   const added = addedRows("");
-  const addedFewConnections = config.latencyConnections.flatMap((connections) => addedRows(`@c${connections}`));
+  const addedFewConnections = [
+    ...config.latencyConnections.flatMap((connections) => addedRows(`@c${connections}`)),
+    ...config.latencyRates.flatMap((rate) => addedRows(`@c${config.connections}r${rate}`)),
+  ];
   const ratios = [];
   for (const peer of ["portkey", "ccr"]) {
     for (const direction of ["chat->messages", "messages->chat"]) {
@@ -549,13 +555,15 @@ function markdown(results) {
   }
   if (evaluation.addedFewConnections.length) {
     out();
-    out("Added latency without queueing (not the target's 10 connections, for context):");
+    out(
+      "Added latency without queueing: 1 connection, and 10 connections paced to a fixed total rate below saturation (each connection sends on its own even schedule; load.mjs pacedRun), for context next to the closed-loop target rows:",
+    );
     out();
-    out("| case | connections | p50 router - direct | p99 router - direct |");
-    out("|---|---:|---|---|");
+    out("| case | connections | offered rate | p50 router - direct | p99 router - direct |");
+    out("|---|---:|---:|---|---|");
     for (const row of evaluation.addedFewConnections) {
       out(
-        `| ${row.case} | ${row.connections} | ${fmt(row.routerP50, 3)} - ${fmt(row.directP50, 3)} = ${signed(row.addedP50)} ms${floor(row.floorAddedP50)} | ${fmt(row.routerP99, 3)} - ${fmt(row.directP99, 3)} = ${signed(row.addedP99)} ms${floor(row.floorAddedP99)} |`,
+        `| ${row.case} | ${row.connections} | ${row.rate === undefined ? "closed loop" : `${row.rate} req/s`} | ${fmt(row.routerP50, 3)} - ${fmt(row.directP50, 3)} = ${signed(row.addedP50)} ms${floor(row.floorAddedP50)} | ${fmt(row.routerP99, 3)} - ${fmt(row.directP99, 3)} = ${signed(row.addedP99)} ms${floor(row.floorAddedP99)} |`,
       );
     }
   }
@@ -664,6 +672,8 @@ async function main() {
       ccr,
       fastChunks: config.fastChunks,
       latencyConnections: config.latencyConnections,
+      latencyRates: config.latencyRates,
+      connections: config.connections,
     });
     progress(
       `${list.length} scenarios, at most ${list.length * (config.durationSeconds + config.warmupSeconds)} s of load`,
