@@ -80,26 +80,98 @@ function drained(response: ServerResponse, gone: AbortSignal): Promise<void> {
 }
 
 /**
- * Waits for the first chunk of an upstream body and returns the whole body as a web stream (undefined when it ended
- * with no byte). Throws when the body fails before its first byte.
+ * Waits for the first chunk of an upstream body (undefined when it ended with no byte) and leaves the body paused
+ * after it. Throws when the body fails before its first byte.
  */
-async function openStream(body: Readable): Promise<ReadableStream<Uint8Array> | undefined> {
-  const chunks = body[Symbol.asyncIterator]();
-  const first = await chunks.next();
-  if (first.done) return undefined;
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(first.value as Buffer);
-    },
-    async pull(controller) {
-      const next = await chunks.next();
-      if (next.done) controller.close();
-      else controller.enqueue(next.value as Buffer);
-    },
-    async cancel() {
-      body.destroy();
-      await chunks.return?.();
-    },
+function firstChunk(body: Readable): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const settle = (): void => {
+      body.off("data", onData);
+      body.off("end", onEnd);
+      body.off("close", onEnd);
+      body.off("error", onError);
+    };
+    const onData = (chunk: Buffer): void => {
+      settle();
+      body.pause();
+      resolve(chunk);
+    };
+    const onEnd = (): void => {
+      settle();
+      resolve(undefined);
+    };
+    const onError = (error: unknown): void => {
+      settle();
+      reject(error);
+    };
+    body.on("data", onData);
+    body.on("end", onEnd);
+    body.on("close", onEnd);
+    body.on("error", onError);
+  });
+}
+
+/**
+ * Relays a paused upstream body chunk by chunk to `onChunk` from its own 'data' events (no async iterator, web
+ * stream or promise per chunk). `onChunk` returns false when the client cannot take more: the body pauses until
+ * the response drains. Resolves with "end" when the body ended, "gone" when the client left, or rejects with the
+ * body's error.
+ */
+function relay(
+  body: Readable,
+  response: ServerResponse,
+  gone: AbortSignal,
+  onChunk: (chunk: Buffer) => boolean,
+): Promise<"end" | "gone"> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const settle = (): void => {
+      settled = true;
+      body.off("data", onData);
+      body.off("end", onEnd);
+      body.off("close", onClose);
+      body.off("error", onError);
+      response.off("drain", onDrain);
+      response.off("close", onGone);
+      gone.removeEventListener("abort", onGone);
+    };
+    const onGone = (): void => {
+      if (settled) return;
+      settle();
+      resolve("gone");
+    };
+    const onData = (chunk: Buffer): void => {
+      if (gone.aborted || response.destroyed) return onGone();
+      if (!onChunk(chunk)) body.pause();
+    };
+    const onDrain = (): void => {
+      if (!settled) body.resume();
+    };
+    const onEnd = (): void => {
+      if (settled) return;
+      settle();
+      resolve("end");
+    };
+    // Destroyed without 'end' and without an error: cut short.
+    const onClose = (): void => {
+      if (settled) return;
+      settle();
+      reject(Object.assign(new Error("upstream body closed before its end"), { code: "UND_ERR_SOCKET" }));
+    };
+    const onError = (error: unknown): void => {
+      if (settled) return;
+      settle();
+      reject(error);
+    };
+    if (gone.aborted || response.destroyed) return onGone();
+    body.on("data", onData);
+    body.on("end", onEnd);
+    body.on("close", onClose);
+    body.on("error", onError);
+    response.on("drain", onDrain);
+    response.on("close", onGone);
+    gone.addEventListener("abort", onGone);
+    body.resume();
   });
 }
 
@@ -494,9 +566,9 @@ export class RouterProxy {
       }
       // The attempt commits with the first byte the client gets, so nothing is written before the upstream has sent
       // one: a stream that fails or ends before its first byte still fails over like a connection error.
-      let opened: ReadableStream<Uint8Array> | undefined;
+      let opened: Buffer | undefined;
       try {
-        opened = await openStream(response.body);
+        opened = await firstChunk(response.body);
       } catch (error) {
         opened = undefined;
         if (call.clientGone.aborted) return canceled();
@@ -541,7 +613,7 @@ export class RouterProxy {
     body: Record<string, unknown>,
     upstreamWire: Wire,
     upstreamBody: Readable,
-    web: ReadableStream<Uint8Array>,
+    first: Buffer,
     clientModel: string,
     customToolNames: ReadonlySet<string>,
     record: RequestRecord,
@@ -577,40 +649,33 @@ export class RouterProxy {
       "cache-control": "no-cache",
       connection: "keep-alive",
     });
-    const reader = web.getReader();
     const gone = (): boolean => call.clientGone.aborted || response.destroyed;
-    try {
-      for (;;) {
-        if (gone()) break;
-        const { done, value } = await reader.read();
-        if (done) {
-          tap?.end();
-          const rest = translator?.end() ?? "";
-          if (rest !== "") response.write(rest);
-          break;
-        }
-        if (gone()) break;
-        let writable = true;
-        if (tap) {
-          writable = response.write(value);
-          tap.push(value);
-          attempt.bytes_streamed = true;
-        } else {
-          const text = (translator as StreamTranslator).push(value);
-          if (text !== "") {
-            writable = response.write(text);
-            attempt.bytes_streamed = true;
-          }
-        }
-        if (!writable) await drained(response, call.clientGone);
+    // Writes one upstream chunk (relayed as is, or translated); false when the client cannot take more now.
+    const onChunk = (value: Buffer): boolean => {
+      if (tap) {
+        const writable = response.write(value);
+        tap.push(value);
+        attempt.bytes_streamed = true;
+        return writable;
       }
-    } catch {
+      const text = (translator as StreamTranslator).push(value);
+      if (text === "") return true;
+      attempt.bytes_streamed = true;
+      return response.write(text);
+    };
+    try {
+      const writable = onChunk(first);
+      if (!writable) await drained(response, call.clientGone);
+      if ((await relay(upstreamBody, response, call.clientGone, onChunk)) === "end" && !gone()) {
+        tap?.end();
+        const rest = translator?.end() ?? "";
+        if (rest !== "") response.write(rest);
+      }
+    } catch (error) {
+      bodyError ??= error;
       failure ??= { type: "error", code: "upstream_error", message: CONNECTION_FAILED_MESSAGE };
       // A translated stream ends with its wire's own error event (a relayed one gets it below).
       if (translator && !gone()) response.write(translator.fail());
-    } finally {
-      if (gone()) await reader.cancel().catch(() => {});
-      reader.releaseLock();
     }
     if (gone()) {
       // The upstream request is already aborted (clientGone); the tap ends with it.
