@@ -141,7 +141,10 @@ function relay(
       resolve("gone");
     };
     const onData = (chunk: Buffer): void => {
-      if (gone.aborted || response.destroyed) return onGone();
+      if (gone.aborted || response.destroyed) {
+        onGone();
+        return;
+      }
       if (!onChunk(chunk)) body.pause();
     };
     const onDrain = (): void => {
@@ -163,7 +166,10 @@ function relay(
       settle();
       reject(error);
     };
-    if (gone.aborted || response.destroyed) return onGone();
+    if (gone.aborted || response.destroyed) {
+      onGone();
+      return;
+    }
     body.on("data", onData);
     body.on("end", onEnd);
     body.on("close", onClose);
