@@ -119,6 +119,21 @@ describe("authentication", () => {
     expect(JSON.stringify(hit?.headers)).not.toContain(router.key);
   });
 
+  it("a changed upstream key is used from the next request on (the opened key is not kept past a change)", async () => {
+    const chatPath = PATHS[1] as (typeof PATHS)[number];
+    await post(router, chatPath.path, chatPath.body);
+    expect(mocks.chat.hits.at(-1)?.headers.authorization).toBe("Bearer upstream-key-chat");
+    try {
+      expect((await router.ui("PATCH", "/router/upstreams/c", { key: "rotated-key-chat" })).status).toBe(200);
+      await post(router, chatPath.path, chatPath.body);
+      expect(mocks.chat.hits.at(-1)?.headers.authorization).toBe("Bearer rotated-key-chat");
+    } finally {
+      expect((await router.ui("PATCH", "/router/upstreams/c", { key: "upstream-key-chat" })).status).toBe(200);
+    }
+    await post(router, chatPath.path, chatPath.body);
+    expect(mocks.chat.hits.at(-1)?.headers.authorization).toBe("Bearer upstream-key-chat");
+  });
+
   it("refuses a wrong or missing key with 401 in each wire's shape", async () => {
     const hits = mocks.chat.hits.length;
     for (const { path, wire, body } of PATHS) {

@@ -62,6 +62,10 @@ interface RequestRow {
 }
 
 const DAY_MS = 86_400_000;
+/** How long a finished request may wait for its ledger write (batched with every other one in the window). */
+const FLUSH_DELAY_MS = 50;
+/** Queued requests that trigger a write at the end of the turn without waiting for the delay. */
+const FLUSH_ROWS = 512;
 
 /** The router's ledger (tables created by the router store's migrations). */
 export class Ledger {
@@ -91,29 +95,42 @@ export class Ledger {
   }
 
   private queued: { request: RequestRecord; attempts: readonly AttemptRecord[] }[] = [];
-  private flushScheduled = false;
+  private flushTimer: NodeJS.Timeout | undefined;
+  private flushSoon = false;
 
   /**
-   * Records a finished request and its attempts. Rows are queued and written together once per event-loop turn
-   * (one transaction for all requests that finished in it); reads and pruning flush first, so nothing is missed.
+   * Records a finished request and its attempts. Rows are queued and written together at most FLUSH_DELAY_MS
+   * later, or at the end of the turn once FLUSH_ROWS are waiting (one transaction for all of them, off the request
+   * path). Reads, pruning and the router's close flush first, so no read misses a finished request; a crash can
+   * lose the rows of the last FLUSH_DELAY_MS (router.db runs with synchronous=OFF anyway: the ledger is a record,
+   * never an acknowledgement to a client).
    */
   record(request: RequestRecord, attempts: readonly AttemptRecord[]): void {
     this.queued.push({ request, attempts });
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => {
-      try {
-        this.flush();
-      } catch {
-        // The database is closed or full: these rows are lost to the ledger, never to the client.
-        this.queued = [];
-      }
-    });
+    if (this.queued.length >= FLUSH_ROWS && !this.flushSoon) {
+      this.flushSoon = true;
+      setImmediate(() => this.flushQuietly());
+      return;
+    }
+    if (this.flushTimer) return;
+    this.flushTimer = setTimeout(() => this.flushQuietly(), FLUSH_DELAY_MS);
+    this.flushTimer.unref();
+  }
+
+  private flushQuietly(): void {
+    try {
+      this.flush();
+    } catch {
+      // The database is closed or full: these rows are lost to the ledger, never to the client.
+      this.queued = [];
+    }
   }
 
   /** Writes every queued row now, in one transaction. */
   flush(): void {
-    this.flushScheduled = false;
+    this.flushSoon = false;
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
     const batch = this.queued;
     if (batch.length === 0) return;
     this.queued = [];
