@@ -1,7 +1,7 @@
 // The write path alone (issue 4): notification creates through the broker's services, in process, with no HTTP and
 // no deliveries, on two brokers (0 and 3 matching routes) whose batches alternate so machine drift hits both alike.
 // Each batch is 10 creates in one event-loop turn (one group commit), as under HTTP load.
-// Usage: node bench/outbound/write-path.mjs [--rounds 40] (run by bench/outbound/run.mjs).
+// Usage: node bench/outbound/write-path.mjs [--rounds 40] [--batch 10] (run by bench/outbound/run.mjs).
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +11,8 @@ import { startBroker } from "../../packages/broker/dist/broker.js";
 
 const args = process.argv.slice(2);
 const rounds = Number(args[args.indexOf("--rounds") + 1] || 40);
+// Creates per event-loop turn (per group commit); under HTTP load at 10 connections a turn holds a few.
+const batchSize = Number(args[args.indexOf("--batch") + 1] || 10);
 const WARM_ROUNDS = 4;
 const BATCHES_PER_ROUND = 250;
 
@@ -54,12 +56,12 @@ for (let round = 0; round < rounds + WARM_ROUNDS; round++) {
   for (const target of targets) {
     const started = process.hrtime.bigint();
     for (let batch = 0; batch < BATCHES_PER_ROUND; batch++) {
-      for (let index = 0; index < 10; index++) target.broker.notifications.create(input);
+      for (let index = 0; index < batchSize; index++) target.broker.notifications.create(input);
       await nextTurn();
     }
     if (round >= WARM_ROUNDS) {
       target.nanoseconds += process.hrtime.bigint() - started;
-      target.creates += BATCHES_PER_ROUND * 10;
+      target.creates += BATCHES_PER_ROUND * batchSize;
     }
   }
 }
