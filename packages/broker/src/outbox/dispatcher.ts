@@ -101,9 +101,13 @@ export class Dispatcher {
     this.loadTimer = setInterval(() => {
       const now = performance.eventLoopUtilization();
       const requests = this.apiRequests?.() ?? 0;
-      const apiTraffic = this.apiRequests === undefined || requests > this.sampleRequests;
+      const arrived = requests - this.sampleRequests;
+      const apiTraffic = this.apiRequests === undefined || arrived > 0;
       const wasBusy = this.busy;
-      this.busy = apiTraffic && performance.eventLoopUtilization(now, last).utilization > BUSY_UTILIZATION;
+      // A burst keeps the dispatcher busy for the next sample too, however idle the loop looks.
+      this.busy =
+        arrived > BURST_REQUESTS ||
+        (apiTraffic && performance.eventLoopUtilization(now, last).utilization > BUSY_UTILIZATION);
       last = now;
       this.sampleRequests = requests;
       // Load fell: fill the slots held back meanwhile.

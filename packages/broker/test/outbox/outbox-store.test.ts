@@ -178,3 +178,35 @@ describe("outbox store (migration 4: rowid cursor)", () => {
     expect(store.byId(`${id}0`)).toBeUndefined();
   });
 });
+
+describe("dispatcher load policy (docs/outbound.md)", () => {
+  it("under a burst of API requests it trickles one attempt at a time; with the API quiet it drains at full speed", async () => {
+    let apiRequests = 0;
+    const broker = testBroker({}, { dispatcher: { apiRequests: () => apiRequests } });
+    const hook = await hookServer();
+    await oneRoute(broker, hook.url);
+    // More than 50 API requests per 100 ms sample, for as long as the burst lasts.
+    const burst = setInterval(() => {
+      apiRequests += 100;
+    }, 5);
+    try {
+      apiRequests += 100;
+      for (let index = 0; index < 30; index++) {
+        broker.notifications.create({ agent: "a", type: "info", title: `n${index}`, message: "m" });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // At least 20 ms apart while busy: about 10 in 200 ms (8 at once, all 30 within a few ms, when not busy).
+      expect(hook.received.length).toBeGreaterThan(0);
+      expect(hook.received.length).toBeLessThanOrEqual(15);
+    } finally {
+      clearInterval(burst);
+    }
+    const quietSince = performance.now();
+    while (hook.received.length < 30 && performance.now() - quietSince < 5_000) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(hook.received.length).toBe(30);
+    // Full speed again within a sample or two, not 20 ms per item for the 15+ left.
+    expect(performance.now() - quietSince).toBeLessThan(2_000);
+  });
+});
