@@ -22,6 +22,19 @@ const WORDS = ["Hello", " from", " the", " mock", " upstream", "."];
 export const streamText = (chunks) =>
   Array.from({ length: chunks }, (_, index) => WORDS[index % WORDS.length]).join("");
 
+/** `http.request` options for a POST of `payload` (a string) to `target` (a URL) through `agent`. */
+export function postOptions(target, agent, headers, payload, timeoutMs) {
+  return {
+    host: target.hostname,
+    port: target.port,
+    path: target.pathname,
+    method: "POST",
+    agent,
+    headers: { ...headers, "content-length": Buffer.byteLength(payload) },
+    timeout: timeoutMs,
+  };
+}
+
 export function progress(message) {
   process.stderr.write(`[bench:router ${new Date().toISOString().slice(11, 23)}] ${message}\n`);
 }

@@ -4,6 +4,7 @@ import http from "node:http";
 import autocannon from "autocannon";
 import {
   machineBusySeconds,
+  postOptions,
   procCpuSeconds,
   procMemory,
   REPLY,
@@ -277,27 +278,16 @@ export async function pacedRun({ url, headers, body, connections, durationSecond
   const one = () =>
     new Promise((resolveOne) => {
       const t0 = performance.now();
-      const req = http.request(
-        {
-          host: target.hostname,
-          port: target.port,
-          path: target.pathname,
-          method: "POST",
-          agent,
-          headers: { ...headers, "content-length": Buffer.byteLength(payload) },
-          timeout: 10_000,
-        },
-        (res) => {
-          res.resume();
-          res.on("end", () => {
-            if (res.statusCode >= 200 && res.statusCode < 300) {
-              counts["2xx"]++;
-              samples.push(performance.now() - t0);
-            } else counts.non2xx++;
-            resolveOne();
-          });
-        },
-      );
+      const req = http.request(postOptions(target, agent, headers, payload, 10_000), (res) => {
+        res.resume();
+        res.on("end", () => {
+          if (res.statusCode >= 200 && res.statusCode < 300) {
+            counts["2xx"]++;
+            samples.push(performance.now() - t0);
+          } else counts.non2xx++;
+          resolveOne();
+        });
+      });
       req.on("timeout", () => {
         counts.timeouts++;
         req.destroy();

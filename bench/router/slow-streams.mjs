@@ -1,7 +1,7 @@
 // N concurrent slow SSE streams (e.g. 20 chunks 100 ms apart) opened at once, while the serving process's VmRSS is
 // sampled from /proc. Every stream is read to its end and its text checked.
 import http from "node:http";
-import { procCpuSeconds, procMemory, replyOf, round, sleep, summarize } from "./lib.mjs";
+import { postOptions, procCpuSeconds, procMemory, replyOf, round, sleep, summarize } from "./lib.mjs";
 
 /**
  * Opens `count` streams over `rampMs` (in batches, so the listen backlog is not flooded), reads each to the end,
@@ -50,40 +50,29 @@ export async function slowStreams({
       };
       open++;
       if (open > maxOpen) maxOpen = open;
-      const req = http.request(
-        {
-          host: target.hostname,
-          port: target.port,
-          path: target.pathname,
-          method: "POST",
-          agent,
-          headers: { ...headers, "content-length": Buffer.byteLength(payload) },
-          timeout: timeoutMs,
-        },
-        (res) => {
-          const chunks = [];
-          res.on("data", (chunk) => {
-            if (firstByteMs === undefined) {
-              firstByteMs = performance.now() - t0;
-              receiving++;
-              if (receiving > maxReceiving) maxReceiving = receiving;
-            }
-            chunks.push(chunk);
-          });
-          res.on("end", () => {
-            if (res.statusCode !== 200) return finish({ ok: false, error: `HTTP ${res.statusCode}` });
-            try {
-              const reply = replyOf(clientWire, true, Buffer.concat(chunks).toString("utf8"));
-              if (reply.text !== expectedText) return finish({ ok: false, error: "unexpected text" });
-              if (!reply.complete) return finish({ ok: false, error: "no terminal event" });
-              return finish({ ok: true });
-            } catch (error) {
-              return finish({ ok: false, error: error.message.slice(0, 120) });
-            }
-          });
-          res.on("error", (error) => finish({ ok: false, error: error.code ?? error.message }));
-        },
-      );
+      const req = http.request(postOptions(target, agent, headers, payload, timeoutMs), (res) => {
+        const chunks = [];
+        res.on("data", (chunk) => {
+          if (firstByteMs === undefined) {
+            firstByteMs = performance.now() - t0;
+            receiving++;
+            if (receiving > maxReceiving) maxReceiving = receiving;
+          }
+          chunks.push(chunk);
+        });
+        res.on("end", () => {
+          if (res.statusCode !== 200) return finish({ ok: false, error: `HTTP ${res.statusCode}` });
+          try {
+            const reply = replyOf(clientWire, true, Buffer.concat(chunks).toString("utf8"));
+            if (reply.text !== expectedText) return finish({ ok: false, error: "unexpected text" });
+            if (!reply.complete) return finish({ ok: false, error: "no terminal event" });
+            return finish({ ok: true });
+          } catch (error) {
+            return finish({ ok: false, error: error.message.slice(0, 120) });
+          }
+        });
+        res.on("error", (error) => finish({ ok: false, error: error.code ?? error.message }));
+      });
       req.on("timeout", () => req.destroy(new Error("timeout")));
       req.on("error", (error) => finish({ ok: false, error: error.code ?? error.message }));
       req.end(payload);
