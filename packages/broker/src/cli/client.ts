@@ -43,8 +43,19 @@ export interface BrokerClient {
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
-const nonEmpty = (value: string | undefined): string | undefined =>
-  value !== undefined && value !== "" ? value : undefined;
+/** A value that is a non-empty string, else undefined (config.json fields, options, environment variables). */
+export const nonEmpty = (value: unknown): string | undefined =>
+  typeof value === "string" && value !== "" ? value : undefined;
+
+/** config.json of `dataDir` for a command: a file that cannot be read or parsed ends the command with exit 1. */
+export function readConfigOrExit(dataDir: string): Record<string, unknown> {
+  try {
+    return readConfigFile(dataDir);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new ExitError(1, error.message);
+    throw error;
+  }
+}
 
 /**
  * Resolves where the broker is and which token to present, then returns a small JSON client.
@@ -55,21 +66,13 @@ export function createClient(options: ClientOptions, env: NodeJS.ProcessEnv = pr
   const dataDir = resolveDataDir(options.dataDir, env);
   let config: Record<string, unknown> | undefined;
   const readConfig = (): Record<string, unknown> => {
-    if (config === undefined) {
-      try {
-        config = readConfigFile(dataDir);
-      } catch (error) {
-        if (error instanceof ConfigError) throw new ExitError(1, error.message);
-        throw error;
-      }
-    }
+    config ??= readConfigOrExit(dataDir);
     return config;
   };
 
   const port = resolvePort(options.port, env, readConfig);
   const optionToken = nonEmpty(options.token) ?? nonEmpty(env.NOTIFY_TOKEN);
-  const configToken = optionToken === undefined ? readConfig().authToken : undefined;
-  const token = optionToken ?? (typeof configToken === "string" && configToken !== "" ? configToken : undefined);
+  const token = optionToken ?? nonEmpty(readConfig().authToken);
   const baseUrl = `http://127.0.0.1:${port}`;
   // Without a token the request still goes out: an unreachable broker is the likelier problem and says so itself.
   const missingTokenHint =

@@ -1,7 +1,14 @@
 import type { AttemptRecord, RequestRecord } from "@notify/router";
-import { ConfigError, configPath, readConfigFile } from "../../config/config-file.js";
+import { configPath } from "../../config/config-file.js";
 import { resolveDataDir } from "../../config/paths.js";
-import { type ClientOptions, createClient, parseIntegerOption, printJson } from "../client.js";
+import {
+  type ClientOptions,
+  createClient,
+  nonEmpty,
+  parseIntegerOption,
+  printJson,
+  readConfigOrExit,
+} from "../client.js";
 import { ExitError } from "../exit-error.js";
 import { ROUTER_UI, type RouterStatus } from "../router-api.js";
 import { cell, formatTable } from "./list.js";
@@ -94,15 +101,7 @@ function bytesText(bytes: number): string {
 }
 
 function readRouterKey(dataDir: string): string | undefined {
-  let contents: Record<string, unknown>;
-  try {
-    contents = readConfigFile(dataDir);
-  } catch (error) {
-    if (error instanceof ConfigError) throw new ExitError(1, error.message);
-    throw error;
-  }
-  const key = contents.RouterKey;
-  return typeof key === "string" && key !== "" ? key : undefined;
+  return nonEmpty(readConfigOrExit(dataDir).RouterKey);
 }
 
 const ACTIVITY_COLUMNS = [

@@ -1,5 +1,6 @@
-import { ConfigError, configPath, readConfigFile } from "../../config/config-file.js";
+import { configPath } from "../../config/config-file.js";
 import { resolveDataDir } from "../../config/paths.js";
+import { nonEmpty, readConfigOrExit } from "../client.js";
 import { ExitError } from "../exit-error.js";
 
 export interface TokenOptions {
@@ -12,15 +13,8 @@ export interface TokenOptions {
  */
 export async function token(options: TokenOptions): Promise<void> {
   const dataDir = resolveDataDir(options.dataDir);
-  let contents: Record<string, unknown>;
-  try {
-    contents = readConfigFile(dataDir);
-  } catch (error) {
-    if (error instanceof ConfigError) throw new ExitError(1, error.message);
-    throw error;
-  }
-  const value = contents.authToken;
-  if (typeof value !== "string" || value === "") {
+  const value = nonEmpty(readConfigOrExit(dataDir).authToken);
+  if (value === undefined) {
     // Spec 1, Authentication 4: until the broker has run once, no token exists.
     throw new ExitError(1, `no token in ${configPath(dataDir)} yet: run \`notify serve\` once to create it`);
   }
