@@ -100,8 +100,12 @@ describe("outbox store (migration 4: rowid cursor)", () => {
     for (const title of ["p1", "p2", "p3"])
       broker.notifications.create({ agent: "a", type: "info", title, message: "m" });
     const running = broker.dispatcher.runDue();
-    while (hook.received.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
-    // p1 and p2 hang; the stop aborts them unrecorded, so they stay Pending behind the cursor.
+    // p3 is answered and recorded; p1 and p2 hang.
+    const delivered = async () => ((await broker.call("GET", "/ui/api/outbound/outbox")).body as Json).counts.Delivered;
+    while (hook.received.length < 3 || (await delivered()) !== 1) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    // The stop aborts p1 and p2 unrecorded, so they stay Pending behind the cursor.
     await broker.dispatcher.stop();
     await running;
     let outbox = (await broker.call("GET", "/ui/api/outbound/outbox")).body as Json;
