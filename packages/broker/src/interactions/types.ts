@@ -1,47 +1,18 @@
+import type { ArcInteraction } from "@notify/contracts";
+
 export const INTERACTION_KINDS = ["permission", "single_choice", "text"] as const;
 export type InteractionKind = (typeof INTERACTION_KINDS)[number];
 
 export const INTERACTION_STATUSES = ["pending", "answered", "expired", "cancelled", "superseded"] as const;
 export type InteractionStatus = (typeof INTERACTION_STATUSES)[number];
 
-export interface Choice {
-  id: string;
-  label: string;
-  detail?: string;
-}
-
-export interface InteractionResponse {
-  response_id: string;
-  choice_id?: string;
-  text?: string;
-  source: string;
-  device_id?: string;
-  created_at: string;
-}
-
-/** InteractionDto (spec 1, snake_case). Absent optional fields are omitted. */
-export interface InteractionDto {
-  id: string;
-  key?: string;
-  agent: string;
-  agent_instance?: string;
-  project?: string;
-  session_id?: string;
-  turn_id?: string;
-  native_request_id?: string;
-  kind: InteractionKind;
-  prompt: string;
-  choices: Choice[];
-  text_max_length: number;
-  status: InteractionStatus;
-  request_digest: string;
-  nonce: string;
-  created_at: string;
-  updated_at: string;
-  expires_at: string;
-  answered_at?: string;
-  response?: InteractionResponse;
-}
+/**
+ * InteractionDto (spec 1, snake_case). Absent optional fields are omitted. The shape is the contract's
+ * (`ArcInteraction` in @notify/contracts, what producers get back), declared once there.
+ */
+export type InteractionDto = ArcInteraction;
+export type Choice = ArcInteraction["choices"][number];
+export type InteractionResponse = NonNullable<ArcInteraction["response"]>;
 
 export interface InteractionInput {
   key?: string;

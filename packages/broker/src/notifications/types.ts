@@ -1,28 +1,16 @@
+import type { ArcNotification } from "@notify/contracts";
+
 export const PRIORITIES = ["low", "normal", "high", "critical"] as const;
 export type Priority = (typeof PRIORITIES)[number];
 
 export const NOTIFICATION_STATUSES = ["active", "dismissed", "resolved"] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
-/** NotificationDto (spec 1). Absent optional fields are omitted. */
-export interface NotificationDto {
-  id: string;
-  key?: string;
-  agent: string;
-  agentInstance?: string;
-  project?: string;
-  type: string;
-  priority: Priority;
-  title: string;
-  message: string;
-  cwd?: string;
-  pid?: number;
-  status: NotificationStatus;
-  createdAt: string;
-  updatedAt: string;
-  resolvedAt?: string;
-  metadata?: Record<string, unknown>;
-}
+/**
+ * NotificationDto (spec 1). Absent optional fields are omitted. The shape is the contract's (`ArcNotification` in
+ * @notify/contracts, what producers get back), declared once there.
+ */
+export type NotificationDto = ArcNotification;
 
 /** A validated create request, defaults applied except priority (which depends on the type definition). */
 export interface NotificationInput {
