@@ -3,7 +3,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { recordingServer } from "../outbox/webhook-server.js";
-import { type CliBroker, type CliResult, runCli, startCliBroker, tempDataDir } from "./cli-harness.js";
+import { type CliBroker, runCli, secretCheckedCli, startCliBroker, tempDataDir } from "./cli-harness.js";
 import { brokerState, fileDir, filesContaining, type Json, uiGet, waitFor } from "./outbound-helpers.js";
 
 // Docs/apply.md and DESIGN.md "Operational contract": `notify apply FILE` upserts declarative configuration;
@@ -14,7 +14,6 @@ const SECRET = "whsec-apply-7f3a9c1e5b";
 let cli: CliBroker;
 let hook: Awaited<ReturnType<typeof recordingServer>>;
 let files: ReturnType<typeof fileDir>;
-const outputs: CliResult[] = [];
 
 beforeEach(async () => {
   cli = await startCliBroker();
@@ -22,21 +21,13 @@ beforeEach(async () => {
   files = fileDir();
 });
 afterEach(async () => {
-  // No output of any run in any test may carry the secret (DESIGN.md: never printed back).
-  for (const output of outputs.splice(0)) {
-    expect(output.stdout).not.toContain(SECRET);
-    expect(output.stderr).not.toContain(SECRET);
-  }
   await cli?.close();
   await hook?.close();
   files?.remove();
 });
 
-async function notify(...args: string[]): Promise<CliResult> {
-  const result = await runCli([...args, ...cli.target]);
-  outputs.push(result);
-  return result;
-}
+// No output of any run in any test may carry the secret (DESIGN.md: never printed back).
+const { notify, keep } = secretCheckedCli(SECRET, () => cli);
 
 const yamlFile = (url: string, extra = "") => `# Notify configuration
 notificationTypes:
@@ -472,7 +463,7 @@ describe("notify apply: a failure while applying", () => {
     try {
       const file = files.write("notify.yaml", yamlFile(hook.url));
       const result = await runCli(["apply", file, "--json", "--port", String(port), "--data-dir", dataDir]);
-      outputs.push(result);
+      keep(result);
       expect(result.code).toBe(1);
       expect(result.stderr).toContain("created type deploy\ncreated provider hook\nnotify: create route all failed: ");
       expect(result.stderr).toContain("400 route refused near [secret] (2 changes applied before it;");

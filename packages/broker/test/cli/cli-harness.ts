@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { afterEach, expect } from "vitest";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
 
 /** The built binary: these suites test what users run, so `npx tsc -b` must come first (as `npm test` does). */
@@ -86,6 +87,28 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv = cliEnv()): Cli
 /** Runs the CLI to completion. */
 export function runCli(args: string[], env?: NodeJS.ProcessEnv): Promise<CliResult> {
   return spawnCli(args, env).done;
+}
+
+/**
+ * For a suite whose secret must never be printed back (DESIGN.md): `notify(...args)` runs the CLI against the
+ * current broker, and every output it (or `keep`) collects is checked after each test to carry `secret` nowhere.
+ */
+export function secretCheckedCli(
+  secret: string,
+  broker: () => CliBroker,
+): { notify(...args: string[]): Promise<CliResult>; keep(result: CliResult): CliResult } {
+  const outputs: CliResult[] = [];
+  afterEach(() => {
+    for (const output of outputs.splice(0)) {
+      expect(output.stdout).not.toContain(secret);
+      expect(output.stderr).not.toContain(secret);
+    }
+  });
+  const keep = (result: CliResult): CliResult => {
+    outputs.push(result);
+    return result;
+  };
+  return { keep, notify: async (...args) => keep(await runCli([...args, ...broker().target])) };
 }
 
 export interface CliBroker {

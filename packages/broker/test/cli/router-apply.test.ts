@@ -2,7 +2,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type CliBroker, type CliResult, runCli, startCliBroker, tempDataDir } from "./cli-harness.js";
+import { type CliBroker, runCli, secretCheckedCli, startCliBroker, tempDataDir } from "./cli-harness.js";
 import { brokerState, fileDir, filesContaining, type Json } from "./outbound-helpers.js";
 import { mockChatUpstream, routerState } from "./router-helpers.js";
 
@@ -15,7 +15,6 @@ const KEY = "sk-router-apply-9c4e2b7f1a";
 let cli: CliBroker;
 let upstream: Awaited<ReturnType<typeof mockChatUpstream>>;
 let files: ReturnType<typeof fileDir>;
-const outputs: CliResult[] = [];
 
 beforeEach(async () => {
   cli = await startCliBroker();
@@ -23,21 +22,13 @@ beforeEach(async () => {
   files = fileDir();
 });
 afterEach(async () => {
-  // No output of any run in any test may carry the upstream key (DESIGN.md: never printed back).
-  for (const output of outputs.splice(0)) {
-    expect(output.stdout).not.toContain(KEY);
-    expect(output.stderr).not.toContain(KEY);
-  }
   await cli?.close();
   await upstream?.close();
   files?.remove();
 });
 
-async function notify(...args: string[]): Promise<CliResult> {
-  const result = await runCli([...args, ...cli.target]);
-  outputs.push(result);
-  return result;
-}
+// No output of any run in any test may carry the secret (DESIGN.md: never printed back).
+const { notify, keep } = secretCheckedCli(KEY, () => cli);
 
 const routerYaml = (baseUrl: string) => `router:
   enabled: true
@@ -355,7 +346,7 @@ describe("notify apply --prune: the router section", () => {
         `router:\n  upstreams:\n    - slug: new\n      wire: chat_wire\n      base_url: https://new.example.com/v1\n      key: ${KEY}\n`,
       );
       const result = await runCli(["apply", file, "--prune", "--port", String(port), "--data-dir", dataDir]);
-      outputs.push(result);
+      keep(result);
       expect(result.code).toBe(1);
       expect(result.stderr).toBe(
         "created upstream new\nnotify: delete upstream old failed: 400 upstream old is still used by route sneaky " +
