@@ -535,3 +535,22 @@ export function mutated(events: fc.Arbitrary<Json>) {
     })),
   );
 }
+
+/**
+ * A copy of `event` with the value of one key of one object or array inside it (chosen by `pick`, any depth)
+ * replaced by `replacement`: arbitrary damage for "never a crash" properties.
+ */
+export function withOneValueReplaced(event: Json, replacement: unknown, pick: number): Json {
+  const copy = structuredClone(event) as Json;
+  const holders: Json[] = [];
+  const walk = (node: unknown): void => {
+    if (node === null || typeof node !== "object") return;
+    holders.push(node as Json);
+    for (const child of Object.values(node as Json)) walk(child);
+  };
+  walk(copy);
+  const holder = holders[pick % holders.length] as Json;
+  const keys = Object.keys(holder);
+  if (keys.length > 0) holder[keys[pick % keys.length] as string] = replacement;
+  return copy;
+}

@@ -9,6 +9,7 @@ import {
   requestResolved,
   requestUpdated,
   responseSubmitted,
+  withOneValueReplaced,
 } from "./arc-arbitraries.js";
 
 const base = {
@@ -191,17 +192,7 @@ describe("validator properties (fast-check)", () => {
   it("never throws on a valid event with one subtree replaced by arbitrary JSON", () => {
     fc.assert(
       fc.property(anyEvent(), fc.jsonValue({ maxDepth: 2 }), fc.nat(), (event, replacement, pick) => {
-        const copy = structuredClone(event) as Json;
-        const holders: Json[] = [];
-        const walk = (node: unknown) => {
-          if (node === null || typeof node !== "object") return;
-          holders.push(node as Json);
-          for (const child of Object.values(node as Json)) walk(child);
-        };
-        walk(copy);
-        const holder = holders[pick % holders.length] as Json;
-        const keys = Object.keys(holder);
-        if (keys.length > 0) holder[keys[pick % keys.length] as string] = replacement;
+        const copy = withOneValueReplaced(event, replacement, pick);
         const result = validateArcEvent(copy);
         expect(typeof result.ok).toBe("boolean");
       }),

@@ -13,6 +13,7 @@ import {
   requestResolved,
   requestUpdated,
   responseSubmitted,
+  withOneValueReplaced,
 } from "../../../contracts/test/arc-arbitraries.js";
 import { type Reply, type TestBroker, testBroker } from "../helpers.js";
 
@@ -217,17 +218,7 @@ describe("invalid input through the broker", () => {
         fc.jsonValue({ maxDepth: 2 }),
         fc.nat(),
         async (event, junk, pick) => {
-          const copy = structuredClone(event);
-          const holders: Json[] = [];
-          const walk = (node: unknown): void => {
-            if (node === null || typeof node !== "object") return;
-            holders.push(node as Json);
-            for (const child of Object.values(node as Json)) walk(child);
-          };
-          walk(copy);
-          const holder = holders[pick % holders.length] as Json;
-          const keys = Object.keys(holder);
-          if (keys.length > 0) holder[keys[pick % keys.length] as string] = junk;
+          const copy = withOneValueReplaced(event, junk, pick);
           const reply = await post(broker, copy);
           expectWellFormed(reply);
         },
