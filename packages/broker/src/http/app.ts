@@ -1,3 +1,4 @@
+import { createServer } from "node:http";
 import type { DatabaseSync } from "node:sqlite";
 import { isLoopbackHost } from "@notify/contracts/guards";
 import { type KeySealer, type RouterServices, routerPlugin, type UpstreamTimeouts } from "@notify/router";
@@ -62,7 +63,27 @@ export interface AppOptions {
 export function buildApp(options: AppOptions): FastifyInstance {
   const clock = options.clock ?? systemClock;
   const startedAt = options.startedAt ?? clock.now();
+  let closing = false;
+  let routerServices: RouterServices | undefined;
   const app = Fastify({
+    // The provider router's model endpoints are answered on their own lane (RouterServices.lane) before fastify
+    // sees them: a proxied request then costs no framework hooks. While closing, fastify answers everything.
+    serverFactory: (handler, serverOptions) => {
+      const server = createServer((request, response) => {
+        if (!closing && routerServices?.lane(request, response)) return;
+        handler(request, response);
+      });
+      // What fastify sets on a server it creates itself (its defaults are filled in by now).
+      const timeouts = serverOptions as {
+        keepAliveTimeout?: number;
+        requestTimeout?: number;
+        connectionTimeout?: number;
+      };
+      server.keepAliveTimeout = timeouts.keepAliveTimeout ?? 72_000;
+      server.requestTimeout = timeouts.requestTimeout ?? 0;
+      server.setTimeout(timeouts.connectionTimeout ?? 0);
+      return server;
+    },
     logger: false,
     bodyLimit: options.maxRequestBodyBytes,
     forceCloseConnections: "idle",
@@ -102,7 +123,6 @@ export function buildApp(options: AppOptions): FastifyInstance {
   // Shutdown (spec-less but DESIGN: "answer open long-polls with their current state"): before the server stops
   // listening, every waiter is answered, and every response from then on closes its connection, so no keep-alive
   // socket holds the process open after close.
-  let closing = false;
   app.addHook("preClose", (done) => {
     closing = true;
     options.waiters.releaseAll();
@@ -150,7 +170,6 @@ export function buildApp(options: AppOptions): FastifyInstance {
     },
     { prefix: "/v1" },
   );
-  let routerServices: RouterServices | undefined;
   app.register(routerPlugin, {
     prefix: "/router/v1",
     db: options.router.db,

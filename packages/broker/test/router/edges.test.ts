@@ -364,3 +364,39 @@ describe("body limit", () => {
     }
   });
 });
+
+describe("the router's lane and the framework routes", () => {
+  it("answer every check, error and proxied request alike (the lane serves sockets, the routes app.inject)", async () => {
+    const chat = PATHS[1]?.body as object;
+    const cases: { path: string; headers: Record<string, string>; body: string }[] = [
+      { path: "/chat/completions", headers: {}, body: JSON.stringify(chat) },
+      { path: "/messages", headers: {}, body: JSON.stringify(PATHS[2]?.body) },
+      { path: "/chat/completions", headers: { "x-notify-router-key": "wrong" }, body: JSON.stringify(chat) },
+      { path: "/responses", headers: { origin: "http://localhost:3000" }, body: JSON.stringify(PATHS[0]?.body) },
+      { path: "/messages", headers: { host: "example.com" }, body: JSON.stringify(PATHS[2]?.body) },
+      { path: "/chat/completions", headers: {}, body: "{not json" },
+      { path: "/messages", headers: {}, body: "" },
+      { path: "/responses", headers: {}, body: "[1, 2]" },
+      { path: "/chat/completions?x=1", headers: {}, body: JSON.stringify({ ...chat, model: "nobody/x" }) },
+      { path: "/messages/count_tokens", headers: {}, body: JSON.stringify(PATHS[2]?.body) },
+    ];
+    for (const { path, headers, body } of cases) {
+      const all = { "content-type": "application/json", "x-notify-router-key": router.key, ...headers };
+      const socket = await raw(`${router.base}${path}`, { method: "POST", headers: all, body });
+      const injected = await router.broker.app.inject({
+        method: "POST",
+        url: `/router/v1${path}`,
+        headers: { host: new URL(router.base).host, ...all },
+        payload: body,
+      });
+      const label = `${path} ${JSON.stringify(headers)} ${body.slice(0, 20)}`;
+      expect(socket.status, label).toBe(injected.statusCode);
+      expect(socket.headers["content-type"], label).toBe(injected.headers["content-type"]);
+      const injectedBody = JSON.parse(injected.body);
+      // Generated ids differ per request; everything else is the same.
+      const withoutIds = (value: Json): Json =>
+        JSON.parse(JSON.stringify(value).replace(/"(chatcmpl|msg)_[^"]*"/g, '"ID"'));
+      expect(withoutIds(socket.body), label).toEqual(withoutIds(injectedBody));
+    }
+  });
+});
