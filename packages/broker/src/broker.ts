@@ -20,7 +20,7 @@ import { ADAPTERS } from "./outbox/providers/registry.js";
 import { RouterSettingsFile } from "./router/router-settings.js";
 import { SecretSealer } from "./secrets/sealer.js";
 import { ArcEventStore } from "./store/arc-event-store.js";
-import { Checkpointer } from "./store/checkpointer.js";
+import { checkpointsUnderLoad } from "./store/checkpointer.js";
 import {
   commitBarrier,
   DATABASE_FILE_NAME,
@@ -76,9 +76,6 @@ function openRouterDatabase(path: string): RouterDatabase {
   return db;
 }
 
-/** Rows written per second above which checkpoints move to a worker thread. */
-const CHECKPOINT_WORKER_THRESHOLD = 500;
-
 /** Wires store, services and HTTP app together (no listening). Tests use this with `app.inject()`. */
 export function createBroker(options: BrokerOptions): Broker {
   const clock = options.clock ?? systemClock;
@@ -87,25 +84,8 @@ export function createBroker(options: BrokerOptions): Broker {
   const databasePath = options.databasePath ?? join(settings.dataDir, DATABASE_FILE_NAME);
   const db = openDatabase(databasePath);
   enableGroupCommit(db);
-  // Under write load, WAL checkpoints move to a worker thread so their fsync never stalls a request; a quiet
-  // broker keeps SQLite's own automatic checkpoints and does not pay for the thread (~14 MB).
-  let checkpointer: Checkpointer | undefined;
-  let loadTimer: NodeJS.Timeout | undefined;
-  if (options.backgroundCheckpoints && databasePath !== ":memory:") {
-    const totalChanges = db.prepare("SELECT total_changes() AS total");
-    let lastTotal = 0;
-    loadTimer = setInterval(() => {
-      const { total } = totalChanges.get() as { total: number };
-      const perSecond = total - lastTotal;
-      lastTotal = total;
-      if (perSecond >= CHECKPOINT_WORKER_THRESHOLD && !checkpointer) {
-        db.exec("PRAGMA wal_autocheckpoint = 0");
-        checkpointer = new Checkpointer(databasePath);
-        clearInterval(loadTimer);
-      }
-    }, 1000);
-    loadTimer.unref();
-  }
+  // Under write load, WAL checkpoints move to a worker thread so their fsync never stalls a request.
+  const checkpoints = options.backgroundCheckpoints ? checkpointsUnderLoad(db, databasePath) : undefined;
 
   const bus = new DomainBus();
   const notifications = new NotificationService(
@@ -144,6 +124,11 @@ export function createBroker(options: BrokerOptions): Broker {
   const routerDb = openRouterDatabase(
     options.databasePath === ":memory:" ? ":memory:" : join(settings.dataDir, "router.db"),
   );
+  // The ledger's checkpoints too: copying the WAL back inside a ledger write would stall every request behind it.
+  const routerCheckpoints =
+    options.backgroundCheckpoints && options.databasePath !== ":memory:"
+      ? checkpointsUnderLoad(routerDb, join(settings.dataDir, "router.db"))
+      : undefined;
   const routerSettings = new RouterSettingsFile(settings.dataDir);
   let pruneTimer: NodeJS.Timeout | undefined;
   const pruneLedger = (ledger: Ledger): void => {
@@ -200,8 +185,7 @@ export function createBroker(options: BrokerOptions): Broker {
       await dispatcher.stop();
       if (pruneTimer) clearInterval(pruneTimer);
       flushBatch(db);
-      if (loadTimer) clearInterval(loadTimer);
-      await checkpointer?.stop();
+      await Promise.all([checkpoints?.stop(), routerCheckpoints?.stop()]);
       db.close();
       routerDb.close();
       logger.info("broker stopped");

@@ -1,3 +1,4 @@
+import type { DatabaseSync } from "node:sqlite";
 import { Worker } from "node:worker_threads";
 
 /**
@@ -26,4 +27,40 @@ export class Checkpointer {
       });
     });
   }
+}
+
+/** Rows written per second above which checkpoints move to a worker thread. */
+const CHECKPOINT_WORKER_THRESHOLD = 500;
+
+/**
+ * Watches a database's writes; once it writes CHECKPOINT_WORKER_THRESHOLD rows/s, its WAL checkpoints move to a
+ * worker thread (automatic checkpoints off on this connection). A quiet broker keeps SQLite's own automatic
+ * checkpoints and does not pay for the thread (~14 MB).
+ */
+export function checkpointsUnderLoad(
+  db: DatabaseSync,
+  path: string,
+  { thresholdPerSecond = CHECKPOINT_WORKER_THRESHOLD, sampleMs = 1000, checkpointMs = 1000 } = {},
+): { stop(): Promise<void> } {
+  let checkpointer: Checkpointer | undefined;
+  if (path === ":memory:") return { stop: async () => {} };
+  const totalChanges = db.prepare("SELECT total_changes() AS total");
+  let lastTotal = 0;
+  const timer = setInterval(() => {
+    const { total } = totalChanges.get() as { total: number };
+    const perSecond = ((total - lastTotal) * 1000) / sampleMs;
+    lastTotal = total;
+    if (perSecond >= thresholdPerSecond && !checkpointer) {
+      db.exec("PRAGMA wal_autocheckpoint = 0");
+      checkpointer = new Checkpointer(path, checkpointMs);
+      clearInterval(timer);
+    }
+  }, sampleMs);
+  timer.unref();
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await checkpointer?.stop();
+    },
+  };
 }

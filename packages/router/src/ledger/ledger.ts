@@ -62,10 +62,15 @@ interface RequestRow {
 }
 
 const DAY_MS = 86_400_000;
-/** How long a finished request may wait for its ledger write (batched with every other one in the window). */
-const FLUSH_DELAY_MS = 50;
+/**
+ * How long a finished request may wait for its ledger write (batched with every other one in the window). Short on
+ * purpose: a write holds the event loop for about 7.5 us per request, and every request arriving meanwhile waits,
+ * so batches stay small (about 0.15 ms for 16 requests) rather than large (1-3.5 ms for the 150 that end within
+ * 50 ms at 3,000 requests/s, which showed as p99 latency). Measured per row: 25 us alone, 9 us in 16s, 7.5 us in 150s.
+ */
+const FLUSH_DELAY_MS = 5;
 /** Queued requests that trigger a write at the end of the turn without waiting for the delay. */
-const FLUSH_ROWS = 512;
+const FLUSH_ROWS = 16;
 
 /** The router's ledger (tables created by the router store's migrations). */
 export class Ledger {
