@@ -57,6 +57,8 @@ const { values: args } = parseArgs({
     "wait-idle": { type: "string", default: "0" },
     // Comma list of: portkey, ccr, bare, throughput, slow, direct-slow.
     skip: { type: "string", default: "" },
+    // Comma list of substrings: measure only the scenarios whose id contains one (e.g. "chat->chat:json").
+    only: { type: "string", default: "" },
     // Install bench/router/peers when its node_modules is missing (npm install in that folder only).
     "install-peers": { type: "boolean", default: true },
     "broker-cli": { type: "string", default: BROKER_CLI },
@@ -79,6 +81,7 @@ const config = {
   profile: args.profile,
   profileSeconds: Number(args["profile-seconds"]),
   skip: new Set(args.skip.split(",").filter(Boolean)),
+  only: args.only.split(",").filter(Boolean),
   brokerCli: resolve(args["broker-cli"]),
   brokerNodeArgs: args["broker-node-args"].split(" ").filter(Boolean),
 };
@@ -674,7 +677,7 @@ async function main() {
       latencyConnections: config.latencyConnections,
       latencyRates: config.latencyRates,
       connections: config.connections,
-    });
+    }).filter((scenario) => config.only.length === 0 || config.only.some((part) => scenario.id.includes(part)));
     progress(
       `${list.length} scenarios, at most ${list.length * (config.durationSeconds + config.warmupSeconds)} s of load`,
     );
