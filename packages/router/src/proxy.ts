@@ -190,15 +190,41 @@ function codeForStatus(status: number): RouterErrorCode {
   return "client_error";
 }
 
-async function readBounded(body: Readable, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const buffer = chunk as Buffer;
-    if (size < limit) chunks.push(buffer.subarray(0, limit - size));
-    size += buffer.length;
-  }
-  return Buffer.concat(chunks).toString("utf8");
+/**
+ * Reads a whole upstream body, keeping at most `limit` bytes, from its own 'data' events (one promise, no async
+ * iterator). Rejects with the body's error, or when it closes before its end.
+ */
+function readBounded(body: Readable, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (): void => {
+      body.off("data", onData);
+      body.off("end", onEnd);
+      body.off("close", onClose);
+      body.off("error", onError);
+    };
+    const onData = (chunk: Buffer): void => {
+      if (size < limit) chunks.push(size + chunk.length <= limit ? chunk : chunk.subarray(0, limit - size));
+      size += chunk.length;
+    };
+    const onEnd = (): void => {
+      settle();
+      resolve((chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString("utf8"));
+    };
+    const onClose = (): void => {
+      settle();
+      reject(Object.assign(new Error("upstream body closed before its end"), { code: "UND_ERR_SOCKET" }));
+    };
+    const onError = (error: unknown): void => {
+      settle();
+      reject(error);
+    };
+    body.on("data", onData);
+    body.on("end", onEnd);
+    body.on("close", onClose);
+    body.on("error", onError);
+  });
 }
 
 function parseJson(text: string): unknown {
