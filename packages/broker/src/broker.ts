@@ -46,6 +46,8 @@ export interface Broker {
   events: ArcConsumer;
   waiters: WaitRegistry;
   outbound: OutboundService;
+  /** The outbox's items (tests and tools; the HTTP routes and the dispatcher hold it too). */
+  outbox: OutboxStore;
   dispatcher: Dispatcher;
   app: FastifyInstance;
   /** Graceful stop: answer open long-polls, stop accepting, close the database. Idempotent. */
@@ -211,7 +213,21 @@ export function createBroker(options: BrokerOptions): Broker {
     })();
     return closing;
   };
-  return { settings, db, bus, logger, notifications, interactions, events, waiters, outbound, dispatcher, app, close };
+  return {
+    settings,
+    db,
+    bus,
+    logger,
+    notifications,
+    interactions,
+    events,
+    waiters,
+    outbound,
+    outbox,
+    dispatcher,
+    app,
+    close,
+  };
 }
 
 export interface StartOptions {
