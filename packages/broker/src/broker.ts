@@ -46,6 +46,8 @@ export interface Broker {
   events: ArcConsumer;
   waiters: WaitRegistry;
   outbound: OutboundService;
+  /** The outbox's items (tests and tools; the HTTP routes and the dispatcher hold it too). */
+  outbox: OutboxStore;
   dispatcher: Dispatcher;
   app: FastifyInstance;
   /** Graceful stop: answer open long-polls, stop accepting, close the database. Idempotent. */
@@ -109,10 +111,12 @@ export function createBroker(options: BrokerOptions): Broker {
     ADAPTERS,
     clock,
   );
-  // Spec 1, Outbound delivery rule 1: no network I/O inline; outbox items are written in the notification's
-  // transaction and the dispatcher is signalled after commit.
-  notifications.onCreateInTransaction((notification, _created, row) => {
-    outbound.enqueueFor(notification, row);
+  // Spec 1, Outbound delivery rule 1: no network I/O inline; the dispatcher is signalled after commit. A new
+  // notification's routes go into its own row (the folded outbox: the notification's INSERT is the durable record,
+  // expanded into items by the dispatcher); a dedup refresh writes its items in its transaction.
+  notifications.setOutboundMarker(outbound);
+  notifications.onCreateInTransaction((notification, created, row) => {
+    if (!created) outbound.enqueueFor(notification, row);
   });
   // API requests received (counted on the HTTP server below): deliveries yield to API traffic, not to their own load.
   let apiRequests = 0;
@@ -193,7 +197,21 @@ export function createBroker(options: BrokerOptions): Broker {
     })();
     return closing;
   };
-  return { settings, db, bus, logger, notifications, interactions, events, waiters, outbound, dispatcher, app, close };
+  return {
+    settings,
+    db,
+    bus,
+    logger,
+    notifications,
+    interactions,
+    events,
+    waiters,
+    outbound,
+    outbox,
+    dispatcher,
+    app,
+    close,
+  };
 }
 
 export interface StartOptions {

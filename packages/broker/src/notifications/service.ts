@@ -14,14 +14,25 @@ export interface CreateResult {
 }
 
 /**
- * Hooks run inside the creating transaction (the outbox writes its items here, issue 4). `row` is the
- * notification's row in the store (its seq), which the outbox references.
+ * Hooks run inside the creating transaction, after the row is written (a dedup refresh enqueues its outbox items
+ * here, issue 4). `row` is the notification's row in the store (its seq), which the outbox references.
  */
 export type CreateHook = (notification: NotificationDto, created: boolean, row: number) => void;
+
+/**
+ * The folded outbox's part in creating a NEW notification (issue 4): inside the creating transaction, before the
+ * INSERT, `markerFor` answers what to store in the row's `outbound` column (the routes it goes to; null for none),
+ * so the notification's own INSERT is the outbox's durable record; `marked` is then told the row that carries it.
+ */
+export interface OutboundMarker {
+  markerFor(notification: NotificationDto): string | null;
+  marked(row: number): void;
+}
 
 /** Notifications: creation with dedup, listing, status transitions (spec 1). Knows no HTTP. */
 export class NotificationService {
   private readonly createHooks: CreateHook[] = [];
+  private outboundMarker: OutboundMarker | undefined;
 
   constructor(
     private readonly store: NotificationStore,
@@ -36,6 +47,10 @@ export class NotificationService {
 
   onCreateInTransaction(hook: CreateHook): void {
     this.createHooks.push(hook);
+  }
+
+  setOutboundMarker(marker: OutboundMarker): void {
+    this.outboundMarker = marker;
   }
 
   /**
@@ -74,7 +89,9 @@ export class NotificationService {
         this.store.updateContent(notification);
         row = this.store.seqOf(notification.id) as number;
       } else {
-        row = this.store.insert(notification);
+        const outbound = this.outboundMarker?.markerFor(notification) ?? null;
+        row = this.store.insert(notification, outbound);
+        if (outbound !== null) this.outboundMarker?.marked(row);
       }
       for (const hook of this.createHooks) hook(notification, existing === undefined, row);
       const created = existing === undefined;

@@ -4,7 +4,7 @@ import type { Clock } from "../domain/clock.js";
 import type { Logger } from "../log/logger.js";
 import { SecretsUnreadableError } from "../secrets/sealer.js";
 import { afterCommit, commitBarrier } from "../store/database.js";
-import type { DueItem, OutboxStore } from "../store/outbox-store.js";
+import { type DueItem, EXPAND_CHUNK, type OutboxStore } from "../store/outbox-store.js";
 import type { OutboundService } from "./outbound-service.js";
 import type { DeliveryResult, OutboxItem, OutboxStatus } from "./types.js";
 
@@ -153,7 +153,9 @@ export class Dispatcher {
   /**
    * Reads Retry items that are due, then Pending items after the cursor. Only committed rows are read: a row of
    * the open group-commit batch could still roll back and its rowid be reused, which the cursor would skip. The
-   * enqueue's after-commit kick brings the dispatcher back.
+   * enqueue's after-commit kick brings the dispatcher back. When the Pending rows run short, markers of new
+   * notifications are expanded into items (the folded outbox): when busy only as many notifications as the
+   * read-ahead lacks, else a chunk; the items are read by the next refill, after the expansion commits.
    */
   private refill(limit: number): boolean {
     const db = this.outbox.db;
@@ -173,9 +175,22 @@ export class Dispatcher {
       // Fewer than asked: the scan reached the last row, so nothing Pending is left before it.
       this.cursor = pending.length < want ? last : (pending.at(-1) as DueItem).seq;
       for (const item of pending) if (!this.inFlight.has(item.id)) items.push(item);
+      if (pending.length < want) this.expand(this.busy ? want - pending.length : EXPAND_CHUNK);
     }
     this.readAhead = items;
     return items.length > 0;
+  }
+
+  /**
+   * One expansion step of at most `notifications` markers, as its own unit; after it commits, the kick reads
+   * its items and, while markers are left, takes the next step (one step per turn: the API is never held for
+   * more than a chunk). Only with no batch open, so every row it reads is committed; that batch's commit kicks.
+   */
+  private expand(notifications: number): void {
+    const db = this.outbox.db;
+    if (commitBarrier(db) !== undefined || !this.outbox.hasUnexpanded()) return;
+    this.outbox.expand(notifications);
+    afterCommit(db, () => this.kick());
   }
 
   /** Starts due items in the free slots; when idle, arms one timer for the next due item. */
@@ -216,6 +231,15 @@ export class Dispatcher {
         this.pump();
       });
       this.inFlight.set(item.id, attempt);
+    }
+    // Idle: markers are expanded ahead of need, a chunk per turn until none is left, so that a backlog left by
+    // busy times (or a restart) never waits for an outbox read to expand it all at once.
+    if (this.autoRun && !this.busy) {
+      try {
+        this.expand(EXPAND_CHUNK);
+      } catch {
+        return started; // database closed during shutdown
+      }
     }
     if (this.autoRun && this.inFlight.size === 0 && commitBarrier(this.outbox.db) === undefined) this.scheduleNext();
     return started;

@@ -6,7 +6,7 @@ import { type NotificationDto, PRIORITIES, type Priority } from "../notification
 import { type SecretSealer, SecretsUnreadableError } from "../secrets/sealer.js";
 import { afterCommit, transaction } from "../store/database.js";
 import type { OutboundStore, StoredProfile } from "../store/outbound-store.js";
-import type { OutboxStore } from "../store/outbox-store.js";
+import { encodeMarker, type OutboxStore } from "../store/outbox-store.js";
 import { routeMatches } from "./matching.js";
 import type { DeliveryResult, OutboundPayload, OutboundRoute, ProviderAdapter, ProviderProfile } from "./types.js";
 
@@ -48,12 +48,18 @@ export function testPayload(nowIso: string): OutboundPayload {
 
 /**
  * Provider profiles, routes and the enqueue rule. Matching runs on an in-memory snapshot, so creating a
- * notification costs one outbox insert per matching route and no query. No network I/O happens here except the
- * Test action, which the owner asks for.
+ * notification costs no query: its matching routes go into its own row as a marker (the folded outbox, see
+ * store/outbox-store.ts), which the dispatcher expands into items. No network I/O happens here except the Test
+ * action, which the owner asks for.
  */
 export class OutboundService {
   private profiles = new Map<string, StoredProfile>();
   private routes: OutboundRoute[] = [];
+  /**
+   * Markers by matched route set, the set as a bit mask over `routes` (or the indexes joined, past 31 routes), so
+   * a create looks its marker up instead of building the string. Cleared on every reload.
+   */
+  private markers = new Map<number | string, string>();
   private readonly kickListeners: (() => void)[] = [];
 
   constructor(
@@ -74,18 +80,61 @@ export class OutboundService {
   private reload(): void {
     this.profiles = new Map(this.store.profiles().map((stored) => [stored.profile.id, stored]));
     this.routes = this.store.routes();
+    this.markers = new Map();
   }
 
-  /** Runs inside the notification's transaction: one outbox item per matching route of an enabled provider. */
-  enqueueFor(notification: NotificationDto, row: number): number {
-    const matching = this.routes.filter((route) =>
-      routeMatches(route, this.profiles.get(route.providerId)?.profile, notification),
-    );
-    if (matching.length === 0) return 0;
-    // One multi-row INSERT for all of a notification's routes: one statement per create, not one per route.
-    this.outbox.enqueueAll(row, matching, this.clock.now());
+  /** The marker of the routes (of enabled providers) that match `notification`, or null when none does. */
+  private matchingMarker(notification: NotificationDto): string | null {
+    const routes = this.routes;
+    let key: number | string = 0;
+    for (let index = 0; index < routes.length; index++) {
+      const route = routes[index] as OutboundRoute;
+      if (!routeMatches(route, this.profiles.get(route.providerId)?.profile, notification)) continue;
+      key = routes.length <= 31 ? (key as number) | (1 << index) : `${key},${index}`;
+    }
+    if (key === 0) return null;
+    let marker = this.markers.get(key);
+    if (marker === undefined) {
+      const matching =
+        typeof key === "number"
+          ? routes.filter((_route, index) => (key & (1 << index)) !== 0)
+          : key
+              .split(",")
+              .slice(1)
+              .map((index) => routes[Number(index)] as OutboundRoute);
+      marker = encodeMarker(matching);
+      this.markers.set(key, marker);
+    }
+    return marker;
+  }
+
+  /**
+   * A new notification (NotificationService's OutboundMarker, inside its transaction, before the INSERT): the
+   * marker of its matching routes of enabled providers, stored in its own row. No outbox row is written now.
+   */
+  markerFor(notification: NotificationDto): string | null {
+    return this.matchingMarker(notification);
+  }
+
+  /** The row carrying a marker is written: once it commits, its marker may be expanded and the dispatcher runs. */
+  marked(row: number): void {
+    afterCommit(this.store.db, () => {
+      this.outbox.noteCommitted(row);
+      this.kick();
+    });
+  }
+
+  /**
+   * A dedup refresh of an existing notification, inside its transaction: one outbox item per matching route of an
+   * enabled provider, written now (the row already had its marker, if any, when it was created).
+   */
+  enqueueFor(notification: NotificationDto, row: number): boolean {
+    const marker = this.matchingMarker(notification);
+    if (marker === null) return false;
+    // One multi-row INSERT for all of a notification's routes: one statement per refresh, not one per route.
+    this.outbox.enqueue(row, marker, this.clock.now());
     afterCommit(this.store.db, () => this.kick());
-    return matching.length;
+    return true;
   }
 
   kick(): void {

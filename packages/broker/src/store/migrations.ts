@@ -174,6 +174,20 @@ export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
       CREATE INDEX outbox_dead ON outbox(status) WHERE status = 'DeadLetter';
     `);
   },
+  // 5: the folded outbox (bench/README.md, Outbound). A new notification carries the routes it is to be delivered
+  // to in its own row (`outbound`, NULL when no route matched), written by the notification's INSERT, so a create
+  // dirties no outbox page. The dispatcher (and every outbox read) later expands these markers into the same
+  // per-route outbox rows as before, in notification order; `expanded_through` is the notification row through
+  // which markers have been expanded, advanced in the transaction that writes the items. It starts at the last
+  // notification: every older notification already has its items (written with it, migration 4), and its
+  // `outbound` is NULL anyway.
+  (db) => {
+    db.exec(`
+      ALTER TABLE notifications ADD COLUMN outbound TEXT;
+      ALTER TABLE outbox_meta ADD COLUMN expanded_through INTEGER NOT NULL DEFAULT 0;
+      UPDATE outbox_meta SET expanded_through = (SELECT coalesce(max(seq), 0) FROM notifications);
+    `);
+  },
 ];
 
 export function migrate(db: DatabaseSync): void {

@@ -4,9 +4,10 @@ import type { NotificationDto, NotificationFilter, NotificationStatus, Priority 
 const COLUMNS =
   "id, key, agent, agent_instance, project, type, priority, title, message, cwd, pid, status, created_at, updated_at, resolved_at, metadata";
 
-const INSERT = `INSERT INTO notifications (${COLUMNS})
+// `outbound`: the folded outbox's marker (migration 5), written only here and read only by the outbox store.
+const INSERT = `INSERT INTO notifications (${COLUMNS}, outbound)
   VALUES (:id, :key, :agent, :agent_instance, :project, :type, :priority, :title, :message, :cwd, :pid, :status,
-          :created_at, :updated_at, :resolved_at, :metadata)`;
+          :created_at, :updated_at, :resolved_at, :metadata, :outbound)`;
 const UPDATE_CONTENT = `UPDATE notifications SET agent = :agent, agent_instance = :agent_instance, project = :project,
   type = :type, priority = :priority, title = :title, message = :message, cwd = :cwd, pid = :pid,
   metadata = :metadata, updated_at = :updated_at WHERE id = :id`;
@@ -102,9 +103,14 @@ export class NotificationStore {
     this.latestByKeyStatement = db.prepare(SELECT_LATEST_BY_KEY);
   }
 
-  /** Inserts a new notification; returns its row (seq). */
-  insert(dto: NotificationDto): number {
-    return Number(this.insertStatement.run(toParams(dto)).lastInsertRowid);
+  /**
+   * Inserts a new notification; returns its row (seq). `outbound` is the outbox's marker of the routes it goes to
+   * (null: none), stored in the same row so that the create writes no outbox row (store/outbox-store.ts).
+   */
+  insert(dto: NotificationDto, outbound: string | null = null): number {
+    const params = toParams(dto);
+    params.outbound = outbound;
+    return Number(this.insertStatement.run(params).lastInsertRowid);
   }
 
   /** The row (seq) of a notification id. */

@@ -2,10 +2,12 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { isoTime } from "../domain/clock.js";
 import type { Priority } from "../notifications/types.js";
 import type { OutboundPayload, OutboundRoute, OutboxItem, OutboxStatus } from "../outbox/types.js";
-import { transaction } from "./database.js";
+import { afterCommit, transaction } from "./database.js";
 
 // Migration 4: a rowid table appended to in creation order. Pending items are read by a rowid cursor; only Retry
 // items (due later) and dead letters have an index, so enqueueing touches the table's last page and nothing else.
+// Migration 5 (the folded outbox): a new notification's items are not written with it; its row carries a marker
+// of its routes (`notifications.outbound`), expanded into these rows later, in notification order.
 const ITEM_COLUMNS =
   "o.seq, n.id AS notification_id, o.route_id, o.provider_id, o.include_message, o.status, o.attempts, " +
   "o.next_attempt_ms, o.last_status, o.last_code, o.created_ms, o.updated_ms, o.delivered_ms, n.title, n.message, " +
@@ -25,6 +27,17 @@ const RECORD = `UPDATE outbox SET status = :status, attempts = :attempts, next_a
   WHERE seq = :seq`;
 const SELECT_BY_SEQ = `SELECT ${ITEM_COLUMNS} ${FROM} WHERE o.seq = ?`;
 const COUNT_BY_STATUS = "SELECT status, count(*) AS count FROM outbox GROUP BY status";
+const LAST_NOTIFICATION = "SELECT max(seq) AS seq FROM notifications";
+const EXPANDED_THROUGH = "SELECT expanded_through FROM outbox_meta";
+const SET_EXPANDED_THROUGH = "UPDATE outbox_meta SET expanded_through = ?";
+// A range scan over the notifications' rowids: the markers not yet expanded, oldest first.
+const SELECT_MARKERS = `SELECT seq, outbound, created_at FROM notifications
+  WHERE seq > ? AND seq <= ? AND outbound IS NOT NULL ORDER BY seq LIMIT ?`;
+
+/** Notifications whose markers one expansion step turns into items (at most 3 x this many rows per route set). */
+export const EXPAND_CHUNK = 256;
+/** Notification rows one expansion step scans at most, so rows without a marker never make a step long. */
+const EXPAND_SPAN = 4096;
 
 interface Row {
   seq: number;
@@ -68,6 +81,66 @@ function sqlText(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;
 }
 
+/** What an outbox item takes from its route; a marker holds exactly this, for each route. */
+export type RouteRef = Pick<OutboundRoute, "id" | "providerId" | "includeMessage">;
+
+/** The broker's own ids: a kind prefix and 12 random bytes in hex (outbound-service.ts). */
+const HEX_ID = /^[0-9a-f]{24}$/;
+
+/** An id in a marker: `:` + its 12 bytes in base64url when it is `prefix` + 24 hex digits, else URI-escaped. */
+function packId(id: string, prefix: string): string {
+  const hex = id.slice(prefix.length);
+  if (id.startsWith(prefix) && HEX_ID.test(hex)) return `:${Buffer.from(hex, "hex").toString("base64url")}`;
+  return encodeURIComponent(id);
+}
+
+function unpackId(text: string, prefix: string): string {
+  if (!text.startsWith(":")) return decodeURIComponent(text);
+  const hex = Buffer.from(text.slice(1), "base64url").toString("hex");
+  if (!HEX_ID.test(hex)) throw new Error("malformed outbound marker");
+  return prefix + hex;
+}
+
+/**
+ * The marker of a set of routes, as stored in `notifications.outbound` (migration 5): the routes in matching
+ * order, separated by `;`. Each is its IncludeMessage flag (`1` or `0`), its route id, then `,` and its provider
+ * id, which is left out when it is the previous route's. An id of the broker's own form (`rte_`/`prv_` + 24 hex
+ * digits) is written `:` + its 12 bytes in base64url (17 characters instead of 28); any other id URI-escaped, so
+ * `:`, `,` and `;` never occur in one. Three routes to one provider take 74 bytes. Self-contained: expanding it
+ * needs no route table, so editing or deleting a route later does not change where a notification created
+ * before goes (as when its items were written with it).
+ */
+export function encodeMarker(routes: readonly RouteRef[]): string {
+  let previousProvider: string | undefined;
+  return routes
+    .map((route) => {
+      const provider = route.providerId === previousProvider ? "" : `,${packId(route.providerId, "prv_")}`;
+      previousProvider = route.providerId;
+      return `${route.includeMessage ? 1 : 0}${packId(route.id, "rte_")}${provider}`;
+    })
+    .join(";");
+}
+
+export function decodeMarker(marker: string): RouteRef[] {
+  let previousProvider: string | undefined;
+  return marker.split(";").map((part) => {
+    const [route = "", provider, extra] = part.slice(1).split(",");
+    if ((part[0] !== "0" && part[0] !== "1") || route === "" || extra !== undefined) {
+      throw new Error("malformed outbound marker");
+    }
+    const providerId = provider === undefined ? previousProvider : unpackId(provider, "prv_");
+    if (providerId === undefined) throw new Error("malformed outbound marker");
+    previousProvider = providerId;
+    return { includeMessage: part[0] === "1", id: unpackId(route, "rte_"), providerId };
+  });
+}
+
+/** One expansion step: the items it wrote, and whether every committed marker is now expanded. */
+export interface Expansion {
+  items: number;
+  done: boolean;
+}
+
 /** SQL for the durable outbox. */
 export class OutboxStore {
   /** `obx_` + this database's namespace: item ids are unique across machines, so they serve as idempotency keys. */
@@ -81,11 +154,35 @@ export class OutboxStore {
   private readonly bySeqStatement: StatementSync;
   private readonly countStatement: StatementSync;
   private readonly listStatements = new Map<string, StatementSync>();
-  private readonly insertByRoutes = new Map<string, StatementSync>();
+  private readonly insertByMarker = new Map<string, StatementSync>();
+  private readonly lastNotificationStatement: StatementSync;
+  private readonly expandedThroughStatement: StatementSync;
+  private readonly setExpandedThroughStatement: StatementSync;
+  private readonly markersStatement: StatementSync;
+  /**
+   * The last notification row known committed. Only committed rows are expanded: a row of the open group-commit
+   * batch could still roll back and its rowid be reused by another notification. With no transaction open every
+   * row is committed; inside one, this is what commits reported last (`noteCommitted`).
+   */
+  private committedThrough = 0;
+  /**
+   * `expanded_through` as last committed: a lower bound of the stored value (an expansion of the open batch may be
+   * ahead), so `committedThrough <= expandedHint` means nothing is left to expand. The expansion itself always
+   * reads the stored value, in its own transaction.
+   */
+  private expandedHint: number;
 
   constructor(readonly db: DatabaseSync) {
-    const meta = db.prepare("SELECT namespace FROM outbox_meta").get() as { namespace: string };
+    const meta = db.prepare("SELECT namespace, expanded_through FROM outbox_meta").get() as {
+      namespace: string;
+      expanded_through: number;
+    };
     this.idPrefix = `obx_${meta.namespace}`;
+    this.expandedHint = meta.expanded_through;
+    this.lastNotificationStatement = db.prepare(LAST_NOTIFICATION);
+    this.expandedThroughStatement = db.prepare(EXPANDED_THROUGH);
+    this.setExpandedThroughStatement = db.prepare(SET_EXPANDED_THROUGH);
+    this.markersStatement = db.prepare(SELECT_MARKERS);
     this.pendingStatement = db.prepare(SELECT_PENDING);
     this.retryDueStatement = db.prepare(SELECT_RETRY_DUE);
     this.nextRetryStatement = db.prepare(NEXT_RETRY);
@@ -156,31 +253,94 @@ export class OutboxStore {
   }
 
   /**
-   * Enqueues one Pending item per route of one notification with a single INSERT. The routes are written into
-   * the statement as literals (one prepared statement per set of matching routes, cached), so a create binds two
-   * values instead of seven per route.
+   * The INSERT of one Pending item per route of a marker, for one notification row and one time. The routes are
+   * written into the statement as literals (one prepared statement per marker, cached), so a run binds two values
+   * instead of seven per route.
    */
-  enqueueAll(
-    notificationRow: number,
-    routes: readonly Pick<OutboundRoute, "id" | "providerId" | "includeMessage">[],
-    nowMs: number,
-  ): void {
-    const key = routes
-      .map((route) => `${route.id}\u0000${route.providerId}\u0000${route.includeMessage}`)
-      .join("\u0001");
-    let statement = this.insertByRoutes.get(key);
+  private insertFor(marker: string): StatementSync {
+    let statement = this.insertByMarker.get(marker);
     if (!statement) {
-      const rows = routes
+      const rows = decodeMarker(marker)
         .map((route) => `(${sqlText(route.id)}, ${sqlText(route.providerId)}, ${route.includeMessage ? 1 : 0})`)
         .join(", ");
       statement = this.db.prepare(`INSERT INTO outbox (notification_seq, route_id, provider_id, include_message,
         status, next_attempt_ms, created_ms, updated_ms)
         SELECT ?1, column1, column2, column3, 'Pending', ?2, ?2, ?2 FROM (VALUES ${rows})`);
       // Route sets change only when routes are edited; a bounded cache keeps old sets from piling up.
-      if (this.insertByRoutes.size >= 64) this.insertByRoutes.clear();
-      this.insertByRoutes.set(key, statement);
+      if (this.insertByMarker.size >= 64) this.insertByMarker.clear();
+      this.insertByMarker.set(marker, statement);
     }
-    statement.run(notificationRow, nowMs);
+    return statement;
+  }
+
+  /**
+   * Enqueues one Pending item per route of `marker` for one notification, now, with a single INSERT: the dedup
+   * refresh of an existing notification (its row got its marker, if any, when it was created).
+   */
+  enqueue(notificationRow: number, marker: string, nowMs: number): void {
+    this.insertFor(marker).run(notificationRow, nowMs);
+  }
+
+  /** A notification row carrying a marker has committed (an after-commit callback of its create). */
+  noteCommitted(notificationRow: number): void {
+    if (notificationRow > this.committedThrough) this.committedThrough = notificationRow;
+  }
+
+  private committedSeq(): number {
+    if (!this.db.isTransaction) {
+      const row = this.lastNotificationStatement.get() as { seq: number | null };
+      this.noteCommitted(row.seq ?? 0);
+    }
+    return this.committedThrough;
+  }
+
+  /** True when committed notifications carry markers not yet expanded (or rows not yet scanned for one). */
+  hasUnexpanded(): boolean {
+    return this.committedSeq() > this.expandedHint;
+  }
+
+  /**
+   * One expansion step, as one unit of work (it joins the group commit): the markers of at most `limit`
+   * committed notifications after `expanded_through`, oldest first, become one Pending item per route, and
+   * `expanded_through` advances in the same transaction, so a crash keeps both or neither, and a second run never
+   * expands a marker twice. The cursor moves to the last notification expanded when `limit` were, else to the end
+   * of the rows scanned. Items take their notification's creation time (created, updated and due), so an item
+   * reads as if it had been written with its notification.
+   */
+  expand(limit = EXPAND_CHUNK): Expansion {
+    const through = this.committedSeq();
+    if (through <= this.expandedHint) return { items: 0, done: true };
+    return transaction(this.db, (): Expansion => {
+      const from = (this.expandedThroughStatement.get() as { expanded_through: number }).expanded_through;
+      if (from >= through) {
+        // Expanded earlier in the open batch.
+        afterCommit(this.db, () => {
+          if (from > this.expandedHint) this.expandedHint = from;
+        });
+        return { items: 0, done: true };
+      }
+      const end = Math.min(through, from + EXPAND_SPAN);
+      const markers = this.markersStatement.all(from, end, limit) as unknown as {
+        seq: number;
+        outbound: string;
+        created_at: string;
+      }[];
+      let items = 0;
+      for (const marker of markers) {
+        items += Number(this.insertFor(marker.outbound).run(marker.seq, Date.parse(marker.created_at)).changes);
+      }
+      const cursor = markers.length === limit ? (markers.at(-1)?.seq ?? end) : end;
+      this.setExpandedThroughStatement.run(cursor);
+      afterCommit(this.db, () => {
+        if (cursor > this.expandedHint) this.expandedHint = cursor;
+      });
+      return { items, done: cursor >= through };
+    });
+  }
+
+  /** Expands every committed marker: what an outbox read does first, so it shows every item of a created notification. */
+  expandAll(): void {
+    while (!this.expand().done);
   }
 
   /** Pending items in rows (afterSeq, throughSeq], in creation order (the dispatcher's cursor). */
@@ -232,12 +392,14 @@ export class OutboxStore {
   byId(id: string): OutboxItem | undefined {
     const seq = this.seqOf(id);
     if (seq === undefined) return undefined;
+    this.expandAll();
     const row = this.bySeqStatement.get(seq) as Row | undefined;
     return row ? this.toItem(row) : undefined;
   }
 
   /** Newest first. Dead letters come from their own partial index; everything else is a scan (an owner's view). */
   list(filter: { status?: OutboxStatus; limit: number }): OutboxItem[] {
+    this.expandAll();
     const sql =
       filter.status === undefined
         ? `SELECT ${ITEM_COLUMNS} ${FROM} ORDER BY o.seq DESC LIMIT ?`
@@ -258,6 +420,7 @@ export class OutboxStore {
   }
 
   counts(): Record<string, number> {
+    this.expandAll();
     const counts: Record<string, number> = {};
     for (const row of this.countStatement.all() as unknown as { status: string; count: number }[]) {
       counts[row.status] = row.count;

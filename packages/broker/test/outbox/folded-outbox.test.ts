@@ -1,0 +1,318 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { afterEach, describe, expect, it } from "vitest";
+import { DATABASE_FILE_NAME, transaction } from "../../src/store/database.js";
+import { MIGRATIONS, migrate } from "../../src/store/migrations.js";
+import { decodeMarker, EXPAND_CHUNK, encodeMarker, OutboxStore } from "../../src/store/outbox-store.js";
+import { type Json, type TestBroker, testBroker } from "../helpers.js";
+import { recordingServer } from "./webhook-server.js";
+
+// The folded outbox (migration 5, docs/outbound.md "Storage"): a new notification's routes are a marker in its own
+// row, expanded into per-route outbox rows by the dispatcher and before every outbox read.
+
+const UI = { "x-notify-ui": "1" };
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+async function hookServer(script: (number | "hang")[] = []) {
+  const created = await recordingServer(script);
+  cleanups.push(() => created.close());
+  return created;
+}
+
+/** A broker whose dispatcher only runs when a test calls runDue (so nothing expands behind the test's back). */
+function manualBroker(dataDir?: string): TestBroker {
+  return testBroker(dataDir === undefined ? {} : { dataDir }, {
+    dispatcher: { autoRun: false, random: () => 1, attemptTimeoutMs: 500 },
+  });
+}
+
+/** One webhook provider and three enabled routes to it; the second leaves the message out. Returns route ids. */
+async function threeRoutes(broker: TestBroker, url: string): Promise<string[]> {
+  const provider = await broker.call(
+    "POST",
+    "/ui/api/outbound/providers",
+    { kind: "webhook", name: "hook", settings: { url }, enabled: true },
+    UI,
+  );
+  expect(provider.status).toBe(201);
+  const ids: string[] = [];
+  for (const [index, includeMessage] of [true, false, true].entries()) {
+    const route = await broker.call(
+      "POST",
+      "/ui/api/outbound/routes",
+      { name: `r${index}`, provider: "hook", enabled: true, includeMessage },
+      UI,
+    );
+    expect(route.status).toBe(201);
+    ids.push((route.body as Json).id);
+  }
+  return ids;
+}
+
+/** A second connection to the broker's SQLite file: what is durably there, not what the broker's reads expand. */
+function file(broker: TestBroker): DatabaseSync {
+  const db = new DatabaseSync(join(broker.dataDir, DATABASE_FILE_NAME), { readOnly: true });
+  cleanups.push(() => db.close());
+  return db;
+}
+
+const outboxRows = (db: DatabaseSync): number => (db.prepare("SELECT count(*) AS n FROM outbox").get() as Json).n;
+const expandedThrough = (db: DatabaseSync): number =>
+  (db.prepare("SELECT expanded_through FROM outbox_meta").get() as Json).expanded_through;
+
+async function post(broker: TestBroker, body: Record<string, unknown>): Promise<Json> {
+  const reply = await broker.call("POST", "/v1/notifications", { message: "m", ...body });
+  expect(reply.status).toBeLessThan(300);
+  return reply.body;
+}
+
+const outbox = async (broker: TestBroker, query = ""): Promise<Json> =>
+  (await broker.call("GET", `/ui/api/outbound/outbox${query}`)).body;
+
+/** One event-loop turn: the group commit of the turn's units has run. */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("folded outbox (migration 5)", () => {
+  it("a create with 3 matching routes shows 3 Pending items in the outbox list as soon as it returns, and they are delivered", async () => {
+    const broker = manualBroker();
+    const hook = await hookServer();
+    const routes = await threeRoutes(broker, hook.url);
+    const created = await post(broker, { title: "Build done", message: "All green" });
+    // The dispatcher has not run: the list itself shows the items (the store's list, then the HTTP read).
+    expect(broker.outbox.list({ status: "Pending", limit: 10 }).map((item) => item.notificationId)).toEqual([
+      created.id,
+      created.id,
+      created.id,
+    ]);
+    const listed = await outbox(broker);
+    expect(listed.counts).toEqual({ Pending: 3 });
+    expect(listed.items.map((item: Json) => [item.notificationId, item.status, item.attempts])).toEqual([
+      [created.id, "Pending", 0],
+      [created.id, "Pending", 0],
+      [created.id, "Pending", 0],
+    ]);
+    expect(listed.items.map((item: Json) => item.routeId).sort()).toEqual([...routes].sort());
+    expect(listed.items[0].createdAt).toBe(created.createdAt);
+    expect(hook.received).toHaveLength(0);
+
+    expect(await broker.dispatcher.runDue()).toBe(3);
+    expect((await outbox(broker)).counts).toEqual({ Delivered: 3 });
+    const sent = hook.received.map((request) => JSON.parse(request.body));
+    expect(sent.map((body) => body.notification.id)).toEqual([created.id, created.id, created.id]);
+    // IncludeMessage survives the marker: the second route's request has no message.
+    expect(sent.map((body) => body.notification.message)).toEqual(["All green", undefined, "All green"]);
+    expect(new Set(hook.received.map((request) => request.headers["idempotency-key"]))).toEqual(
+      new Set(listed.items.map((item: Json) => item.id)),
+    );
+  });
+
+  it("the notification's INSERT carries the marker; no outbox row exists until the marker is expanded", async () => {
+    const broker = manualBroker();
+    const hook = await hookServer();
+    const before = await post(broker, { title: "before any route" });
+    const routes = await threeRoutes(broker, hook.url);
+    const providerId = broker.outbound.findProfile("hook")?.id;
+    const created = await post(broker, { title: "t" });
+    const db = file(broker);
+    const rows = db.prepare("SELECT id, seq, outbound FROM notifications ORDER BY seq").all() as Json[];
+    expect(rows.map((row) => row.id)).toEqual([before.id, created.id]);
+    expect(rows[0].outbound).toBeNull();
+    expect(decodeMarker(rows[1].outbound)).toEqual(
+      routes.map((id, index) => ({ includeMessage: index !== 1, id, providerId })),
+    );
+    expect(rows[1].outbound.length).toBeLessThan(80); // 3 routes to one provider: compact
+    // The create wrote no outbox row: the marker is the durable record.
+    expect(outboxRows(db)).toBe(0);
+    expect(expandedThrough(db)).toBeLessThan(rows[1].seq);
+
+    expect((await outbox(broker)).counts).toEqual({ Pending: 3 });
+    await nextTurn();
+    expect(outboxRows(db)).toBe(3);
+    expect(expandedThrough(db)).toBe(rows[1].seq);
+  });
+
+  it("a unit rolled back with its notification never gets items; the notification that reuses its row does", async () => {
+    const broker = manualBroker();
+    const hook = await hookServer();
+    await threeRoutes(broker, hook.url);
+    await post(broker, { title: "A" });
+    const seqOf = (id: string) => (broker.db.prepare("SELECT seq FROM notifications WHERE id = ?").get(id) as Json).seq;
+    let pumped: Promise<number> | undefined;
+    let rowOfB = 0;
+    expect(() =>
+      transaction(broker.db, () => {
+        const b = broker.notifications.create({ agent: "a", type: "info", title: "B", message: "m" });
+        rowOfB = seqOf(b.notification.id);
+        // A read inside the unit expands committed markers only: B's row may still roll back.
+        expect(broker.outbox.list({ limit: 10 }).map((item) => item.payload.title)).toEqual(["A", "A", "A"]);
+        pumped = broker.dispatcher.runDue();
+        throw new Error("unit fails after its create");
+      }),
+    ).toThrow("unit fails");
+    const c = broker.notifications.create({ agent: "a", type: "info", title: "C", message: "m" });
+    expect(seqOf(c.notification.id)).toBe(rowOfB); // B's rowid, reused
+    await pumped;
+    await broker.dispatcher.runDue();
+    const titles = hook.received.map((request) => JSON.parse(request.body).notification.title);
+    expect(titles.sort()).toEqual(["A", "A", "A", "C", "C", "C"]);
+    const listed = await outbox(broker);
+    expect(listed.counts).toEqual({ Delivered: 6 });
+    expect(listed.items.map((item: Json) => item.payload.title)).toEqual(["C", "C", "C", "A", "A", "A"]);
+  });
+
+  it.each([
+    ["left as it is, as after kill -9", false],
+    ["closed", true],
+  ])("markers not yet expanded when the broker is %s are delivered after restart", async (_how, close) => {
+    const first = manualBroker();
+    const hook = await hookServer();
+    await threeRoutes(first, hook.url);
+    const ids: string[] = [];
+    for (let index = 0; index < 4; index++) ids.push((await post(first, { title: `n${index}` })).id);
+    const db = file(first);
+    expect(outboxRows(db)).toBe(0);
+    if (close) await first.close();
+    // Without close, no shutdown path runs: a second broker opens the same files, as a restart after a crash does.
+    const restarted = testBroker({ dataDir: first.dataDir });
+    for (let wait = 0; wait < 500 && hook.received.length < 12; wait++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    let counts: Json;
+    for (let wait = 0; wait < 500; wait++) {
+      counts = (await outbox(restarted)).counts;
+      if (counts.Delivered === 12) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(counts).toEqual({ Delivered: 12 });
+    const delivered = hook.received.map((request) => JSON.parse(request.body).notification.id);
+    expect(delivered.sort()).toEqual(ids.flatMap((id) => [id, id, id]).sort());
+  });
+
+  it("a dedup refresh by key writes its items in its own transaction, as before, expanded or not", async () => {
+    const broker = manualBroker();
+    const hook = await hookServer();
+    await threeRoutes(broker, hook.url);
+    const db = file(broker);
+    const first = await post(broker, { title: "v1", key: "deploy" });
+    expect((await outbox(broker)).counts).toEqual({ Pending: 3 }); // the read expands the marker
+    await nextTurn();
+    expect(outboxRows(db)).toBe(3);
+    const through = expandedThrough(db);
+    const refreshed = await post(broker, { title: "v2", key: "deploy" });
+    expect(refreshed.id).toBe(first.id);
+    // Written by the refresh itself: in the file before any read or dispatcher run, and no marker was added.
+    expect(outboxRows(db)).toBe(6);
+    expect(expandedThrough(db)).toBe(through);
+
+    // Refreshed before its own marker was expanded: the refresh's items now, the marker's when it is expanded.
+    const other = await post(broker, { title: "w1", key: "build" });
+    await post(broker, { title: "w2", key: "build" });
+    expect(outboxRows(db)).toBe(9);
+    const listed = await outbox(broker);
+    expect(listed.counts).toEqual({ Pending: 12 });
+    expect(listed.items.filter((item: Json) => item.notificationId === other.id)).toHaveLength(6);
+
+    expect(await broker.dispatcher.runDue()).toBe(12);
+    const titles = hook.received.map((request) => JSON.parse(request.body).notification.title);
+    expect(titles.sort()).toEqual([...Array(6).fill("v2"), ...Array(6).fill("w2")]);
+  });
+
+  it("migration 4 -> 5 starts expanding after the last notification: old notifications get no second items", () => {
+    const dir = mkdtempSync(join(tmpdir(), "notify-migrate-5-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const db = new DatabaseSync(join(dir, DATABASE_FILE_NAME));
+    cleanups.push(() => db.close());
+    for (const step of MIGRATIONS.slice(0, 4)) step(db);
+    db.exec("PRAGMA user_version = 4");
+    const insertNotification = db.prepare(`INSERT INTO notifications (id, agent, type, priority, title, message,
+      status, created_at, updated_at) VALUES (?, 'a', 'info', 'normal', ?, 'm', 'active', ?, ?)`);
+    insertNotification.run("ntf_aaa", "first", "2026-11-01T10:00:00.000Z", "2026-11-01T10:00:00.000Z");
+    insertNotification.run("ntf_bbb", "second", "2026-11-01T10:00:01.000Z", "2026-11-01T10:00:01.000Z");
+    const insertItem = db.prepare(`INSERT INTO outbox (notification_seq, route_id, provider_id, include_message,
+      status, next_attempt_ms, created_ms, updated_ms) VALUES (?, ?, 'prv_1', 1, ?, 0, 0, 0)`);
+    insertItem.run(1, "rte_1", "Delivered");
+    insertItem.run(1, "rte_2", "DeadLetter");
+    insertItem.run(2, "rte_1", "Pending");
+    migrate(db);
+    expect(db.prepare("PRAGMA user_version").get()).toEqual({ user_version: 5 });
+    expect(expandedThrough(db)).toBe(2);
+    const store = new OutboxStore(db);
+    expect(store.hasUnexpanded()).toBe(false);
+    const oldItems = (items = store.list({ limit: 10 })) =>
+      items.map((item) => [item.notificationId, item.routeId, item.status]);
+    const before = [
+      ["ntf_bbb", "rte_1", "Pending"],
+      ["ntf_aaa", "rte_2", "DeadLetter"],
+      ["ntf_aaa", "rte_1", "Delivered"],
+    ];
+    expect(oldItems()).toEqual(before);
+    expect(store.counts()).toEqual({ Delivered: 1, DeadLetter: 1, Pending: 1 });
+
+    // A notification written after the migration with a marker gets its items, once.
+    db.prepare(`INSERT INTO notifications (id, agent, type, priority, title, message, status, created_at,
+      updated_at, outbound) VALUES ('ntf_ccc', 'a', 'info', 'normal', 'third', 'm', 'active', ?, ?, ?)`).run(
+      "2026-11-01T10:00:02.000Z",
+      "2026-11-01T10:00:02.000Z",
+      encodeMarker([{ id: "rte_3", providerId: "prv_1", includeMessage: false }]),
+    );
+    expect(oldItems()).toEqual([["ntf_ccc", "rte_3", "Pending"], ...before]);
+    expect(oldItems()).toEqual([["ntf_ccc", "rte_3", "Pending"], ...before]);
+    expect(store.list({ limit: 1 })[0]).toMatchObject({ createdAt: "2026-11-01T10:00:02.000Z" });
+    expect(store.list({ limit: 1 })[0]?.payload.message).toBeUndefined();
+  });
+
+  it("expands in chunks: 1,000 notifications x 3 routes give 3,000 items, each once, in creation order", async () => {
+    const broker = manualBroker();
+    const hook = await hookServer();
+    const routes = await threeRoutes(broker, hook.url);
+    const ids: string[] = [];
+    for (let turn = 0; turn < 10; turn++) {
+      for (let index = 0; index < 100; index++) {
+        const title = `n${turn * 100 + index}`;
+        ids.push(broker.notifications.create({ agent: "a", type: "info", title, message: "m" }).notification.id);
+      }
+      await nextTurn();
+    }
+    const steps: number[] = [];
+    for (;;) {
+      const step = broker.outbox.expand();
+      steps.push(step.items);
+      await nextTurn();
+      if (step.done) break;
+    }
+    expect(EXPAND_CHUNK).toBe(256);
+    expect(steps).toEqual([768, 768, 768, 696]); // 256, 256, 256 and 232 notifications
+    const items = broker.outbox.list({ limit: 5000 }).reverse(); // oldest first
+    expect(items).toHaveLength(3000);
+    expect(items.map((item) => item.notificationId)).toEqual(ids.flatMap((id) => [id, id, id]));
+    expect(items.map((item) => item.routeId)).toEqual(ids.flatMap(() => routes));
+    expect(new Set(items.map((item) => item.id)).size).toBe(3000);
+    expect(broker.outbox.counts()).toEqual({ Pending: 3000 });
+  });
+
+  it("an idle dispatcher expands a backlog by itself, a chunk per turn, whether or not it has free slots", async () => {
+    // Every attempt hangs: the 8 slots stay full, and no outbox read happens until the end.
+    const hook = await hookServer(Array.from({ length: 100 }, () => "hang" as const));
+    const broker = testBroker({}, { dispatcher: { attemptTimeoutMs: 60_000 } });
+    await threeRoutes(broker, hook.url);
+    for (let turn = 0; turn < 6; turn++) {
+      for (let index = 0; index < 100; index++) {
+        broker.notifications.create({ agent: "a", type: "info", title: `n${turn}-${index}`, message: "m" });
+      }
+      await nextTurn();
+    }
+    const db = file(broker);
+    const last = (db.prepare("SELECT max(seq) AS seq FROM notifications").get() as Json).seq;
+    for (let wait = 0; wait < 500 && expandedThrough(db) < last; wait++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(expandedThrough(db)).toBe(last);
+    expect(outboxRows(db)).toBe(1800);
+    expect(hook.received.length).toBeLessThanOrEqual(8);
+  });
+});
