@@ -171,6 +171,8 @@ export class OutboxStore {
    * reads the stored value, in its own transaction.
    */
   private expandedHint: number;
+  /** Markers that did not decode and were passed over (diagnostics; never their text). */
+  skippedMarkers = 0;
 
   constructor(readonly db: DatabaseSync) {
     const meta = db.prepare("SELECT namespace, expanded_through FROM outbox_meta").get() as {
@@ -327,7 +329,16 @@ export class OutboxStore {
       }[];
       let items = 0;
       for (const marker of markers) {
-        items += Number(this.insertFor(marker.outbound).run(marker.seq, Date.parse(marker.created_at)).changes);
+        let insert: StatementSync;
+        try {
+          insert = this.insertFor(marker.outbound);
+        } catch {
+          // Only the encoder writes markers; one that does not decode (a file edited by hand) is skipped, so it can
+          // never stop the expansion of every marker after it.
+          this.skippedMarkers++;
+          continue;
+        }
+        items += Number(insert.run(marker.seq, Date.parse(marker.created_at)).changes);
       }
       const cursor = markers.length === limit ? (markers.at(-1)?.seq ?? end) : end;
       this.setExpandedThroughStatement.run(cursor);

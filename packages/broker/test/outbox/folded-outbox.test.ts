@@ -315,4 +315,25 @@ describe("folded outbox (migration 5)", () => {
     expect(outboxRows(db)).toBe(1800);
     expect(hook.received.length).toBeLessThanOrEqual(8);
   });
+
+  it("passes over a marker that does not decode (a file edited by hand) and expands every marker after it", async () => {
+    const broker = manualBroker();
+    const hook = await hookServer();
+    await threeRoutes(broker, hook.url);
+    const first = broker.notifications.create({ agent: "a", type: "info", title: "first", message: "m" });
+    await nextTurn();
+    broker.db
+      .prepare("UPDATE notifications SET outbound = ? WHERE id = ?")
+      .run("9;not,a:marker", first.notification.id);
+    const second = broker.notifications.create({ agent: "a", type: "info", title: "second", message: "m" });
+    await nextTurn();
+    const items = broker.outbox.list({ limit: 10 });
+    expect(items.map((item) => item.notificationId)).toEqual([
+      second.notification.id,
+      second.notification.id,
+      second.notification.id,
+    ]);
+    expect(broker.outbox.skippedMarkers).toBe(1);
+    expect(broker.outbox.expand().done).toBe(true);
+  });
 });
