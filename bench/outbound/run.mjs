@@ -1,5 +1,5 @@
 // Outbound benchmark (issue 4): notification creates/s with 0 and with 3 matching enabled routes, side by side in
-// one run, and delivery throughput to a loopback webhook. Usage: npm run bench:outbound [-- --seconds 12]
+// one run, and delivery throughput to a loopback webhook. Usage: npm run bench:outbound [-- --slices 16 --seconds 32]
 
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -9,10 +9,12 @@ import { BENCH_DIR, ensureDir, progress, request, round, sleep, startBaseline, s
 import { cannon, combine, NOTIFICATION_BODY } from "../broker/throughput.mjs";
 
 const args = process.argv.slice(2);
-const seconds = Number(args[args.indexOf("--seconds") + 1] || 20);
+const option = (name, fallback) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
 // Many short slices, alternating: this machine's throughput drifts by 10-30% within a minute, and a pair of
-// adjacent slices sees the same drift.
-const slices = 10;
+// adjacent slices sees the same drift. The order within a pair alternates too (0-3, 3-0, ...), so a broker is not
+// always the one that runs right after the other.
+const slices = option("--slices", 16);
+const seconds = option("--seconds", 2 * slices);
 const connections = 10;
 
 async function ui(broker, agent, method, path, body) {
@@ -93,7 +95,7 @@ async function createsSideBySide(sink) {
   }
   // Slices alternate between the two brokers so a burst of load from elsewhere hits both alike.
   for (let slice = 0; slice < slices; slice++) {
-    for (const target of targets) {
+    for (const target of slice % 2 === 0 ? targets : [...targets].reverse()) {
       progress(`slice ${slice + 1}/${slices}: ${target.label}`);
       only(target);
       target.runs.push(
@@ -170,7 +172,7 @@ try {
   );
   const [zero, three] = creates.results;
   const totalRatio = round(three.requestsPerSecond / zero.requestsPerSecond, 3);
-  // Each 3-route slice against the 0-route slice just before it; the median pair is the figure judged.
+  // Each 3-route slice against the 0-route slice adjacent to it (before or after); the median pair is judged.
   const pairRatios = zero.sliceRequestsPerSecond
     .map((rate, index) => three.sliceRequestsPerSecond[index] / rate)
     .sort((a, b) => a - b);
