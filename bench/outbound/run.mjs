@@ -16,6 +16,7 @@ const option = (name, fallback) => (args.includes(name) ? Number(args[args.index
 const slices = option("--slices", 16);
 const seconds = option("--seconds", 2 * slices);
 const connections = 10;
+const medianOf = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
 async function ui(broker, agent, method, path, body) {
   const response = await new Promise((resolve, reject) => {
@@ -113,7 +114,14 @@ async function createsSideBySide(sink) {
     }
   }
   for (const target of targets) process.kill(target.broker.pid, "SIGCONT");
-  const results = targets.map((target) => combine(target.label, connections, target.runs));
+  const results = targets.map((target) => ({
+    ...combine(target.label, connections, target.runs),
+    // CPU used on the machine during each slice by anything but the broker and this process (the load generator
+    // and the sink): other work, or the hypervisor's steal. A slice with much of it says little.
+    sliceOtherCores: target.runs.map((run) =>
+      round((run.machineBusySeconds - run.serverCpuSeconds - run.clientCpuSeconds) / run.wallSeconds, 2),
+    ),
+  }));
   // What the dispatcher had done by the end of the run (it delivers while creates go on).
   await sleep(200);
   const outbox = await ui(three, agent, "GET", "/outbound/outbox?limit=1");
@@ -189,6 +197,8 @@ try {
     `3 routes / 0 routes creates/s, median of ${pairRatios.length} adjacent slice pairs: ${ratio} ` +
       `(pairs ${round(pairRatios[0], 3)} to ${round(pairRatios.at(-1), 3)}; target >= 0.90: ${ratio >= 0.9 ? "met" : "not met"})`,
     `3 routes / 0 routes creates/s over all slices: ${totalRatio}`,
+    `other load on the machine per slice (cores; median, max): 0 routes ${medianOf(zero.sliceOtherCores)}, ` +
+      `${Math.max(...zero.sliceOtherCores)}; 3 routes ${medianOf(three.sliceOtherCores)}, ${Math.max(...three.sliceOtherCores)}`,
     `outbox of the 3-route broker at the end of the run: ${JSON.stringify(creates.outboxCounts)}`,
     `write path alone (in process, no HTTP, no deliveries, ${writePath.creates} creates each): ` +
       `${writePath.microsecondsPerCreate.zeroRoutes} us per create with 0 routes, ` +
