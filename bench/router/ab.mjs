@@ -4,11 +4,11 @@
 // on the machine) and latency percentiles, per slice and as medians.
 //
 // Usage: node bench/router/ab.mjs --a packages/broker/dist/cli/main.js --b /other/checkout/packages/broker/dist/cli/main.js
-//          [--slices 6] [--seconds 3] [--connections 10] [--rate 500] [--stream]
+//          [--slices 6] [--seconds 3] [--connections 10] [--rate 500] [--stream] [--client chat|messages]
 // --rate paces the load (each connection on its own schedule, `rate` requests/s in all); 0 is closed loop.
 import { parseArgs } from "node:util";
 import { percentile, procCpuSeconds, progress, round } from "./lib.mjs";
-import { autocannonRun, chatBody, pacedRun } from "./load.mjs";
+import { autocannonRun, chatBody, messagesBody, pacedRun } from "./load.mjs";
 import { startMock, startRouter } from "./targets.mjs";
 
 const { values: args } = parseArgs({
@@ -20,6 +20,8 @@ const { values: args } = parseArgs({
     connections: { type: "string", default: "10" },
     rate: { type: "string", default: "500" },
     stream: { type: "boolean", default: false },
+    // The client's wire and the upstream: chat (passthrough to mockchat) or messages (translated to mockchat).
+    client: { type: "string", default: "chat" },
   },
 });
 if (!args.a || !args.b) throw new Error("--a and --b (paths to notify CLIs) are required");
@@ -40,10 +42,11 @@ async function slice(name, durationSeconds) {
   const other = brokers[name === "a" ? "b" : "a"];
   other.child.kill("SIGSTOP");
   try {
+    const messages = args.client === "messages";
     const request = {
-      url: `${broker.url}/router/v1/chat/completions`,
+      url: `${broker.url}/router/v1/${messages ? "messages" : "chat/completions"}`,
       headers: { "content-type": "application/json", authorization: `Bearer ${broker.key}` },
-      body: chatBody("mockchat/mock-fast", args.stream),
+      body: messages ? messagesBody("mockchat/mock-fast", args.stream) : chatBody("mockchat/mock-fast", args.stream),
       connections,
       durationSeconds,
     };

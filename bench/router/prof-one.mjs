@@ -1,8 +1,9 @@
-// CPU profile of one broker under one passthrough load (development aid): node bench/router/prof-one.mjs [--stream] [--rate N]
+// CPU profile of one broker under one load (development aid):
+// node bench/router/prof-one.mjs [--stream] [--rate N] [--client chat|messages]
 import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { formatSummary, profileFiles, summarizeProfiles } from "./cpuprofile-top.mjs";
-import { autocannonRun, chatBody, pacedRun } from "./load.mjs";
+import { autocannonRun, chatBody, messagesBody, pacedRun } from "./load.mjs";
 import { startMock, startRouter } from "./targets.mjs";
 
 const { values: args } = parseArgs({
@@ -12,6 +13,8 @@ const { values: args } = parseArgs({
     seconds: { type: "string", default: "6" },
     dir: { type: "string", default: "/tmp/prof" },
     cli: { type: "string" },
+    // chat: passthrough to mockchat; messages: a messages client translated to mockchat.
+    client: { type: "string", default: "chat" },
   },
 });
 rmSync(args.dir, { recursive: true, force: true });
@@ -20,10 +23,11 @@ const broker = await startRouter(mock, {
   ...(args.cli ? { cli: args.cli } : {}),
   nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${args.dir}`],
 });
+const messages = args.client === "messages";
 const request = {
-  url: `${broker.url}/router/v1/chat/completions`,
+  url: `${broker.url}/router/v1/${messages ? "messages" : "chat/completions"}`,
   headers: { "content-type": "application/json", authorization: `Bearer ${broker.key}` },
-  body: chatBody("mockchat/mock-fast", args.stream),
+  body: messages ? messagesBody("mockchat/mock-fast", args.stream) : chatBody("mockchat/mock-fast", args.stream),
   connections: 10,
   durationSeconds: Number(args.seconds),
 };
