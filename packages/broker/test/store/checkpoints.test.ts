@@ -27,7 +27,7 @@ const autocheckpoint = (db: DatabaseSync): number =>
   (db.prepare("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe("checkpoints under load (the broker's database and router.db)", () => {
+describe("checkpoints under load (checkpointsUnderLoad)", () => {
   it("stay SQLite's own while writes are few, and move to a worker thread past the threshold", async () => {
     const { db, path } = open();
     const watch = checkpointsUnderLoad(db, path, { thresholdPerSecond: 500, sampleMs: 100, checkpointMs: 20 });
