@@ -1,63 +1,27 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DATABASE_FILE_NAME, transaction } from "../../src/store/database.js";
-import { MIGRATIONS, migrate } from "../../src/store/migrations.js";
+import { migrate } from "../../src/store/migrations.js";
 import { decodeMarker, EXPAND_CHUNK, encodeMarker, OutboxStore } from "../../src/store/outbox-store.js";
 import { type Json, type TestBroker, testBroker } from "../helpers.js";
-import { recordingServer } from "./webhook-server.js";
+import { databaseAt, hookRoutes, hookServer, manualBroker, onCleanup } from "./outbox-harness.js";
 
 // The folded outbox (migration 5, docs/outbound.md "Storage"): a new notification's routes are a marker in its own
 // row, expanded into per-route outbox rows by the dispatcher and before every outbox read.
 
-const UI = { "x-notify-ui": "1" };
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()?.();
-});
-
-async function hookServer(script: (number | "hang")[] = []) {
-  const created = await recordingServer(script);
-  cleanups.push(() => created.close());
-  return created;
-}
-
-/** A broker whose dispatcher only runs when a test calls runDue (so nothing expands behind the test's back). */
-function manualBroker(dataDir?: string): TestBroker {
-  return testBroker(dataDir === undefined ? {} : { dataDir }, {
-    dispatcher: { autoRun: false, random: () => 1, attemptTimeoutMs: 500 },
-  });
-}
-
-/** One webhook provider and three enabled routes to it; the second leaves the message out. Returns route ids. */
-async function threeRoutes(broker: TestBroker, url: string): Promise<string[]> {
-  const provider = await broker.call(
-    "POST",
-    "/ui/api/outbound/providers",
-    { kind: "webhook", name: "hook", settings: { url }, enabled: true },
-    UI,
-  );
-  expect(provider.status).toBe(201);
-  const ids: string[] = [];
-  for (const [index, includeMessage] of [true, false, true].entries()) {
-    const route = await broker.call(
-      "POST",
-      "/ui/api/outbound/routes",
-      { name: `r${index}`, provider: "hook", enabled: true, includeMessage },
-      UI,
-    );
-    expect(route.status).toBe(201);
-    ids.push((route.body as Json).id);
-  }
-  return ids;
-}
+/** Three enabled routes to one webhook provider; the second leaves the message out. Returns route ids. */
+const threeRoutes = (broker: TestBroker, url: string): Promise<string[]> =>
+  hookRoutes(broker, url, [
+    { name: "r0", includeMessage: true },
+    { name: "r1", includeMessage: false },
+    { name: "r2", includeMessage: true },
+  ]);
 
 /** A second connection to the broker's SQLite file: what is durably there, not what the broker's reads expand. */
 function file(broker: TestBroker): DatabaseSync {
   const db = new DatabaseSync(join(broker.dataDir, DATABASE_FILE_NAME), { readOnly: true });
-  cleanups.push(() => db.close());
+  onCleanup(() => db.close());
   return db;
 }
 
@@ -223,16 +187,7 @@ describe("folded outbox (migration 5)", () => {
   });
 
   it("migration 4 -> 5 starts expanding after the last notification: old notifications get no second items", () => {
-    const dir = mkdtempSync(join(tmpdir(), "notify-migrate-5-"));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const db = new DatabaseSync(join(dir, DATABASE_FILE_NAME));
-    cleanups.push(() => db.close());
-    for (const step of MIGRATIONS.slice(0, 4)) step(db);
-    db.exec("PRAGMA user_version = 4");
-    const insertNotification = db.prepare(`INSERT INTO notifications (id, agent, type, priority, title, message,
-      status, created_at, updated_at) VALUES (?, 'a', 'info', 'normal', ?, 'm', 'active', ?, ?)`);
-    insertNotification.run("ntf_aaa", "first", "2026-11-01T10:00:00.000Z", "2026-11-01T10:00:00.000Z");
-    insertNotification.run("ntf_bbb", "second", "2026-11-01T10:00:01.000Z", "2026-11-01T10:00:01.000Z");
+    const db = databaseAt(4);
     const insertItem = db.prepare(`INSERT INTO outbox (notification_seq, route_id, provider_id, include_message,
       status, next_attempt_ms, created_ms, updated_ms) VALUES (?, ?, 'prv_1', 1, ?, 0, 0, 0)`);
     insertItem.run(1, "rte_1", "Delivered");

@@ -1,45 +1,12 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { transaction } from "../../src/store/database.js";
 import { MIGRATIONS, migrate } from "../../src/store/migrations.js";
 import { OutboxStore } from "../../src/store/outbox-store.js";
 import { type Json, type TestBroker, testBroker } from "../helpers.js";
-import { recordingServer } from "./webhook-server.js";
-
-const UI = { "x-notify-ui": "1" };
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()?.();
-});
-
-async function hookServer(script: (number | "hang")[] = []) {
-  const created = await recordingServer(script);
-  cleanups.push(() => created.close());
-  return created;
-}
-
-function manualBroker(): TestBroker {
-  return testBroker({}, { dispatcher: { autoRun: false, random: () => 1, attemptTimeoutMs: 500 } });
-}
+import { databaseAt, hookRoutes, hookServer, manualBroker, UI } from "./outbox-harness.js";
 
 async function oneRoute(broker: TestBroker, url: string): Promise<void> {
-  const provider = await broker.call(
-    "POST",
-    "/ui/api/outbound/providers",
-    { kind: "webhook", name: "hook", settings: { url }, enabled: true },
-    UI,
-  );
-  expect(provider.status).toBe(201);
-  const route = await broker.call(
-    "POST",
-    "/ui/api/outbound/routes",
-    { name: "all", provider: "hook", enabled: true },
-    UI,
-  );
-  expect(route.status).toBe(201);
+  await hookRoutes(broker, url, [{ name: "all" }]);
 }
 
 const titlesSent = (received: { body: string }[]): string[] =>
@@ -119,16 +86,7 @@ describe("outbox store (migration 4: rowid cursor)", () => {
   });
 
   it("migrates a version-3 outbox: rows keep their order, status and times, and reference the notification row", () => {
-    const dir = mkdtempSync(join(tmpdir(), "notify-migrate-"));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const db = new DatabaseSync(join(dir, "notify.db"));
-    cleanups.push(() => db.close());
-    for (const step of MIGRATIONS.slice(0, 3)) step(db);
-    db.exec("PRAGMA user_version = 3");
-    const insertNotification = db.prepare(`INSERT INTO notifications (id, agent, type, priority, title, message,
-      status, created_at, updated_at) VALUES (?, 'a', 'info', 'normal', ?, 'm', 'active', ?, ?)`);
-    insertNotification.run("ntf_aaa", "first", "2026-11-01T10:00:00.000Z", "2026-11-01T10:00:00.000Z");
-    insertNotification.run("ntf_bbb", "second", "2026-11-01T10:00:01.000Z", "2026-11-01T10:00:01.000Z");
+    const db = databaseAt(3);
     const insertItem = db.prepare(`INSERT INTO outbox (id, notification_id, route_id, provider_id, include_message,
       status, attempts, next_attempt_ms, last_status, last_code, created_at, updated_at, delivered_at)
       VALUES (?, ?, 'rte_1', 'prv_1', ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
