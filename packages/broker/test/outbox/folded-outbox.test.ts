@@ -291,4 +291,30 @@ describe("folded outbox (migration 5)", () => {
     expect(broker.outbox.skippedMarkers).toBe(1);
     expect(broker.outbox.expand().done).toBe(true);
   });
+
+  it("an outbox read over HTTP expands a large backlog a chunk per turn: other API requests are answered meanwhile", async () => {
+    const broker = manualBroker();
+    const hook = await hookServer();
+    await threeRoutes(broker, hook.url);
+    for (let turn = 0; turn < 40; turn++) {
+      for (let index = 0; index < 500; index++) {
+        broker.notifications.create({ agent: "a", type: "info", title: `n${turn}-${index}`, message: "m" });
+      }
+      await nextTurn();
+    }
+    const order: string[] = [];
+    const read = broker.call("GET", "/ui/api/outbound/outbox?limit=1").then((reply) => {
+      order.push("outbox");
+      return reply;
+    });
+    await nextTurn();
+    const health = broker.call("GET", "/v1/health").then((reply) => {
+      order.push("health");
+      return reply;
+    });
+    const [outboxReply, healthReply] = await Promise.all([read, health]);
+    expect(healthReply.status).toBe(200);
+    expect((outboxReply.body as Json).counts).toEqual({ Pending: 60_000 });
+    expect(order).toEqual(["health", "outbox"]);
+  });
 });

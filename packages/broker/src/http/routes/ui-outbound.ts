@@ -71,6 +71,7 @@ export const uiOutboundRoutes: FastifyPluginAsync<UiOutboundOptions> = async (
     if (status !== undefined && !(OUTBOX_STATUSES as readonly string[]).includes(status)) {
       throw invalid(`status must be one of ${OUTBOX_STATUSES.join(", ")}`);
     }
+    await outbox.caughtUp();
     return {
       counts: outbox.counts(),
       items: outbox.list({ ...(status ? { status: status as OutboxStatus } : {}), limit: parseLimit(query) }),
