@@ -1,6 +1,9 @@
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { writeConfigFile } from "../../src/config/config-file.js";
+import { DATABASE_FILE_NAME } from "../../src/store/database.js";
 import { type Json, tempDir } from "../helpers.js";
 import { spawnBroker } from "../process-helpers.js";
 import { recordingServer } from "./webhook-server.js";
@@ -89,4 +92,67 @@ describe("outbox crash-resume (issue 4)", () => {
     // The same idempotency key as before the crash, so a provider that honours it drops any repeat.
     expect(new Set(hook.received.map((received) => received.headers["idempotency-key"])).size).toBe(5);
   }, 40_000);
+
+  it("markers not yet expanded when the broker is killed (SIGKILL under a burst) are all delivered after restart", async () => {
+    const dataDir = tempDir();
+    writeConfigFile(dataDir, { authToken: TOKEN, rateLimitPerSecond: 100_000 });
+    // Every attempt hangs: the busy dispatcher's one slot stays taken, so it expands nothing more during the burst.
+    const hook = await recordingServer(Array.from({ length: 100 }, () => "hang" as const));
+    cleanups.push(() => hook.close());
+    const broker = await spawnBroker(dataDir);
+    cleanups.push(async () => {
+      broker.child.kill("SIGKILL");
+      await broker.exited;
+    });
+    const ui = (path: string, body: unknown) => call(`${broker.url}/ui/api/outbound/${path}`, "POST", body, true);
+    expect(
+      (await ui("providers", { kind: "webhook", name: "hook", settings: { url: hook.url }, enabled: true })).status,
+    ).toBe(201);
+    expect((await ui("routes", { name: "all", provider: "hook", enabled: true })).status).toBe(201);
+    const total = 1500;
+    const ids: string[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < total) {
+          next++;
+          const reply = await call(`${broker.url}/v1/notifications`, "POST", { title: "burst", message: "m" });
+          expect(reply.status).toBe(201);
+          ids.push(reply.body.id);
+        }
+      }),
+    );
+    broker.child.kill("SIGKILL");
+    await broker.exited;
+
+    // What the killed broker left: committed notifications whose markers were never expanded into items.
+    const db = new DatabaseSync(join(dataDir, DATABASE_FILE_NAME));
+    const unexpanded = (
+      db
+        .prepare(`SELECT count(*) AS n FROM notifications WHERE outbound IS NOT NULL
+          AND seq > (SELECT expanded_through FROM outbox_meta)`)
+        .get() as Json
+    ).n as number;
+    db.close();
+    expect(unexpanded).toBeGreaterThan(0);
+
+    hook.setScript([]); // now it answers 200
+    hook.received.length = 0;
+    const restarted = await spawnBroker(dataDir);
+    cleanups.push(async () => {
+      restarted.child.kill("SIGTERM");
+      await restarted.exited;
+    });
+    let outbox: Json;
+    for (let wait = 0; wait < 200; wait++) {
+      outbox = (await call(`${restarted.url}/ui/api/outbound/outbox?limit=1`, "GET", undefined, true)).body;
+      if (outbox.counts.Delivered === total) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(outbox.counts).toEqual({ Delivered: total });
+    // Every notification reached the provider (at least once: an attempt in flight at the kill is sent again).
+    const delivered = new Set(hook.received.map((received) => JSON.parse(received.body).notification.id));
+    expect([...delivered].sort()).toEqual([...ids].sort());
+    expect(new Set(hook.received.map((received) => received.headers["idempotency-key"])).size).toBe(total);
+  }, 60_000);
 });
