@@ -26,43 +26,56 @@ async function call(url: string, method: string, body?: unknown, ui = false) {
   return { status: response.statusCode, body: (await response.body.json()) as Json };
 }
 
+/**
+ * A spawned broker (killed by SIGKILL after the test) with one enabled webhook route to a loopback hook whose
+ * first `hangs` requests never get an answer, so every attempt is in flight when the broker dies.
+ */
+async function brokerWithHangingHook(rateLimitPerSecond: number, hangs: number) {
+  const dataDir = tempDir();
+  writeConfigFile(dataDir, { authToken: TOKEN, rateLimitPerSecond });
+  const hook = await recordingServer(Array.from({ length: hangs }, () => "hang" as const));
+  cleanups.push(() => hook.close());
+  const broker = await spawnBroker(dataDir);
+  cleanups.push(async () => {
+    broker.child.kill("SIGKILL");
+    await broker.exited;
+  });
+  const ui = (path: string, body: unknown) => call(`${broker.url}/ui/api/outbound/${path}`, "POST", body, true);
+  expect(
+    (await ui("providers", { kind: "webhook", name: "hook", settings: { url: hook.url }, enabled: true })).status,
+  ).toBe(201);
+  expect((await ui("routes", { name: "all", provider: "hook", enabled: true })).status).toBe(201);
+  return { dataDir, hook, broker };
+}
+
+/**
+ * Starts the broker again on `dataDir` with the hook answering 200 from now on (what it received is cleared), and
+ * polls the outbox until `total` items are Delivered or `tries` polls `pollMs` apart have passed; the last counts.
+ */
+async function restartUntilDelivered(
+  dataDir: string,
+  hook: Awaited<ReturnType<typeof recordingServer>>,
+  { total, tries, pollMs }: { total: number; tries: number; pollMs: number },
+): Promise<Json> {
+  hook.setScript([]);
+  hook.received.length = 0;
+  const restarted = await spawnBroker(dataDir);
+  cleanups.push(async () => {
+    restarted.child.kill("SIGTERM");
+    await restarted.exited;
+  });
+  let outbox: Json;
+  for (let wait = 0; wait < tries; wait++) {
+    outbox = (await call(`${restarted.url}/ui/api/outbound/outbox?limit=1`, "GET", undefined, true)).body;
+    if (outbox.counts.Delivered === total) break;
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+  return outbox.counts;
+}
+
 describe("outbox crash-resume (issue 4)", () => {
   it("items pending when the broker is killed are delivered after restart", async () => {
-    const dataDir = tempDir();
-    writeConfigFile(dataDir, { authToken: TOKEN, rateLimitPerSecond: 1000 });
-    // The provider accepts connections but never answers: every attempt is in flight when the broker dies.
-    const hook = await recordingServer(Array.from({ length: 50 }, () => "hang" as const));
-    cleanups.push(() => hook.close());
-    const broker = await spawnBroker(dataDir);
-    cleanups.push(async () => {
-      broker.child.kill("SIGKILL");
-      await broker.exited;
-    });
-    expect(
-      (
-        await call(
-          `${broker.url}/ui/api/outbound/providers`,
-          "POST",
-          {
-            kind: "webhook",
-            name: "hook",
-            settings: { url: hook.url },
-            enabled: true,
-          },
-          true,
-        )
-      ).status,
-    ).toBe(201);
-    expect(
-      (
-        await call(
-          `${broker.url}/ui/api/outbound/routes`,
-          "POST",
-          { name: "all", provider: "hook", enabled: true },
-          true,
-        )
-      ).status,
-    ).toBe(201);
+    const { dataDir, hook, broker } = await brokerWithHangingHook(1000, 50);
     const ids: string[] = [];
     for (let index = 0; index < 5; index++) {
       ids.push((await call(`${broker.url}/v1/notifications`, "POST", { title: `n${index}`, message: "m" })).body.id);
@@ -73,20 +86,7 @@ describe("outbox crash-resume (issue 4)", () => {
     broker.child.kill("SIGKILL");
     await broker.exited;
 
-    hook.setScript([]); // now it answers 200
-    hook.received.length = 0;
-    const restarted = await spawnBroker(dataDir);
-    cleanups.push(async () => {
-      restarted.child.kill("SIGTERM");
-      await restarted.exited;
-    });
-    let outbox: Json;
-    for (let wait = 0; wait < 100; wait++) {
-      outbox = (await call(`${restarted.url}/ui/api/outbound/outbox`, "GET", undefined, true)).body;
-      if (outbox.counts.Delivered === 5) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(outbox.counts).toEqual({ Delivered: 5 });
+    expect(await restartUntilDelivered(dataDir, hook, { total: 5, tries: 100, pollMs: 50 })).toEqual({ Delivered: 5 });
     const delivered = hook.received.map((received) => JSON.parse(received.body).notification.id).sort();
     expect(delivered).toEqual([...ids].sort());
     // The same idempotency key as before the crash, so a provider that honours it drops any repeat.
@@ -94,21 +94,8 @@ describe("outbox crash-resume (issue 4)", () => {
   }, 40_000);
 
   it("markers not yet expanded when the broker is killed (SIGKILL under a burst) are all delivered after restart", async () => {
-    const dataDir = tempDir();
-    writeConfigFile(dataDir, { authToken: TOKEN, rateLimitPerSecond: 100_000 });
     // Every attempt hangs: the busy dispatcher's one slot stays taken, so it expands nothing more during the burst.
-    const hook = await recordingServer(Array.from({ length: 100 }, () => "hang" as const));
-    cleanups.push(() => hook.close());
-    const broker = await spawnBroker(dataDir);
-    cleanups.push(async () => {
-      broker.child.kill("SIGKILL");
-      await broker.exited;
-    });
-    const ui = (path: string, body: unknown) => call(`${broker.url}/ui/api/outbound/${path}`, "POST", body, true);
-    expect(
-      (await ui("providers", { kind: "webhook", name: "hook", settings: { url: hook.url }, enabled: true })).status,
-    ).toBe(201);
-    expect((await ui("routes", { name: "all", provider: "hook", enabled: true })).status).toBe(201);
+    const { dataDir, hook, broker } = await brokerWithHangingHook(100_000, 100);
     const total = 1500;
     const ids: string[] = [];
     let next = 0;
@@ -136,20 +123,9 @@ describe("outbox crash-resume (issue 4)", () => {
     db.close();
     expect(unexpanded).toBeGreaterThan(0);
 
-    hook.setScript([]); // now it answers 200
-    hook.received.length = 0;
-    const restarted = await spawnBroker(dataDir);
-    cleanups.push(async () => {
-      restarted.child.kill("SIGTERM");
-      await restarted.exited;
+    expect(await restartUntilDelivered(dataDir, hook, { total, tries: 200, pollMs: 100 })).toEqual({
+      Delivered: total,
     });
-    let outbox: Json;
-    for (let wait = 0; wait < 200; wait++) {
-      outbox = (await call(`${restarted.url}/ui/api/outbound/outbox?limit=1`, "GET", undefined, true)).body;
-      if (outbox.counts.Delivered === total) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(outbox.counts).toEqual({ Delivered: total });
     // Every notification reached the provider (at least once: an attempt in flight at the kill is sent again).
     const delivered = new Set(hook.received.map((received) => JSON.parse(received.body).notification.id));
     expect([...delivered].sort()).toEqual([...ids].sort());
