@@ -79,35 +79,55 @@ function drained(response: ServerResponse, gone: AbortSignal): Promise<void> {
   });
 }
 
+/** An upstream body destroyed without 'end' and without an error: cut short (read as a socket failure). */
+function closedEarly(): Error {
+  return Object.assign(new Error("upstream body closed before its end"), { code: "UND_ERR_SOCKET" });
+}
+
+interface BodyListeners {
+  data(chunk: Buffer): void;
+  end(): void;
+  close(): void;
+  error(error: unknown): void;
+}
+
+/** Listens to an upstream body's data, end, close and error; returns what takes all four listeners off again. */
+function watchBody(body: Readable, on: BodyListeners): () => void {
+  body.on("data", on.data);
+  body.on("end", on.end);
+  body.on("close", on.close);
+  body.on("error", on.error);
+  return () => {
+    body.off("data", on.data);
+    body.off("end", on.end);
+    body.off("close", on.close);
+    body.off("error", on.error);
+  };
+}
+
 /**
  * Waits for the first chunk of an upstream body (undefined when it ended with no byte) and leaves the body paused
  * after it. Throws when the body fails before its first byte.
  */
 function firstChunk(body: Readable): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
-    const settle = (): void => {
-      body.off("data", onData);
-      body.off("end", onEnd);
-      body.off("close", onEnd);
-      body.off("error", onError);
-    };
-    const onData = (chunk: Buffer): void => {
-      settle();
-      body.pause();
-      resolve(chunk);
-    };
-    const onEnd = (): void => {
-      settle();
+    const ended = (): void => {
+      unwatch();
       resolve(undefined);
     };
-    const onError = (error: unknown): void => {
-      settle();
-      reject(error);
-    };
-    body.on("data", onData);
-    body.on("end", onEnd);
-    body.on("close", onEnd);
-    body.on("error", onError);
+    const unwatch = watchBody(body, {
+      data: (chunk) => {
+        unwatch();
+        body.pause();
+        resolve(chunk);
+      },
+      end: ended,
+      close: ended,
+      error: (error) => {
+        unwatch();
+        reject(error);
+      },
+    });
   });
 }
 
@@ -124,13 +144,14 @@ function relay(
   onChunk: (chunk: Buffer) => boolean,
 ): Promise<"end" | "gone"> {
   return new Promise((resolve, reject) => {
+    if (gone.aborted || response.destroyed) {
+      resolve("gone");
+      return;
+    }
     let settled = false;
     const settle = (): void => {
       settled = true;
-      body.off("data", onData);
-      body.off("end", onEnd);
-      body.off("close", onClose);
-      body.off("error", onError);
+      unwatch();
       response.off("drain", onDrain);
       response.off("close", onGone);
       gone.removeEventListener("abort", onGone);
@@ -140,40 +161,33 @@ function relay(
       settle();
       resolve("gone");
     };
-    const onData = (chunk: Buffer): void => {
-      if (gone.aborted || response.destroyed) {
-        onGone();
-        return;
-      }
-      if (!onChunk(chunk)) body.pause();
-    };
     const onDrain = (): void => {
       if (!settled) body.resume();
     };
-    const onEnd = (): void => {
-      if (settled) return;
-      settle();
-      resolve("end");
-    };
-    // Destroyed without 'end' and without an error: cut short.
-    const onClose = (): void => {
-      if (settled) return;
-      settle();
-      reject(Object.assign(new Error("upstream body closed before its end"), { code: "UND_ERR_SOCKET" }));
-    };
-    const onError = (error: unknown): void => {
-      if (settled) return;
-      settle();
-      reject(error);
-    };
-    if (gone.aborted || response.destroyed) {
-      onGone();
-      return;
-    }
-    body.on("data", onData);
-    body.on("end", onEnd);
-    body.on("close", onClose);
-    body.on("error", onError);
+    const unwatch = watchBody(body, {
+      data: (chunk) => {
+        if (gone.aborted || response.destroyed) {
+          onGone();
+          return;
+        }
+        if (!onChunk(chunk)) body.pause();
+      },
+      end: () => {
+        if (settled) return;
+        settle();
+        resolve("end");
+      },
+      close: () => {
+        if (settled) return;
+        settle();
+        reject(closedEarly());
+      },
+      error: (error) => {
+        if (settled) return;
+        settle();
+        reject(error);
+      },
+    });
     response.on("drain", onDrain);
     response.on("close", onGone);
     gone.addEventListener("abort", onGone);
@@ -198,32 +212,24 @@ function readBounded(body: Readable, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const settle = (): void => {
-      body.off("data", onData);
-      body.off("end", onEnd);
-      body.off("close", onClose);
-      body.off("error", onError);
-    };
-    const onData = (chunk: Buffer): void => {
-      if (size < limit) chunks.push(size + chunk.length <= limit ? chunk : chunk.subarray(0, limit - size));
-      size += chunk.length;
-    };
-    const onEnd = (): void => {
-      settle();
-      resolve((chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString("utf8"));
-    };
-    const onClose = (): void => {
-      settle();
-      reject(Object.assign(new Error("upstream body closed before its end"), { code: "UND_ERR_SOCKET" }));
-    };
-    const onError = (error: unknown): void => {
-      settle();
-      reject(error);
-    };
-    body.on("data", onData);
-    body.on("end", onEnd);
-    body.on("close", onClose);
-    body.on("error", onError);
+    const unwatch = watchBody(body, {
+      data: (chunk) => {
+        if (size < limit) chunks.push(size + chunk.length <= limit ? chunk : chunk.subarray(0, limit - size));
+        size += chunk.length;
+      },
+      end: () => {
+        unwatch();
+        resolve((chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString("utf8"));
+      },
+      close: () => {
+        unwatch();
+        reject(closedEarly());
+      },
+      error: (error) => {
+        unwatch();
+        reject(error);
+      },
+    });
   });
 }
 
