@@ -106,7 +106,7 @@ export class Dispatcher {
       const wasBusy = this.busy;
       // A burst keeps the dispatcher busy for the next sample too, however idle the loop looks.
       this.busy =
-        arrived > BURST_REQUESTS ||
+        this.burst(requests) ||
         (apiTraffic && performance.eventLoopUtilization(now, last).utilization > BUSY_UTILIZATION);
       last = now;
       this.sampleRequests = requests;
@@ -114,6 +114,11 @@ export class Dispatcher {
       if (wasBusy && !this.busy) this.pump();
     }, 100);
     this.loadTimer.unref();
+  }
+
+  /** More than BURST_REQUESTS API requests since the last load sample, `requests` being the count now. */
+  private burst(requests: number): boolean {
+    return requests - this.sampleRequests > BURST_REQUESTS;
   }
 
   start(): void {
@@ -198,7 +203,7 @@ export class Dispatcher {
     if (this.stopped) return 0;
     // A burst of API requests makes the dispatcher busy at once, without waiting for the next sample.
     if (!this.busy && this.apiRequests !== undefined && this.loadTimer !== undefined) {
-      this.busy = this.apiRequests() - this.sampleRequests > BURST_REQUESTS;
+      this.busy = this.burst(this.apiRequests());
     }
     let free = (this.busy ? 1 : this.options.concurrency) - this.inFlight.size;
     if (this.busy && free > 0) {
@@ -351,9 +356,10 @@ export class Dispatcher {
 
   /** Puts a dead-lettered (or retrying) item back to Pending with a fresh attempt budget. */
   retry(id: string): OutboxItem | undefined {
-    const item = this.outbox.byId(id);
     const seq = this.outbox.seqOf(id);
-    if (!item || seq === undefined || item.status === "Delivered") return item;
+    if (seq === undefined) return undefined;
+    const item = this.outbox.bySeq(seq);
+    if (!item || item.status === "Delivered") return item;
     this.outbox.recordInTransaction(seq, {
       status: "Pending",
       attempts: 0,
@@ -367,7 +373,7 @@ export class Dispatcher {
     if (this.cursor !== undefined && seq <= this.cursor) this.cursor = seq - 1;
     this.readAhead = [];
     this.kick();
-    return this.outbox.byId(id);
+    return this.outbox.bySeq(seq);
   }
 
   async stop(): Promise<void> {

@@ -417,8 +417,11 @@ export class OutboxStore {
 
   byId(id: string): OutboxItem | undefined {
     const seq = this.seqOf(id);
-    if (seq === undefined) return undefined;
-    // No expansion first: an id is made when its item is expanded, so an item known by id already exists.
+    return seq === undefined ? undefined : this.bySeq(seq);
+  }
+
+  /** The item stored at `seq`. No expansion first: an id is made when its item is expanded, so it exists. */
+  bySeq(seq: number): OutboxItem | undefined {
     const row = this.bySeqStatement.get(seq) as Row | undefined;
     return row ? this.toItem(row) : undefined;
   }
