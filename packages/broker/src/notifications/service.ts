@@ -61,7 +61,8 @@ export class NotificationService {
     const now = isoTime(this.clock.now());
     const priority = input.priority ?? this.types.defaultPriority(input.type);
     const result = transaction(this.store.db, (): CreateResult => {
-      const existing = input.key === undefined ? undefined : this.store.activeByKey(input.key);
+      const found = input.key === undefined ? undefined : this.store.activeRowByKey(input.key);
+      const existing = found?.notification;
       const base = existing ?? {
         id: newId("ntf"),
         status: "active" as const,
@@ -85,9 +86,9 @@ export class NotificationService {
       if (input.pid !== undefined) notification.pid = input.pid;
       if (input.metadata !== undefined) notification.metadata = input.metadata;
       let row: number;
-      if (existing) {
+      if (found) {
         this.store.updateContent(notification);
-        row = this.store.seqOf(notification.id) as number;
+        row = found.seq;
       } else {
         const outbound = this.outboundMarker?.markerFor(notification) ?? null;
         row = this.store.insert(notification, outbound);

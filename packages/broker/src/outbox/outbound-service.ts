@@ -83,8 +83,12 @@ export class OutboundService {
     this.markers = new Map();
   }
 
-  /** The marker of the routes (of enabled providers) that match `notification`, or null when none does. */
-  private matchingMarker(notification: NotificationDto): string | null {
+  /**
+   * The marker of the routes (of enabled providers) that match `notification`, or null when none does. For a new
+   * notification (NotificationService's OutboundMarker, inside its transaction, before the INSERT) it is stored in
+   * its own row, and no outbox row is written now.
+   */
+  markerFor(notification: NotificationDto): string | null {
     const routes = this.routes;
     let key: number | string = 0;
     for (let index = 0; index < routes.length; index++) {
@@ -108,14 +112,6 @@ export class OutboundService {
     return marker;
   }
 
-  /**
-   * A new notification (NotificationService's OutboundMarker, inside its transaction, before the INSERT): the
-   * marker of its matching routes of enabled providers, stored in its own row. No outbox row is written now.
-   */
-  markerFor(notification: NotificationDto): string | null {
-    return this.matchingMarker(notification);
-  }
-
   /** The row carrying a marker is written: once it commits, its marker may be expanded and the dispatcher runs. */
   marked(row: number): void {
     afterCommit(this.store.db, () => {
@@ -129,7 +125,7 @@ export class OutboundService {
    * enabled provider, written now (the row already had its marker, if any, when it was created).
    */
   enqueueFor(notification: NotificationDto, row: number): boolean {
-    const marker = this.matchingMarker(notification);
+    const marker = this.markerFor(notification);
     if (marker === null) return false;
     // One multi-row INSERT for all of a notification's routes: one statement per refresh, not one per route.
     this.outbox.enqueue(row, marker, this.clock.now());

@@ -14,7 +14,7 @@ const UPDATE_CONTENT = `UPDATE notifications SET agent = :agent, agent_instance 
 const UPDATE_STATUS =
   "UPDATE notifications SET status = :status, updated_at = :updated_at, resolved_at = :resolved_at WHERE id = :id";
 const SELECT_BY_ID = `SELECT ${COLUMNS} FROM notifications WHERE id = ?`;
-const SELECT_ACTIVE_BY_KEY = `SELECT ${COLUMNS} FROM notifications WHERE key = ? AND status = 'active'`;
+const SELECT_ACTIVE_BY_KEY = `SELECT seq, ${COLUMNS} FROM notifications WHERE key = ? AND status = 'active'`;
 const SELECT_LATEST_BY_KEY = `SELECT ${COLUMNS} FROM notifications WHERE key = ? ORDER BY seq DESC LIMIT 1`;
 const COUNT_ACTIVE = "SELECT count(*) AS count FROM notifications WHERE status = 'active'";
 
@@ -87,7 +87,6 @@ export class NotificationStore {
   private readonly updateStatusStatement: StatementSync;
   private readonly byIdStatement: StatementSync;
   private readonly activeByKeyStatement: StatementSync;
-  private readonly seqOfStatement: StatementSync;
   private readonly countActiveStatement: StatementSync;
   private readonly latestByKeyStatement: StatementSync;
   private readonly listStatements = new Map<string, StatementSync>();
@@ -98,7 +97,6 @@ export class NotificationStore {
     this.updateStatusStatement = db.prepare(UPDATE_STATUS);
     this.byIdStatement = db.prepare(SELECT_BY_ID);
     this.activeByKeyStatement = db.prepare(SELECT_ACTIVE_BY_KEY);
-    this.seqOfStatement = db.prepare("SELECT seq FROM notifications WHERE id = ?");
     this.countActiveStatement = db.prepare(COUNT_ACTIVE);
     this.latestByKeyStatement = db.prepare(SELECT_LATEST_BY_KEY);
   }
@@ -111,12 +109,6 @@ export class NotificationStore {
     const params = toParams(dto);
     params.outbound = outbound;
     return Number(this.insertStatement.run(params).lastInsertRowid);
-  }
-
-  /** The row (seq) of a notification id. */
-  seqOf(id: string): number | undefined {
-    const row = this.seqOfStatement.get(id) as { seq: number } | undefined;
-    return row?.seq;
   }
 
   /** Replaces the content fields and `updatedAt` of an existing row (dedup refresh). */
@@ -139,8 +131,13 @@ export class NotificationStore {
   }
 
   activeByKey(key: string): NotificationDto | undefined {
-    const row = this.activeByKeyStatement.get(key) as Row | undefined;
-    return row ? toDto(row) : undefined;
+    return this.activeRowByKey(key)?.notification;
+  }
+
+  /** The active notification with this key and its row (seq), which a dedup refresh's outbox items reference. */
+  activeRowByKey(key: string): { notification: NotificationDto; seq: number } | undefined {
+    const row = this.activeByKeyStatement.get(key) as (Row & { seq: number }) | undefined;
+    return row ? { notification: toDto(row), seq: row.seq } : undefined;
   }
 
   latestByKey(key: string): NotificationDto | undefined {
