@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -57,50 +57,4 @@ describe("checkpoints under load (checkpointsUnderLoad)", () => {
       db.close();
     }
   });
-
-  it.runIf(process.platform === "linux")(
-    "share one worker thread between databases, which ends with the last of them",
-    async () => {
-      const threads = () => readdirSync("/proc/self/task").length;
-      const before = threads();
-      const first = open();
-      const second = open();
-      const options = { thresholdPerSecond: 500, sampleMs: 100, checkpointMs: 20 };
-      const watches = [
-        checkpointsUnderLoad(first.db, first.path, options),
-        checkpointsUnderLoad(second.db, second.path, options),
-      ];
-      const load = (db: DatabaseSync) => {
-        const insert = db.prepare("INSERT INTO t (v) VALUES (?)");
-        for (let row = 0; row < 200; row++) insert.run("x".repeat(2000));
-      };
-      load(first.db);
-      await sleep(150);
-      expect(autocheckpoint(first.db)).toBe(0);
-      const withOne = threads();
-      expect(withOne).toBeGreaterThan(before);
-      load(second.db);
-      await sleep(150);
-      expect(autocheckpoint(second.db)).toBe(0);
-      expect(threads()).toBe(withOne);
-      // Both files are checkpointed by that one thread.
-      load(first.db);
-      load(second.db);
-      for (const { path } of [first, second]) {
-        let size = 0;
-        for (let tries = 0; tries < 100 && size < 700_000; tries++) {
-          await sleep(20);
-          size = statSync(path).size;
-        }
-        expect(size).toBeGreaterThanOrEqual(700_000);
-      }
-      await watches[0]?.stop();
-      expect(threads()).toBe(withOne);
-      await watches[1]?.stop();
-      for (let tries = 0; tries < 100 && threads() > before; tries++) await sleep(10);
-      expect(threads()).toBe(before);
-      first.db.close();
-      second.db.close();
-    },
-  );
 });
