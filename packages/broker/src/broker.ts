@@ -8,7 +8,7 @@ import { type BrokerSettings, loadSettings } from "./config/settings.js";
 import { DomainBus } from "./domain/bus.js";
 import { type Clock, systemClock } from "./domain/clock.js";
 import { ArcConsumer } from "./events/arc-consumer.js";
-import { buildApp } from "./http/app.js";
+import { buildApp, type HttpLimits } from "./http/app.js";
 import { InteractionService } from "./interactions/service.js";
 import { WaitRegistry } from "./interactions/waiters.js";
 import { createFileLogger, type Logger } from "./log/logger.js";
@@ -65,6 +65,8 @@ export interface BrokerOptions {
   backgroundCheckpoints?: boolean;
   /** Test hook: short upstream timeouts for the provider router (the spec's defaults otherwise). */
   routerTimeouts?: UpstreamTimeouts;
+  /** Test hook: connection limits (HTTP_LIMITS otherwise). */
+  httpLimits?: Partial<HttpLimits>;
 }
 
 /**
@@ -159,6 +161,7 @@ export function createBroker(options: BrokerOptions): Broker {
     dataDir: settings.dataDir,
     notificationTypes: settings.notificationTypes,
     commitBarrier: () => commitBarrier(db),
+    ...(options.httpLimits ? { limits: options.httpLimits } : {}),
     router: {
       db: routerDb,
       settings: routerSettings,
@@ -220,8 +223,9 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   /** Echo log lines (the foreground `serve` writes them to stderr). */
   echo?: (line: string) => void;
-  /** Test hook, see BrokerOptions. */
+  /** Test hooks, see BrokerOptions. */
   routerTimeouts?: UpstreamTimeouts;
+  httpLimits?: Partial<HttpLimits>;
 }
 
 export interface RunningBroker extends Broker {
@@ -256,6 +260,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     logger,
     backgroundCheckpoints: true,
     ...(options.routerTimeouts ? { routerTimeouts: options.routerTimeouts } : {}),
+    ...(options.httpLimits ? { httpLimits: options.httpLimits } : {}),
   });
   const host = options.host ?? "127.0.0.1";
   try {

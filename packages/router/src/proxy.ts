@@ -494,6 +494,22 @@ export class RouterProxy {
       this.deps.log.warn(`router: upstream ${upstream.slug} model ${model} failed: ${code}`);
       return fail({ status: code === "timeout" ? 504 : 502, code, message: `upstream ${upstream.slug}: ${code}` });
     };
+    // A body that cannot be rendered (the ingress depth check should have caught it) is the client's error: it is
+    // answered 400 before any upstream is contacted, and nothing cools down for it.
+    let rendered: string;
+    try {
+      rendered = JSON.stringify(translated.body);
+    } catch {
+      call.clientGone.removeEventListener("abort", onGone);
+      attempts.pop();
+      this.sendError(
+        call,
+        record,
+        { status: 400, code: "invalid_request", message: "the request body cannot be rendered for the upstream" },
+        "client_error",
+      );
+      return { kind: "final" };
+    }
     try {
       if (call.clientGone.aborted) return canceled();
       const path = call.countTokens ? "/messages/count_tokens" : UPSTREAM_PATHS[upstreamWire];
@@ -502,7 +518,7 @@ export class RouterProxy {
         response = await this.deps.client.send(`${upstream.base_url}${path}`, {
           method: "POST",
           headers,
-          body: JSON.stringify(translated.body),
+          body: rendered,
           signal: upstreamAbort.signal,
         });
       } catch (error) {
@@ -517,7 +533,8 @@ export class RouterProxy {
         } catch {
           if (call.clientGone.aborted) return canceled();
         }
-        const providerCode = providerErrorCode(parseJson(errorBody));
+        // A code that carries the credential sent on this attempt (an upstream echoing the key) is never repeated.
+        const providerCode = providerErrorCode(parseJson(errorBody), key === undefined ? [] : [key]);
         const status = response.statusCode;
         const code = codeForStatus(status);
         const message = `upstream ${upstream.slug} answered HTTP ${status}${providerCode ? ` (${providerCode})` : ""}`;
@@ -630,6 +647,7 @@ export class RouterProxy {
         record,
         attempt,
         startedMs,
+        key === undefined ? [] : [key],
       );
     } finally {
       call.clientGone.removeEventListener("abort", onGone);
@@ -657,6 +675,7 @@ export class RouterProxy {
     record: RequestRecord,
     attempt: AttemptRecord,
     startedMs: number,
+    secrets: readonly string[],
   ): Promise<AttemptResult> {
     let usage: Usage | undefined;
     let failure: Extract<StreamPart, { type: "error" }> | undefined;
@@ -680,6 +699,7 @@ export class RouterProxy {
           call.inboundWire,
           { model: clientModel, includeUsage: clientWantsUsage(call.inboundWire, body), customToolNames },
           observe,
+          secrets,
         );
     const response = call.response;
     response.writeHead(200, {

@@ -1,7 +1,7 @@
 import type { StreamPart, Wire } from "./ir.js";
 import { type SseEvent, SseParser } from "./sse.js";
 import { SyncTransform } from "./sync-transform.js";
-import { CONNECTION_FAILED_MESSAGE } from "./upstream-error.js";
+import { CONNECTION_FAILED_MESSAGE, mentionsSecret } from "./upstream-error.js";
 import type { EncodeOptions } from "./wires/encode-options.js";
 import { STREAM_TRANSFORMERS } from "./wires/transformers.js";
 
@@ -20,6 +20,8 @@ export class StreamTranslator {
     clientWire: Wire,
     options: EncodeOptions,
     private readonly onPart: (part: StreamPart) => void = () => {},
+    /** Credentials sent to the upstream on this attempt: an error part that repeats one loses its code. */
+    private readonly secrets: readonly string[] = [],
   ) {
     this.decoder = new SyncTransform(STREAM_TRANSFORMERS[upstreamWire].decode());
     this.encoder = new SyncTransform(STREAM_TRANSFORMERS[clientWire].encode(options));
@@ -50,7 +52,11 @@ export class StreamTranslator {
     return this.encode(part) + this.encoder.end().join("");
   }
 
-  private encode(part: StreamPart): string {
+  private encode(original: StreamPart): string {
+    const part: StreamPart =
+      original.type === "error" && mentionsSecret(original.message, this.secrets)
+        ? { ...original, message: "upstream failed mid-stream" }
+        : original;
     this.onPart(part);
     return this.encoder.push(part).join("");
   }

@@ -8,20 +8,31 @@ const PROVIDER_CODE = /^[A-Za-z0-9_.-]{1,64}$/;
  * `error.code`, `error.type`, `detail.code`, or a top-level `code` or `type`, and only when it is an identifier of at
  * most 64 characters from [A-Za-z0-9_.-]. The provider's own message is never read.
  */
-export function providerErrorCode(body: unknown): string | undefined {
+export function providerErrorCode(body: unknown, secrets: readonly string[] = []): string | undefined {
   if (!isObject(body)) return undefined;
   const error = isObject(body.error) ? body.error : undefined;
   const detail = isObject(body.detail) ? body.detail : undefined;
   const candidates = [error?.code, error?.type, detail?.code, body.code, body.type];
   for (const candidate of candidates) {
-    if (typeof candidate === "string" && PROVIDER_CODE.test(candidate) && candidate !== "error") return candidate;
+    if (typeof candidate === "string" && PROVIDER_CODE.test(candidate) && candidate !== "error") {
+      // The pattern also matches typical keys: a code that carries a credential sent on this attempt (an upstream
+      // echoing the key it received) is dropped, never repeated to the client or the log.
+      return mentionsSecret(candidate, secrets) ? undefined : candidate;
+    }
   }
   return undefined;
 }
 
+/** True when the text holds one of the secrets, or is itself a long enough piece of one. */
+export function mentionsSecret(text: string, secrets: readonly string[]): boolean {
+  return secrets.some(
+    (secret) => secret.length > 0 && (text.includes(secret) || (text.length >= 8 && secret.includes(text))),
+  );
+}
+
 /** The error part for a failure the upstream reported inside its stream. */
-export function upstreamErrorPart(body: unknown): StreamPart {
-  const code = providerErrorCode(body);
+export function upstreamErrorPart(body: unknown, secrets: readonly string[] = []): StreamPart {
+  const code = providerErrorCode(body, secrets);
   return {
     type: "error",
     code: "upstream_error",

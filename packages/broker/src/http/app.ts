@@ -1,8 +1,9 @@
 import { createServer } from "node:http";
 import type { DatabaseSync } from "node:sqlite";
 import { isLoopbackHost } from "@notify/contracts/guards";
+import { jsonShapeProblem } from "@notify/contracts/json-shape";
 import { type KeySealer, type RouterServices, routerPlugin, type UpstreamTimeouts } from "@notify/router";
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import type { Clock } from "../domain/clock.js";
 import { systemClock } from "../domain/clock.js";
 import type { ArcConsumer } from "../events/arc-consumer.js";
@@ -18,7 +19,7 @@ import type { RouterSettingsFile } from "../router/router-settings.js";
 import type { OutboxStore } from "../store/outbox-store.js";
 import { VERSION } from "../version.js";
 import { bearerMatches } from "./auth.js";
-import { errorHandler, sendEmpty413 } from "./errors.js";
+import { answerClientError, BodyShapeError, errorHandler, sendEmpty413 } from "./errors.js";
 import { FixedWindowLimiter, isRateLimited } from "./rate-limit.js";
 import { eventRoutes } from "./routes/events.js";
 import { healthRoute, livenessRoute } from "./routes/health.js";
@@ -57,7 +58,23 @@ export interface AppOptions {
   clock?: Clock;
   /** Process start, for `uptimeSeconds`. */
   startedAt?: number;
+  /** Connection limits; HTTP_LIMITS unless a test sets short ones. */
+  limits?: Partial<HttpLimits>;
 }
+
+/**
+ * What one client can hold (docs/config.md, "Connection limits"): a request's headers must arrive within
+ * `headersTimeoutMs` and its whole body within `requestTimeoutMs` (a client trickling a byte every few seconds is
+ * cut off with 408, authenticated or not); at most `maxConnections` sockets at once, the rest closed on accept.
+ * Responses are not timed: a long-poll or a model stream may last as long as it needs.
+ */
+export interface HttpLimits {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  maxConnections: number;
+}
+
+export const HTTP_LIMITS: HttpLimits = { headersTimeoutMs: 15_000, requestTimeoutMs: 30_000, maxConnections: 4096 };
 
 /** Builds the broker's HTTP app without listening, so tests use `app.inject()`. */
 export function buildApp(options: AppOptions): FastifyInstance {
@@ -65,24 +82,36 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const startedAt = options.startedAt ?? clock.now();
   let closing = false;
   let routerServices: RouterServices | undefined;
+  const limits: HttpLimits = { ...HTTP_LIMITS, ...options.limits };
   const app = Fastify({
     // The provider router's model endpoints are answered on their own lane (RouterServices.lane) before fastify
     // sees them: a proxied request then costs no framework hooks. While closing, fastify answers everything.
     serverFactory: (handler, serverOptions) => {
-      const server = createServer((request, response) => {
-        if (!closing && routerServices?.lane(request, response)) return;
-        handler(request, response);
-      });
+      const server = createServer(
+        {
+          headersTimeout: limits.headersTimeoutMs,
+          requestTimeout: limits.requestTimeoutMs,
+          // How often Node looks for requests past those limits (its default of 30 s would double them).
+          connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs, limits.requestTimeoutMs),
+        },
+        (request, response) => {
+          if (!closing && routerServices?.lane(request, response)) return;
+          handler(request, response);
+        },
+      );
       // What fastify sets on a server it creates itself (its defaults are filled in by now).
-      const timeouts = serverOptions as {
-        keepAliveTimeout?: number;
-        requestTimeout?: number;
-        connectionTimeout?: number;
-      };
+      const timeouts = serverOptions as { keepAliveTimeout?: number; connectionTimeout?: number };
       server.keepAliveTimeout = timeouts.keepAliveTimeout ?? 72_000;
-      server.requestTimeout = timeouts.requestTimeout ?? 0;
+      server.maxConnections = limits.maxConnections;
       server.setTimeout(timeouts.connectionTimeout ?? 0);
       return server;
+    },
+    // Requests Node's parser rejects (malformed, headers too large, too slow) get the spec's error shape too.
+    clientErrorHandler: answerClientError,
+    // So do URLs the framework cannot route (a percent-encoding that is not UTF-8, an over-long parameter).
+    frameworkErrors: (error, _request, reply) => {
+      const message = error.code === "FST_ERR_BAD_URL" ? "bad URL" : "bad request";
+      (reply as FastifyReply).code(400).send({ error: `invalid request: ${message}` });
     },
     logger: false,
     bodyLimit: options.maxRequestBodyBytes,
@@ -102,7 +131,19 @@ export function buildApp(options: AppOptions): FastifyInstance {
       done(null, undefined);
       return;
     }
-    jsonParser(request, text, done);
+    jsonParser(request, text, (error, parsed) => {
+      if (error) {
+        done(error, undefined);
+        return;
+      }
+      // Deep nesting and lone surrogates are refused here, once, before any route's recursive code sees them.
+      const problem = jsonShapeProblem(parsed);
+      if (problem) {
+        done(new BodyShapeError(problem), undefined);
+        return;
+      }
+      done(null, parsed);
+    });
   });
 
   app.setErrorHandler(errorHandler(options.logger));
@@ -195,6 +236,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
     async (ui) => {
       ui.addHook("onRequest", async (request, reply) => {
         if (!isLoopbackHost(request.headers.host)) return reply.code(403).send({ error: "non-loopback host" });
+        // A CLI presents the bearer token here as on /v1: a wrong one is refused rather than ignored.
+        const authorization = request.headers.authorization;
+        if (authorization !== undefined && !bearerMatches(authorization, options.authToken)) {
+          return reply.code(401).send({ error: "unauthorized" });
+        }
         if (request.method !== "GET" && request.method !== "HEAD" && request.headers["x-notify-ui"] !== "1") {
           return reply.code(403).send({ error: "missing X-Notify-UI: 1" });
         }

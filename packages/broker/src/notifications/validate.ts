@@ -1,3 +1,4 @@
+import { jsonShapeProblem } from "@notify/contracts/json-shape";
 import { invalid } from "../domain/errors.js";
 import { FieldReader } from "../validation/fields.js";
 import { isTypeId, normalizeTypeId } from "./type-ids.js";
@@ -52,6 +53,15 @@ function parseMetadata(raw: unknown, fields: FieldReader): Record<string, unknow
   if (raw === undefined || raw === null) return undefined;
   if (typeof raw !== "object" || Array.isArray(raw)) {
     fields.problem("metadata must be an object");
+    return undefined;
+  }
+  // Checked before serializing: JSON.stringify of a deeply nested value overflows the stack (the HTTP edge refuses
+  // such bodies already; this keeps the service safe for any other caller).
+  const shape = jsonShapeProblem(raw);
+  if (shape) {
+    fields.problem(
+      shape.startsWith("the request body ") ? shape.replace("the request body", "metadata") : `metadata.${shape}`,
+    );
     return undefined;
   }
   const serialized = JSON.stringify(raw);

@@ -28,6 +28,9 @@ export class RouterSettingsFile {
 
   constructor(private readonly dataDir: string) {
     this.current = this.read();
+    // A router switched on in config.json by hand (or by any path that skipped update()) must still have a key:
+    // spec 3 generates it when the router is first enabled, whichever way that happened.
+    if (this.current.enabled && this.current.key === undefined) this.update({});
   }
 
   private read(): RouterKeys {

@@ -108,3 +108,21 @@ describe("unreachable broker", () => {
     expect(send).toMatchObject({ code: 1, stdout: "", stderr: expected });
   });
 });
+
+describe("--token on commands that use /ui/api (issue 10, item 12)", () => {
+  // `outbound list` and `router status` read /ui/api: the token they are given is presented and checked there too,
+  // so a wrong one fails instead of being ignored.
+  it.each([[["outbound", "list"]], [["router", "status"]]])(
+    "%j: a wrong --token fails, the right one works",
+    async (command) => {
+      const wrong = await runCli([...command, ...cli.target, "--token", "wrong-option-token"]);
+      expect(wrong.code).toBe(1);
+      expect(wrong.stderr).toContain("401 unauthorized");
+      const right = await runCli(
+        [...command, ...cli.target, "--token", cli.token],
+        cliEnv({ NOTIFY_TOKEN: "wrong-env" }),
+      );
+      expect(right.code, right.stderr).toBe(0);
+    },
+  );
+});

@@ -65,6 +65,14 @@ export function wireFor(upstream: Upstream, model: string): Wire {
  * Returns the problem, or undefined when the URL is acceptable.
  */
 export function destinationProblem(baseUrl: string): string | undefined {
+  // Parsers disagree on these (WHATWG reads a backslash as `/` and drops tabs and newlines; others read another
+  // host), so a URL holding one is refused rather than stored as typed.
+  for (const character of baseUrl) {
+    const code = character.charCodeAt(0);
+    if (code <= 0x20 || code === 0x7f || character === "\\" || /\s/.test(character)) {
+      return "base_url must not contain spaces, control characters or backslashes";
+    }
+  }
   let url: URL;
   try {
     url = new URL(baseUrl);
@@ -81,4 +89,14 @@ export function destinationProblem(baseUrl: string): string | undefined {
     return "http base_url is allowed only for a loopback host (127.0.0.1, ::1, localhost)";
   }
   return "base_url must be https (or http to a loopback host)";
+}
+
+/**
+ * The form of an accepted base URL that is stored: the standard parser's own serialization (lower-case scheme and
+ * host, default port dropped, dot segments resolved) without trailing slashes, so what is saved is exactly what was
+ * validated.
+ */
+export function normalizedBaseUrl(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, "");
 }

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:
 import type { DatabaseSync } from "node:sqlite";
 import { Transform } from "node:stream";
 import { bearerCredential, isLoopbackHost, secretMatches } from "@notify/contracts/guards";
+import { jsonShapeProblem } from "@notify/contracts/json-shape";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { RouterConfig } from "../config/config-service.js";
 import type { KeySealer } from "../config/store.js";
@@ -99,14 +100,25 @@ function admission(headers: IncomingHttpHeaders, settings: RouterRuntimeSettings
   return { status: 401, code: "unauthorized", message: "missing or wrong router key" };
 }
 
-/** A request body as the router takes it: JSON, or undefined when empty. Throws NOT_JSON. */
+/** Deepest nesting a model request may have: real ones (tool schemas included) stay far below it. */
+const MAX_REQUEST_DEPTH = 256;
+
+/**
+ * A request body as the router takes it: JSON, or undefined when empty. Throws the refusal: NOT_JSON, or a 400 for
+ * a body nested so deep that rendering it again for the upstream would overflow the stack (the client's error,
+ * never the upstream's: nothing is contacted or cooled down for it).
+ */
 function parseBody(text: string): unknown {
   if (text.trim() === "") return undefined;
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch {
     throw NOT_JSON;
   }
+  const problem = jsonShapeProblem(body, { maxDepth: MAX_REQUEST_DEPTH, wellFormed: false });
+  if (problem) throw { status: 400, code: "invalid_request", message: problem } satisfies Refusal;
+  return body;
 }
 
 /** Answers a refusal on a raw response, in the inbound wire's shape. */
@@ -223,8 +235,8 @@ export const routerPlugin: FastifyPluginAsync<RouterPluginOptions> = async (app,
       let body: unknown;
       try {
         body = parseBody((chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString("utf8"));
-      } catch {
-        refuse(response, wire, NOT_JSON);
+      } catch (refusal) {
+        refuse(response, wire, refusal as Refusal);
         return;
       }
       void serve(wire, countTokens, body, request.headers, response);
@@ -243,8 +255,8 @@ export const routerPlugin: FastifyPluginAsync<RouterPluginOptions> = async (app,
     }
     try {
       done(null, parseBody(text));
-    } catch {
-      done(Object.assign(new Error("invalid JSON"), { statusCode: 400 }), undefined);
+    } catch (refusal) {
+      done(Object.assign(new Error("invalid JSON"), { statusCode: 400, refusal: refusal as Refusal }), undefined);
     }
   });
 
@@ -271,10 +283,10 @@ export const routerPlugin: FastifyPluginAsync<RouterPluginOptions> = async (app,
     return payload.pipe(counted);
   });
 
-  app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+  app.setErrorHandler((error: Error & { statusCode?: number; refusal?: Refusal }, request, reply) => {
     const wire = wireOfPath(request.url.split("?")[0] ?? "");
     if (error.statusCode === 413) return fail(reply, wire, TOO_LARGE);
-    if (error.statusCode === 400) return fail(reply, wire, NOT_JSON);
+    if (error.statusCode === 400) return fail(reply, wire, error.refusal ?? NOT_JSON);
     options.log.warn(`router: ${request.method} ${request.routeOptions.url ?? "?"} failed: ${error.name}`);
     return fail(reply, wire, { status: 500, code: "upstream_error", message: "internal router error" });
   });
