@@ -1,5 +1,6 @@
 /**
- * Shape checks on a parsed JSON body that the schema layer cannot make safely: how deep it nests (every recursive
+ * Shape checks on a parsed JSON body that the schema layer cannot make safely: numbers too large to write back
+ * (1e999 parses to Infinity), how deep it nests (every recursive
  * walk after parsing, JSON.stringify and RFC 8785 canonicalization among them, overflows the stack somewhere past a
  * few thousand levels) and whether every string is well-formed Unicode (a lone surrogate, sent as a `\ud800`
  * escape, survives JSON.parse but cannot be canonicalized, hashed or stored as sent). One iterative walk, so the
@@ -21,6 +22,7 @@ export function jsonShapeProblem(value: unknown, options: JsonShapeOptions = {})
   const maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
   const wellFormed = options.wellFormed ?? true;
   if (typeof value === "string") return wellFormed && !value.isWellFormed() ? loneSurrogate("the body") : undefined;
+  if (typeof value === "number") return Number.isFinite(value) ? undefined : tooLarge("the body");
   if (value === null || typeof value !== "object") return undefined;
   // Each entry: a container, its depth, and its path ("" for the body itself) for the message.
   const stack: [unknown, number, string][] = [[value, 1, ""]];
@@ -32,6 +34,8 @@ export function jsonShapeProblem(value: unknown, options: JsonShapeOptions = {})
         const item: unknown = node[index];
         if (typeof item === "string") {
           if (wellFormed && !item.isWellFormed()) return loneSurrogate(`${path}[${index}]`);
+        } else if (typeof item === "number") {
+          if (!Number.isFinite(item)) return tooLarge(`${path}[${index}]`);
         } else if (item !== null && typeof item === "object") stack.push([item, depth + 1, `${path}[${index}]`]);
       }
       continue;
@@ -42,10 +46,15 @@ export function jsonShapeProblem(value: unknown, options: JsonShapeOptions = {})
       const item = (node as Record<string, unknown>)[key];
       if (typeof item === "string") {
         if (wellFormed && !item.isWellFormed()) return loneSurrogate(keyPath);
+      } else if (typeof item === "number") {
+        if (!Number.isFinite(item)) return tooLarge(keyPath);
       } else if (item !== null && typeof item === "object") stack.push([item, depth + 1, keyPath]);
     }
   }
   return undefined;
 }
+
+// JSON.parse turns 1e999 into Infinity, which no JSON serializer (nor RFC 8785) can write back.
+const tooLarge = (where: string): string => `${where} is a number too large to represent`;
 
 const loneSurrogate = (where: string): string => `${where} must be valid Unicode (it holds a lone surrogate)`;

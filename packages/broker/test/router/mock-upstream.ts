@@ -46,7 +46,12 @@ export class MockUpstream {
   text = "Hello from the mock upstream, in three parts.";
   private readonly abortWaiters: (() => void)[] = [];
   private readonly server = createServer((request, response) => {
-    void this.handle(request, response);
+    // A body the mock cannot read is refused the way a real provider refuses it: 400, invalid_request_error.
+    this.handle(request, response).catch(() => {
+      if (response.headersSent) return void response.destroy();
+      response.writeHead(400, { "content-type": "application/json" });
+      response.end(JSON.stringify({ error: { type: "invalid_request_error", message: "malformed request" } }));
+    });
   });
   url = "";
 

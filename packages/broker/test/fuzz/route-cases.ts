@@ -1,0 +1,313 @@
+/**
+ * The fuzz suite's catalogue: every route the broker serves, with a valid request to mutate. A route added later
+ * must be added here too: routes-fuzz.test.ts compares this list with the routes fastify registered and fails on
+ * any it does not cover.
+ */
+
+// biome-ignore lint/suspicious/noExplicitAny: fuzz bodies are any JSON.
+export type Json = any;
+
+export type Family = "v1" | "ui" | "router";
+
+/** Ids of the records set up before fuzzing, substituted for `{name}` in paths. */
+export interface Fixtures {
+  notification: string;
+  interaction: string;
+  provider: string;
+  outboundRoute: string;
+  outboxItem: string;
+  upstream: string;
+  routerRoute: string;
+}
+
+export interface RouteCase {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** Path with `{fixture}` placeholders, as fastify registered it with `:id`. */
+  path: string;
+  family: Family;
+  /** A valid body; fields are mutated one at a time. Absent: the route takes no body (one is still sent). */
+  body?: (fixtures: Fixtures) => Json;
+  /** Valid query parameters; each is mutated in turn. */
+  query?: Record<string, string>;
+  /**
+   * Only mutations that must be refused before the route runs (deep nesting, lone surrogates, malformed or
+   * oversize bodies, bad path ids): for routes whose accepted requests would destroy a fixture (DELETE, key
+   * regeneration, switching the router off).
+   */
+  refusedOnly?: boolean;
+}
+
+const inOneHour = (): string => new Date(Date.now() + 3_600_000).toISOString().replace(/\.\d+Z$/, "Z");
+
+let eventCounter = 0;
+
+export const ROUTE_CASES: RouteCase[] = [
+  { method: "GET", path: "/health", family: "v1" },
+  { method: "GET", path: "/v1/health", family: "v1" },
+  {
+    method: "POST",
+    path: "/v1/notifications",
+    family: "v1",
+    body: () => ({
+      title: "Build finished",
+      message: "All tests passed",
+      type: "completed",
+      priority: "high",
+      agent: "codex",
+      agentInstance: "a-1",
+      project: "fuzz",
+      key: "fuzz-key",
+      cwd: "/tmp/fuzz",
+      pid: 42,
+      metadata: { branch: "main", counts: [1, 2, { nested: true }] },
+    }),
+  },
+  {
+    method: "GET",
+    path: "/v1/notifications",
+    family: "v1",
+    query: { unresolved: "true", type: "info", status: "active", project: "fuzz", agent: "codex", limit: "10" },
+  },
+  { method: "GET", path: "/v1/notifications/{notification}", family: "v1" },
+  { method: "PATCH", path: "/v1/notifications/{notification}", family: "v1", body: () => ({ status: "active" }) },
+  { method: "POST", path: "/v1/notifications/{notification}/dismiss", family: "v1", refusedOnly: true },
+  {
+    method: "POST",
+    path: "/v1/interactions/request",
+    family: "v1",
+    body: () => ({
+      key: "fuzz-question",
+      agent: "codex",
+      agent_instance: "a-1",
+      project: "fuzz",
+      session_id: "s-1",
+      turn_id: "t-1",
+      native_request_id: "n-1",
+      kind: "single_choice",
+      prompt: "Deploy where?",
+      choices: [
+        { id: "staging", label: "Staging", detail: "safe" },
+        { id: "production", label: "Production" },
+      ],
+      text_max_length: 100,
+      ttl_seconds: 600,
+    }),
+  },
+  {
+    method: "GET",
+    path: "/v1/interactions",
+    family: "v1",
+    query: { pending: "true", status: "pending", agent: "codex", project: "fuzz", session: "s-1", limit: "10" },
+  },
+  { method: "GET", path: "/v1/interactions/{interaction}", family: "v1" },
+  { method: "GET", path: "/v1/interactions/{interaction}/wait", family: "v1", query: { timeout: "1" } },
+  {
+    method: "POST",
+    path: "/v1/interactions/{interaction}/respond",
+    family: "v1",
+    // A wrong nonce keeps the fixture pending: every mutation of this body is refused, and must store nothing.
+    body: () => ({
+      response_id: "r-fuzz",
+      request_digest: "0".repeat(64),
+      nonce: "wrong-nonce",
+      choice_id: "allow",
+      source: "desktop",
+      device_id: "d-1",
+    }),
+  },
+  { method: "POST", path: "/v1/interactions/{interaction}/cancel", family: "v1", refusedOnly: true },
+  { method: "POST", path: "/v1/interactions/{interaction}/publish", family: "v1" },
+  {
+    method: "POST",
+    path: "/v1/events",
+    family: "v1",
+    body: () => ({
+      arc_version: "0.2",
+      event_id: `fuzz-${++eventCounter}`,
+      event_type: "request.created",
+      occurred_at: "2026-01-01T00:00:00Z",
+      sender: { id: "codex", name: "Codex CLI", version: "1.0.0" },
+      context: { project: "fuzz", session_id: "s-1", cwd: "/tmp/fuzz" },
+      request: {
+        key: `fuzz-event-${eventCounter}`,
+        kind: "permission",
+        message: "Allow rm -rf build/?",
+        response: {
+          kind: "permission",
+          expires_at: inOneHour(),
+          choices: [
+            { id: "allow", label: "Allow" },
+            { id: "deny", label: "Deny", detail: "Stop" },
+          ],
+        },
+      },
+      extensions: { "x-fuzz": { trace: "t-1" } },
+    }),
+  },
+  // The router's cases run before /ui/api's, whose accepted mutants change the router's fixtures.
+  {
+    method: "POST",
+    path: "/router/v1/chat/completions",
+    family: "router",
+    body: () => ({
+      model: "fx/m",
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: [{ type: "text", text: "hi" }] },
+      ],
+      max_tokens: 20,
+      temperature: 0.5,
+      stream: false,
+      tools: [
+        {
+          type: "function",
+          function: {
+            name: "lookup",
+            description: "d",
+            parameters: { type: "object", properties: { q: { type: "string" } } },
+          },
+        },
+      ],
+    }),
+  },
+  {
+    method: "POST",
+    path: "/router/v1/responses",
+    family: "router",
+    body: () => ({
+      model: "fx/m",
+      instructions: "Be brief.",
+      input: [{ role: "user", content: [{ type: "input_text", text: "hi" }] }],
+      max_output_tokens: 20,
+      reasoning: { effort: "low" },
+      stream: false,
+    }),
+  },
+  {
+    method: "POST",
+    path: "/router/v1/messages",
+    family: "router",
+    body: () => ({
+      model: "fx/m",
+      system: "Be brief.",
+      max_tokens: 20,
+      messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+      stream: false,
+    }),
+  },
+  {
+    method: "POST",
+    path: "/router/v1/messages/count_tokens",
+    family: "router",
+    body: () => ({ model: "fx/m", messages: [{ role: "user", content: "hi" }] }),
+  },
+  { method: "GET", path: "/router/v1/models", family: "router" },
+  { method: "GET", path: "/ui/api/types", family: "ui" },
+  {
+    method: "PUT",
+    path: "/ui/api/types",
+    family: "ui",
+    body: () => [{ id: "deploy", label: "Deploy", enabled: true, defaultPriority: "high" }],
+  },
+  { method: "GET", path: "/ui/api/outbound/kinds", family: "ui" },
+  { method: "GET", path: "/ui/api/outbound/providers", family: "ui" },
+  {
+    method: "POST",
+    path: "/ui/api/outbound/providers",
+    family: "ui",
+    body: () => ({
+      kind: "webhook",
+      name: "fuzz-hook",
+      settings: { url: "http://127.0.0.1:9/hook" },
+      secrets: { signingSecret: "s3cret-value" },
+      enabled: false,
+    }),
+  },
+  {
+    method: "PATCH",
+    path: "/ui/api/outbound/providers/{provider}",
+    family: "ui",
+    body: () => ({ name: "fixture-hook", enabled: true }),
+  },
+  { method: "DELETE", path: "/ui/api/outbound/providers/{provider}", family: "ui", refusedOnly: true },
+  { method: "POST", path: "/ui/api/outbound/providers/{provider}/test", family: "ui", refusedOnly: true },
+  { method: "GET", path: "/ui/api/outbound/routes", family: "ui" },
+  {
+    method: "POST",
+    path: "/ui/api/outbound/routes",
+    family: "ui",
+    body: () => ({
+      name: "fuzz-route",
+      provider: "fixture-hook",
+      enabled: false,
+      minimumPriority: "high",
+      typeId: "deploy",
+      project: "other",
+      agent: "codex",
+      includeMessage: false,
+    }),
+  },
+  {
+    method: "PATCH",
+    path: "/ui/api/outbound/routes/{outboundRoute}",
+    family: "ui",
+    body: () => ({ name: "fixture-route", project: "fixture-only" }),
+  },
+  { method: "DELETE", path: "/ui/api/outbound/routes/{outboundRoute}", family: "ui", refusedOnly: true },
+  { method: "GET", path: "/ui/api/outbound/outbox", family: "ui", query: { status: "Pending", limit: "10" } },
+  { method: "POST", path: "/ui/api/outbound/outbox/{outboxItem}/retry", family: "ui", refusedOnly: true },
+  { method: "GET", path: "/ui/api/router/status", family: "ui" },
+  {
+    method: "PUT",
+    path: "/ui/api/router/settings",
+    family: "ui",
+    // Settings that keep the router on, its body limit at 1 MiB and its default route in place.
+    body: () => ({ enabled: true, max_request_body_bytes: 1_048_576, switch_strategy: "off" }),
+  },
+  { method: "POST", path: "/ui/api/router/key/regenerate", family: "ui", refusedOnly: true },
+  { method: "GET", path: "/ui/api/router/upstreams", family: "ui" },
+  {
+    method: "POST",
+    path: "/ui/api/router/upstreams",
+    family: "ui",
+    body: () => ({
+      slug: "fuzz-up",
+      label: "Fuzz",
+      wire: "chat_wire",
+      base_url: "http://127.0.0.1:9/v1",
+      models: ["m1", "m2"],
+      model_wires: { m2: "responses_wire" },
+      key: "sk-fuzz-upstream-key",
+      enabled: false,
+      auth: "api_key",
+      credential_ref: null,
+    }),
+  },
+  {
+    method: "PATCH",
+    path: "/ui/api/router/upstreams/{upstream}",
+    family: "ui",
+    body: () => ({ label: "Fixture", models: ["m", "other"] }),
+  },
+  { method: "DELETE", path: "/ui/api/router/upstreams/{upstream}", family: "ui", refusedOnly: true },
+  { method: "GET", path: "/ui/api/router/routes", family: "ui" },
+  {
+    method: "POST",
+    path: "/ui/api/router/routes",
+    family: "ui",
+    body: () => ({ name: "fuzz-alias", kind: "alias", targets: ["fx/m", "fx/other"] }),
+  },
+  {
+    method: "PATCH",
+    path: "/ui/api/router/routes/{routerRoute}",
+    family: "ui",
+    body: () => ({ targets: ["fx/m"] }),
+  },
+  { method: "DELETE", path: "/ui/api/router/routes/{routerRoute}", family: "ui", refusedOnly: true },
+  { method: "GET", path: "/ui/api/router/activity", family: "ui", query: { limit: "5" } },
+];
+
+/** `{name}` placeholders filled from the fixtures. */
+export function fillPath(path: string, fixtures: Fixtures): string {
+  return path.replace(/\{(\w+)\}/g, (_match, name: keyof Fixtures) => fixtures[name]);
+}
