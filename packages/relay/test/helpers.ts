@@ -2,7 +2,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { FastifyInstance, LightMyRequestResponse } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { type AppOptions, buildApp } from "../src/http/app.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import type { RelayStore } from "../src/store/types.js";
@@ -33,10 +33,30 @@ export interface Paired {
   owner_id: string;
 }
 
+export interface Reply {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read reply bodies freely
+  json(): any;
+}
+
+export interface RequestSpec {
+  method?: string;
+  url: string;
+  headers?: Record<string, string>;
+  /** An object is sent as JSON (with its content type unless headers say otherwise); a string as is. */
+  body?: unknown;
+}
+
+export type Transport = "inject" | "socket";
+
 /** A relay app over a store, with helpers that walk the enrollment and pairing routes. */
 export class RelayHarness {
   readonly app: FastifyInstance;
   readonly hub;
+  transport: Transport = "inject";
+  private base: string | undefined;
 
   constructor(
     readonly store: RelayStore,
@@ -59,18 +79,58 @@ export class RelayHarness {
     return Object.assign(harness, { dir });
   }
 
-  json(response: LightMyRequestResponse): Record<string, unknown> {
-    return response.json() as Record<string, unknown>;
+  /** Switches to a real socket on 127.0.0.1 (port 0). */
+  async listen(): Promise<void> {
+    this.base = await this.app.listen({ port: 0, host: "127.0.0.1" });
+    this.transport = "socket";
+  }
+
+  async request(spec: RequestSpec): Promise<Reply> {
+    const headers: Record<string, string> = { ...(spec.headers ?? {}) };
+    let payload: string | undefined;
+    if (spec.body !== undefined) {
+      payload = typeof spec.body === "string" ? spec.body : JSON.stringify(spec.body);
+      if (!Object.keys(headers).some((name) => name.toLowerCase() === "content-type")) {
+        headers["content-type"] = "application/json";
+      }
+    }
+    const method = spec.method ?? (payload === undefined ? "GET" : "POST");
+    if (this.transport === "inject") {
+      const response = await this.app.inject({
+        method: method as "GET",
+        url: spec.url,
+        headers,
+        ...(payload === undefined ? {} : { payload }),
+      });
+      const text = response.body;
+      return {
+        status: response.statusCode,
+        headers: response.headers as Record<string, string>,
+        text,
+        json: () => JSON.parse(text),
+      };
+    }
+    const response = await fetch(`${this.base}${spec.url}`, {
+      method,
+      headers,
+      ...(payload === undefined ? {} : { body: payload }),
+    });
+    const text = await response.text();
+    return {
+      status: response.status,
+      headers: Object.fromEntries(response.headers),
+      text,
+      json: () => JSON.parse(text),
+    };
   }
 
   async enroll(name?: string): Promise<Enrolled> {
-    const response = await this.app.inject({
-      method: "POST",
+    const response = await this.request({
       url: "/v1/installations",
       headers: { authorization: `Bearer ${ENROLLMENT_TOKEN}` },
-      payload: name === undefined ? {} : { name },
+      body: name === undefined ? {} : { name },
     });
-    if (response.statusCode !== 201) throw new Error(`enroll: ${response.statusCode} ${response.body}`);
+    if (response.status !== 201) throw new Error(`enroll: ${response.status} ${response.text}`);
     return response.json() as Enrolled;
   }
 
@@ -78,24 +138,22 @@ export class RelayHarness {
     installation: Enrolled,
     body: object = {},
   ): Promise<{ code: string; link: string; expires_at: string }> {
-    const response = await this.app.inject({
-      method: "POST",
+    const response = await this.request({
       url: "/v1/pairings",
       headers: { authorization: `Bearer ${installation.token}` },
-      payload: body,
+      body,
     });
-    if (response.statusCode !== 201) throw new Error(`pair: ${response.statusCode} ${response.body}`);
+    if (response.status !== 201) throw new Error(`pair: ${response.status} ${response.text}`);
     return response.json() as { code: string; link: string; expires_at: string };
   }
 
   async pair(installation: Enrolled, extra: Record<string, unknown> = {}, pairingBody: object = {}): Promise<Paired> {
     const { code } = await this.pairCode(installation, pairingBody);
-    const response = await this.app.inject({
-      method: "POST",
+    const response = await this.request({
       url: "/v1/pairings/claim",
-      payload: { code, device_name: "Test phone", public_key: x25519Jwk(), ...extra },
+      body: { code, device_name: "Test phone", public_key: x25519Jwk(), ...extra },
     });
-    if (response.statusCode !== 201) throw new Error(`claim: ${response.statusCode} ${response.body}`);
+    if (response.status !== 201) throw new Error(`claim: ${response.status} ${response.text}`);
     return response.json() as Paired;
   }
 
@@ -113,22 +171,33 @@ export class RelayHarness {
     };
   }
 
-  postAnswer(device: Paired, body: unknown, headers: Record<string, string> = {}) {
-    return this.app.inject({
-      method: "POST",
+  postAnswer(device: Paired | string, body: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+    const token = typeof device === "string" ? device : device.token;
+    return this.request({
       url: "/v1/interaction-responses",
-      headers: { authorization: `Bearer ${device.token}`, "content-type": "application/json", ...headers },
-      payload: typeof body === "string" ? body : JSON.stringify(body),
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...headers },
+      body: typeof body === "string" ? body : JSON.stringify(body),
     });
   }
 
-  poll(installation: Enrolled, since?: string, extra = "") {
+  poll(installation: Enrolled, since?: string, extra = ""): Promise<Reply> {
     const query = new URLSearchParams({ installation_id: installation.installation_id });
     if (since !== undefined) query.set("since", since);
-    return this.app.inject({
-      method: "GET",
+    return this.request({
       url: `/v1/interaction-responses?${query}${extra}`,
       headers: { authorization: `Bearer ${installation.token}`, accept: "application/json" },
+    });
+  }
+
+  postEnvelope(installation: Enrolled, body: unknown): Promise<Reply> {
+    return this.request({ url: "/v1/envelopes", headers: { authorization: `Bearer ${installation.token}` }, body });
+  }
+
+  envelopes(device: Paired, since?: string, extra = ""): Promise<Reply> {
+    const query = since === undefined ? "" : `since=${encodeURIComponent(since)}`;
+    return this.request({
+      url: `/v1/envelopes?${query}${extra}`,
+      headers: { authorization: `Bearer ${device.token}` },
     });
   }
 
@@ -155,4 +224,13 @@ export function envelopeFor(installation: Enrolled, deviceIds: string[]) {
       tag: "dGFn",
     },
   };
+}
+
+/** Waits for a condition the test cannot subscribe to (a held poll registering), checking every few ms. */
+export async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }
