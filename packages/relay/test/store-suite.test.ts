@@ -141,6 +141,27 @@ describe.each(backends.filter((backend) => backend.name === "sqlite" || hasPostg
     expect(await store.read((tx) => tx.answersAfter("ins_b", null, 0, 10))).toEqual([]);
   });
 
+  it("walking the feed page by page serves every row once, in order, across digit boundaries of positions", async () => {
+    // Positions past 9, 99...: an ordering by their text form would put "10" before "9" (a bug this suite caught).
+    // One transaction (one txid on PostgreSQL, so seq decides) and then single ones.
+    const expected = Array.from({ length: 23 }, (_, index) => `r${index}`);
+    await store.transaction(async (tx) => {
+      for (const id of expected.slice(0, 15)) await insert(tx, id);
+    });
+    for (const id of expected.slice(15)) await store.transaction((tx) => insert(tx, id));
+    const walked: string[] = [];
+    let cursor: string | null = null;
+    for (;;) {
+      const page: { position: string; body: string }[] = await store.read((tx) =>
+        tx.answersAfter("ins_a", cursor, 0, 4),
+      );
+      if (page.length === 0) break;
+      walked.push(...ids(page));
+      cursor = page.at(-1)?.position ?? cursor;
+    }
+    expect(walked).toEqual(expected);
+  });
+
   it("a transaction that throws leaves nothing behind and announces nothing", async () => {
     const changes: Change[] = [];
     store.onChange((change) => changes.push(change));

@@ -169,7 +169,11 @@ class PostgresTx implements StoreTx {
   async answersAfter(installationId: string, after: string | null, floor: number, limit: number): Promise<StoredRow[]> {
     const [txid, seq] = splitPosition(after);
     const rows = await this.rows(SQL.answersAfter, [installationId, txid, seq, floor, limit]);
-    return rows.map((row) => ({ position: `${row.txid}.${row.seq}`, body: String(row.body), at: Number(row.at) }));
+    return rows.map((row) => ({
+      position: `${row.position_txid}.${row.position_seq}`,
+      body: String(row.body),
+      at: Number(row.at),
+    }));
   }
 
   async ackAnswers(installationId: string, upTo: string, now: number): Promise<void> {
@@ -193,7 +197,7 @@ class PostgresTx implements StoreTx {
     const [txid, seq] = splitPosition(after);
     const rows = await this.rows(SQL.envelopesAfter, [deviceId, txid, seq, floor, limit]);
     return rows.map((row) => ({
-      position: `${row.txid}.${row.seq}`,
+      position: `${row.position_txid}.${row.position_seq}`,
       envelopeId: String(row.id),
       body: String(row.body),
       at: Number(row.at),

@@ -1,5 +1,6 @@
 /**
- * Every SQL statement of the PostgreSQL store. Feed reads stop below `pg_snapshot_xmin(pg_current_snapshot())`:
+ * Every SQL statement of the PostgreSQL store. Feed positions are selected under names of their own: ORDER BY
+ * resolves a bare name to an output column first, and ordering by the text form would sort "1000" before "999". Feed reads stop below `pg_snapshot_xmin(pg_current_snapshot())`:
  * every transaction older than that has finished, so no row can later appear behind a position already served.
  */
 const SERVABLE = "txid < pg_snapshot_xmin(pg_current_snapshot())";
@@ -34,7 +35,7 @@ export const SQL = {
   insertAnswer: `INSERT INTO answers (installation_id, response_id, device_id, body, received_at)
     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (installation_id, response_id) DO NOTHING RETURNING seq`,
   answerBody: "SELECT body FROM answers WHERE installation_id = $1 AND response_id = $2",
-  answersAfter: `SELECT txid::text AS txid, seq::text AS seq, body, received_at AS at FROM answers
+  answersAfter: `SELECT txid::text AS position_txid, seq::text AS position_seq, body, received_at AS at FROM answers
     WHERE installation_id = $1 AND (txid, seq) > ($2::xid8, $3::bigint) AND received_at >= $4 AND ${SERVABLE}
     ORDER BY txid, seq LIMIT $5`,
   ackAnswers: `UPDATE answers SET acked_at = $1
@@ -43,7 +44,7 @@ export const SQL = {
   insertEnvelope: "INSERT INTO envelopes (id, installation_id, body, created_at) VALUES ($1, $2, $3, $4) RETURNING seq",
   insertRecipients: `INSERT INTO envelope_recipients (device_id, envelope_seq)
     SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING`,
-  envelopesAfter: `SELECT r.txid::text AS txid, r.envelope_seq::text AS seq, e.id, e.body, e.created_at AS at
+  envelopesAfter: `SELECT r.txid::text AS position_txid, r.envelope_seq::text AS position_seq, e.id, e.body, e.created_at AS at
     FROM envelope_recipients r JOIN envelopes e ON e.seq = r.envelope_seq
     WHERE r.device_id = $1 AND (r.txid, r.envelope_seq) > ($2::xid8, $3::bigint) AND e.created_at >= $4
       AND r.${SERVABLE}
