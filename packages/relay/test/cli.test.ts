@@ -37,8 +37,9 @@ describe("notify-relay CLI", () => {
     });
     try {
       expect(relay.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      const installation = (await call(relay.url, "POST", "/v1/installations", "nre_operator_token_123", { name: "desk" }))
-        .json;
+      const installation = (
+        await call(relay.url, "POST", "/v1/installations", "nre_operator_token_123", { name: "desk" })
+      ).json;
       const pairing = (await call(relay.url, "POST", "/v1/pairings", installation.token, {})).json;
       expect(pairing.link).toBe(`https://relay.example.test/app/#pair=${pairing.code}`);
       const phone = (

@@ -113,7 +113,13 @@ export function buildApp(options: AppOptions): RelayApp {
   app.setErrorHandler(errorHandler(logger));
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new RelayError("not_found", "no such route")));
 
-  app.get("/healthz", async () => ({ status: "ok", version: VERSION, backend: options.store.backend }));
+  // held_polls: long-polls this process holds (operators watch it; the benchmark waits on it).
+  app.get("/healthz", async () => ({
+    status: "ok",
+    version: VERSION,
+    backend: options.store.backend,
+    held_polls: hub.size,
+  }));
   app.get("/v1/push/vapid-public-key", async (request, reply) => {
     if (!options.vapidPublicKey) return sendError(request, reply, new RelayError("not_found", "Web Push is off"));
     return { public_key: options.vapidPublicKey };
