@@ -309,6 +309,21 @@ describe.each(backends.filter((backend) => backend.name === "sqlite" || hasPostg
     expect((await store.read((tx) => tx.deviceById("dev_1")))?.pushSubscription).toBeNull();
   });
 
+  it("units of work started together commit independently: one that throws rolls back alone", async () => {
+    // SQLite groups the units of one event-loop turn into one commit, each in its own savepoint.
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, index) =>
+        store.transaction(async (tx) => {
+          await insert(tx, `g${index}`);
+          if (index === 4) throw new Error("unit 4 fails");
+          return index;
+        }),
+      ),
+    );
+    expect(results.filter((result) => result.status === "rejected")).toHaveLength(1);
+    expect(ids(await all()).sort()).toEqual(["g0", "g1", "g2", "g3", "g5", "g6", "g7", "g8", "g9"]);
+  });
+
   it("concurrent inserts of one response_id store one answer", async () => {
     const results = await Promise.all(Array.from({ length: 10 }, () => store.transaction((tx) => insert(tx, "same"))));
     expect(results.filter((result) => result.created)).toHaveLength(1);

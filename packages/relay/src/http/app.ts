@@ -8,6 +8,7 @@ import { Feed } from "../domain/feed.js";
 import { type RelayLogger, silentLogger } from "../log.js";
 import type { RelayStore } from "../store/types.js";
 import { VERSION } from "../version.js";
+import { AccessLog } from "./access-log.js";
 import type { Guards } from "./auth.js";
 import { errorHandler, sendError } from "./errors.js";
 import { DEFAULT_LIMITS, Limits, type LimitTable } from "./rate-limit.js";
@@ -103,13 +104,14 @@ export function buildApp(options: AppOptions): RelayApp {
     if (deps.publicUrl().startsWith("https:")) reply.header("strict-transport-security", "max-age=31536000");
     return payload;
   });
+  const accessLog = new AccessLog(logger);
   app.addHook("onResponse", async (request, reply) => {
-    // Route pattern, not the URL: query strings carry cursors and paths carry ids nobody needs in a log.
-    logger.info(
-      `${request.method} ${request.routeOptions.url ?? "(no route)"} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`,
-    );
+    accessLog.record(request.method, request.routeOptions.url ?? "(no route)", reply.statusCode, reply.elapsedTime);
   });
-  app.addHook("onClose", async () => unsubscribe());
+  app.addHook("onClose", async () => {
+    unsubscribe();
+    accessLog.close();
+  });
   app.setErrorHandler(errorHandler(logger));
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new RelayError("not_found", "no such route")));
 

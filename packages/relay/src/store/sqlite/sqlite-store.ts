@@ -42,6 +42,15 @@ const toDevice = (row: Row): DeviceSummary => ({
 
 const stripRevoked = ({ revokedAt: _revoked, ...device }: DeviceSummary): Device => device;
 
+interface Unit {
+  work: (tx: StoreTx) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** At most this many units share one commit, so one commit never holds the write lock for long. */
+const MAX_GROUP = 256;
+
 /** One connection's prepared statements, made on first use. */
 class Statements {
   private readonly cache = new Map<string, StatementSync>();
@@ -221,8 +230,8 @@ function open(path: string, readOnly: boolean): DatabaseSync {
 }
 
 /**
- * SQLite store: one writer connection whose transactions run one at a time (a promise queue, so an async unit of
- * work never interleaves with another), and one read-only connection that sees committed rows only. Because
+ * SQLite store: one writer connection whose units of work run one at a time (never interleaved), grouped into one
+ * commit per event-loop turn, and one read-only connection that sees committed rows only. Because
  * writers are serialized, `seq` order is commit order and a cursor on `seq` cannot skip a late commit.
  */
 export class SqliteStore implements RelayStore {
@@ -230,6 +239,8 @@ export class SqliteStore implements RelayStore {
   private readonly writer: Statements;
   private readonly reader: Statements;
   private queue: Promise<unknown> = Promise.resolve();
+  private pending: Unit[] = [];
+  private scheduled = false;
   private readonly listeners = new Set<(change: Change) => void>();
 
   constructor(readonly path: string) {
@@ -246,23 +257,59 @@ export class SqliteStore implements RelayStore {
   }
 
   transaction<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
-    const run = async (): Promise<T> => {
-      const changes: Change[] = [];
-      this.writer.db.exec("BEGIN IMMEDIATE");
-      let result: T;
-      try {
-        result = await work(new SqliteTx(this.writer, changes));
-        this.writer.db.exec("COMMIT");
-      } catch (error) {
-        if (this.writer.db.isTransaction) this.writer.db.exec("ROLLBACK");
-        throw error;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ work, resolve, reject } as Unit);
+      if (!this.scheduled) {
+        this.scheduled = true;
+        // Units asked for during one event-loop turn share one commit (group commit): the I/O phase has read
+        // every ready request by the time setImmediate runs.
+        setImmediate(() => {
+          this.queue = this.queue.then(() => this.flush());
+        });
       }
-      for (const change of changes) this.emit(change);
-      return result;
-    };
-    const next = this.queue.then(run, run);
-    this.queue = next.catch(() => undefined);
-    return next;
+    });
+  }
+
+  /**
+   * Runs the pending units in one SQLite transaction, each inside its own savepoint, so a unit that throws rolls
+   * back alone. Every unit's promise settles only after the COMMIT: a caller never reports what is not durable.
+   */
+  private async flush(): Promise<void> {
+    this.scheduled = false;
+    const db = this.writer.db;
+    while (this.pending.length > 0) {
+      const batch = this.pending.splice(0, MAX_GROUP);
+      const outcomes: { unit: Unit; ok: boolean; value: unknown; changes: Change[] }[] = [];
+      db.exec("BEGIN IMMEDIATE");
+      try {
+        for (const unit of batch) {
+          const changes: Change[] = [];
+          db.exec("SAVEPOINT unit");
+          try {
+            const value = await unit.work(new SqliteTx(this.writer, changes));
+            db.exec("RELEASE unit");
+            outcomes.push({ unit, ok: true, value, changes });
+          } catch (error) {
+            db.exec("ROLLBACK TO unit");
+            db.exec("RELEASE unit");
+            outcomes.push({ unit, ok: false, value: error, changes: [] });
+          }
+        }
+        db.exec("COMMIT");
+      } catch (error) {
+        if (db.isTransaction) db.exec("ROLLBACK");
+        for (const unit of batch) unit.reject(error);
+        continue;
+      }
+      for (const outcome of outcomes) {
+        if (!outcome.ok) {
+          outcome.unit.reject(outcome.value);
+          continue;
+        }
+        for (const change of outcome.changes) this.emit(change);
+        outcome.unit.resolve(outcome.value);
+      }
+    }
   }
 
   read<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
@@ -279,6 +326,7 @@ export class SqliteStore implements RelayStore {
   }
 
   async close(): Promise<void> {
+    while (this.scheduled || this.pending.length > 0) await new Promise((resolve) => setImmediate(resolve));
     await this.queue;
     if (this.reader !== this.writer) this.reader.db.close();
     this.writer.db.close();
