@@ -5,6 +5,22 @@ import type { DomainDeps } from "./deps.js";
 import { reaches } from "./devices.js";
 import { RelayError } from "./errors.js";
 
+/**
+ * Installations never change owner and are never deleted, so a found one is remembered (bounded): an answer then
+ * costs no lookup of its installation. Unknown ids are not remembered (one may be enrolled a moment later).
+ */
+async function installationById(deps: DomainDeps, id: string): Promise<Installation | undefined> {
+  const knownInstallations = deps.knownInstallations;
+  const known = knownInstallations.get(id);
+  if (known) return known;
+  const found = await deps.store.read((tx) => tx.installationById(id));
+  if (found) {
+    if (knownInstallations.size >= 10_000) knownInstallations.clear();
+    knownInstallations.set(id, found);
+  }
+  return found;
+}
+
 export type SubmitOutcome = { status: "accepted" | "duplicate"; response_id: string };
 
 /**
@@ -13,10 +29,7 @@ export type SubmitOutcome = { status: "accepted" | "duplicate"; response_id: str
  */
 export async function submitAnswer(deps: DomainDeps, device: Device, body: unknown): Promise<SubmitOutcome> {
   const answer: CheckedAnswer = checkAnswer(body, device.id);
-  const installation =
-    answer.installation_id === ""
-      ? undefined
-      : await deps.store.read((tx) => tx.installationById(answer.installation_id));
+  const installation = answer.installation_id === "" ? undefined : await installationById(deps, answer.installation_id);
   // 7. The device shares the installation's owner or holds the legacy direct link.
   if (!installation || !reaches(installation, device)) {
     throw new RelayError("forbidden", "this device is not paired with that installation");

@@ -1,4 +1,4 @@
-import type { RelayStore } from "../store/types.js";
+import type { Installation, RelayStore } from "../store/types.js";
 import type { Clock } from "./clock.js";
 import type { Feed } from "./feed.js";
 
@@ -14,4 +14,6 @@ export interface DomainDeps {
   /** The URL phones use (RELAY_PUBLIC_URL), without a trailing slash. */
   publicUrl: () => string;
   push?: PushWaker;
+  /** Installations already looked up (they never change owner and are never deleted). */
+  knownInstallations: Map<string, Installation>;
 }

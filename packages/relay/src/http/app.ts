@@ -62,6 +62,7 @@ export function buildApp(options: AppOptions): RelayApp {
     store: options.store,
     clock,
     feed: new Feed(options.store, clock, hub),
+    knownInstallations: new Map(),
     publicUrl: () => (typeof publicUrl === "function" ? publicUrl() : publicUrl).replace(/\/+$/, ""),
     ...(options.push ? { push: options.push } : {}),
   };

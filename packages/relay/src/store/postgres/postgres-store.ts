@@ -283,9 +283,11 @@ export class PostgresStore implements RelayStore {
     try {
       await client.query("BEGIN");
       const result = await work(new PostgresTx(client, changes));
-      const announced = new Set(changes.map(changeText));
-      for (const text of announced) await client.query(SQL.notify, [`${this.origin}|${text}`]);
-      await client.query("COMMIT");
+      // The announcements ride in the COMMIT's round trip (one simple query; NOTIFY is delivered at commit).
+      const notifications = [...new Set(changes.map(changeText))].map(
+        (text) => `SELECT pg_notify('${CHANNEL}', ${client.escapeLiteral(`${this.origin}|${text}`)});`,
+      );
+      await client.query(`${notifications.join(" ")} COMMIT`);
       for (const change of changes) this.emit(change);
       return result;
     } catch (error) {

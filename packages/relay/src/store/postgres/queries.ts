@@ -61,6 +61,4 @@ export const SQL = {
       LIMIT $3)`,
   prunePairings:
     "DELETE FROM pairings WHERE code_hash IN (SELECT code_hash FROM pairings WHERE expires_at <= $1 LIMIT $2)",
-
-  notify: "SELECT pg_notify('relay_changes', $1)",
 } as const;
