@@ -1,0 +1,340 @@
+// Relay benchmarks: stored answers/s and latency vs a bare fastify baseline (SQLite, PostgreSQL with one and two
+// relay processes), answer-to-held-poll latency with wait=N, RSS with 10,000 held polls.
+// Usage: npm run bench:relay [-- --duration=10 --connections=10,100 --rounds=200 --holds=10000 --skip=pg]
+// Summary (markdown) on stdout, progress on stderr, raw JSON in bench/results/.
+import { randomUUID } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { Agent, request } from "node:http";
+import os from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+import pg from "pg";
+import {
+  answerBody,
+  BENCH_DIR,
+  call,
+  enrollAndPair,
+  percentile,
+  progress,
+  REPO_ROOT,
+  round,
+  rssMb,
+  spawnServer,
+  startPostgres,
+  startRelay,
+} from "./lib.mjs";
+
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: "string", default: "10" },
+    warmup: { type: "string", default: "2" },
+    connections: { type: "string", default: "10,100" },
+    rounds: { type: "string", default: "200" },
+    holds: { type: "string", default: "10000" },
+    skip: { type: "string", default: "" },
+  },
+});
+const duration = Number(args.duration);
+const warmup = Number(args.warmup);
+const connectionCounts = args.connections.split(",").map(Number);
+const skip = new Set(args.skip.split(",").filter(Boolean));
+const results = { machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version }, runs: [] };
+
+/** One autocannon run posting unique answers; returns throughput, latency and the ids that got 201. */
+function load(targets, connections, seconds) {
+  const accepted = [];
+  const prefix = randomUUID().slice(0, 8);
+  let counter = 0;
+  const runs = targets.map(
+    ({ url, installation, phone }) =>
+      new Promise((resolve, reject) => {
+        autocannon(
+          {
+            url: `${url}/v1/interaction-responses`,
+            connections: Math.max(1, Math.round(connections / targets.length)),
+            duration: seconds,
+            method: "POST",
+            headers: { authorization: `Bearer ${phone.token}`, "content-type": "application/json" },
+            requests: [
+              {
+                setupRequest: (req, context) => {
+                  context.id = `${prefix}-${counter++}`;
+                  return { ...req, body: JSON.stringify(answerBody(installation, phone, context.id)) };
+                },
+                onResponse: (status, _body, context) => {
+                  if (status === 201) accepted.push(context.id);
+                },
+              },
+            ],
+          },
+          (error, result) => (error ? reject(error) : resolve(result)),
+        );
+      }),
+  );
+  return Promise.all(runs).then((list) => ({
+    rps: list.reduce((sum, result) => sum + result.requests.average, 0),
+    p50: Math.max(...list.map((result) => result.latency.p50)),
+    p99: Math.max(...list.map((result) => result.latency.p99)),
+    non2xx: list.reduce((sum, result) => sum + result.non2xx + result.errors, 0),
+    accepted,
+  }));
+}
+
+async function committedIds(backend, location, installationId) {
+  if (backend === "sqlite") {
+    const db = new DatabaseSync(location, { readOnly: true });
+    const rows = db.prepare("SELECT response_id FROM answers WHERE installation_id = ?").all(installationId);
+    db.close();
+    return new Set(rows.map((row) => row.response_id));
+  }
+  const client = new pg.Client({ connectionString: location });
+  await client.connect();
+  const { rows } = await client.query("SELECT response_id FROM answers WHERE installation_id = $1", [installationId]);
+  await client.end();
+  return new Set(rows.map((row) => row.response_id));
+}
+
+async function throughput(name, relays, backend, location, enrollmentToken) {
+  for (const connections of connectionCounts) {
+    // A fresh installation per run, so the committed-rows check covers exactly this run.
+    const { installation, phone } = await enrollAndPair(relays[0].url, enrollmentToken);
+    const targets = relays.map((relay) => ({ url: relay.url, installation, phone }));
+    if (warmup > 0) await load(targets, connections, warmup);
+    const run = await load(targets, connections, duration);
+    const committed = backend ? await committedIds(backend, location, installation.installation_id) : undefined;
+    const lost = committed ? run.accepted.filter((id) => !committed.has(id)).length : 0;
+    const entry = {
+      name,
+      connections,
+      rps: round(run.rps, 0),
+      p50: run.p50,
+      p99: run.p99,
+      accepted: run.accepted.length,
+      non2xx: run.non2xx,
+      lost,
+    };
+    results.runs.push(entry);
+    progress(`${name} c=${connections}: ${entry.rps}/s p50 ${entry.p50} ms p99 ${entry.p99} ms, lost ${lost}`);
+  }
+}
+
+async function waitForHeld(url, count) {
+  for (;;) {
+    const health = (await call(url, "GET", "/healthz")).json;
+    if (health.held_polls >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, health.held_polls > 0 ? 5 : 1));
+  }
+}
+
+/** Time from sending an answer to the broker's held poll (wait=30) returning it; the POST round trip beside it. */
+async function heldPollLatency(name, postUrl, pollUrl, enrollmentToken) {
+  const { installation, phone } = await enrollAndPair(postUrl, enrollmentToken);
+  let cursor = (await call(pollUrl, "GET", "/v1/interaction-responses", installation.token)).json.next_cursor;
+  const wake = [];
+  const post = [];
+  for (let index = 0; index < Number(args.rounds); index += 1) {
+    const held = call(
+      pollUrl,
+      "GET",
+      `/v1/interaction-responses?since=${encodeURIComponent(cursor)}&wait=30`,
+      installation.token,
+    );
+    await waitForHeld(pollUrl, 1);
+    const started = performance.now();
+    const posted = call(
+      postUrl,
+      "POST",
+      "/v1/interaction-responses",
+      phone.token,
+      answerBody(installation, phone, `l${index}`),
+    ).then(() => post.push(performance.now() - started));
+    const page = await held;
+    wake.push(performance.now() - started);
+    await posted;
+    cursor = page.json.next_cursor;
+  }
+  wake.sort((a, b) => a - b);
+  post.sort((a, b) => a - b);
+  const entry = {
+    name,
+    rounds: wake.length,
+    wakeP50: round(percentile(wake, 50), 2),
+    wakeP99: round(percentile(wake, 99), 2),
+    postP50: round(percentile(post, 50), 2),
+    postP99: round(percentile(post, 99), 2),
+  };
+  results.runs.push(entry);
+  progress(`${name}: answer to held poll p50 ${entry.wakeP50} ms p99 ${entry.wakeP99} ms`);
+}
+
+/** 10,000 held polls on one relay process: its RSS before, while held, and how long one answer takes to reach all. */
+async function heldPollMemory(relay, enrollmentToken) {
+  const holds = Number(args.holds);
+  const { installation, phone } = await enrollAndPair(relay.url, enrollmentToken);
+  const cursor = (await call(relay.url, "GET", "/v1/interaction-responses", installation.token)).json.next_cursor;
+  const idle = rssMb(relay.child.pid);
+  const agent = new Agent({ maxSockets: Number.POSITIVE_INFINITY, keepAlive: false });
+  const { hostname, port } = new URL(relay.url);
+  const path = `/v1/interaction-responses?since=${encodeURIComponent(cursor)}&wait=30`;
+  let delivered = 0;
+  let failed = 0;
+  let allDone;
+  const done = new Promise((resolve) => {
+    allDone = resolve;
+  });
+  const settle = () => {
+    if (delivered + failed === holds) allDone();
+  };
+  for (let index = 0; index < holds; index += 1) {
+    const req = request(
+      { hostname, port, path, agent, headers: { authorization: `Bearer ${installation.token}` } },
+      (res) => {
+        let text = "";
+        res.on("data", (chunk) => {
+          text += chunk;
+        });
+        res.on("end", () => {
+          if (res.statusCode === 200 && JSON.parse(text).responses.length === 1) delivered += 1;
+          else failed += 1;
+          settle();
+        });
+      },
+    );
+    req.on("error", () => {
+      failed += 1;
+      settle();
+    });
+    req.end();
+  }
+  await waitForHeld(relay.url, holds);
+  const held = rssMb(relay.child.pid);
+  const started = performance.now();
+  await call(relay.url, "POST", "/v1/interaction-responses", phone.token, answerBody(installation, phone, "fanout"));
+  await done;
+  const fanoutMs = performance.now() - started;
+  agent.destroy();
+  const entry = {
+    name: "held polls",
+    holds,
+    idleMb: round(idle),
+    heldMb: round(held),
+    fanoutMs: round(fanoutMs, 0),
+    delivered,
+    failed,
+  };
+  results.runs.push(entry);
+  progress(
+    `${holds} held polls: RSS ${entry.idleMb} MB idle, ${entry.heldMb} MB held; one answer reached all in ${entry.fanoutMs} ms`,
+  );
+}
+
+const cleanups = [];
+try {
+  const baseline = await spawnServer([join(BENCH_DIR, "baseline-server.mjs")]);
+  cleanups.push(baseline.stop);
+  const fakeInstallation = { installation_id: "ins_x" };
+  const fakePhone = { device_id: "dev_x", token: "x" };
+  for (const connections of connectionCounts) {
+    if (warmup > 0)
+      await load([{ url: baseline.url, installation: fakeInstallation, phone: fakePhone }], connections, warmup);
+    const run = await load(
+      [{ url: baseline.url, installation: fakeInstallation, phone: fakePhone }],
+      connections,
+      duration,
+    );
+    results.runs.push({
+      name: "bare fastify",
+      connections,
+      rps: round(run.rps, 0),
+      p50: run.p50,
+      p99: run.p99,
+      accepted: run.accepted.length,
+      non2xx: run.non2xx,
+      lost: 0,
+    });
+    progress(`bare fastify c=${connections}: ${round(run.rps, 0)}/s p50 ${run.p50} ms p99 ${run.p99} ms`);
+  }
+  await baseline.stop();
+
+  const sqliteDir = mkdtempSync(join(os.tmpdir(), "relay-bench-"));
+  cleanups.push(async () => rmSync(sqliteDir, { recursive: true, force: true }));
+  const sqliteRelay = await startRelay({ dataDir: sqliteDir });
+  cleanups.push(sqliteRelay.stop);
+  const token = readFileSync(join(sqliteDir, "enrollment-token"), "utf8").trim();
+  await throughput("relay, SQLite", [sqliteRelay], "sqlite", join(sqliteDir, "relay.db"), token);
+  await heldPollLatency("held poll, SQLite", sqliteRelay.url, sqliteRelay.url, token);
+  await sqliteRelay.stop();
+  if (!skip.has("holds")) {
+    const fresh = await startRelay({ dataDir: sqliteDir });
+    cleanups.push(fresh.stop);
+    await heldPollMemory(fresh, token);
+    await fresh.stop();
+  }
+
+  if (!skip.has("pg")) {
+    const server = await startPostgres();
+    cleanups.push(server.stop);
+    results.machine.postgres = server.version;
+    const admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    for (const processes of [1, 2]) {
+      const name = `relay_bench_${processes}`;
+      await admin.query(`CREATE DATABASE ${name}`);
+      const databaseUrl = server.url.replace(/\/postgres$/, `/${name}`);
+      const dataDir = mkdtempSync(join(os.tmpdir(), "relay-bench-pg-data-"));
+      cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+      const relays = [];
+      for (let index = 0; index < processes; index += 1) relays.push(await startRelay({ dataDir, databaseUrl }));
+      cleanups.push(() => Promise.all(relays.map((relay) => relay.stop())));
+      const pgToken = readFileSync(join(dataDir, "enrollment-token"), "utf8").trim();
+      const label = `relay, PostgreSQL, ${processes} process${processes > 1 ? "es" : ""}`;
+      await throughput(label, relays, "postgres", databaseUrl, pgToken);
+      if (processes === 2) {
+        await heldPollLatency(
+          "held poll, PostgreSQL, answer to process A, poll held by B",
+          relays[0].url,
+          relays[1].url,
+          pgToken,
+        );
+      }
+      await Promise.all(relays.map((relay) => relay.stop()));
+    }
+    await admin.end();
+  }
+} finally {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+}
+
+mkdirSync(join(REPO_ROOT, "bench/results"), { recursive: true });
+const file = join(REPO_ROOT, "bench/results", `relay-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
+writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+
+const lines = [
+  `Machine: ${results.machine.cpus} CPUs (${results.machine.model}), Node ${results.machine.node}` +
+    (results.machine.postgres ? `, PostgreSQL ${results.machine.postgres}` : ""),
+  "",
+  "| run | connections | answers/s | p50 ms | p99 ms | 201s | other | 201 not committed |",
+  "|---|---:|---:|---:|---:|---:|---:|---:|",
+];
+for (const run of results.runs.filter((entry) => entry.connections)) {
+  lines.push(
+    `| ${run.name} | ${run.connections} | ${run.rps} | ${run.p50} | ${run.p99} | ${run.accepted} | ${run.non2xx} | ${run.lost} |`,
+  );
+}
+lines.push(
+  "",
+  "| held poll | rounds | answer to poll p50 ms | p99 ms | POST round trip p50 ms | p99 ms |",
+  "|---|---:|---:|---:|---:|---:|",
+);
+for (const run of results.runs.filter((entry) => entry.rounds)) {
+  lines.push(`| ${run.name} | ${run.rounds} | ${run.wakeP50} | ${run.wakeP99} | ${run.postP50} | ${run.postP99} |`);
+}
+for (const run of results.runs.filter((entry) => entry.holds)) {
+  lines.push(
+    "",
+    `${run.holds} held polls on one SQLite relay: RSS ${run.idleMb} MB idle, ${run.heldMb} MB while held; one answer reached all ${run.delivered} in ${run.fanoutMs} ms (${run.failed} failed).`,
+  );
+}
+process.stdout.write(`${lines.join("\n")}\n\nraw: ${file}\n`);

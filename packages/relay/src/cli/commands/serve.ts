@@ -1,0 +1,19 @@
+import { resolveSettings, type SettingsFlags } from "../../config/settings.js";
+import { streamLogger } from "../../log.js";
+import { startRelay } from "../../relay.js";
+
+/** `notify-relay serve`: foreground; SIGINT/SIGTERM close the listener, drain, and close the store. */
+export async function serve(flags: SettingsFlags): Promise<void> {
+  const settings = resolveSettings(flags);
+  const logger = streamLogger((line) => process.stderr.write(line));
+  const relay = await startRelay(settings, logger);
+  logger.info(`notify-relay listening on ${relay.url} (public URL ${relay.publicUrl}, ${relay.store.backend} store)`);
+  process.stdout.write(`notify-relay listening on ${relay.url}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  logger.info("shutting down");
+  await relay.close();
+}

@@ -1,0 +1,88 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import envPaths from "env-paths";
+import { newToken } from "../domain/tokens.js";
+
+/** DESIGN.md, Relay: flags win over environment variables, which win over defaults. */
+export interface RelaySettings {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  publicUrl: string | undefined;
+  trustProxy: boolean | string;
+  rateLimits: boolean;
+}
+
+export interface SettingsFlags {
+  port?: string;
+  host?: string;
+  dataDir?: string;
+  databaseUrl?: string;
+  publicUrl?: string;
+  trustProxy?: string | boolean;
+}
+
+export const DEFAULT_PORT = 47822;
+export const DEFAULT_HOST = "127.0.0.1";
+
+export class SettingsError extends Error {}
+
+function parsePort(value: string, from: string): number {
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) throw new SettingsError(`${from} must be a port (0-65535)`);
+  return Number(value);
+}
+
+/** `--trust-proxy` alone (or "true") trusts every hop; otherwise a comma-separated list of addresses or CIDRs. */
+function parseTrustProxy(value: string | boolean | undefined): boolean | string {
+  if (value === undefined || value === false || value === "" || value === "false") return false;
+  if (value === true || value === "true") return true;
+  return value;
+}
+
+export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv = process.env): RelaySettings {
+  const port =
+    flags.port !== undefined
+      ? parsePort(flags.port, "--port")
+      : env.RELAY_PORT
+        ? parsePort(env.RELAY_PORT, "RELAY_PORT")
+        : DEFAULT_PORT;
+  const publicUrl = flags.publicUrl ?? (env.RELAY_PUBLIC_URL || undefined);
+  if (publicUrl !== undefined && !/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(publicUrl)) {
+    throw new SettingsError("RELAY_PUBLIC_URL must be an http(s) URL without query or fragment");
+  }
+  return {
+    port,
+    host: flags.host ?? (env.RELAY_HOST || DEFAULT_HOST),
+    dataDir: flags.dataDir ?? (env.RELAY_DATA_DIR || envPaths("notify-relay", { suffix: "" }).data),
+    databaseUrl: flags.databaseUrl ?? (env.RELAY_DATABASE_URL || undefined),
+    publicUrl,
+    trustProxy: parseTrustProxy(flags.trustProxy ?? env.RELAY_TRUST_PROXY),
+    rateLimits: env.RELAY_RATE_LIMITS !== "off",
+  };
+}
+
+/**
+ * Reads a secret file of the data dir, creating it with `create()` on first run. `wx` makes the first writer win
+ * when two relay processes share a data dir and start together; the other reads what it wrote.
+ */
+export function readOrCreate(dataDir: string, name: string, create: () => string): string {
+  const path = join(dataDir, name);
+  try {
+    return readFileSync(path, "utf8").trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  try {
+    writeFileSync(path, `${create()}\n`, { flag: "wx", mode: 0o600 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+  return readFileSync(path, "utf8").trim();
+}
+
+/** RELAY_ENROLLMENT_TOKEN, else the data dir's `enrollment-token`, generated on first run. */
+export function enrollmentToken(dataDir: string, env: NodeJS.ProcessEnv = process.env): string {
+  return env.RELAY_ENROLLMENT_TOKEN || readOrCreate(dataDir, "enrollment-token", () => newToken("enrollment"));
+}

@@ -1,0 +1,96 @@
+import { RELAY_CONTRACT_VERSION } from "@notify/contracts";
+import { RelayError } from "./errors.js";
+
+/** The answer body a phone posts (spec 2, "Relay answer body"), with exactly one of choice_id and text. */
+export interface CheckedAnswer {
+  contract_version: string;
+  response_id: string;
+  interaction_id: string;
+  request_digest: string;
+  nonce: string;
+  choice_id?: string;
+  text?: string;
+  installation_id: string;
+  device_id: string;
+}
+
+const present = (value: unknown): boolean => value !== undefined && value !== null;
+const isText = (value: unknown): value is string => typeof value === "string";
+
+/**
+ * Checks 2 to 6 of POST /v1/interaction-responses, in the spec's order, so a body failing two checks gets the
+ * earlier one's status (check 1, the token, runs before the body is read; check 7 needs the store). The relay
+ * checks shape only: digest, nonce and expiry are the broker's to re-check. Unknown fields are not answer fields:
+ * they are dropped, never stored or served.
+ */
+export function checkAnswer(body: unknown, deviceId: string): CheckedAnswer {
+  const fields = (typeof body === "object" && body !== null && !Array.isArray(body) ? body : {}) as Record<
+    string,
+    unknown
+  >;
+  // 2. contract_version is "1".
+  if (fields.contract_version !== RELAY_CONTRACT_VERSION) {
+    throw new RelayError("unsupported_contract_version", 'contract_version must be "1"');
+  }
+  // 3. The four identifying fields are present (as non-empty strings).
+  for (const name of ["response_id", "interaction_id", "request_digest", "nonce"] as const) {
+    const value = fields[name];
+    if (!isText(value) || value.length === 0) throw new RelayError("invalid_request", `${name} is required`);
+  }
+  // 4. Exactly one of choice_id and text.
+  if (present(fields.choice_id) === present(fields.text)) {
+    throw new RelayError("invalid_request", "exactly one of choice_id and text is required");
+  }
+  // 5. Bounds (response_id's 1-128 is spec 2's Limits table).
+  const nonce = fields.nonce as string;
+  const responseId = fields.response_id as string;
+  if (nonce.length > 128) throw new RelayError("invalid_request", "nonce must be 1-128 chars");
+  if (responseId.length > 128) throw new RelayError("invalid_request", "response_id must be 1-128 chars");
+  if (present(fields.choice_id)) {
+    const choice = fields.choice_id;
+    if (!isText(choice) || choice.length < 1 || choice.length > 64) {
+      throw new RelayError("invalid_request", "choice_id must be 1-64 chars");
+    }
+  } else if (!isText(fields.text) || fields.text.length > 2000) {
+    throw new RelayError("invalid_request", "text must be at most 2000 chars");
+  }
+  if (present(fields.installation_id) && !isText(fields.installation_id)) {
+    throw new RelayError("invalid_request", "installation_id must be a string");
+  }
+  // 6. device_id equals the authenticated device.
+  if (fields.device_id !== deviceId) {
+    throw new RelayError("forbidden", "device_id is not the authenticated device");
+  }
+  // Check 7 (the installation) is the caller's; a missing installation_id fails it with 403.
+  const answer: CheckedAnswer = {
+    contract_version: RELAY_CONTRACT_VERSION,
+    response_id: responseId,
+    interaction_id: fields.interaction_id as string,
+    request_digest: fields.request_digest as string,
+    nonce,
+    installation_id: (fields.installation_id as string | undefined) ?? "",
+    device_id: deviceId,
+  };
+  if (present(fields.choice_id)) answer.choice_id = fields.choice_id as string;
+  else answer.text = fields.text as string;
+  return answer;
+}
+
+/**
+ * The stored form: the answer fields in a fixed order, so "byte-identical answer fields" (the 409 duplicate rule)
+ * is a string comparison.
+ */
+export function storedAnswerBody(answer: CheckedAnswer): string {
+  const ordered: Record<string, string> = {
+    contract_version: answer.contract_version,
+    response_id: answer.response_id,
+    interaction_id: answer.interaction_id,
+    request_digest: answer.request_digest,
+    nonce: answer.nonce,
+  };
+  if (answer.choice_id !== undefined) ordered.choice_id = answer.choice_id;
+  if (answer.text !== undefined) ordered.text = answer.text;
+  ordered.installation_id = answer.installation_id;
+  ordered.device_id = answer.device_id;
+  return JSON.stringify(ordered);
+}

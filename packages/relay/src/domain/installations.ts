@@ -1,0 +1,36 @@
+import { randomHex } from "@notify/contracts/ids";
+import type { DomainDeps } from "./deps.js";
+import { RelayError } from "./errors.js";
+import { hashSecret, newToken } from "./tokens.js";
+
+export interface EnrolledInstallation {
+  installation_id: string;
+  token: string;
+  owner_id: string;
+}
+
+/** POST /v1/installations: a broker enrolls with the operator's enrollment token and gets its own owner. */
+export async function enrollInstallation(deps: DomainDeps, body: unknown): Promise<EnrolledInstallation> {
+  const fields = (body ?? {}) as Record<string, unknown>;
+  if (typeof fields !== "object" || Array.isArray(fields))
+    throw new RelayError("invalid_request", "body must be an object");
+  const name = fields.name;
+  if (name !== undefined && name !== null && (typeof name !== "string" || name.length < 1 || name.length > 100)) {
+    throw new RelayError("invalid_request", "name must be 1-100 chars");
+  }
+  const now = deps.clock.now();
+  const ownerId = `own_${randomHex(12)}`;
+  const installationId = `ins_${randomHex(12)}`;
+  const token = newToken("installation");
+  await deps.store.transaction(async (tx) => {
+    await tx.createOwner(ownerId, now);
+    await tx.createInstallation({
+      id: installationId,
+      ownerId,
+      name: typeof name === "string" ? name : null,
+      tokenHash: hashSecret(token),
+      createdAt: now,
+    });
+  });
+  return { installation_id: installationId, token, owner_id: ownerId };
+}

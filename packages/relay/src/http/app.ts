@@ -1,0 +1,135 @@
+import Fastify, { type FastifyInstance } from "fastify";
+import { Authenticator } from "../domain/auth.js";
+import { ChangeHub, changeKey } from "../domain/change-hub.js";
+import { type Clock, systemClock } from "../domain/clock.js";
+import type { DomainDeps, PushWaker } from "../domain/deps.js";
+import { RelayError } from "../domain/errors.js";
+import { Feed } from "../domain/feed.js";
+import { type RelayLogger, silentLogger } from "../log.js";
+import type { RelayStore } from "../store/types.js";
+import { VERSION } from "../version.js";
+import { AccessLog } from "./access-log.js";
+import type { Guards } from "./auth.js";
+import { errorHandler, sendError } from "./errors.js";
+import { DEFAULT_LIMITS, Limits, type LimitTable } from "./rate-limit.js";
+import { answerRoutes } from "./routes/answers.js";
+import { deviceRoutes } from "./routes/devices.js";
+import { envelopeRoutes } from "./routes/envelopes.js";
+import { pairingRoutes } from "./routes/pairing.js";
+
+/** Spec 2: the relay body limit, on every route. */
+export const BODY_LIMIT = 64 * 1024;
+
+export interface AppOptions {
+  store: RelayStore;
+  enrollmentToken: string;
+  /** RELAY_PUBLIC_URL: pairing links point here (a function when it is known only after listening). */
+  publicUrl: string | (() => string);
+  clock?: Clock;
+  push?: PushWaker;
+  /** The VAPID public key phones subscribe with (base64url). */
+  vapidPublicKey?: string;
+  logger?: RelayLogger;
+  /** `false` switches rate limiting off (benchmarks only). */
+  limits?: LimitTable | false;
+  /** fastify's trustProxy: the client address then comes from X-Forwarded-For (behind a TLS proxy). */
+  trustProxy?: boolean | string;
+}
+
+export interface RelayApp {
+  app: FastifyInstance;
+  hub: ChangeHub;
+}
+
+/** Security headers on every response: the relay serves JSON that nothing should sniff, frame or cache. */
+const SECURITY_HEADERS: Record<string, string> = {
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "referrer-policy": "no-referrer",
+  "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
+  "cross-origin-resource-policy": "same-origin",
+  "cache-control": "no-store",
+};
+
+/** Builds the relay's HTTP app without listening, so tests use `app.inject()`. */
+export function buildApp(options: AppOptions): RelayApp {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const hub = new ChangeHub();
+  const publicUrl = options.publicUrl;
+  const unsubscribe = options.store.onChange((change) => hub.notify(changeKey(change)));
+  const deps: DomainDeps = {
+    store: options.store,
+    clock,
+    feed: new Feed(options.store, clock, hub),
+    knownInstallations: new Map(),
+    publicUrl: () => (typeof publicUrl === "function" ? publicUrl() : publicUrl).replace(/\/+$/, ""),
+    ...(options.push ? { push: options.push } : {}),
+  };
+  const limits = new Limits(options.limits === undefined ? DEFAULT_LIMITS : options.limits);
+  const guards: Guards = {
+    authenticator: new Authenticator(deps),
+    limits,
+    enrollmentToken: options.enrollmentToken,
+  };
+
+  const app = Fastify({
+    bodyLimit: BODY_LIMIT,
+    trustProxy: options.trustProxy ?? false,
+    // A held long-poll lasts up to 30 s; anything slower than this is a stuck client.
+    requestTimeout: 60_000,
+    logger: false,
+    return503OnClosing: true,
+  });
+  app.decorateRequest("installation", null);
+  app.decorateRequest("device", null);
+
+  // One JSON parser for every route: media type and size are checked by fastify before this runs (415, 413).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("application/json", { parseAs: "string", bodyLimit: BODY_LIMIT }, (_request, body, done) => {
+    const text = body as string;
+    if (text.trim() === "") return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new RelayError("invalid_request", "the body is not valid JSON"), undefined);
+    }
+  });
+
+  app.addHook("onRequest", async (request) => {
+    const wait = limits.take("perIp", request.ip);
+    if (wait > 0) throw new RelayError("rate_limited", "too many requests", wait);
+  });
+  app.addHook("onSend", async (_request, reply, payload) => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) reply.header(name, value);
+    if (deps.publicUrl().startsWith("https:")) reply.header("strict-transport-security", "max-age=31536000");
+    return payload;
+  });
+  const accessLog = new AccessLog(logger);
+  app.addHook("onResponse", async (request, reply) => {
+    accessLog.record(request.method, request.routeOptions.url ?? "(no route)", reply.statusCode, reply.elapsedTime);
+  });
+  app.addHook("onClose", async () => {
+    unsubscribe();
+    accessLog.close();
+  });
+  app.setErrorHandler(errorHandler(logger));
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, new RelayError("not_found", "no such route")));
+
+  // held_polls: long-polls this process holds (operators watch it; the benchmark waits on it).
+  app.get("/healthz", async () => ({
+    status: "ok",
+    version: VERSION,
+    backend: options.store.backend,
+    held_polls: hub.size,
+  }));
+  app.get("/v1/push/vapid-public-key", async (request, reply) => {
+    if (!options.vapidPublicKey) return sendError(request, reply, new RelayError("not_found", "Web Push is off"));
+    return { public_key: options.vapidPublicKey };
+  });
+  pairingRoutes(app, deps, guards);
+  deviceRoutes(app, deps, guards);
+  envelopeRoutes(app, deps, guards);
+  answerRoutes(app, deps, guards);
+  return { app, hub };
+}

@@ -1,0 +1,30 @@
+import type { FastifyInstance } from "fastify";
+import type { DomainDeps } from "../../domain/deps.js";
+import { enrollInstallation } from "../../domain/installations.js";
+import { claimPairing, createPairing } from "../../domain/pairing.js";
+import { normalizePairingCode } from "../../domain/tokens.js";
+import { enrollmentAuth, type Guards, installationAuth, installationOf, ipLimit, takeLimit } from "../auth.js";
+
+/** Enrollment (operator token) and pairing (installation shows a code, a phone claims it). */
+export function pairingRoutes(app: FastifyInstance, deps: DomainDeps, guards: Guards): void {
+  app.post("/v1/installations", {
+    onRequest: enrollmentAuth(guards),
+    handler: async (request, reply) => reply.code(201).send(await enrollInstallation(deps, request.body)),
+  });
+
+  app.post("/v1/pairings", {
+    onRequest: installationAuth(guards, "pairingCreate"),
+    handler: async (request, reply) =>
+      reply.code(201).send(await createPairing(deps, installationOf(request), request.body)),
+  });
+
+  app.post("/v1/pairings/claim", {
+    onRequest: ipLimit(guards, "claimPerIp"),
+    handler: async (request, reply) => {
+      const code = (request.body as { code?: unknown } | undefined)?.code;
+      const normalized = typeof code === "string" ? normalizePairingCode(code) : undefined;
+      if (normalized) takeLimit(guards, "claimPerCode", normalized);
+      return reply.code(201).send(await claimPairing(deps, request.body));
+    },
+  });
+}

@@ -1,0 +1,29 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { RelayError } from "../../domain/errors.js";
+import { MAX_WAIT_SECONDS } from "../../domain/feed.js";
+
+type Query = Record<string, string | string[] | undefined>;
+
+/** A single query value; a repeated parameter is a malformed request. */
+export function queryValue(request: FastifyRequest, name: string): string | undefined {
+  const value = (request.query as Query)[name];
+  if (Array.isArray(value)) throw new RelayError("invalid_request", `${name} must be given once`);
+  return value;
+}
+
+/** `wait=N`: seconds, a whole number; anything over 30 is held 30 (beyond the spec: docs/relay.md, Long polls). */
+export function waitSeconds(request: FastifyRequest): number {
+  const value = queryValue(request, "wait");
+  if (value === undefined || value === "") return 0;
+  if (!/^\d{1,6}$/.test(value)) throw new RelayError("invalid_request", "wait must be a whole number of seconds");
+  return Math.min(Number(value), MAX_WAIT_SECONDS);
+}
+
+/** Aborts when the client goes away, so a held long-poll does not outlive its connection. */
+export function abortOnClose(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once("close", () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}

@@ -1,0 +1,64 @@
+/**
+ * Every SQL statement of the PostgreSQL store. Feed positions are selected under names of their own: ORDER BY
+ * resolves a bare name to an output column first, and ordering by the text form would sort "1000" before "999". Feed reads stop below `pg_snapshot_xmin(pg_current_snapshot())`:
+ * every transaction older than that has finished, so no row can later appear behind a position already served.
+ */
+const SERVABLE = "txid < pg_snapshot_xmin(pg_current_snapshot())";
+
+export const SQL = {
+  insertOwner: "INSERT INTO owners (id, created_at) VALUES ($1, $2)",
+  insertInstallation:
+    "INSERT INTO installations (id, owner_id, name, token_hash, created_at) VALUES ($1, $2, $3, $4, $5)",
+  installationByTokenHash: "SELECT id, owner_id, name, created_at FROM installations WHERE token_hash = $1",
+  installationById: "SELECT id, owner_id, name, created_at FROM installations WHERE id = $1",
+  listInstallations: `SELECT i.id, i.owner_id, i.name, i.created_at,
+      (SELECT count(*) FROM devices d WHERE d.revoked_at IS NULL
+        AND (d.owner_id = i.owner_id OR d.direct_installation_id = i.id)) AS devices
+    FROM installations i ORDER BY i.created_at, i.id`,
+
+  insertPairing: `INSERT INTO pairings (code_hash, installation_id, owner_id, direct, created_at, expires_at)
+    VALUES ($1, $2, $3, $4, $5, $6)`,
+  takePairing: `DELETE FROM pairings WHERE code_hash = $1 AND expires_at > $2
+    RETURNING installation_id, owner_id, direct, expires_at`,
+
+  insertDevice: `INSERT INTO devices (id, owner_id, direct_installation_id, name, public_key, token_hash,
+      push_subscription, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+  deviceByTokenHash: "SELECT * FROM devices WHERE token_hash = $1 AND revoked_at IS NULL",
+  deviceById: "SELECT * FROM devices WHERE id = $1",
+  devicesFor: `SELECT * FROM devices WHERE revoked_at IS NULL AND (owner_id = $1 OR direct_installation_id = $2)
+    ORDER BY created_at, id`,
+  listDevices: "SELECT * FROM devices ORDER BY created_at, id",
+  revokeDevice: "UPDATE devices SET revoked_at = $1, push_subscription = NULL WHERE id = $2 AND revoked_at IS NULL",
+  setPushSubscription: "UPDATE devices SET push_subscription = $1 WHERE id = $2 AND revoked_at IS NULL",
+  dropPushSubscription: "UPDATE devices SET push_subscription = NULL WHERE id = $1 AND push_subscription = $2",
+
+  insertAnswer: `INSERT INTO answers (installation_id, response_id, device_id, body, received_at)
+    VALUES ($1, $2, $3, $4, $5) ON CONFLICT (installation_id, response_id) DO NOTHING RETURNING seq`,
+  answerBody: "SELECT body FROM answers WHERE installation_id = $1 AND response_id = $2",
+  answersAfter: `SELECT txid::text AS position_txid, seq::text AS position_seq, body, received_at AS at FROM answers
+    WHERE installation_id = $1 AND (txid, seq) > ($2::xid8, $3::bigint) AND received_at >= $4 AND ${SERVABLE}
+    ORDER BY txid, seq LIMIT $5`,
+  ackAnswers: `UPDATE answers SET acked_at = $1
+    WHERE installation_id = $2 AND (txid, seq) <= ($3::xid8, $4::bigint) AND acked_at IS NULL`,
+
+  insertEnvelope: "INSERT INTO envelopes (id, installation_id, body, created_at) VALUES ($1, $2, $3, $4) RETURNING seq",
+  insertRecipients: `INSERT INTO envelope_recipients (device_id, envelope_seq)
+    SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING`,
+  envelopesAfter: `SELECT r.txid::text AS position_txid, r.envelope_seq::text AS position_seq, e.id, e.body, e.created_at AS at
+    FROM envelope_recipients r JOIN envelopes e ON e.seq = r.envelope_seq
+    WHERE r.device_id = $1 AND (r.txid, r.envelope_seq) > ($2::xid8, $3::bigint) AND e.created_at >= $4
+      AND r.${SERVABLE}
+    ORDER BY r.txid, r.envelope_seq LIMIT $5`,
+  ackEnvelopes: `UPDATE envelope_recipients SET acked_at = $1
+    WHERE device_id = $2 AND (txid, envelope_seq) <= ($3::xid8, $4::bigint) AND acked_at IS NULL`,
+
+  pruneAnswers: `DELETE FROM answers WHERE seq IN (
+      SELECT seq FROM answers WHERE received_at < $1 OR acked_at < $2 LIMIT $3)`,
+  pruneEnvelopes: `DELETE FROM envelopes WHERE seq IN (
+      SELECT e.seq FROM envelopes e WHERE e.created_at < $1 OR NOT EXISTS (
+        SELECT 1 FROM envelope_recipients r WHERE r.envelope_seq = e.seq
+          AND (r.acked_at IS NULL OR r.acked_at >= $2))
+      LIMIT $3)`,
+  prunePairings:
+    "DELETE FROM pairings WHERE code_hash IN (SELECT code_hash FROM pairings WHERE expires_at <= $1 LIMIT $2)",
+} as const;

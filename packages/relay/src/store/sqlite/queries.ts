@@ -1,0 +1,57 @@
+/** Every SQL statement of the SQLite store, named (the store file only binds and maps them). */
+export const SQL = {
+  insertOwner: "INSERT INTO owners (id, created_at) VALUES (?, ?)",
+  insertInstallation:
+    "INSERT INTO installations (id, owner_id, name, token_hash, created_at) VALUES (:id, :ownerId, :name, :tokenHash, :createdAt)",
+  installationByTokenHash: "SELECT id, owner_id, name, created_at FROM installations WHERE token_hash = ?",
+  installationById: "SELECT id, owner_id, name, created_at FROM installations WHERE id = ?",
+  listInstallations: `SELECT i.id, i.owner_id, i.name, i.created_at,
+      (SELECT count(*) FROM devices d WHERE d.revoked_at IS NULL
+        AND (d.owner_id = i.owner_id OR d.direct_installation_id = i.id)) AS devices
+    FROM installations i ORDER BY i.created_at, i.id`,
+
+  insertPairing: `INSERT INTO pairings (code_hash, installation_id, owner_id, direct, created_at, expires_at)
+    VALUES (:codeHash, :installationId, :ownerId, :direct, :createdAt, :expiresAt)`,
+  takePairing:
+    "DELETE FROM pairings WHERE code_hash = ? AND expires_at > ? RETURNING installation_id, owner_id, direct, expires_at",
+
+  insertDevice: `INSERT INTO devices (id, owner_id, direct_installation_id, name, public_key, token_hash,
+      push_subscription, created_at)
+    VALUES (:id, :ownerId, :directInstallationId, :name, :publicKey, :tokenHash, :pushSubscription, :createdAt)`,
+  deviceByTokenHash: "SELECT * FROM devices WHERE token_hash = ? AND revoked_at IS NULL",
+  deviceById: "SELECT * FROM devices WHERE id = ?",
+  devicesFor: `SELECT * FROM devices WHERE revoked_at IS NULL AND (owner_id = ? OR direct_installation_id = ?)
+    ORDER BY created_at, id`,
+  listDevices: "SELECT * FROM devices ORDER BY created_at, id",
+  revokeDevice: "UPDATE devices SET revoked_at = ?, push_subscription = NULL WHERE id = ? AND revoked_at IS NULL",
+  setPushSubscription: "UPDATE devices SET push_subscription = ? WHERE id = ? AND revoked_at IS NULL",
+  dropPushSubscription: "UPDATE devices SET push_subscription = NULL WHERE id = ? AND push_subscription = ?",
+
+  insertAnswer: `INSERT INTO answers (installation_id, response_id, device_id, body, received_at)
+    VALUES (:installationId, :responseId, :deviceId, :body, :receivedAt)
+    ON CONFLICT (installation_id, response_id) DO NOTHING`,
+  answerBody: "SELECT body FROM answers WHERE installation_id = ? AND response_id = ?",
+  answersAfter: `SELECT seq, body, received_at AS at FROM answers
+    WHERE installation_id = ? AND seq > ? AND received_at >= ? ORDER BY seq LIMIT ?`,
+  ackAnswers: "UPDATE answers SET acked_at = ? WHERE installation_id = ? AND seq <= ? AND acked_at IS NULL",
+
+  insertEnvelope: "INSERT INTO envelopes (id, installation_id, body, created_at) VALUES (?, ?, ?, ?)",
+  insertRecipient: "INSERT OR IGNORE INTO envelope_recipients (device_id, envelope_seq) VALUES (?, ?)",
+  envelopesAfter: `SELECT e.seq, e.id, e.body, e.created_at AS at FROM envelope_recipients r
+    JOIN envelopes e ON e.seq = r.envelope_seq
+    WHERE r.device_id = ? AND r.envelope_seq > ? AND e.created_at >= ? ORDER BY r.envelope_seq LIMIT ?`,
+  ackEnvelopes:
+    "UPDATE envelope_recipients SET acked_at = ? WHERE device_id = ? AND envelope_seq <= ? AND acked_at IS NULL",
+
+  pruneAnswers: `DELETE FROM answers WHERE seq IN (
+      SELECT seq FROM answers WHERE received_at < :ageCutoff
+      UNION SELECT seq FROM answers WHERE acked_at < :ackCutoff
+      LIMIT :batch)`,
+  pruneEnvelopes: `DELETE FROM envelopes WHERE seq IN (
+      SELECT e.seq FROM envelopes e WHERE e.created_at < :ageCutoff OR NOT EXISTS (
+        SELECT 1 FROM envelope_recipients r WHERE r.envelope_seq = e.seq
+          AND (r.acked_at IS NULL OR r.acked_at >= :ackCutoff))
+      LIMIT :batch)`,
+  prunePairings:
+    "DELETE FROM pairings WHERE code_hash IN (SELECT code_hash FROM pairings WHERE expires_at <= ? LIMIT ?)",
+} as const;

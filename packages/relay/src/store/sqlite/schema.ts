@@ -1,0 +1,85 @@
+import type { DatabaseSync } from "node:sqlite";
+
+/**
+ * Migrations as a numbered list; `PRAGMA user_version` records how many ran. Times are integer milliseconds.
+ * AUTOINCREMENT keeps `seq` from ever being reused after pruning, so an old cursor never lands on a new row.
+ */
+const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
+  (db) =>
+    db.exec(`
+      CREATE TABLE owners (id TEXT PRIMARY KEY, created_at INTEGER NOT NULL);
+      CREATE TABLE installations (
+        id TEXT PRIMARY KEY,
+        owner_id TEXT NOT NULL REFERENCES owners(id),
+        name TEXT,
+        token_hash TEXT NOT NULL UNIQUE,
+        created_at INTEGER NOT NULL
+      );
+      CREATE TABLE devices (
+        id TEXT PRIMARY KEY,
+        owner_id TEXT REFERENCES owners(id),
+        direct_installation_id TEXT REFERENCES installations(id),
+        name TEXT NOT NULL,
+        public_key TEXT NOT NULL,
+        token_hash TEXT NOT NULL UNIQUE,
+        push_subscription TEXT,
+        created_at INTEGER NOT NULL,
+        revoked_at INTEGER
+      );
+      CREATE INDEX devices_by_owner ON devices (owner_id);
+      CREATE TABLE pairings (
+        code_hash TEXT PRIMARY KEY,
+        installation_id TEXT NOT NULL REFERENCES installations(id),
+        owner_id TEXT NOT NULL,
+        direct INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      );
+      CREATE TABLE answers (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        installation_id TEXT NOT NULL,
+        response_id TEXT NOT NULL,
+        device_id TEXT NOT NULL,
+        body TEXT NOT NULL,
+        received_at INTEGER NOT NULL,
+        acked_at INTEGER,
+        UNIQUE (installation_id, response_id)
+      );
+      CREATE INDEX answers_by_installation ON answers (installation_id, seq);
+      CREATE INDEX answers_by_age ON answers (received_at);
+      CREATE INDEX answers_by_ack ON answers (acked_at) WHERE acked_at IS NOT NULL;
+      CREATE TABLE envelopes (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        installation_id TEXT NOT NULL,
+        body TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX envelopes_by_age ON envelopes (created_at);
+      CREATE TABLE envelope_recipients (
+        device_id TEXT NOT NULL,
+        envelope_seq INTEGER NOT NULL REFERENCES envelopes(seq) ON DELETE CASCADE,
+        acked_at INTEGER,
+        PRIMARY KEY (device_id, envelope_seq)
+      ) WITHOUT ROWID;
+      CREATE INDEX envelope_recipients_by_envelope ON envelope_recipients (envelope_seq);
+    `),
+];
+
+export function migrate(db: DatabaseSync): void {
+  const current = Number((db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version);
+  if (current > MIGRATIONS.length) {
+    throw new Error(`relay.db has schema version ${current}, newer than this notify-relay (${MIGRATIONS.length})`);
+  }
+  for (let version = current; version < MIGRATIONS.length; version += 1) {
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      MIGRATIONS[version]?.(db);
+      db.exec(`PRAGMA user_version = ${version + 1}`);
+      db.exec("COMMIT");
+    } catch (error) {
+      db.exec("ROLLBACK");
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * The relay's storage, behind one interface with two implementations (store/sqlite, store/postgres). Domain code
+ * sees only this file: no SQL leaves the store.
+ *
+ * Positions are opaque strings made by the store: they order rows in the order a reader may safely serve them (see
+ * docs/relay.md, "Cursors"). The domain wraps them into the cursors clients see.
+ */
+
+export interface Installation {
+  id: string;
+  ownerId: string;
+  name: string | null;
+  createdAt: number;
+}
+
+export interface Device {
+  id: string;
+  /** Null for a legacy direct link, which belongs to one installation instead of an owner. */
+  ownerId: string | null;
+  directInstallationId: string | null;
+  name: string;
+  /** The X25519 JWK as posted at claim time (JSON text). */
+  publicKey: string;
+  /** The Web Push subscription (JSON text), if any. */
+  pushSubscription: string | null;
+  createdAt: number;
+}
+
+export interface Pairing {
+  installationId: string;
+  ownerId: string;
+  direct: boolean;
+  expiresAt: number;
+}
+
+export interface NewAnswer {
+  installationId: string;
+  responseId: string;
+  deviceId: string;
+  /** The stored answer body (canonical JSON text of the answer fields). */
+  body: string;
+  receivedAt: number;
+}
+
+export type InsertAnswerResult = { created: true } | { created: false; existingBody: string };
+
+export interface StoredRow {
+  position: string;
+  body: string;
+  at: number;
+}
+
+export interface EnvelopeRow extends StoredRow {
+  envelopeId: string;
+}
+
+export interface NewEnvelope {
+  id: string;
+  installationId: string;
+  body: string;
+  createdAt: number;
+  recipients: readonly string[];
+}
+
+export interface PruneResult {
+  answers: number;
+  envelopes: number;
+  pairings: number;
+}
+
+export interface InstallationSummary extends Installation {
+  devices: number;
+}
+
+export interface DeviceSummary extends Device {
+  revokedAt: number | null;
+}
+
+/** One unit of work: every call inside `transaction` commits together or not at all. */
+export interface StoreTx {
+  createOwner(id: string, createdAt: number): Promise<void>;
+  createInstallation(installation: Installation & { tokenHash: string }): Promise<void>;
+  installationByTokenHash(tokenHash: string): Promise<Installation | undefined>;
+  installationById(id: string): Promise<Installation | undefined>;
+  listInstallations(): Promise<InstallationSummary[]>;
+
+  createPairing(pairing: Pairing & { codeHash: string; createdAt: number }): Promise<void>;
+  /** Deletes and returns the pairing if it exists and has not expired: a code works once. */
+  takePairing(codeHash: string, now: number): Promise<Pairing | undefined>;
+
+  createDevice(device: Device & { tokenHash: string }): Promise<void>;
+  /** A device that is not revoked. */
+  deviceByTokenHash(tokenHash: string): Promise<Device | undefined>;
+  deviceById(id: string): Promise<Device | undefined>;
+  /** Active devices of an owner, plus those directly linked to `installationId`. */
+  devicesFor(ownerId: string, installationId: string): Promise<Device[]>;
+  /** Every device, revoked ones too (operator listing). */
+  listDevices(): Promise<DeviceSummary[]>;
+  revokeDevice(id: string, now: number): Promise<boolean>;
+  setPushSubscription(deviceId: string, subscription: string): Promise<void>;
+  /** Clears the subscription if it is still the one that failed (a device may have re-subscribed meanwhile). */
+  dropPushSubscription(deviceId: string, subscription: string): Promise<void>;
+
+  /** Unique per (installation_id, response_id): the second insert returns the first one's body. */
+  insertAnswer(answer: NewAnswer): Promise<InsertAnswerResult>;
+  /** Rows after `after` (or from the start) received at or after `floor`, in position order. */
+  answersAfter(installationId: string, after: string | null, floor: number, limit: number): Promise<StoredRow[]>;
+  /** Marks every answer up to `upTo` as acknowledged at `now` (once; later acks do not move the mark). */
+  ackAnswers(installationId: string, upTo: string, now: number): Promise<void>;
+
+  insertEnvelope(envelope: NewEnvelope): Promise<void>;
+  envelopesAfter(deviceId: string, after: string | null, floor: number, limit: number): Promise<EnvelopeRow[]>;
+  ackEnvelopes(deviceId: string, upTo: string, now: number): Promise<void>;
+
+  /**
+   * Deletes at most `batch` rows of each kind: answers past `answerCutoff` or acknowledged before `ackCutoff`,
+   * envelopes likewise once every recipient acknowledged them, and expired pairings.
+   */
+  prune(options: { now: number; ageCutoff: number; ackCutoff: number; batch: number }): Promise<PruneResult>;
+}
+
+/** What changed, so long-polls on any relay process wake up. */
+export type Change = { kind: "answers"; installationId: string } | { kind: "envelopes"; deviceId: string };
+
+export interface RelayStore {
+  readonly backend: "sqlite" | "postgres";
+  /** True when `position` is one this store could have made (cursors are client input). */
+  isPosition(position: string): boolean;
+  /** A unit of work: commits when `work` resolves, rolls back when it throws. Changes are announced after commit. */
+  transaction<T>(work: (tx: StoreTx) => Promise<T>): Promise<T>;
+  /** Reads outside a transaction: they see committed rows only. */
+  read<T>(work: (tx: StoreTx) => Promise<T>): Promise<T>;
+  /**
+   * Subscribes to committed changes from every relay process on this store (inserted answers and envelopes announce
+   * themselves at commit), so long-polls wake up.
+   */
+  onChange(listener: (change: Change) => void): () => void;
+  close(): Promise<void>;
+}

@@ -1,0 +1,332 @@
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { DAY, HOUR } from "../src/domain/clock.js";
+import { ACK_REST, MAX_AGE } from "../src/domain/retention.js";
+import { PostgresStore } from "../src/store/postgres/postgres-store.js";
+import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import type { Change, RelayStore, StoreTx } from "../src/store/types.js";
+import { tempDir } from "./helpers.js";
+import { postgresAvailable, startPostgres, type TestPostgres } from "./postgres.js";
+
+/**
+ * ONE storage suite, run against every backend (STYLE.md, from ntfy): what the domain relies on from a store.
+ */
+const hasPostgres = postgresAvailable();
+let server: TestPostgres | undefined;
+beforeAll(async () => {
+  if (hasPostgres) server = await startPostgres();
+}, 60_000);
+afterAll(async () => server?.stop());
+
+interface Backend {
+  name: "sqlite" | "postgres";
+  open(): Promise<{ store: RelayStore; cleanup(): void }>;
+}
+
+const backends: Backend[] = [
+  {
+    name: "sqlite",
+    async open() {
+      const dir = tempDir();
+      return { store: new SqliteStore(join(dir.path, "relay.db")), cleanup: dir.remove };
+    },
+  },
+  {
+    name: "postgres",
+    async open() {
+      if (!server) throw new Error("no PostgreSQL");
+      return { store: await PostgresStore.connect(await server.createDatabase()), cleanup: () => undefined };
+    },
+  },
+];
+
+const T0 = Date.parse("2026-03-01T00:00:00Z");
+
+describe.each(backends.filter((backend) => backend.name === "sqlite" || hasPostgres))("store: $name", (backend) => {
+  let store: RelayStore;
+  let cleanup: () => void;
+
+  beforeEach(async () => {
+    ({ store, cleanup } = await backend.open());
+    await store.transaction(async (tx) => {
+      await tx.createOwner("own_a", T0);
+      await tx.createInstallation({ id: "ins_a", ownerId: "own_a", name: "a", tokenHash: "hash_ins_a", createdAt: T0 });
+      await tx.createOwner("own_b", T0);
+      await tx.createInstallation({
+        id: "ins_b",
+        ownerId: "own_b",
+        name: null,
+        tokenHash: "hash_ins_b",
+        createdAt: T0,
+      });
+      for (const id of ["dev_1", "dev_2"]) {
+        await tx.createDevice({
+          id,
+          ownerId: "own_a",
+          directInstallationId: null,
+          name: id,
+          publicKey: "{}",
+          tokenHash: `hash_${id}`,
+          pushSubscription: null,
+          createdAt: T0,
+        });
+      }
+    });
+  });
+  afterEach(async () => {
+    await store.close();
+    cleanup();
+  });
+
+  const answer = (responseId: string, installationId = "ins_a", at = T0, body = `{"r":"${responseId}"}`) => ({
+    installationId,
+    responseId,
+    deviceId: "dev_1",
+    body,
+    receivedAt: at,
+  });
+  const insert = (tx: StoreTx, responseId: string, at = T0) => tx.insertAnswer(answer(responseId, "ins_a", at));
+  const ids = (rows: { body: string }[]) => rows.map((row) => (JSON.parse(row.body) as { r: string }).r);
+  const all = (after: string | null = null, floor = 0) =>
+    store.read((tx) => tx.answersAfter("ins_a", after, floor, 1000));
+
+  it("looks installations and devices up by token digest; a revoked device is gone", async () => {
+    expect(await store.read((tx) => tx.installationByTokenHash("hash_ins_a"))).toMatchObject({
+      id: "ins_a",
+      ownerId: "own_a",
+    });
+    expect(await store.read((tx) => tx.installationByTokenHash("nope"))).toBeUndefined();
+    expect((await store.read((tx) => tx.deviceByTokenHash("hash_dev_1")))?.id).toBe("dev_1");
+    expect(await store.transaction((tx) => tx.revokeDevice("dev_1", T0))).toBe(true);
+    expect(await store.transaction((tx) => tx.revokeDevice("dev_1", T0))).toBe(false);
+    expect(await store.read((tx) => tx.deviceByTokenHash("hash_dev_1"))).toBeUndefined();
+    expect((await store.read((tx) => tx.devicesFor("own_a", "ins_a"))).map((device) => device.id)).toEqual(["dev_2"]);
+    expect((await store.read((tx) => tx.listDevices())).find((device) => device.id === "dev_1")?.revokedAt).toBe(T0);
+    expect((await store.read((tx) => tx.listInstallations())).map((item) => [item.id, item.devices])).toEqual([
+      ["ins_a", 1],
+      ["ins_b", 0],
+    ]);
+  });
+
+  it("a pairing code is taken once and never after it expired", async () => {
+    const pairing = { installationId: "ins_a", ownerId: "own_a", direct: false, expiresAt: T0 + 600_000 };
+    await store.transaction((tx) => tx.createPairing({ ...pairing, codeHash: "c1", createdAt: T0 }));
+    await store.transaction((tx) => tx.createPairing({ ...pairing, codeHash: "c2", createdAt: T0 }));
+    expect(await store.transaction((tx) => tx.takePairing("c1", T0))).toEqual(pairing);
+    expect(await store.transaction((tx) => tx.takePairing("c1", T0))).toBeUndefined();
+    expect(await store.transaction((tx) => tx.takePairing("c2", T0 + 600_000))).toBeUndefined();
+  });
+
+  it("answers are unique per (installation_id, response_id); the second insert returns the first body", async () => {
+    expect(await store.transaction((tx) => insert(tx, "r1"))).toEqual({ created: true });
+    expect(await store.transaction((tx) => tx.insertAnswer(answer("r1", "ins_a", T0, "other")))).toEqual({
+      created: false,
+      existingBody: '{"r":"r1"}',
+    });
+    expect(await store.transaction((tx) => tx.insertAnswer(answer("r1", "ins_b")))).toEqual({ created: true });
+    expect(ids(await all())).toEqual(["r1"]);
+  });
+
+  it("serves in store order after a position, from a time floor, in pages", async () => {
+    await store.transaction(async (tx) => {
+      await insert(tx, "old", T0 - 2 * DAY);
+      for (const id of ["r1", "r2", "r3"]) await insert(tx, id);
+    });
+    await store.transaction((tx) => insert(tx, "r4"));
+    expect(ids(await all(null, T0 - DAY))).toEqual(["r1", "r2", "r3", "r4"]);
+    const [first, second] = await store.read((tx) => tx.answersAfter("ins_a", null, T0 - DAY, 2));
+    expect(ids([first, second] as { body: string }[])).toEqual(["r1", "r2"]);
+    expect(store.isPosition(second?.position ?? "")).toBe(true);
+    expect(ids(await all(second?.position ?? null, T0 - DAY))).toEqual(["r3", "r4"]);
+    expect(await store.read((tx) => tx.answersAfter("ins_b", null, 0, 10))).toEqual([]);
+  });
+
+  it("walking the feed page by page serves every row once, in order, across digit boundaries of positions", async () => {
+    // Positions past 9, 99...: an ordering by their text form would put "10" before "9" (a bug this suite caught).
+    // One transaction (one txid on PostgreSQL, so seq decides) and then single ones.
+    const expected = Array.from({ length: 23 }, (_, index) => `r${index}`);
+    await store.transaction(async (tx) => {
+      for (const id of expected.slice(0, 15)) await insert(tx, id);
+    });
+    for (const id of expected.slice(15)) await store.transaction((tx) => insert(tx, id));
+    const walked: string[] = [];
+    let cursor: string | null = null;
+    for (;;) {
+      const page: { position: string; body: string }[] = await store.read((tx) =>
+        tx.answersAfter("ins_a", cursor, 0, 4),
+      );
+      if (page.length === 0) break;
+      walked.push(...ids(page));
+      cursor = page.at(-1)?.position ?? cursor;
+    }
+    expect(walked).toEqual(expected);
+  });
+
+  it("a transaction that throws leaves nothing behind and announces nothing", async () => {
+    const changes: Change[] = [];
+    store.onChange((change) => changes.push(change));
+    await expect(
+      store.transaction(async (tx) => {
+        await insert(tx, "r1");
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
+    expect(await all()).toEqual([]);
+    expect(changes).toEqual([]);
+    await store.transaction((tx) => insert(tx, "r2"));
+    expect(changes).toEqual([{ kind: "answers", installationId: "ins_a" }]);
+  });
+
+  it("reads outside the transaction never see its uncommitted rows", async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let inserted = () => {};
+    const insertedOnce = new Promise<void>((resolve) => {
+      inserted = resolve;
+    });
+    const pending = store.transaction(async (tx) => {
+      await insert(tx, "late");
+      inserted();
+      await gate;
+    });
+    await insertedOnce;
+    expect(await all()).toEqual([]);
+    release();
+    await pending;
+    expect(ids(await all())).toEqual(["late"]);
+  });
+
+  it("a cursor never skips a row whose transaction took its position first but committed last", async () => {
+    // Transaction A inserts first (takes the lower sequence value) and holds; B inserts after and commits first.
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let inserted = () => {};
+    const aInserted = new Promise<void>((resolve) => {
+      inserted = resolve;
+    });
+    const a = store.transaction(async (tx) => {
+      await insert(tx, "a-early-seq");
+      inserted();
+      await gate;
+    });
+    await aInserted;
+    const b = store.transaction((tx) => insert(tx, "b-late-seq"));
+    // PostgreSQL lets B commit now; SQLite serializes writers, so B waits for A (and cannot overtake it).
+    if (backend.name === "postgres") await b;
+    const firstPage = await all();
+    const cursor = firstPage.at(-1)?.position ?? null;
+    release();
+    await Promise.all([a, b]);
+    const secondPage = await all(cursor);
+    const served = [...ids(firstPage), ...ids(secondPage)];
+    expect(served.sort()).toEqual(["a-early-seq", "b-late-seq"]);
+    // And the full feed is in an order a cursor can walk: nothing after a position ever lands before it.
+    expect(ids(await all()).sort()).toEqual(["a-early-seq", "b-late-seq"]);
+  });
+
+  it("acknowledging marks answers once; later acks do not move the mark", async () => {
+    await store.transaction((tx) => insert(tx, "r1"));
+    const [row] = await all();
+    await store.transaction((tx) => tx.ackAnswers("ins_a", row?.position ?? "", T0 + HOUR));
+    await store.transaction((tx) => tx.ackAnswers("ins_a", row?.position ?? "", T0 + 10 * HOUR));
+    // Pruned 24 h after the first ack, not the second.
+    const pruned = await store.transaction((tx) =>
+      tx.prune({
+        now: T0 + HOUR + ACK_REST + 1,
+        ageCutoff: T0 + HOUR + ACK_REST + 1 - MAX_AGE,
+        ackCutoff: T0 + HOUR + 1,
+        batch: 100,
+      }),
+    );
+    expect(pruned.answers).toBe(1);
+  });
+
+  it("retention: 7 days, or 24 hours after the acknowledged cursor passed it, whichever is first", async () => {
+    await store.transaction(async (tx) => {
+      for (const id of ["acked", "unacked", "young"]) await insert(tx, id, id === "young" ? T0 + 6 * DAY : T0);
+    });
+    const [acked] = await all();
+    await store.transaction((tx) => tx.ackAnswers("ins_a", acked?.position ?? "", T0 + HOUR));
+    const pruneAt = (now: number) =>
+      store.transaction((tx) => tx.prune({ now, ageCutoff: now - MAX_AGE, ackCutoff: now - ACK_REST, batch: 100 }));
+    expect((await pruneAt(T0 + HOUR + ACK_REST - 1)).answers).toBe(0);
+    expect((await pruneAt(T0 + HOUR + ACK_REST + 1)).answers).toBe(1);
+    expect(ids(await all())).toEqual(["unacked", "young"]);
+    expect((await pruneAt(T0 + MAX_AGE + 1)).answers).toBe(1);
+    expect(ids(await all())).toEqual(["young"]);
+  });
+
+  it("pruning goes in bounded batches", async () => {
+    await store.transaction(async (tx) => {
+      for (let index = 0; index < 25; index += 1) await insert(tx, `r${index}`);
+    });
+    const now = T0 + MAX_AGE + 1;
+    const batch = () =>
+      store.transaction((tx) => tx.prune({ now, ageCutoff: now - MAX_AGE, ackCutoff: now - ACK_REST, batch: 10 }));
+    expect((await batch()).answers).toBe(10);
+    expect((await batch()).answers).toBe(10);
+    expect((await batch()).answers).toBe(5);
+  });
+
+  it("envelopes: per recipient feed, acknowledged per device, pruned once every recipient acknowledged", async () => {
+    await store.transaction((tx) =>
+      tx.insertEnvelope({
+        id: "env_1",
+        installationId: "ins_a",
+        body: "{}",
+        createdAt: T0,
+        recipients: ["dev_1", "dev_2"],
+      }),
+    );
+    await store.transaction((tx) =>
+      tx.insertEnvelope({ id: "env_2", installationId: "ins_a", body: "{}", createdAt: T0, recipients: ["dev_2"] }),
+    );
+    const one = await store.read((tx) => tx.envelopesAfter("dev_1", null, 0, 10));
+    const two = await store.read((tx) => tx.envelopesAfter("dev_2", null, 0, 10));
+    expect(one.map((row) => row.envelopeId)).toEqual(["env_1"]);
+    expect(two.map((row) => row.envelopeId)).toEqual(["env_1", "env_2"]);
+    const pruneAt = (now: number) =>
+      store.transaction((tx) => tx.prune({ now, ageCutoff: now - MAX_AGE, ackCutoff: now - ACK_REST, batch: 100 }));
+    await store.transaction((tx) => tx.ackEnvelopes("dev_1", one[0]?.position ?? "", T0));
+    expect((await pruneAt(T0 + ACK_REST + 1)).envelopes).toBe(0);
+    await store.transaction((tx) => tx.ackEnvelopes("dev_2", two[0]?.position ?? "", T0));
+    expect((await pruneAt(T0 + ACK_REST + 1)).envelopes).toBe(1);
+    expect((await store.read((tx) => tx.envelopesAfter("dev_2", null, 0, 10))).map((row) => row.envelopeId)).toEqual([
+      "env_2",
+    ]);
+    expect((await pruneAt(T0 + MAX_AGE + 1)).envelopes).toBe(1);
+  });
+
+  it("push subscriptions: set, and dropped only if still the failing one", async () => {
+    await store.transaction((tx) => tx.setPushSubscription("dev_1", "sub-a"));
+    await store.transaction((tx) => tx.dropPushSubscription("dev_1", "sub-old"));
+    expect((await store.read((tx) => tx.deviceById("dev_1")))?.pushSubscription).toBe("sub-a");
+    await store.transaction((tx) => tx.dropPushSubscription("dev_1", "sub-a"));
+    expect((await store.read((tx) => tx.deviceById("dev_1")))?.pushSubscription).toBeNull();
+  });
+
+  it("units of work started together commit independently: one that throws rolls back alone", async () => {
+    // SQLite groups the units of one event-loop turn into one commit, each in its own savepoint.
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, index) =>
+        store.transaction(async (tx) => {
+          await insert(tx, `g${index}`);
+          if (index === 4) throw new Error("unit 4 fails");
+          return index;
+        }),
+      ),
+    );
+    expect(results.filter((result) => result.status === "rejected")).toHaveLength(1);
+    expect(ids(await all()).sort()).toEqual(["g0", "g1", "g2", "g3", "g5", "g6", "g7", "g8", "g9"]);
+  });
+
+  it("concurrent inserts of one response_id store one answer", async () => {
+    const results = await Promise.all(Array.from({ length: 10 }, () => store.transaction((tx) => insert(tx, "same"))));
+    expect(results.filter((result) => result.created)).toHaveLength(1);
+    expect(ids(await all())).toEqual(["same"]);
+  });
+});
