@@ -38,7 +38,15 @@ for (const [location, entry] of Object.entries(lock.packages)) {
     if (!platform) continue;
     // Platform packages are published in lockstep with their parent, pinned to its exact version.
     const version = /^\d+\.\d+\.\d+/.test(range) ? range : entry.version;
-    lock.packages[`node_modules/${name}`] = { version, optional: true, ...platform };
+    // Written in the key order npm itself uses, so a later `npm install` leaves these entries as they are.
+    lock.packages[`node_modules/${name}`] = {
+      version,
+      cpu: platform.cpu,
+      ...(entry.dev ? { dev: true } : {}),
+      ...(platform.libc ? { libc: platform.libc } : {}),
+      optional: true,
+      os: platform.os,
+    };
     added.push(`${name}@${version}`);
   }
 }
