@@ -15,13 +15,21 @@ export interface JsonShapeOptions {
   maxDepth?: number;
   /** Refuse strings (values and keys) that are not well-formed UTF-16 (lone surrogates). Default true. */
   wellFormed?: boolean;
+  /** Refuse strings holding U+0000 (PostgreSQL text and jsonb cannot store it). Default false. */
+  noNul?: boolean;
 }
 
 /** The first problem with a parsed JSON value, as a client-facing message, or undefined when it is acceptable. */
 export function jsonShapeProblem(value: unknown, options: JsonShapeOptions = {}): string | undefined {
   const maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
   const wellFormed = options.wellFormed ?? true;
-  if (typeof value === "string") return wellFormed && !value.isWellFormed() ? loneSurrogate("the body") : undefined;
+  const noNul = options.noNul ?? false;
+  const stringProblem = (text: string, where: string): string | undefined => {
+    if (wellFormed && !text.isWellFormed()) return loneSurrogate(where);
+    if (noNul && text.includes("\u0000")) return `${where} must not contain a NUL character`;
+    return undefined;
+  };
+  if (typeof value === "string") return stringProblem(value, "the body");
   if (typeof value === "number") return Number.isFinite(value) ? undefined : tooLarge("the body");
   if (value === null || typeof value !== "object") return undefined;
   // Each entry: a container, its depth, and its path ("" for the body itself) for the message.
@@ -33,7 +41,8 @@ export function jsonShapeProblem(value: unknown, options: JsonShapeOptions = {})
       for (let index = 0; index < node.length; index++) {
         const item: unknown = node[index];
         if (typeof item === "string") {
-          if (wellFormed && !item.isWellFormed()) return loneSurrogate(`${path}[${index}]`);
+          const problem = stringProblem(item, `${path}[${index}]`);
+          if (problem) return problem;
         } else if (typeof item === "number") {
           if (!Number.isFinite(item)) return tooLarge(`${path}[${index}]`);
         } else if (item !== null && typeof item === "object") stack.push([item, depth + 1, `${path}[${index}]`]);
@@ -42,10 +51,12 @@ export function jsonShapeProblem(value: unknown, options: JsonShapeOptions = {})
     }
     for (const key in node as Record<string, unknown>) {
       const keyPath = path === "" ? key : `${path}.${key}`;
-      if (wellFormed && !key.isWellFormed()) return loneSurrogate(`a key in ${path === "" ? "the body" : path}`);
+      const keyProblem = stringProblem(key, `a key in ${path === "" ? "the body" : path}`);
+      if (keyProblem) return keyProblem;
       const item = (node as Record<string, unknown>)[key];
       if (typeof item === "string") {
-        if (wellFormed && !item.isWellFormed()) return loneSurrogate(keyPath);
+        const problem = stringProblem(item, keyPath);
+        if (problem) return problem;
       } else if (typeof item === "number") {
         if (!Number.isFinite(item)) return tooLarge(keyPath);
       } else if (item !== null && typeof item === "object") stack.push([item, depth + 1, keyPath]);

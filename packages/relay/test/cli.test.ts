@@ -81,6 +81,6 @@ describe("notify-relay CLI", () => {
     const relay = await spawnRelay({ dataDir: dir.path, env: { RELAY_PORT: "1" } });
     expect(relay.url).not.toMatch(/:1$/);
     await relay.stop();
-    expect(relay.child.exitCode).toBe(0);
+    expect(relay.child.exitCode, `${relay.child.signalCode} ${relay.stderr()}`).toBe(0);
   });
 });

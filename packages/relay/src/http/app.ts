@@ -1,4 +1,5 @@
-import Fastify, { type FastifyInstance } from "fastify";
+import { jsonShapeProblem } from "@notify/contracts/json-shape";
+import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import { Authenticator } from "../domain/auth.js";
 import { ChangeHub, changeKey } from "../domain/change-hub.js";
 import { type Clock, systemClock } from "../domain/clock.js";
@@ -80,6 +81,9 @@ export function buildApp(options: AppOptions): RelayApp {
     requestTimeout: 60_000,
     logger: false,
     return503OnClosing: true,
+    // A URL the router cannot decode (bad percent-encoding) gets the relay's own error shape.
+    frameworkErrors: (_error, request, reply) =>
+      sendError(request, reply as FastifyReply, new RelayError("invalid_request", "the request URL is malformed")),
   });
   app.decorateRequest("installation", null);
   app.decorateRequest("device", null);
@@ -89,16 +93,31 @@ export function buildApp(options: AppOptions): RelayApp {
   app.addContentTypeParser("application/json", { parseAs: "string", bodyLimit: BODY_LIMIT }, (_request, body, done) => {
     const text = body as string;
     if (text.trim() === "") return done(null, undefined);
+    let parsed: unknown;
     try {
-      done(null, JSON.parse(text));
+      parsed = JSON.parse(text);
     } catch {
       done(new RelayError("invalid_request", "the body is not valid JSON"), undefined);
+      return;
     }
+    // Refused once, before any route: nesting that recursive code would overflow on, numbers JSON cannot write
+    // back, lone surrogates, and NUL (which PostgreSQL text cannot hold: the same answer on both stores).
+    const problem = jsonShapeProblem(parsed, { noNul: true });
+    done(problem ? new RelayError("invalid_request", problem) : null, problem ? undefined : parsed);
   });
 
   app.addHook("onRequest", async (request) => {
     const wait = limits.take("perIp", request.ip);
     if (wait > 0) throw new RelayError("rate_limited", "too many requests", wait);
+  });
+  // Path and query values reach SQL as parameters: a NUL or a lone surrogate there is a malformed request, not a
+  // store error (PostgreSQL refuses NUL in text), on either store.
+  app.addHook("preValidation", async (request) => {
+    for (const values of [request.params, request.query]) {
+      if (values !== null && typeof values === "object" && jsonShapeProblem(values, { noNul: true })) {
+        throw new RelayError("invalid_request", "the request URL is malformed");
+      }
+    }
   });
   app.addHook("onSend", async (_request, reply, payload) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) reply.header(name, value);

@@ -18,6 +18,15 @@ export async function serve(options: ServeOptions): Promise<void> {
     port = parsePort(options.port);
     if (port === undefined) throw new ExitError(1, `invalid --port ${options.port}: expected an integer 0-65535`);
   }
+  // The signal handlers go in before the broker logs "listening on": a supervisor that stops it as soon as it reads
+  // that line must not meet the default action (exit without closing the database).
+  let signalled: NodeJS.Signals | undefined;
+  let onSignal: (signal: NodeJS.Signals) => void = (signal) => {
+    signalled = signal;
+  };
+  const handler = (signal: NodeJS.Signals): void => onSignal(signal);
+  process.on("SIGINT", handler);
+  process.on("SIGTERM", handler);
   let broker: Awaited<ReturnType<typeof startBroker>>;
   try {
     broker = await startBroker({
@@ -33,13 +42,12 @@ export async function serve(options: ServeOptions): Promise<void> {
     throw error;
   }
   await new Promise<void>((resolve) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
+    onSignal = (signal) => {
+      process.off("SIGINT", handler);
+      process.off("SIGTERM", handler);
       broker.logger.info(`${signal} received, shutting down`);
       broker.close().then(resolve, resolve);
     };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
+    if (signalled) onSignal(signalled);
   });
 }

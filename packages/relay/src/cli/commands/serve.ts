@@ -7,13 +7,16 @@ export async function serve(flags: SettingsFlags): Promise<void> {
   const settings = resolveSettings(flags);
   const logger = streamLogger((line) => process.stderr.write(line));
   const relay = await startRelay(settings, logger);
-  logger.info(`notify-relay listening on ${relay.url} (public URL ${relay.publicUrl}, ${relay.store.backend} store)`);
-  process.stdout.write(`notify-relay listening on ${relay.url}\n`);
-  await new Promise<void>((resolve) => {
+  // The signal handlers go in before the "listening" line: a supervisor that stops the relay as soon as it reads
+  // that line must find them (under load the child can be descheduled between the two).
+  const stopped = new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   });
+  logger.info(`notify-relay listening on ${relay.url} (public URL ${relay.publicUrl}, ${relay.store.backend} store)`);
+  process.stdout.write(`notify-relay listening on ${relay.url}\n`);
+  await stopped;
   logger.info("shutting down");
   await relay.close();
 }
