@@ -101,6 +101,12 @@ function buildProgram(): Command {
     .option("--json", "print a summary object on stdout")
     .action(async (file, options) => (await import("./commands/apply.js")).apply({ ...options, file }));
 
+  clientCommand(program, "hook <agent> <event> [payload]", "run as an agent's hook (reads the agent's JSON on stdin)")
+    .option("--ttl <seconds>", "seconds a permission question stays open (default 600)")
+    .action(async (agent, event, payload, options) =>
+      (await import("./commands/hook.js")).hook({ ...options, agent, event, payload }),
+    );
+
   const outbound = program
     .command("outbound")
     .description("outbound delivery: provider profiles, routes and the outbox");
