@@ -107,6 +107,19 @@ function buildProgram(): Command {
       (await import("./commands/hook.js")).hook({ ...options, agent, event, payload }),
     );
 
+  const hooks = program.command("hooks").description("install Notify as Claude Code's or Codex's hook (docs/hooks.md)");
+  clientCommand(hooks, "install <agent>", "add Notify's hooks to claude-code or codex (backup first, idempotent)")
+    .addOption(new Option("--scope <scope>", "user settings or this project's").choices(["user", "project"]))
+    .option("--json", "print {agent, scope, file, changed, backup} as JSON")
+    .action(async (agent, options) => (await import("./commands/hooks.js")).hooksInstall({ ...options, agent }));
+  clientCommand(hooks, "uninstall <agent>", "remove Notify's hooks (restores the file byte for byte when untouched)")
+    .addOption(new Option("--scope <scope>", "user settings or this project's").choices(["user", "project"]))
+    .option("--json", "print {agent, scope, file, changed, backup} as JSON")
+    .action(async (agent, options) => (await import("./commands/hooks.js")).hooksUninstall({ ...options, agent }));
+  clientCommand(hooks, "status", "show what is installed where, and whether the broker answers")
+    .option("--json", "print {installs, broker} as JSON")
+    .action(async (options) => (await import("./commands/hooks.js")).hooksStatus(options));
+
   const outbound = program
     .command("outbound")
     .description("outbound delivery: provider profiles, routes and the outbox");
