@@ -83,6 +83,26 @@ function buildProgram(): Command {
     .option("--json", "print the answered interaction as JSON (without its nonce)")
     .action(async (id, options) => (await import("./commands/answer.js")).answer({ ...options, id }));
 
+  clientCommand(program, "pending", "list open questions, newest first")
+    .option("--agent <agent>", "only this agent")
+    .option("--project <project>", "only this project")
+    .option("--session <id>", "only this session")
+    .option("--limit <n>", "at most n rows, 1-500 (default 100)")
+    .option("--json", "print the JSON array (without nonces)")
+    .action(async (options) => (await import("./commands/pending.js")).pending(options));
+
+  clientCommand(program, "show <id>", "show one question (int_...) or notification (ntf_...) in full")
+    .option("--json", "print it as JSON (a question without its nonce)")
+    .action(async (id, options) => (await import("./commands/show.js")).show({ ...options, id }));
+
+  clientCommand(program, "cancel <id>", "cancel a pending question (its waiters wake)")
+    .option("--json", "print the interaction as JSON (without its nonce)")
+    .action(async (id, options) => (await import("./commands/cancel.js")).cancel({ ...options, id }));
+
+  clientCommand(program, "reopen <id>", "make a dismissed or resolved notification active again")
+    .option("--json", "print the notification as JSON")
+    .action(async (id, options) => (await import("./commands/reopen.js")).reopen({ ...options, id }));
+
   clientCommand(program, "dismiss <id>", "dismiss a notification").action(async (id, options) =>
     (await import("./commands/dismiss.js")).dismiss({ ...options, id }),
   );
