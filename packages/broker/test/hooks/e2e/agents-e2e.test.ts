@@ -1,0 +1,258 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CliBroker, cliEnv, closedPort, runCli, startCliBroker } from "../../cli/cli-harness.js";
+import { type ModelMock, startModelMock } from "./model-mock.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read JSON loosely.
+type Json = any;
+
+/**
+ * Issue 12, "Must show": the real agents from npm (pinned devDependencies of @notify/broker: Claude Code 2.1.330,
+ * Codex CLI 0.169.0) in a temporary HOME, pointed at a loopback model that asks for a shell command. After
+ * `notify hooks install`, the permission question appears in GET /v1/interactions; allow runs the command, deny
+ * does not; the completion notification appears. Claude Code raises its PermissionRequest hook in headless `-p`
+ * mode; Codex's `exec` never asks (approval "never"), so its interactive UI runs in tmux.
+ *
+ * Nothing may reach a vendor: the base URLs point at the mock, telemetry and update checks are off, and every
+ * proxy variable names a dead loopback port, so any other connection fails at once.
+ */
+const ROOT = fileURLToPath(new URL("../../../../../", import.meta.url));
+const CLAUDE = join(ROOT, "node_modules/@anthropic-ai/claude-code-linux-x64/claude");
+const CODEX = join(ROOT, "node_modules/@openai/codex/bin/codex.js");
+const TMUX = spawnSync("tmux", ["-V"]).status === 0;
+
+const missing = [
+  existsSync(CLAUDE) ? undefined : "@anthropic-ai/claude-code (linux-x64 binary)",
+  existsSync(CODEX) ? undefined : "@openai/codex",
+  TMUX ? undefined : "tmux (apt-get install tmux)",
+].filter((name) => name !== undefined);
+if (missing.length > 0) {
+  if (process.env.CI === "true") throw new Error(`agent e2e: missing ${missing.join(", ")}`);
+  console.warn(`\n*** SKIPPING the real-agent e2e: missing ${missing.join(", ")} ***\n`);
+}
+
+let cli: CliBroker;
+let mock: ModelMock;
+let root: string;
+let home: string;
+let work: string;
+let deadProxy: string;
+
+beforeAll(async () => {
+  if (missing.length > 0) return;
+  cli = await startCliBroker();
+  root = mkdtempSync(join(tmpdir(), "notify-agents-e2e-"));
+  home = join(root, "home");
+  work = join(root, "project");
+  mkdirSync(join(home, ".claude"), { recursive: true });
+  mkdirSync(join(home, ".codex"), { recursive: true });
+  mkdirSync(work);
+  mock = await startModelMock("true");
+  deadProxy = `http://127.0.0.1:${await closedPort()}`;
+  for (const agent of ["claude-code", "codex"]) {
+    const installed = await runCli(["hooks", "install", agent, ...cli.target], cliEnv({ HOME: home }));
+    expect(installed.code).toBe(0);
+  }
+});
+
+afterAll(async () => {
+  if (missing.length > 0) return;
+  spawnSync("tmux", ["-L", socket(), "kill-server"]);
+  await mock?.close();
+  await cli?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const socket = (): string => `notify-e2e-${process.pid}`;
+
+/** The agents' environment: only loopback is reachable, nothing phones home. */
+function agentEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ["PATH", "LANG", "TERM", "USER", "SHELL"]) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return {
+    ...env,
+    HOME: home,
+    ANTHROPIC_BASE_URL: mock.url,
+    ANTHROPIC_API_KEY: "sk-ant-test-not-a-real-key",
+    MOCK_API_KEY: "not-a-real-key",
+    DISABLE_AUTOUPDATER: "1",
+    DISABLE_TELEMETRY: "1",
+    DISABLE_ERROR_REPORTING: "1",
+    DISABLE_BUG_COMMAND: "1",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    HTTPS_PROXY: deadProxy,
+    HTTP_PROXY: deadProxy,
+    ALL_PROXY: deadProxy,
+    https_proxy: deadProxy,
+    http_proxy: deadProxy,
+    NO_PROXY: "127.0.0.1,localhost",
+    no_proxy: "127.0.0.1,localhost",
+  };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const pendingQuestion = (agent: string) =>
+  until(`a pending ${agent} question`, async () => {
+    const { body } = await cli.api<Json[]>("GET", `/v1/interactions?pending=true&agent=${agent}`);
+    return body[0];
+  });
+
+async function answer(id: string, choice: string): Promise<void> {
+  const result = await runCli(["answer", id, "--choice", choice, ...cli.target]);
+  expect(result.code).toBe(0);
+}
+
+function exited(child: ChildProcess): Promise<{ code: number | null; output: string }> {
+  let output = "";
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+    output += chunk;
+  });
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    output += chunk;
+  });
+  return new Promise((resolve) => child.once("close", (code) => resolve({ code, output })));
+}
+
+/** Codex's config.toml: the loopback provider, approvals on request, this project trusted, no analytics. */
+function writeCodexConfig(mockUrl: string): void {
+  const lines = [
+    'model = "mock-model"',
+    'model_provider = "mock"',
+    // Asks before a command leaves the sandbox: the model's escalation request raises PermissionRequest.
+    'approval_policy = "on-request"',
+    'sandbox_mode = "read-only"',
+    "check_for_update_on_startup = false",
+    "",
+    "[model_providers.mock]",
+    'name = "Mock"',
+    `base_url = "${mockUrl}/v1"`,
+    'wire_api = "responses"',
+    'env_key = "MOCK_API_KEY"',
+    "",
+    "[analytics]",
+    "enabled = false",
+    "",
+    "[feedback]",
+    "enabled = false",
+    "",
+    `[projects."${work}"]`,
+    'trust_level = "trusted"',
+  ];
+  writeFileSync(join(home, ".codex", "config.toml"), `${lines.join("\n")}\n`);
+}
+
+const run = missing.length > 0 ? it.skip : it;
+
+describe("real agents from npm with Notify's hooks installed", () => {
+  run(
+    "Claude Code 2.1.330 (-p): the question is listed; allow runs the command, deny does not; completed appears",
+    async () => {
+      for (const choice of ["allow", "deny"] as const) {
+        const marker = join(work, `claude-${choice}.marker`);
+        await mock.close();
+        mock = await startModelMock(`touch ${marker}`);
+        const claude = spawn(CLAUDE, ["-p", "create the marker file"], {
+          cwd: work,
+          env: agentEnv(),
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        const done = exited(claude);
+        const question = await pendingQuestion("claude-code");
+        expect(question).toMatchObject({
+          kind: "permission",
+          project: "project",
+          prompt: `Claude Code wants to run a shell command (Create the marker file) in project:\n\ntouch ${marker}`,
+        });
+        await answer(question.id, choice);
+        const result = await done;
+        expect(result.code, result.output).toBe(0);
+        expect(existsSync(marker)).toBe(choice === "allow");
+        expect((await cli.api<Json>("GET", `/v1/interactions/${question.id}`)).body.response.choice_id).toBe(choice);
+      }
+      const { body } = await cli.api<Json[]>("GET", "/v1/notifications?agent=claude-code&type=completed");
+      expect(body[0]).toMatchObject({
+        title: "Claude Code finished in project",
+        message: "Done: the command ran or was refused.",
+        status: "active",
+      });
+      // Every request the agent made went to the mock (anything else met the dead proxy).
+      expect(mock.requests.some((request) => request.startsWith("POST /v1/messages"))).toBe(true);
+    },
+    180_000,
+  );
+
+  run(
+    "Codex CLI 0.169.0 (interactive, in tmux): allow runs the command, deny does not; completed appears",
+    async () => {
+      for (const choice of ["allow", "deny"] as const) {
+        const marker = join(work, `codex-${choice}.marker`);
+        await mock.close();
+        mock = await startModelMock(`touch ${marker}`);
+        writeCodexConfig(mock.url);
+        const env = Object.entries(agentEnv()).map(([name, value]) => `${name}=${value}`);
+        const session = `codex-${choice}`;
+        // --dangerously-bypass-hook-trust: Codex runs a new hook only after a person reviews it in /hooks.
+        const started = spawnSync("tmux", [
+          "-L",
+          socket(),
+          "new-session",
+          "-d",
+          "-s",
+          session,
+          "-x",
+          "200",
+          "-y",
+          "50",
+          "-c",
+          work,
+          "env",
+          "-i",
+          ...env,
+          "TERM=xterm-256color",
+          process.execPath,
+          CODEX,
+          "--dangerously-bypass-hook-trust",
+          "create the marker file",
+        ]);
+        expect(started.status, started.stderr.toString()).toBe(0);
+        const screen = (): string =>
+          spawnSync("tmux", ["-L", socket(), "capture-pane", "-p", "-t", session]).stdout.toString();
+        try {
+          const question = await pendingQuestion("codex");
+          expect(question).toMatchObject({
+            kind: "permission",
+            prompt: `Codex CLI wants to run a shell command (Create the marker file) in project:\n\ntouch ${marker}`,
+          });
+          await answer(question.id, choice);
+          const completed = await until("Codex's completion notification", async () => {
+            const { body } = await cli.api<Json[]>("GET", "/v1/notifications?agent=codex&type=completed");
+            return body.find((n) => n.metadata?.arc?.session_id === question.session_id);
+          });
+          expect(completed).toMatchObject({ title: "Codex CLI finished in project", status: "active" });
+          expect(existsSync(marker), screen()).toBe(choice === "allow");
+          if (choice === "deny") expect(screen()).toContain("Denied in Notify (answered from cli)");
+        } finally {
+          spawnSync("tmux", ["-L", socket(), "kill-session", "-t", session]);
+        }
+      }
+      expect(mock.requests.some((request) => request.startsWith("POST /v1/responses"))).toBe(true);
+    },
+    180_000,
+  );
+});
