@@ -20,18 +20,20 @@ const FINAL_TEXT = "Done: the command ran or was refused.";
 type Json = Record<string, unknown>;
 type Event = [name: string, data: Json];
 
-function sse(response: ServerResponse, events: Event[]): void {
+function sse(response: ServerResponse, events: Event[]): undefined {
   response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   for (const [name, data] of events) response.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
   response.end();
+  return undefined;
 }
 
-function json(response: ServerResponse, status: number, body: unknown): void {
+function json(response: ServerResponse, status: number, body: unknown): undefined {
   response.writeHead(status, { "content-type": "application/json" });
   response.end(JSON.stringify(body));
+  return undefined;
 }
 
-function anthropic(request: Json, path: string, response: ServerResponse, command: string): void {
+function anthropic(request: Json, path: string, response: ServerResponse, command: string): undefined {
   if (path.includes("count_tokens")) return json(response, 200, { input_tokens: 10 });
   const messages = (request.messages as Json[] | undefined) ?? [];
   const last = messages[messages.length - 1];
@@ -111,7 +113,7 @@ function anthropic(request: Json, path: string, response: ServerResponse, comman
 
 let sequence = 0;
 
-function openai(request: Json, response: ServerResponse, command: string): void {
+function openai(request: Json, response: ServerResponse, command: string): undefined {
   const input = (request.input as Json[] | undefined) ?? [];
   const answered = input.some((item) => item.type === "function_call_output");
   sequence += 1;
