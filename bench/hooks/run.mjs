@@ -25,6 +25,7 @@ const permissionRequest = (session) => ({
 
 /** Starts a waiter; resolves once it announced its interaction id, with a promise of its exit time and stdout. */
 function startWaiter(command, args, stdin) {
+  const spawnedAt = performance.now();
   const child = spawn(process.execPath, [command, ...args], { stdio: ["pipe", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
@@ -36,7 +37,7 @@ function startWaiter(command, args, stdin) {
     child.stderr.setEncoding("utf8").on("data", (chunk) => {
       stderr += chunk;
       const match = /waiting for an answer to interaction (int_\S+)/.exec(stderr);
-      if (match) resolve(match[1]);
+      if (match) resolve({ id: match[1], openMs: performance.now() - spawnedAt });
     });
     child.once("exit", () => reject(new Error(`waiter exited before waiting: ${stderr}`)));
   });
@@ -67,7 +68,8 @@ async function oneHook(broker, agent, run) {
     ["hook", "claude-code", "PermissionRequest", "--port", String(broker.port), "--data-dir", broker.dataDir],
     JSON.stringify(permissionRequest(`bench-${run}`)),
   );
-  const id = await waiter.announced;
+  const { id, openMs } = await waiter.announced;
+  opened.push(openMs);
   const answeredAt = await answer(broker, agent, id);
   const exit = await waiter.exited;
   const decision = JSON.parse(exit.stdout()).hookSpecificOutput?.decision?.behavior;
@@ -92,6 +94,8 @@ async function oneBaseline(broker, agent) {
 }
 
 const round2 = (value) => Math.round(value * 100) / 100;
+/** Spawn to "question open" (Node start, CLI load, the ARC event): what the agent waits before the question shows. */
+const opened = [];
 const broker = await startBroker("hooks");
 const agent = new Agent({ keepAlive: true });
 try {
@@ -116,6 +120,7 @@ try {
     node: process.version,
     hook: hookSummary,
     baseline: baselineSummary,
+    hookStartToQuestionOpen: summary(opened),
     ratio: { p50: round2(hookSummary.p50 / baselineSummary.p50), p99: round2(hookSummary.p99 / baselineSummary.p99) },
     target: { p99BelowMs: 50, met: hookSummary.p99 < 50 },
   };
