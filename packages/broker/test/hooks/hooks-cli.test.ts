@@ -48,6 +48,8 @@ describe("notify hooks install / status / uninstall through the CLI", () => {
     const file = join(home, ".claude", "settings.json");
     expect(result).toEqual({ agent: "claude-code", scope: "user", file, changed: true, backup: null });
 
+    // The token never goes into the agent's settings: the hook reads it from the data dir at run time.
+    expect(readFileSync(file, "utf8")).not.toContain(cli.token);
     const settings: Json = JSON.parse(readFileSync(file, "utf8"));
     const stop = settings.hooks.Stop[0].hooks[0].command as string;
     // The data dir and port of this broker are in the command, so the hook needs no environment of its own.
