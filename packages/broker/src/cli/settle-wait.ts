@@ -1,4 +1,4 @@
-import { backoffMs } from "@notify/contracts";
+import { backoffMs } from "@notify/contracts/retry";
 import type { InteractionDto } from "../interactions/types.js";
 import { type BrokerClient, HttpFailure } from "./client.js";
 import { ExitError } from "./exit-error.js";

@@ -1,4 +1,4 @@
-import { ArcHttpError, ArcProducer } from "@notify/contracts";
+import { ArcHttpError, ArcProducer } from "@notify/contracts/producer";
 import type { BrokerClient } from "../cli/client.js";
 import { waitUntilSettled } from "../cli/settle-wait.js";
 import type { InteractionDto } from "../interactions/types.js";
