@@ -115,27 +115,29 @@ async function ask(
   return undefined;
 }
 
-/** Withdraws the question of this tool call, or every open hook question of the session. */
+/**
+ * Withdraws the question of this tool call, or every open hook question of the session. The open questions are
+ * read first (a GET, not rate limited and no write), so the PostToolUse of every tool call that never asked costs
+ * one read instead of a refused event.
+ */
 async function settle(run: HookRun, producer: ArcProducer, plan: HookPlan): Promise<void> {
   const target = plan.settle;
   if (target === undefined) return;
-  const keys: string[] = [];
-  if ("key" in target) {
-    keys.push(target.key);
-  } else {
-    const open = await run.client.request<InteractionDto[]>("GET", "/v1/interactions", {
-      query: { pending: "true", session: target.session, agent: plan.sender.id, limit: "500" },
-    });
-    const prefix = toolKeyPrefix(run.agent);
-    for (const interaction of open) {
-      if (interaction.key?.startsWith(prefix)) keys.push(interaction.key);
-    }
-  }
-  for (const key of keys) {
+  const session = "session" in target ? target.session : plan.context.session_id;
+  const open = await run.client.request<InteractionDto[]>("GET", "/v1/interactions", {
+    query: { pending: "true", session, agent: plan.sender.id, limit: "500" },
+  });
+  const prefix = toolKeyPrefix(run.agent);
+  const keys = open
+    .map((interaction) => interaction.key)
+    .filter(
+      (key): key is string => key !== undefined && ("key" in target ? key === target.key : key.startsWith(prefix)),
+    );
+  for (const key of new Set(keys)) {
     try {
       await producer.resolve(key, "not_needed");
     } catch (error) {
-      // No condition under the key: the tool ran without asking, nothing to withdraw.
+      // Settled meanwhile (answered, expired): nothing left to withdraw.
       if (!(error instanceof ArcHttpError && error.status === 404)) throw error;
     }
   }

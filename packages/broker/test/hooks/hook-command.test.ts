@@ -222,3 +222,25 @@ describe("the question disappears when the agent moves on without it", () => {
     });
   });
 });
+
+describe("PostToolUse of a call that never asked costs a read, not an event", () => {
+  it("three PostToolUse hooks against a broker allowing one POST per second: no 429, nothing written", async () => {
+    const limited = await startCliBroker({ rateLimitPerSecond: 1 });
+    try {
+      const runs = await Promise.all(
+        ["ls", "pwd", "date"].map(
+          (command) =>
+            spawnHook(["claude-code", "PostToolUse", ...limited.target], {
+              ...claude.postToolUseBash.input,
+              session_id: "s-quiet",
+              tool_input: { command },
+            }).done,
+        ),
+      );
+      for (const result of runs) expect(result).toEqual({ code: 0, signal: null, stdout: "", stderr: "" });
+      expect((await limited.api<Json[]>("GET", "/v1/notifications")).body).toEqual([]);
+    } finally {
+      await limited.close();
+    }
+  });
+});
