@@ -65,11 +65,11 @@ describe("notify hooks install / status / uninstall through the CLI", () => {
     expect(report.installs.find((row: Json) => row.agent === "claude-code" && row.scope === "user")).toMatchObject({
       file,
       agentInstalled: true,
-      events: ["PermissionRequest", "PostToolUse", "Notification", "Stop"],
+      events: ["PermissionRequest", "PostToolUse", "Notification", "Stop", "UserPromptSubmit"],
     });
     const text = await runCli(["hooks", "status", ...cli.target], env);
     expect(text.stdout).toMatch(
-      /^claude-code user\s+installed \(PermissionRequest, PostToolUse, Notification, Stop\)/m,
+      /^claude-code user\s+installed \(PermissionRequest, PostToolUse, Notification, Stop, UserPromptSubmit\)/m,
     );
     expect(text.stdout).toMatch(/^codex user\s+agent not found/m);
     expect(text.stdout).toContain(`broker              answers at ${cli.broker.url}`);

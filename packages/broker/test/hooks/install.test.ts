@@ -76,7 +76,13 @@ describe("notify hooks install / uninstall (issue 12, item 1)", () => {
         { type: "command", command: "/usr/bin/node /opt/notify/dist/cli/main.js hook claude-code Stop", timeout: 660 },
       ],
     });
-    expect(Object.keys(settings.hooks).sort()).toEqual(["Notification", "PermissionRequest", "PostToolUse", "Stop"]);
+    expect(Object.keys(settings.hooks).sort()).toEqual([
+      "Notification",
+      "PermissionRequest",
+      "PostToolUse",
+      "Stop",
+      "UserPromptSubmit",
+    ]);
 
     const after = readFileSync(file);
     const second = install("claude-code", "user", context);
@@ -135,7 +141,7 @@ describe("notify hooks install / uninstall (issue 12, item 1)", () => {
     expect(result).toMatchObject({ changed: true });
     expect(result.backup).toBeUndefined();
     const hooks: Json = JSON.parse(readFileSync(file, "utf8"));
-    expect(Object.keys(hooks.hooks)).toEqual(["PermissionRequest", "PostToolUse", "Stop"]);
+    expect(Object.keys(hooks.hooks)).toEqual(["PermissionRequest", "PostToolUse", "Stop", "UserPromptSubmit"]);
     expect(hooks.hooks.PermissionRequest[0].hooks[0]).toEqual({
       type: "command",
       command: "/usr/bin/node /opt/notify/dist/cli/main.js hook codex PermissionRequest",
@@ -145,6 +151,7 @@ describe("notify hooks install / uninstall (issue 12, item 1)", () => {
       "PermissionRequest",
       "PostToolUse",
       "Stop",
+      "UserPromptSubmit",
     ]);
     expect(uninstall("codex", "project", context)).toMatchObject({ changed: true, summary: `removed ${file}` });
     expect(readdirSync(project)).toEqual([]);

@@ -7,11 +7,15 @@ export const HOOK_EVENTS: Record<AgentId, { event: string; toolMatcher: boolean 
     { event: "PostToolUse", toolMatcher: true },
     { event: "Notification", toolMatcher: false },
     { event: "Stop", toolMatcher: false },
+    // The next prompt withdraws a question left open by an interrupted turn: an agent that kills its hook with
+    // SIGKILL (Codex on Esc) gives the hook no chance to withdraw it itself.
+    { event: "UserPromptSubmit", toolMatcher: false },
   ],
   codex: [
     { event: "PermissionRequest", toolMatcher: true },
     { event: "PostToolUse", toolMatcher: true },
     { event: "Stop", toolMatcher: false },
+    { event: "UserPromptSubmit", toolMatcher: false },
   ],
 };
 

@@ -61,13 +61,18 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (missing.length > 0) return;
-  spawnSync("tmux", ["-L", socket(), "kill-server"]);
+  for (const name of sockets) spawnSync("tmux", ["-L", name, "kill-server"]);
   await mock?.close();
   await cli?.close();
   rmSync(root, { recursive: true, force: true });
 });
 
-const socket = (): string => `notify-e2e-${process.pid}`;
+/**
+ * One tmux server per session: a server whose last session was just killed is still exiting, and a new session
+ * on its socket then fails with "server exited unexpectedly".
+ */
+const socket = (session: string): string => `notify-e2e-${process.pid}-${session}`;
+const sockets = new Set<string>();
 
 /** The agents' environment: only loopback is reachable, nothing phones home. */
 function agentEnv(): Record<string, string> {
@@ -157,6 +162,51 @@ function writeCodexConfig(mockUrl: string): void {
   writeFileSync(join(home, ".codex", "config.toml"), `${lines.join("\n")}\n`);
 }
 
+/** Codex's interactive UI in a tmux session of our own socket, asked to create the marker file. */
+function startCodex(session: string): {
+  session: string;
+  screen: () => string;
+  keys: (...keys: string[]) => void;
+  kill: () => void;
+} {
+  sockets.add(socket(session));
+  const env = Object.entries(agentEnv()).map(([name, value]) => `${name}=${value}`);
+  // --dangerously-bypass-hook-trust: Codex runs a new hook only after a person reviews it in /hooks.
+  const started = spawnSync("tmux", [
+    "-L",
+    socket(session),
+    "new-session",
+    "-d",
+    "-s",
+    session,
+    "-x",
+    "200",
+    "-y",
+    "50",
+    "-c",
+    work,
+    "env",
+    "-i",
+    ...env,
+    "TERM=xterm-256color",
+    process.execPath,
+    CODEX,
+    "--dangerously-bypass-hook-trust",
+    "create the marker file",
+  ]);
+  expect(started.status, started.stderr.toString()).toBe(0);
+  return {
+    session,
+    screen: () => spawnSync("tmux", ["-L", socket(session), "capture-pane", "-p", "-t", session]).stdout.toString(),
+    keys: (...keys) => {
+      spawnSync("tmux", ["-L", socket(session), "send-keys", "-t", session, ...keys]);
+    },
+    kill: () => {
+      spawnSync("tmux", ["-L", socket(session), "kill-server"]);
+    },
+  };
+}
+
 const run = missing.length > 0 ? it.skip : it;
 
 describe("real agents from npm with Notify's hooks installed", () => {
@@ -205,34 +255,8 @@ describe("real agents from npm with Notify's hooks installed", () => {
         await mock.close();
         mock = await startModelMock(`touch ${marker}`);
         writeCodexConfig(mock.url);
-        const env = Object.entries(agentEnv()).map(([name, value]) => `${name}=${value}`);
-        const session = `codex-${choice}`;
-        // --dangerously-bypass-hook-trust: Codex runs a new hook only after a person reviews it in /hooks.
-        const started = spawnSync("tmux", [
-          "-L",
-          socket(),
-          "new-session",
-          "-d",
-          "-s",
-          session,
-          "-x",
-          "200",
-          "-y",
-          "50",
-          "-c",
-          work,
-          "env",
-          "-i",
-          ...env,
-          "TERM=xterm-256color",
-          process.execPath,
-          CODEX,
-          "--dangerously-bypass-hook-trust",
-          "create the marker file",
-        ]);
-        expect(started.status, started.stderr.toString()).toBe(0);
-        const screen = (): string =>
-          spawnSync("tmux", ["-L", socket(), "capture-pane", "-p", "-t", session]).stdout.toString();
+        const codex = startCodex(`codex-${choice}`);
+        const screen = codex.screen;
         try {
           const question = await pendingQuestion("codex");
           expect(question).toMatchObject({
@@ -248,10 +272,55 @@ describe("real agents from npm with Notify's hooks installed", () => {
           expect(existsSync(marker), screen()).toBe(choice === "allow");
           if (choice === "deny") expect(screen()).toContain("Denied in Notify (answered from cli)");
         } finally {
-          spawnSync("tmux", ["-L", socket(), "kill-session", "-t", session]);
+          codex.kill();
         }
       }
       expect(mock.requests.some((request) => request.startsWith("POST /v1/responses"))).toBe(true);
+    },
+    180_000,
+  );
+
+  run(
+    "Codex: a cancelled question brings back Codex's own prompt; a hook killed on Esc is withdrawn at the next prompt",
+    async () => {
+      const marker = join(work, "codex-fallback.marker");
+      await mock.close();
+      mock = await startModelMock(`touch ${marker}`);
+      writeCodexConfig(mock.url);
+      const first = startCodex("codex-cancel");
+      try {
+        const question = await pendingQuestion("codex");
+        expect((await runCli(["cancel", question.id, ...cli.target])).code).toBe(0);
+        // Nothing decided: Codex shows its own approval prompt.
+        await until("Codex's own approval prompt", async () =>
+          first.screen().includes("Would you like to run the following command?") ? true : undefined,
+        );
+        expect(existsSync(marker)).toBe(false);
+      } finally {
+        first.kill();
+      }
+
+      const second = startCodex("codex-escape");
+      try {
+        const question = await pendingQuestion("codex");
+        // Esc interrupts the turn and Codex kills the hook without a signal it can catch: the question stays open...
+        second.keys("Escape");
+        await until("the interrupted turn", async () =>
+          second.screen().includes("Conversation interrupted") ? true : undefined,
+        );
+        expect((await cli.api<Json>("GET", `/v1/interactions/${question.id}`)).body.status).toBe("pending");
+        // ...until the next prompt of the session (UserPromptSubmit) withdraws it.
+        second.keys("-l", "say hello");
+        // Enter only once the text is on screen: sent with it, Codex takes it as part of a paste.
+        await until("the typed prompt", async () => (second.screen().includes("› say hello") ? true : undefined));
+        second.keys("C-m");
+        await until(`the question withdrawn; screen:\n${second.screen()}`, async () => {
+          const { body } = await cli.api<Json>("GET", `/v1/interactions/${question.id}`);
+          return body.status === "cancelled" ? body : undefined;
+        });
+      } finally {
+        second.kill();
+      }
     },
     180_000,
   );
