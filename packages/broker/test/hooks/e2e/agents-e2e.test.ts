@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,6 +34,8 @@ if (missing.length > 0) {
   if (process.env.CI === "true") throw new Error(`agent e2e: missing ${missing.join(", ")}`);
   console.warn(`\n*** SKIPPING the real-agent e2e: missing ${missing.join(", ")} ***\n`);
 }
+
+const CLAUDE_TEST_KEY = "sk-ant-test-not-a-real-key-0123456789";
 
 let cli: CliBroker;
 let mock: ModelMock;
@@ -85,7 +87,7 @@ function agentEnv(): Record<string, string> {
     ...env,
     HOME: home,
     ANTHROPIC_BASE_URL: mock.url,
-    ANTHROPIC_API_KEY: "sk-ant-test-not-a-real-key",
+    ANTHROPIC_API_KEY: CLAUDE_TEST_KEY,
     MOCK_API_KEY: "not-a-real-key",
     DISABLE_AUTOUPDATER: "1",
     DISABLE_TELEMETRY: "1",
@@ -163,15 +165,17 @@ function writeCodexConfig(mockUrl: string): void {
 }
 
 /** Codex's interactive UI in a tmux session of our own socket, asked to create the marker file. */
-function startCodex(session: string): {
+interface TmuxAgent {
   session: string;
   screen: () => string;
   keys: (...keys: string[]) => void;
   kill: () => void;
-} {
+}
+
+/** An agent's interactive UI in a tmux session of its own server, with the agents' environment only. */
+function startInTmux(session: string, command: string[]): TmuxAgent {
   sockets.add(socket(session));
   const env = Object.entries(agentEnv()).map(([name, value]) => `${name}=${value}`);
-  // --dangerously-bypass-hook-trust: Codex runs a new hook only after a person reviews it in /hooks.
   const started = spawnSync("tmux", [
     "-L",
     socket(session),
@@ -189,10 +193,7 @@ function startCodex(session: string): {
     "-i",
     ...env,
     "TERM=xterm-256color",
-    process.execPath,
-    CODEX,
-    "--dangerously-bypass-hook-trust",
-    "create the marker file",
+    ...command,
   ]);
   expect(started.status, started.stderr.toString()).toBe(0);
   return {
@@ -205,6 +206,12 @@ function startCodex(session: string): {
       spawnSync("tmux", ["-L", socket(session), "kill-server"]);
     },
   };
+}
+
+/** Codex's interactive UI asked to create the marker file. */
+function startCodex(session: string): TmuxAgent {
+  // --dangerously-bypass-hook-trust: Codex runs a new hook only after a person reviews it in /hooks.
+  return startInTmux(session, [process.execPath, CODEX, "--dangerously-bypass-hook-trust", "create the marker file"]);
 }
 
 const run = missing.length > 0 ? it.skip : it;
@@ -320,6 +327,47 @@ describe("real agents from npm with Notify's hooks installed", () => {
         });
       } finally {
         second.kill();
+      }
+    },
+    180_000,
+  );
+
+  run(
+    "Claude Code interactive (tmux): the person answers in Claude's own dialog and the question disappears",
+    async () => {
+      const marker = join(work, "claude-terminal.marker");
+      await mock.close();
+      mock = await startModelMock(`touch ${marker}`);
+      // First-run screens answered as a person who used Claude Code before would have them: onboarding done, this
+      // API key approved (Claude Code keeps its last 20 characters), the project trusted, and the classic
+      // permission mode (the default "auto" mode checks actions on Anthropic's servers, which are not reachable).
+      writeFileSync(
+        join(home, ".claude.json"),
+        JSON.stringify({
+          hasCompletedOnboarding: true,
+          theme: "dark",
+          customApiKeyResponses: { approved: [CLAUDE_TEST_KEY.slice(-20)], rejected: [] },
+          projects: { [work]: { hasTrustDialogAccepted: true, allowedTools: [] } },
+        }),
+      );
+      const settingsFile = join(home, ".claude", "settings.json");
+      const settings: Json = JSON.parse(readFileSync(settingsFile, "utf8"));
+      writeFileSync(settingsFile, JSON.stringify({ ...settings, permissions: { defaultMode: "default" } }, null, 2));
+      const claude = startInTmux("claude-terminal", [CLAUDE, "create the marker file"]);
+      try {
+        const question = await pendingQuestion("claude-code");
+        // Claude Code shows its own dialog while the hook waits: the person answers there.
+        await until("Claude Code's own dialog", async () =>
+          claude.screen().includes("Do you want to proceed?") ? true : undefined,
+        );
+        claude.keys("1");
+        await until(`the question withdrawn; screen:\n${claude.screen()}`, async () => {
+          const { body } = await cli.api<Json>("GET", `/v1/interactions/${question.id}`);
+          return body.status === "cancelled" ? body : undefined;
+        });
+        await until("the command run", async () => (existsSync(marker) ? true : undefined));
+      } finally {
+        claude.kill();
       }
     },
     180_000,
