@@ -9,6 +9,7 @@ import { DomainBus } from "./domain/bus.js";
 import { type Clock, systemClock } from "./domain/clock.js";
 import { ArcConsumer } from "./events/arc-consumer.js";
 import { buildApp, type HttpLimits } from "./http/app.js";
+import { linkNativeQuestions } from "./interactions/native-notification.js";
 import { InteractionService } from "./interactions/service.js";
 import { WaitRegistry } from "./interactions/waiters.js";
 import { createFileLogger, type Logger } from "./log/logger.js";
@@ -98,13 +99,16 @@ export function createBroker(options: BrokerOptions): Broker {
     bus,
     new TypeRegistry(settings.notificationTypes),
   );
-  const interactions = new InteractionService(new InteractionStore(db), clock, bus);
+  const interactionStore = new InteractionStore(db);
+  const interactions = new InteractionService(interactionStore, clock, bus);
   // An answered question closes its condition: the notification it was opened for resolves in the same
   // transaction, whichever path the answer took (HTTP respond, ARC response.submitted, relay).
   interactions.onAnsweredInTransaction((interaction) => {
     const notificationId = interactions.notificationIdOf(interaction.id);
     if (notificationId !== undefined) notifications.resolve(notificationId);
   });
+  // A native question gets the notification half an ARC request has (issue 12): inbox row, toast, routes.
+  linkNativeQuestions(interactions, notifications);
   const outbox = new OutboxStore(db);
   const outbound = new OutboundService(
     new OutboundStore(db),
@@ -117,6 +121,13 @@ export function createBroker(options: BrokerOptions): Broker {
   // notification's routes go into its own row (the folded outbox: the notification's INSERT is the durable record,
   // expanded into items by the dispatcher); a dedup refresh writes its items in its transaction.
   notifications.setOutboundMarker(outbound);
+  // An outbound payload names the question it asks (id, kind, choices; never the nonce).
+  outbound.setQuestionLookup((notificationId) => {
+    const question = interactionStore.questionOfNotification(notificationId);
+    return (
+      question && { id: question.id, kind: question.kind, choices: question.choices, expiresAt: question.expires_at }
+    );
+  });
   notifications.onCreateInTransaction((notification, created, row) => {
     if (!created) outbound.enqueueFor(notification, row);
   });

@@ -1,13 +1,6 @@
 import type * as z from "zod";
-import {
-  ARC_VERSION,
-  type ArcContext,
-  type ArcEvent,
-  type ArcSender,
-  type CreatedRequest,
-  type Outcome,
-  type UpdatedRequest,
-} from "./arc/schemas.js";
+import type { ArcContext, ArcEvent, ArcSender, CreatedRequest, Outcome, UpdatedRequest } from "./arc/schemas.js";
+import { ARC_VERSION } from "./arc/version.js";
 
 /**
  * A small typed client for TypeScript agents that produce ARC 0.2 events for a Notify broker (docs/arc.md):

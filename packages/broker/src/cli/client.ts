@@ -63,17 +63,7 @@ export function readConfigOrExit(dataDir: string): Record<string, unknown> {
  * NOTIFY_TOKEN, config.json `authToken`. config.json is read only when an option and the environment leave a gap.
  */
 export function createClient(options: ClientOptions, env: NodeJS.ProcessEnv = process.env): BrokerClient {
-  const dataDir = resolveDataDir(options.dataDir, env);
-  let config: Record<string, unknown> | undefined;
-  const readConfig = (): Record<string, unknown> => {
-    config ??= readConfigOrExit(dataDir);
-    return config;
-  };
-
-  const port = resolvePort(options.port, env, readConfig);
-  const optionToken = nonEmpty(options.token) ?? nonEmpty(env.NOTIFY_TOKEN);
-  const token = optionToken ?? nonEmpty(readConfig().authToken);
-  const baseUrl = `http://127.0.0.1:${port}`;
+  const { dataDir, baseUrl, token } = brokerTarget(options, env);
   // Without a token the request still goes out: an unreachable broker is the likelier problem and says so itself.
   const missingTokenHint =
     token === undefined
@@ -131,6 +121,22 @@ export function createClient(options: ClientOptions, env: NodeJS.ProcessEnv = pr
       return parsed as T;
     },
   };
+}
+
+/** Where the broker is and which token to present (the resolution order of createClient). */
+export function brokerTarget(
+  options: ClientOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): { dataDir: string; baseUrl: string; token: string | undefined } {
+  const dataDir = resolveDataDir(options.dataDir, env);
+  let config: Record<string, unknown> | undefined;
+  const readConfig = (): Record<string, unknown> => {
+    config ??= readConfigOrExit(dataDir);
+    return config;
+  };
+  const port = resolvePort(options.port, env, readConfig);
+  const token = nonEmpty(options.token) ?? nonEmpty(env.NOTIFY_TOKEN) ?? nonEmpty(readConfig().authToken);
+  return { dataDir, baseUrl: `http://127.0.0.1:${port}`, token };
 }
 
 function resolvePort(

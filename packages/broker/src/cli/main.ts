@@ -83,6 +83,26 @@ function buildProgram(): Command {
     .option("--json", "print the answered interaction as JSON (without its nonce)")
     .action(async (id, options) => (await import("./commands/answer.js")).answer({ ...options, id }));
 
+  clientCommand(program, "pending", "list open questions, newest first")
+    .option("--agent <agent>", "only this agent")
+    .option("--project <project>", "only this project")
+    .option("--session <id>", "only this session")
+    .option("--limit <n>", "at most n rows, 1-500 (default 100)")
+    .option("--json", "print the JSON array (without nonces)")
+    .action(async (options) => (await import("./commands/pending.js")).pending(options));
+
+  clientCommand(program, "show <id>", "show one question (int_...) or notification (ntf_...) in full")
+    .option("--json", "print it as JSON (a question without its nonce)")
+    .action(async (id, options) => (await import("./commands/show.js")).show({ ...options, id }));
+
+  clientCommand(program, "cancel <id>", "cancel a pending question (its waiters wake)")
+    .option("--json", "print the interaction as JSON (without its nonce)")
+    .action(async (id, options) => (await import("./commands/cancel.js")).cancel({ ...options, id }));
+
+  clientCommand(program, "reopen <id>", "make a dismissed or resolved notification active again")
+    .option("--json", "print the notification as JSON")
+    .action(async (id, options) => (await import("./commands/reopen.js")).reopen({ ...options, id }));
+
   clientCommand(program, "dismiss <id>", "dismiss a notification").action(async (id, options) =>
     (await import("./commands/dismiss.js")).dismiss({ ...options, id }),
   );
@@ -100,6 +120,25 @@ function buildProgram(): Command {
     .option("--dry-run", "print the plan and change nothing")
     .option("--json", "print a summary object on stdout")
     .action(async (file, options) => (await import("./commands/apply.js")).apply({ ...options, file }));
+
+  clientCommand(program, "hook <agent> <event> [payload]", "run as an agent's hook (reads the agent's JSON on stdin)")
+    .option("--ttl <seconds>", "seconds a permission question stays open (default 600)")
+    .action(async (agent, event, payload, options) =>
+      (await import("./commands/hook.js")).hook({ ...options, agent, event, payload }),
+    );
+
+  const hooks = program.command("hooks").description("install Notify as Claude Code's or Codex's hook (docs/hooks.md)");
+  clientCommand(hooks, "install <agent>", "add Notify's hooks to claude-code or codex (backup first, idempotent)")
+    .addOption(new Option("--scope <scope>", "user settings or this project's").choices(["user", "project"]))
+    .option("--json", "print {agent, scope, file, changed, backup} as JSON")
+    .action(async (agent, options) => (await import("./commands/hooks.js")).hooksInstall({ ...options, agent }));
+  clientCommand(hooks, "uninstall <agent>", "remove Notify's hooks (restores the file byte for byte when untouched)")
+    .addOption(new Option("--scope <scope>", "user settings or this project's").choices(["user", "project"]))
+    .option("--json", "print {agent, scope, file, changed, backup} as JSON")
+    .action(async (agent, options) => (await import("./commands/hooks.js")).hooksUninstall({ ...options, agent }));
+  clientCommand(hooks, "status", "show what is installed where, and whether the broker answers")
+    .option("--json", "print {installs, broker} as JSON")
+    .action(async (options) => (await import("./commands/hooks.js")).hooksStatus(options));
 
   const outbound = program
     .command("outbound")

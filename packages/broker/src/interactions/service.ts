@@ -35,11 +35,22 @@ export interface RequestResult {
 /** Runs inside the transaction that accepts an answer (an ARC question's notification resolves here). */
 export type AnsweredHook = (interaction: InteractionDto) => void;
 
+/** Runs inside the transaction that closes a question without an answer (cancelled, superseded, expired). */
+export type SettledHook = (interaction: InteractionDto) => void;
+
+/**
+ * Runs inside the transaction that opens a question not opened for a notification (the native request): returns
+ * the id of the notification to link it to, so the question has a notification half like an ARC request.
+ */
+export type NativeRequestHook = (interaction: InteractionDto) => string | undefined;
+
 /** Durable questions (spec 1, interaction sections). Knows no HTTP. */
 export class InteractionService {
   private expiryTimer: NodeJS.Timeout | undefined;
   private expiryAt: number | undefined;
   private readonly answeredHooks: AnsweredHook[] = [];
+  private readonly settledHooks: SettledHook[] = [];
+  private readonly nativeRequestHooks: NativeRequestHook[] = [];
 
   constructor(
     private readonly store: InteractionStore,
@@ -50,6 +61,14 @@ export class InteractionService {
 
   onAnsweredInTransaction(hook: AnsweredHook): void {
     this.answeredHooks.push(hook);
+  }
+
+  onSettledWithoutAnswerInTransaction(hook: SettledHook): void {
+    this.settledHooks.push(hook);
+  }
+
+  onNativeRequestInTransaction(hook: NativeRequestHook): void {
+    this.nativeRequestHooks.push(hook);
   }
 
   /**
@@ -99,7 +118,11 @@ export class InteractionService {
       if (input.session_id !== undefined) interaction.session_id = input.session_id;
       if (input.turn_id !== undefined) interaction.turn_id = input.turn_id;
       if (input.native_request_id !== undefined) interaction.native_request_id = input.native_request_id;
-      this.store.insert(interaction, expiresMs, input.notification_id ?? null);
+      let notificationId = input.notification_id;
+      for (const hook of notificationId === undefined ? this.nativeRequestHooks : []) {
+        notificationId ??= hook(interaction);
+      }
+      this.store.insert(interaction, expiresMs, notificationId ?? null);
       this.noteExpiry(expiresMs);
       afterCommit(this.store.db, () => {
         this.bus.emit("interaction.created", interaction);
@@ -110,10 +133,15 @@ export class InteractionService {
   }
 
   private expireOverdue(nowMs: number): InteractionDto[] {
-    const expired = this.store.expireOverdue(nowMs, isoTime(nowMs));
-    for (const interaction of expired)
-      afterCommit(this.store.db, () => this.bus.emit("interaction.changed", interaction));
-    return expired;
+    // One unit: an expired native question's notification resolves with it (settled hooks).
+    return transaction(this.store.db, () => {
+      const expired = this.store.expireOverdue(nowMs, isoTime(nowMs));
+      for (const interaction of expired) {
+        for (const hook of this.settledHooks) hook(interaction);
+        afterCommit(this.store.db, () => this.bus.emit("interaction.changed", interaction));
+      }
+      return expired;
+    });
   }
 
   /**
@@ -231,6 +259,7 @@ export class InteractionService {
   private settleWithout(current: InteractionDto, status: "cancelled" | "superseded", now: string): InteractionDto {
     this.store.settle(current.id, status, now);
     const settled: InteractionDto = { ...current, status, updated_at: now };
+    for (const hook of this.settledHooks) hook(settled);
     afterCommit(this.store.db, () => this.bus.emit("interaction.changed", settled));
     return settled;
   }

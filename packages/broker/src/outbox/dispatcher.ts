@@ -304,7 +304,7 @@ export class Dispatcher {
       return { ok: false, retryable: true, code: "provider_secrets_unreadable" };
     }
     try {
-      return await adapter.send(item.payload, profile.settings, secrets, {
+      return await adapter.send(this.outbound.payloadFor(item), profile.settings, secrets, {
         idempotencyKey: item.idempotencyKey,
         signal: AbortSignal.any([AbortSignal.timeout(this.options.attemptTimeoutMs), this.stopController.signal]),
       });

@@ -8,7 +8,15 @@ import { afterCommit, transaction } from "../store/database.js";
 import type { OutboundStore, StoredProfile } from "../store/outbound-store.js";
 import { encodeMarker, type OutboxStore } from "../store/outbox-store.js";
 import { routeMatches } from "./matching.js";
-import type { DeliveryResult, OutboundPayload, OutboundRoute, ProviderAdapter, ProviderProfile } from "./types.js";
+import type {
+  DeliveryResult,
+  OutboundPayload,
+  OutboundQuestion,
+  OutboundRoute,
+  OutboxItem,
+  ProviderAdapter,
+  ProviderProfile,
+} from "./types.js";
 
 export const providerNotFound = (): DomainError => new DomainError("validation", "provider not found");
 
@@ -70,6 +78,19 @@ export class OutboundService {
     private readonly clock: Clock,
   ) {
     this.reload();
+  }
+
+  private questionOf: ((notificationId: string) => OutboundQuestion | undefined) | undefined;
+
+  /** How a payload finds the question its notification asks (broker.ts wires the interaction store). */
+  setQuestionLookup(lookup: (notificationId: string) => OutboundQuestion | undefined): void {
+    this.questionOf = lookup;
+  }
+
+  /** The item's payload as it leaves: with the question it asks, if any (looked up at send time). */
+  payloadFor(item: OutboxItem): OutboundPayload {
+    const question = this.questionOf?.(item.notificationId);
+    return question === undefined ? item.payload : { ...item.payload, interaction: question };
   }
 
   /** Called after commit whenever new items are due (the dispatcher subscribes). */

@@ -18,6 +18,18 @@ export interface OutboundPayload {
   createdAt: string;
   /** True for the provider Test action's fixed payload. */
   test?: boolean;
+  /**
+   * The question this notification asks, when it has one (a native question or an answerable ARC request): what
+   * a receiver needs to know what is asked. Never the nonce or the digest, which only answer on this machine.
+   */
+  interaction?: OutboundQuestion;
+}
+
+export interface OutboundQuestion {
+  id: string;
+  kind: "permission" | "single_choice" | "text";
+  choices: { id: string; label: string; detail?: string }[];
+  expiresAt: string;
 }
 
 export interface ProviderProfile {

@@ -27,6 +27,9 @@ const EXPIRE_OVERDUE = `UPDATE interactions INDEXED BY interactions_pending_expi
   WHERE status = 'pending' AND expires_ms <= :now_ms RETURNING ${COLUMNS}`;
 const SELECT_LATEST_BY_KEY = `SELECT ${COLUMNS} FROM interactions WHERE key = ? ORDER BY seq DESC LIMIT 1`;
 const SELECT_NOTIFICATION_ID = "SELECT notification_id FROM interactions WHERE id = ?";
+/** The newest question of a notification (interactions_by_notification). */
+const SELECT_QUESTION_OF_NOTIFICATION = `SELECT id, kind, choices, expires_at FROM interactions
+  WHERE notification_id = ? ORDER BY seq DESC LIMIT 1`;
 const NEXT_EXPIRY =
   "SELECT min(expires_ms) AS next FROM interactions INDEXED BY interactions_pending_expiry WHERE status = 'pending'";
 
@@ -91,6 +94,7 @@ export class InteractionStore {
   private readonly nextExpiryStatement: StatementSync;
   private readonly latestByKeyStatement: StatementSync;
   private readonly notificationIdStatement: StatementSync;
+  private readonly questionOfNotificationStatement: StatementSync;
   private readonly listStatements = new Map<string, StatementSync>();
 
   constructor(readonly db: DatabaseSync) {
@@ -103,6 +107,7 @@ export class InteractionStore {
     this.nextExpiryStatement = db.prepare(NEXT_EXPIRY);
     this.latestByKeyStatement = db.prepare(SELECT_LATEST_BY_KEY);
     this.notificationIdStatement = db.prepare(SELECT_NOTIFICATION_ID);
+    this.questionOfNotificationStatement = db.prepare(SELECT_QUESTION_OF_NOTIFICATION);
   }
 
   insert(dto: InteractionDto, expiresMs: number, notificationId: string | null = null): void {
@@ -173,6 +178,22 @@ export class InteractionStore {
   latestByKey(key: string): InteractionDto | undefined {
     const row = this.latestByKeyStatement.get(key) as Row | undefined;
     return row ? toDto(row) : undefined;
+  }
+
+  /** The newest question asked for a notification: its id, kind, choices and expiry (never its nonce). */
+  questionOfNotification(
+    notificationId: string,
+  ): { id: string; kind: InteractionKind; choices: Choice[]; expires_at: string } | undefined {
+    const row = this.questionOfNotificationStatement.get(notificationId) as
+      | { id: string; kind: string; choices: string; expires_at: string }
+      | undefined;
+    if (row === undefined) return undefined;
+    return {
+      id: row.id,
+      kind: row.kind as InteractionKind,
+      choices: JSON.parse(row.choices) as Choice[],
+      expires_at: row.expires_at,
+    };
   }
 
   notificationIdOf(id: string): string | undefined {

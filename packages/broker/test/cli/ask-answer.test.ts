@@ -96,18 +96,18 @@ describe("ask and answer end to end", () => {
 });
 
 describe("ask ending without an answer", () => {
-  it("exits 1 when the interaction is cancelled while it waits", async () => {
-    // Spec 1, States: cancel wakes waiters; ask treats cancelled as a failure (rule 9: other commands exit 1).
+  it("exits 5 when the interaction is cancelled while it waits", async () => {
+    // Spec 1, States: cancel wakes waiters; issue 12: ask's exit codes tell the endings apart (docs/cli.md).
     const { ask, id } = await startAsk("Run the migration?");
     const cancelled = await cli.api<Json>("POST", `/v1/interactions/${id}/cancel`);
     expect(cancelled.body.status).toBe("cancelled");
     const result = await ask.done;
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(5);
     expect(result.stdout).toBe("");
     expect(result.stderr).toContain(`notify: interaction ${id} was cancelled\n`);
   });
 
-  it("exits 1 when a changed request with the same key supersedes it", async () => {
+  it("exits 6 when a changed request with the same key supersedes it", async () => {
     // Spec 1, States: a request with the same key and a changed request supersedes the pending one.
     const { ask, id } = await startAsk("Use tabs?", "--key", "style-question");
     const { status } = await cli.api<Json>("POST", "/v1/interactions/request", {
@@ -116,7 +116,7 @@ describe("ask ending without an answer", () => {
     });
     expect(status).toBe(201);
     const result = await ask.done;
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(6);
     expect(result.stderr).toContain(`notify: interaction ${id} was superseded`);
   });
 

@@ -6,7 +6,10 @@ import * as z from "zod";
  * (strict objects); only `extensions` admits unknown, correctly namespaced keys.
  */
 
-export const ARC_VERSION = "0.2";
+// Kept in a module of its own so the producer client loads without zod (a hook process starts per agent event).
+import { ARC_VERSION } from "./version.js";
+
+export { ARC_VERSION };
 export const EXTENSION_KEY_PATTERN = /^x-[a-z0-9][a-z0-9.-]{0,63}$/;
 export const CHOICE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const NOTIFICATION_TYPE_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;

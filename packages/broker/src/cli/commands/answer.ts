@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { InteractionDto } from "../../interactions/types.js";
-import { type ClientOptions, createClient, printJson, withoutNonce } from "../client.js";
+import { type ClientOptions, createClient, HttpFailure, printJson, withoutNonce } from "../client.js";
 import { ExitError } from "../exit-error.js";
 
 export interface AnswerOptions extends ClientOptions {
@@ -12,7 +12,9 @@ export interface AnswerOptions extends ClientOptions {
 
 /**
  * `notify answer`: reads the interaction for its current request_digest and nonce, then responds once with a fresh
- * response_id (spec 1, POST /v1/interactions/{id}/respond). The nonce is never printed.
+ * response_id (spec 1, POST /v1/interactions/{id}/respond). Answering again with the answer already given
+ * reports that answer and exits 0 (a retry, or a second person agreeing); a different answer is the conflict
+ * (exit 1). The nonce is never printed.
  */
 export async function answer(options: AnswerOptions): Promise<void> {
   if ((options.choice === undefined) === (options.text === undefined)) {
@@ -21,20 +23,46 @@ export async function answer(options: AnswerOptions): Promise<void> {
   const client = createClient(options);
   const path = `/v1/interactions/${encodeURIComponent(options.id)}`;
   const current = await client.request<InteractionDto>("GET", path);
-  const answered = await client.request<InteractionDto>("POST", `${path}/respond`, {
-    body: {
-      response_id: randomUUID(),
-      request_digest: current.request_digest,
-      nonce: current.nonce,
-      choice_id: options.choice,
-      text: options.text,
-      source: "cli",
-    },
-  });
+  if (current.status === "answered") return reportExisting(current, options);
+  let answered: InteractionDto;
+  try {
+    answered = await client.request<InteractionDto>("POST", `${path}/respond`, {
+      body: {
+        response_id: randomUUID(),
+        request_digest: current.request_digest,
+        nonce: current.nonce,
+        choice_id: options.choice,
+        text: options.text,
+        source: "cli",
+      },
+    });
+  } catch (error) {
+    // Another answer landed between the read and the respond: the same one is not a conflict.
+    if (error instanceof HttpFailure && error.status === 409) {
+      return reportExisting(await client.request<InteractionDto>("GET", path), options, error);
+    }
+    throw error;
+  }
   if (options.json) {
     printJson(withoutNonce(answered));
     return;
   }
   const given = options.choice !== undefined ? `choice ${options.choice}` : "text";
   process.stderr.write(`notify: answered interaction ${answered.id} with ${given}\n`);
+}
+
+function reportExisting(current: InteractionDto, options: AnswerOptions, conflict?: HttpFailure): void {
+  const response = current.response;
+  const same = options.choice !== undefined ? response?.choice_id === options.choice : response?.text === options.text;
+  const given = response?.choice_id !== undefined ? `choice ${response.choice_id}` : "text";
+  if (!same) {
+    throw conflict ?? new ExitError(1, `409 interaction ${current.id} was already answered with ${given}`);
+  }
+  if (options.json) {
+    printJson(withoutNonce(current));
+    return;
+  }
+  process.stderr.write(
+    `notify: interaction ${current.id} was already answered with ${given} (from ${response?.source ?? "unknown"})\n`,
+  );
 }

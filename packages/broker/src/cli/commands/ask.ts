@@ -1,6 +1,14 @@
 import type { Choice, InteractionDto } from "../../interactions/types.js";
-import { type ClientOptions, createClient, parseIntegerOption, printJson, withoutNonce } from "../client.js";
+import {
+  type ClientOptions,
+  createClient,
+  HttpFailure,
+  parseIntegerOption,
+  printJson,
+  withoutNonce,
+} from "../client.js";
 import { ExitError } from "../exit-error.js";
+import { waitUntilSettled } from "../settle-wait.js";
 
 export interface AskOptions extends ClientOptions {
   prompt: string;
@@ -16,13 +24,30 @@ export interface AskOptions extends ClientOptions {
   json?: boolean | undefined;
 }
 
-/** Seconds per long-poll (spec 1: wait timeout 1-300, default 60); the client allows some slack on top. */
-const WAIT_SECONDS = 60;
-const WAIT_REQUEST_TIMEOUT_MS = (WAIT_SECONDS + 30) * 1000;
+/**
+ * `notify ask` exit codes (docs/cli.md): each way a question can end has its own, so a script can tell them
+ * apart. The answer is printed on stdout whenever there is one, a denial included.
+ */
+export const ASK_EXIT = {
+  answered: 0,
+  /** The broker failed (unreachable at the start, an error answer, lost until the question expired). */
+  brokerError: 1,
+  /** The token was refused (401), as `send`. */
+  unauthorized: 2,
+  /** A permission question answered with its `deny` choice. */
+  denied: 3,
+  expired: 4,
+  cancelled: 5,
+  superseded: 6,
+  /** 128 + the signal's number, as a shell reports a process ended by it. */
+  sigint: 130,
+  sigterm: 143,
+} as const;
 
 /**
- * `notify ask`: opens an interaction and blocks until it is terminal. Answered: the choice id (or the text) on
- * stdout, exit 0. Expired, cancelled or superseded: exit 1. SIGINT cancels the interaction and exits 130.
+ * `notify ask`: opens an interaction and blocks until it is settled, as durable as the question: a broker that
+ * restarts is reconnected with backoff until the question expires. SIGINT and SIGTERM end the wait; the question
+ * is cancelled only when it has no key (a keyed one may be shared by another waiter, who keeps waiting).
  */
 export async function ask(options: AskOptions): Promise<void> {
   const choices = (options.choice ?? []).map(parseChoice);
@@ -38,59 +63,87 @@ export async function ask(options: AskOptions): Promise<void> {
     session_id: options.session,
   };
   const client = createClient(options);
-  let interaction = await client.request<InteractionDto>("POST", "/v1/interactions/request", { body });
+  let interaction: InteractionDto;
+  try {
+    interaction = await client.request<InteractionDto>("POST", "/v1/interactions/request", { body });
+  } catch (error) {
+    throw withAskCode(error);
+  }
   const path = `/v1/interactions/${encodeURIComponent(interaction.id)}`;
 
   const interrupted = new AbortController();
-  const onSigint = (): void => interrupted.abort();
-  // `once`: a second Ctrl-C while the cancel is on its way gets the default behaviour and ends the process.
+  let signal: NodeJS.Signals | undefined;
+  const onSignal = (name: NodeJS.Signals) => (): void => {
+    signal ??= name;
+    interrupted.abort();
+  };
+  const onSigint = onSignal("SIGINT");
+  const onSigterm = onSignal("SIGTERM");
+  // `once`: a second signal while the cancel is on its way gets the default behaviour and ends the process.
   process.once("SIGINT", onSigint);
+  process.once("SIGTERM", onSigterm);
+  let lost = false;
   try {
     process.stderr.write(
       `notify: waiting for an answer to interaction ${interaction.id} (${answerHint(interaction)})\n`,
     );
-    while (interaction.status === "pending") {
-      try {
-        // Spec 1, wait: a timeout returns the still pending interaction and the caller waits again.
-        interaction = await client.request<InteractionDto>("GET", `${path}/wait`, {
-          query: { timeout: String(WAIT_SECONDS) },
-          signal: interrupted.signal,
-          timeoutMs: WAIT_REQUEST_TIMEOUT_MS,
-        });
-      } catch (error) {
-        if (!interrupted.signal.aborted) throw error;
-        try {
-          await client.request<InteractionDto>("POST", `${path}/cancel`);
-        } catch {
-          throw new ExitError(130, `interrupted; could not cancel interaction ${interaction.id}`);
-        }
-        throw new ExitError(130, `interrupted; cancelled interaction ${interaction.id}`);
-      }
+    interaction = await waitUntilSettled(client, interaction, {
+      signal: interrupted.signal,
+      onRetry: () => {
+        if (!lost) process.stderr.write("notify: lost the broker; reconnecting until the question expires\n");
+        lost = true;
+      },
+    });
+  } catch (error) {
+    if (!interrupted.signal.aborted) throw withAskCode(error);
+    const code = signal === "SIGTERM" ? ASK_EXIT.sigterm : ASK_EXIT.sigint;
+    if (interaction.key !== undefined) {
+      throw new ExitError(code, `interrupted; left keyed interaction ${interaction.id} open for its other waiters`);
     }
+    try {
+      await client.request<InteractionDto>("POST", `${path}/cancel`);
+    } catch {
+      throw new ExitError(code, `interrupted; could not cancel interaction ${interaction.id}`);
+    }
+    throw new ExitError(code, `interrupted; cancelled interaction ${interaction.id}`);
   } finally {
     process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigterm);
   }
 
   if (options.json) printJson(withoutNonce(interaction));
   switch (interaction.status) {
     case "answered": {
-      if (options.json) return;
       const response = interaction.response;
       const answer = interaction.kind === "text" ? response?.text : response?.choice_id;
-      process.stdout.write(`${answer ?? ""}\n`);
+      if (!options.json) process.stdout.write(`${answer ?? ""}\n`);
+      if (interaction.kind === "permission" && response?.choice_id === "deny") {
+        throw new ExitError(ASK_EXIT.denied);
+      }
       return;
     }
     case "expired":
-      throw new ExitError(1, `interaction ${interaction.id} expired without an answer`);
+      throw new ExitError(ASK_EXIT.expired, `interaction ${interaction.id} expired without an answer`);
     case "cancelled":
-      throw new ExitError(1, `interaction ${interaction.id} was cancelled`);
+      throw new ExitError(ASK_EXIT.cancelled, `interaction ${interaction.id} was cancelled`);
     case "superseded":
-      throw new ExitError(1, `interaction ${interaction.id} was superseded by a newer request with the same key`);
+      throw new ExitError(
+        ASK_EXIT.superseded,
+        `interaction ${interaction.id} was superseded by a newer request with the same key`,
+      );
+    case "pending":
+      throw new ExitError(ASK_EXIT.brokerError, `interaction ${interaction.id} is still pending`);
     default: {
       const _exhaustive: never = interaction.status;
-      throw new ExitError(1, `interaction ${interaction.id} ended as ${String(_exhaustive)}`);
+      throw new ExitError(ASK_EXIT.brokerError, `interaction ${interaction.id} ended as ${String(_exhaustive)}`);
     }
   }
+}
+
+/** A 401 exits 2 (as `send`); every other failure keeps exit 1. */
+function withAskCode(error: unknown): unknown {
+  if (error instanceof HttpFailure && error.status === 401) return new ExitError(ASK_EXIT.unauthorized, error.message);
+  return error;
 }
 
 /** `id=label[:detail]`; the label ends at the first colon, so a detail may hold more colons. */

@@ -1,0 +1,122 @@
+import { fileURLToPath } from "node:url";
+import { AGENTS, type AgentId, isAgent } from "../../hooks/agents.js";
+import {
+  type ChangeResult,
+  HookInstallError,
+  type InstallContext,
+  install as installHooks,
+  installStatus,
+  uninstall as uninstallHooks,
+} from "../../hooks/install/installer.js";
+import { SCOPES, type Scope } from "../../hooks/install/targets.js";
+import { brokerTarget, type ClientOptions, createClient, nonEmpty, printJson } from "../client.js";
+import { ExitError } from "../exit-error.js";
+
+export interface HooksOptions extends ClientOptions {
+  agent?: string;
+  scope?: string | undefined;
+  json?: boolean | undefined;
+}
+
+/** The words that start this very CLI: the hook keeps working without `notify` on the agent's PATH. */
+const program = (): string[] => [process.execPath, fileURLToPath(new URL("../main.js", import.meta.url))];
+
+function context(options: HooksOptions): InstallContext {
+  const { dataDir } = brokerTarget(options);
+  // The hook finds the same broker as this command: a data dir or port given here is written into the command.
+  const extra: string[] = [];
+  const dir = nonEmpty(options.dataDir) ?? nonEmpty(process.env.NOTIFY_DATA_DIR);
+  if (dir !== undefined) extra.push("--data-dir", dir);
+  const port = nonEmpty(options.port) ?? nonEmpty(process.env.NOTIFY_PORT);
+  if (port !== undefined) extra.push("--port", port);
+  return { dataDir, program: program(), extra };
+}
+
+function parseArgs(options: HooksOptions): { agent: AgentId; scope: Scope } {
+  const agent = options.agent ?? "";
+  if (!isAgent(agent)) throw new ExitError(1, `unknown agent ${agent}: expected ${AGENTS.join(" or ")}`);
+  const scope = (options.scope ?? "user") as Scope;
+  if (!SCOPES.includes(scope)) throw new ExitError(1, `unknown --scope ${options.scope}: expected user or project`);
+  return { agent, scope };
+}
+
+function report(result: ChangeResult, json: boolean | undefined, note?: string): void {
+  if (json) {
+    printJson({
+      agent: result.target.agent,
+      scope: result.target.scope,
+      file: result.target.file,
+      changed: result.changed,
+      backup: result.backup ?? null,
+    });
+    return;
+  }
+  process.stdout.write(`${result.target.agent} (${result.target.scope}): ${result.summary}\n`);
+  if (result.backup !== undefined) process.stdout.write(`backup: ${result.backup}\n`);
+  if (note !== undefined) process.stderr.write(`notify: ${note}\n`);
+}
+
+const run = <T>(action: () => T): T => {
+  try {
+    return action();
+  } catch (error) {
+    if (error instanceof HookInstallError) throw new ExitError(1, error.message);
+    throw error;
+  }
+};
+
+/** `notify hooks install <agent> [--scope user|project]` (docs/hooks.md). */
+export async function hooksInstall(options: HooksOptions): Promise<void> {
+  const { agent, scope } = parseArgs(options);
+  const result = run(() => installHooks(agent, scope, context(options)));
+  const note =
+    agent === "codex" && result.changed
+      ? "Codex runs a new or changed hook only after you trust it: start codex and review it with /hooks"
+      : undefined;
+  report(result, options.json, note);
+}
+
+/** `notify hooks uninstall <agent> [--scope user|project]`. */
+export async function hooksUninstall(options: HooksOptions): Promise<void> {
+  const { agent, scope } = parseArgs(options);
+  report(
+    run(() => uninstallHooks(agent, scope, context(options))),
+    options.json,
+  );
+}
+
+/** `notify hooks status`: what is installed where, and whether the broker answers. Exit 0 either way. */
+export async function hooksStatus(options: HooksOptions): Promise<void> {
+  const rows = installStatus({});
+  let broker: { url: string; reachable: boolean; error?: string };
+  try {
+    const client = createClient(options);
+    try {
+      await client.request("GET", "/v1/health", { timeoutMs: 3_000 });
+      broker = { url: client.baseUrl, reachable: true };
+    } catch (error) {
+      broker = { url: client.baseUrl, reachable: false, error: (error as Error).message };
+    }
+  } catch (error) {
+    broker = { url: "", reachable: false, error: (error as Error).message };
+  }
+  if (options.json) {
+    printJson({ installs: rows, broker });
+    return;
+  }
+  const lines = rows.map((row) => {
+    const state =
+      row.events === null
+        ? "file cannot be parsed"
+        : row.events.length > 0
+          ? `installed (${row.events.join(", ")})`
+          : row.agentInstalled
+            ? "not installed"
+            : "agent not found";
+    return `${`${row.agent} ${row.scope}`.padEnd(20)}${state.padEnd(60)}${row.file}\n`;
+  });
+  const brokerLine = broker.reachable
+    ? `broker              answers at ${broker.url}\n`
+    : `broker              does not answer${broker.url ? ` at ${broker.url}` : ""}: ${broker.error ?? ""}\n`;
+  process.stdout.write(lines.join("") + brokerLine);
+}

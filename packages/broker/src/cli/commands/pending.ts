@@ -1,0 +1,44 @@
+import type { InteractionDto } from "../../interactions/types.js";
+import { type ClientOptions, createClient, parseIntegerOption, printJson, withoutNonce } from "../client.js";
+
+export interface PendingOptions extends ClientOptions {
+  agent?: string | undefined;
+  project?: string | undefined;
+  session?: string | undefined;
+  limit?: string | undefined;
+  json?: boolean | undefined;
+}
+
+/** `notify pending`: the open questions, newest first (GET /v1/interactions?pending=true). */
+export async function pending(options: PendingOptions): Promise<void> {
+  const limit = parseIntegerOption("--limit", options.limit);
+  const client = createClient(options);
+  const list = await client.request<InteractionDto[]>("GET", "/v1/interactions", {
+    query: {
+      pending: "true",
+      agent: options.agent,
+      project: options.project,
+      session: options.session,
+      limit: limit === undefined ? undefined : String(limit),
+    },
+  });
+  if (options.json) {
+    printJson(list.map(withoutNonce));
+    return;
+  }
+  if (list.length === 0) {
+    process.stderr.write("notify: no open questions\n");
+    return;
+  }
+  const now = Date.now();
+  for (const interaction of list) {
+    const left = Math.max(0, Math.round((Date.parse(interaction.expires_at) - now) / 1000));
+    const answers =
+      interaction.kind === "text" ? "--text <text>" : interaction.choices.map((choice) => choice.id).join("|");
+    const where = [interaction.agent, interaction.project].filter((part) => part !== undefined).join("/");
+    const firstLine = interaction.prompt.split("\n")[0] ?? "";
+    process.stdout.write(
+      `${interaction.id}  ${interaction.kind.padEnd(13)} ${where.padEnd(24)} ${`${left}s`.padStart(6)}  ${answers}  ${firstLine}\n`,
+    );
+  }
+}

@@ -1,0 +1,88 @@
+import { backoffMs } from "@notify/contracts/retry";
+import type { InteractionDto } from "../interactions/types.js";
+import { type BrokerClient, HttpFailure } from "./client.js";
+import { ExitError } from "./exit-error.js";
+
+/** Seconds per long-poll (spec 1: wait timeout 1-300, default 60); the request allows some slack on top. */
+const WAIT_SECONDS = 60;
+const WAIT_SLACK_MS = 30_000;
+
+export interface SettleWaitOptions {
+  /** Aborts the wait (SIGINT, SIGTERM); the promise rejects with the abort. */
+  signal?: AbortSignal;
+  /** Called once per failed attempt while the broker cannot be reached (the CLI says so on stderr). */
+  onRetry?: (attempt: number, delayMs: number) => void;
+  /** Reconnect backoff; tests shorten it. */
+  backoff?: { baseMs: number; maxMs: number };
+  now?: () => number;
+}
+
+/** The broker could not be reached, or kept failing, until the question's expiry passed. */
+export class BrokerLost extends ExitError {
+  constructor(id: string) {
+    super(1, `lost the broker; interaction ${id} expired before it could be reached again`);
+    this.name = "BrokerLost";
+  }
+}
+
+const retriable = (error: unknown): boolean =>
+  error instanceof HttpFailure
+    ? error.status >= 500 || error.status === 429
+    : error instanceof ExitError && error.exitCode === 1;
+
+const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      signal?.removeEventListener("abort", abort);
+      resolve();
+    }
+    function abort(): void {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    }
+    signal?.addEventListener("abort", abort, { once: true });
+  });
+
+/**
+ * Long-polls `GET /v1/interactions/{id}/wait` until the question is settled. As durable as the question: a broker
+ * that is down or restarting (connection refused, 5xx, 429) is retried with capped, jittered backoff until the
+ * question's `expires_at`, since the question itself survives the restart in SQLite. 401 and 404 end the wait at
+ * once: no retry can fix them.
+ */
+export async function waitUntilSettled(
+  client: BrokerClient,
+  interaction: InteractionDto,
+  options: SettleWaitOptions = {},
+): Promise<InteractionDto> {
+  const now = options.now ?? Date.now;
+  const backoff = options.backoff ?? { baseMs: 250, maxMs: 5_000 };
+  const expiresAt = Date.parse(interaction.expires_at);
+  const path = `/v1/interactions/${encodeURIComponent(interaction.id)}/wait`;
+  let current = interaction;
+  let failures = 0;
+  while (current.status === "pending") {
+    // Never ask to wait past the expiry by much: the broker answers `expired` once it passes.
+    const left = Math.ceil((expiresAt - now()) / 1000);
+    const seconds = Math.min(WAIT_SECONDS, Math.max(1, left + 1));
+    try {
+      const request: Parameters<BrokerClient["request"]>[2] = {
+        query: { timeout: String(seconds) },
+        timeoutMs: seconds * 1000 + WAIT_SLACK_MS,
+      };
+      if (options.signal !== undefined) request.signal = options.signal;
+      current = await client.request<InteractionDto>("GET", path, request);
+      failures = 0;
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      if (!retriable(error)) throw error;
+      if (now() >= expiresAt) throw new BrokerLost(interaction.id);
+      failures += 1;
+      const delay = Math.min(backoffMs(failures, backoff), Math.max(0, expiresAt - now()));
+      options.onRetry?.(failures, delay);
+      await sleep(delay, options.signal);
+    }
+  }
+  return current;
+}

@@ -1,0 +1,24 @@
+import type { ArcSender } from "@notify/contracts";
+
+/** The agents Notify installs itself into (DESIGN.md, Agent hooks). */
+export const AGENTS = ["claude-code", "codex"] as const;
+export type AgentId = (typeof AGENTS)[number];
+
+export const isAgent = (value: string): value is AgentId => (AGENTS as readonly string[]).includes(value);
+
+/** ARC `sender` per agent: `sender.id` becomes the notification's and the question's `agent`. */
+export const SENDERS: Record<AgentId, ArcSender> = {
+  "claude-code": { id: "claude-code", name: "Claude Code" },
+  codex: { id: "codex", name: "Codex CLI" },
+};
+
+/** The agent's name as a person reads it in a prompt or a title. */
+export const displayName = (agent: AgentId): string => SENDERS[agent].name ?? agent;
+
+/**
+ * Seconds a hook question stays open. The hook entry written into the agent's config gets a longer timeout
+ * (HOOK_TIMEOUT_SECONDS), so the question expires and the hook exits quietly before the agent would kill it:
+ * the agent's own prompt then decides (issue 12: an unanswered question is never consent and never refusal).
+ */
+export const QUESTION_TTL_SECONDS = 600;
+export const HOOK_TIMEOUT_SECONDS = 660;

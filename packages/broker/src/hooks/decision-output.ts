@@ -1,0 +1,39 @@
+import type { DecisionFormat } from "./mapping.js";
+
+export type Decision = "allow" | "deny";
+
+/**
+ * The decision in the agent's own output format, one JSON line for stdout. Claude Code and Codex read the same
+ * shapes:
+ * - PermissionRequest: `{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior":
+ *   "allow" | "deny", "message"?}}}` (https://code.claude.com/docs/en/hooks "PermissionRequest decision control";
+ *   https://developers.openai.com/codex/hooks "PermissionRequest": Codex refuses updatedInput,
+ *   updatedPermissions and interrupt, so they are never sent).
+ * - Claude Code PreToolUse: `{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision":
+ *   "allow" | "deny", "permissionDecisionReason"}}` (same page, "PreToolUse decision control").
+ * Without a decision nothing is printed: both agents then show their own prompt.
+ */
+export function decisionOutput(format: DecisionFormat, decision: Decision, answeredBy: string): string {
+  const reason = `${decision === "allow" ? "Allowed" : "Denied"} in Notify (answered from ${answeredBy})`;
+  switch (format) {
+    case "permission-request":
+      return JSON.stringify({
+        hookSpecificOutput: {
+          hookEventName: "PermissionRequest",
+          decision: decision === "allow" ? { behavior: "allow" } : { behavior: "deny", message: reason },
+        },
+      });
+    case "pre-tool-use":
+      return JSON.stringify({
+        hookSpecificOutput: {
+          hookEventName: "PreToolUse",
+          permissionDecision: decision,
+          permissionDecisionReason: reason,
+        },
+      });
+    default: {
+      const _exhaustive: never = format;
+      return String(_exhaustive);
+    }
+  }
+}

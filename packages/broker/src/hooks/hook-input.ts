@@ -1,0 +1,69 @@
+/**
+ * What an agent writes on a hook's stdin, read loosely: agents add fields between releases, and a hook that
+ * refuses an unknown field would take the agent's prompt away. Only the fields Notify uses are picked, each
+ * checked for its type; anything else is ignored.
+ *
+ * Shapes (fixtures in test/hooks/fixtures cite them):
+ * - Claude Code: https://code.claude.com/docs/en/hooks ("Hook input"): every event has session_id,
+ *   transcript_path, cwd, hook_event_name (and permission_mode); PreToolUse, PermissionRequest and PostToolUse add
+ *   tool_name, tool_input (PostToolUse also tool_response; PreToolUse and PostToolUse tool_use_id);
+ *   Notification adds message and notification_type; Stop adds stop_hook_active and last_assistant_message.
+ * - Codex CLI: https://developers.openai.com/codex/hooks ("PermissionRequest", "Stop") and its generated input
+ *   schemas (codex-rs/hooks/schema/generated/*.command.input.schema.json): session_id, turn_id, cwd,
+ *   hook_event_name, model, permission_mode, transcript_path, tool_name ("Bash" or "NetworkAccess"),
+ *   tool_input {command, description?}; Stop adds stop_hook_active and last_assistant_message.
+ * - Codex's older `notify` program (config.toml `notify = [...]`, https://developers.openai.com/codex/config-advanced
+ *   "Notifications"): one JSON argument {type: "agent-turn-complete", "thread-id", "turn-id", cwd,
+ *   "input-messages", "last-assistant-message"}.
+ */
+export interface HookInput {
+  hookEventName?: string;
+  sessionId?: string;
+  turnId?: string;
+  cwd?: string;
+  toolName?: string;
+  toolInput?: unknown;
+  toolUseId?: string;
+  message?: string;
+  title?: string;
+  notificationType?: string;
+  lastAssistantMessage?: string;
+  /** Codex's legacy notify payload type, e.g. `agent-turn-complete`. */
+  type?: string;
+}
+
+/** Parses stdin's text; anything that is not a JSON object is an empty input (the hook then does nothing). */
+export function parseHookInput(text: string): HookInput | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return undefined;
+  const record = raw as Record<string, unknown>;
+  const text_ = (...names: string[]): string | undefined => {
+    for (const name of names) {
+      const value = record[name];
+      if (typeof value === "string" && value !== "") return value;
+    }
+    return undefined;
+  };
+  const input: HookInput = {};
+  const set = <K extends keyof HookInput>(key: K, value: HookInput[K] | undefined): void => {
+    if (value !== undefined) input[key] = value;
+  };
+  set("hookEventName", text_("hook_event_name"));
+  set("sessionId", text_("session_id", "thread-id", "thread_id"));
+  set("turnId", text_("turn_id", "turn-id"));
+  set("cwd", text_("cwd"));
+  set("toolName", text_("tool_name"));
+  if ("tool_input" in record) input.toolInput = record.tool_input;
+  set("toolUseId", text_("tool_use_id"));
+  set("message", text_("message"));
+  set("title", text_("title"));
+  set("notificationType", text_("notification_type"));
+  set("lastAssistantMessage", text_("last_assistant_message", "last-assistant-message"));
+  set("type", text_("type"));
+  return input;
+}

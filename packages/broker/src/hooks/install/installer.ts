@@ -1,0 +1,234 @@
+import { createHash } from "node:crypto";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
+import { type AgentId, displayName } from "../agents.js";
+import { addNotify, installedEvents, stripNotify } from "./entries.js";
+import { type Scope, type Target, type TargetEnv, targetFor } from "./targets.js";
+
+/** A refusal with a message for the person (exit 1 in the CLI); the agent's file is left as it was. */
+export class HookInstallError extends Error {
+  override name = "HookInstallError";
+}
+
+export interface InstallContext {
+  /** Notify's data dir: backups and the install record live under `<dataDir>/hooks/`. */
+  dataDir: string;
+  /** The words that start Notify's CLI (node and the CLI file, or `notify`). */
+  program: string[];
+  /** Options every hook command carries (e.g. `--data-dir DIR` when not the default). */
+  extra?: string[];
+  where?: TargetEnv;
+  now?: () => Date;
+}
+
+export interface ChangeResult {
+  target: Target;
+  changed: boolean;
+  /** The copy taken before the change. */
+  backup?: string;
+  /** What happened, one line. */
+  summary: string;
+}
+
+/** What uninstall needs to restore the file exactly as Notify found it. */
+interface InstallRecord {
+  agent: AgentId;
+  scope: Scope;
+  file: string;
+  /** False when Notify created the file: uninstall then removes it. */
+  existed: boolean;
+  /** The backup holding the bytes from before Notify's first install (when the file existed). */
+  original?: string;
+  /** The file's SHA-256 right after Notify wrote it: equal at uninstall means nobody else changed it since. */
+  installedSha256: string;
+  /** Notify created the directory (project scope): removed again at uninstall when empty. */
+  createdDir: boolean;
+}
+
+type Records = Record<string, InstallRecord>;
+type Json = Record<string, unknown>;
+
+const sha256 = (bytes: Buffer | string): string => createHash("sha256").update(bytes).digest("hex");
+const hooksDir = (context: InstallContext): string => join(context.dataDir, "hooks");
+const recordsPath = (context: InstallContext): string => join(hooksDir(context), "installs.json");
+
+function readRecords(context: InstallContext): Records {
+  try {
+    return JSON.parse(readFileSync(recordsPath(context), "utf8")) as Records;
+  } catch {
+    return {};
+  }
+}
+
+function writeRecords(context: InstallContext, records: Records): void {
+  mkdirSync(hooksDir(context), { recursive: true });
+  writeAtomically(recordsPath(context), `${JSON.stringify(records, null, 2)}\n`);
+}
+
+/** Writes through a temporary file and a rename, so the agent never reads half a settings file. */
+function writeAtomically(file: string, content: string | Buffer): void {
+  const temporary = join(dirname(file), `.${Date.now()}-${process.pid}.notify-tmp`);
+  writeFileSync(temporary, content);
+  renameSync(temporary, file);
+}
+
+function backup(context: InstallContext, target: Target, bytes: Buffer): string {
+  const dir = join(hooksDir(context), "backups");
+  mkdirSync(dir, { recursive: true });
+  const stamp = (context.now?.() ?? new Date()).toISOString().replaceAll(":", "-");
+  let path = join(dir, `${target.agent}-${target.scope}-${stamp}.json`);
+  for (let n = 2; existsSync(path); n += 1) path = join(dir, `${target.agent}-${target.scope}-${stamp}-${n}.json`);
+  writeFileSync(path, bytes);
+  return path;
+}
+
+/** The file's JSON object, or a refusal naming the file; never a partial read. */
+function parseSettings(target: Target, bytes: Buffer): Json {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString("utf8"));
+  } catch (error) {
+    throw new HookInstallError(
+      `cannot parse ${target.file} (${(error as Error).message}); it was left as it was: fix it, then run this again`,
+    );
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new HookInstallError(`${target.file} does not hold a JSON object; it was left as it was`);
+  }
+  const hooks = (parsed as Json).hooks;
+  if (hooks !== undefined && (hooks === null || typeof hooks !== "object" || Array.isArray(hooks))) {
+    throw new HookInstallError(`${target.file}: "hooks" is not an object; it was left as it was`);
+  }
+  return parsed as Json;
+}
+
+/**
+ * Adds Notify's hook entries to the agent's settings: a JSON merge that touches only Notify's own entries,
+ * idempotent, with a backup into the data dir before every change. Refuses when the agent is not installed (its
+ * per-user directory is missing: nothing is created for it) or the file cannot be parsed (left as it was).
+ */
+export function install(agent: AgentId, scope: Scope, context: InstallContext): ChangeResult {
+  const target = targetFor(agent, scope, context.where);
+  if (!existsSync(target.agentHome)) {
+    throw new HookInstallError(
+      `${displayName(agent)} does not seem to be installed: ${target.agentHome} does not exist (nothing was changed)`,
+    );
+  }
+  const existed = existsSync(target.file);
+  const bytes = existed ? readFileSync(target.file) : undefined;
+  const document = bytes !== undefined ? parseSettings(target, bytes) : {};
+  const updated = structuredClone(document);
+  addNotify(updated, agent, context.program, context.extra);
+  if (existed && isDeepStrictEqual(updated, document)) {
+    return { target, changed: false, summary: `already installed in ${target.file}` };
+  }
+
+  const records = readRecords(context);
+  const previous = records[target.file];
+  const taken = bytes !== undefined ? backup(context, target, bytes) : undefined;
+  const createdDir = !existsSync(target.dir);
+  if (createdDir) mkdirSync(target.dir, { recursive: true });
+  const text = `${JSON.stringify(updated, null, 2)}\n`;
+  writeAtomically(target.file, text);
+
+  // Re-installing over Notify's own untouched write keeps the record of the user's original file.
+  const keepOriginal = previous !== undefined && bytes !== undefined && sha256(bytes) === previous.installedSha256;
+  const record: InstallRecord = keepOriginal
+    ? { ...previous, installedSha256: sha256(text) }
+    : {
+        agent,
+        scope,
+        file: target.file,
+        existed,
+        ...(taken !== undefined ? { original: taken } : {}),
+        installedSha256: sha256(text),
+        createdDir,
+      };
+  records[target.file] = record;
+  writeRecords(context, records);
+  const result: ChangeResult = { target, changed: true, summary: `installed into ${target.file}` };
+  if (taken !== undefined) result.backup = taken;
+  return result;
+}
+
+/**
+ * Removes Notify's entries. When the file is exactly as Notify left it, the user's original comes back byte for
+ * byte (or the file goes, when Notify created it); otherwise only Notify's entries are taken out of the JSON.
+ */
+export function uninstall(agent: AgentId, scope: Scope, context: InstallContext): ChangeResult {
+  const target = targetFor(agent, scope, context.where);
+  const records = readRecords(context);
+  const record = records[target.file];
+  if (!existsSync(target.file)) {
+    if (record !== undefined) {
+      delete records[target.file];
+      writeRecords(context, records);
+    }
+    return { target, changed: false, summary: `not installed (${target.file} does not exist)` };
+  }
+  const bytes = readFileSync(target.file);
+  if (record !== undefined && sha256(bytes) === record.installedSha256) {
+    const taken = backup(context, target, bytes);
+    if (record.existed && record.original !== undefined) {
+      writeAtomically(target.file, readFileSync(record.original));
+    } else {
+      unlinkSync(target.file);
+      if (record.createdDir && readdirSync(target.dir).length === 0) rmdirSync(target.dir);
+    }
+    delete records[target.file];
+    writeRecords(context, records);
+    const summary = record.existed ? `restored ${target.file} as it was before` : `removed ${target.file}`;
+    return { target, changed: true, backup: taken, summary };
+  }
+  const document = parseSettings(target, bytes);
+  if (!stripNotify(document, agent)) {
+    return { target, changed: false, summary: `not installed in ${target.file}` };
+  }
+  const taken = backup(context, target, bytes);
+  writeAtomically(target.file, `${JSON.stringify(document, null, 2)}\n`);
+  if (record !== undefined) {
+    delete records[target.file];
+    writeRecords(context, records);
+  }
+  return { target, changed: true, backup: taken, summary: `removed Notify's entries from ${target.file}` };
+}
+
+export interface InstallStatus {
+  agent: AgentId;
+  scope: Scope;
+  file: string;
+  /** The agent's per-user directory exists. */
+  agentInstalled: boolean;
+  /** Notify's events found in the file; null when the file cannot be parsed. */
+  events: string[] | null;
+}
+
+/** What is installed where (both agents, both scopes, for the current project). */
+export function installStatus(context: Pick<InstallContext, "where">): InstallStatus[] {
+  const rows: InstallStatus[] = [];
+  for (const agent of ["claude-code", "codex"] as const) {
+    for (const scope of ["user", "project"] as const) {
+      const target = targetFor(agent, scope, context.where);
+      let events: string[] | null = [];
+      if (existsSync(target.file)) {
+        try {
+          events = installedEvents(parseSettings(target, readFileSync(target.file)), agent);
+        } catch {
+          events = null;
+        }
+      }
+      rows.push({ agent, scope, file: target.file, agentInstalled: existsSync(target.agentHome), events });
+    }
+  }
+  return rows;
+}

@@ -1,0 +1,46 @@
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import type { AgentId } from "../agents.js";
+
+export type Scope = "user" | "project";
+export const SCOPES: readonly Scope[] = ["user", "project"];
+
+export interface Target {
+  agent: AgentId;
+  scope: Scope;
+  /** The agent's own per-user directory: its presence is what "the agent is installed" means. */
+  agentHome: string;
+  /** The file Notify edits. */
+  file: string;
+  /** The directory holding `file`; created only for the project scope, and only when the agent is installed. */
+  dir: string;
+}
+
+export interface TargetEnv {
+  home?: string;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Where each agent reads its hooks:
+ * - Claude Code: `~/.claude/settings.json` (or `$CLAUDE_CONFIG_DIR/settings.json`) for the user,
+ *   `<project>/.claude/settings.json` for a project (https://code.claude.com/docs/en/settings "Settings files").
+ * - Codex CLI: `$CODEX_HOME/hooks.json` (default `~/.codex/hooks.json`) for the user, `<project>/.codex/hooks.json`
+ *   for a project (https://developers.openai.com/codex/hooks "Where Codex looks for hooks"). A hooks.json beside
+ *   config.toml keeps Notify's entries out of the user's TOML.
+ */
+export function targetFor(agent: AgentId, scope: Scope, where: TargetEnv = {}): Target {
+  const env = where.env ?? process.env;
+  const home = where.home ?? homedir();
+  const cwd = resolve(where.cwd ?? process.cwd());
+  if (agent === "claude-code") {
+    const agentHome =
+      env.CLAUDE_CONFIG_DIR && env.CLAUDE_CONFIG_DIR !== "" ? env.CLAUDE_CONFIG_DIR : join(home, ".claude");
+    const dir = scope === "user" ? agentHome : join(cwd, ".claude");
+    return { agent, scope, agentHome, dir, file: join(dir, "settings.json") };
+  }
+  const agentHome = env.CODEX_HOME && env.CODEX_HOME !== "" ? env.CODEX_HOME : join(home, ".codex");
+  const dir = scope === "user" ? agentHome : join(cwd, ".codex");
+  return { agent, scope, agentHome, dir, file: join(dir, "hooks.json") };
+}

@@ -1,0 +1,156 @@
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import type { ArcContext, ArcSender } from "@notify/contracts";
+import canonicalize from "canonicalize";
+import { type AgentId, displayName, SENDERS } from "./agents.js";
+import type { HookInput } from "./hook-input.js";
+import { cut, permissionPrompt } from "./prompt.js";
+
+/** How the decision is printed for the agent (decision-output.ts). */
+export type DecisionFormat = "permission-request" | "pre-tool-use";
+
+/**
+ * What one hook invocation does, decided from the agent's stdin alone (no I/O), so every mapping is a pure
+ * function tested against the documented payloads.
+ */
+export interface HookPlan {
+  sender: ArcSender;
+  context: ArcContext;
+  /** Open questions to withdraw first: the one of this tool call, or every one of the session. */
+  settle?: { key: string } | { session: string };
+  /** An answerable permission request to open and wait for. */
+  ask?: { key: string; message: string; format: DecisionFormat };
+  /** A notification, keyed per session so it updates in place. */
+  notify?: { key: string; kind: "question" | "completion"; title: string; message: string };
+}
+
+const hash = (value: string): string => createHash("sha256").update(value).digest("hex").slice(0, 32);
+
+/**
+ * A question's key: per agent session and tool call. The tool call is named by its tool and input, which every
+ * event about it carries (PermissionRequest has no tool_use_id in Codex), so PostToolUse finds the same key.
+ */
+export function toolCallKey(agent: AgentId, sessionId: string | undefined, toolName: string, input: unknown): string {
+  // A shell call is named by its command alone: Codex's PermissionRequest adds a description (and says
+  // NetworkAccess) that its PostToolUse for the same call does not carry.
+  const { detail, kind } = callIdentity(toolName, input);
+  const call = canonicalize({ session: sessionId ?? "", kind, detail }) ?? "";
+  return `${agent}:tool:${hash(call)}`;
+}
+
+function callIdentity(toolName: string, input: unknown): { kind: string; detail: unknown } {
+  const record =
+    input !== null && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+  if (typeof record.command === "string") return { kind: "command", detail: record.command };
+  return { kind: toolName, detail: input ?? null };
+}
+
+/** The attention/completion notification's key: one per agent session. */
+export const sessionKey = (agent: AgentId, sessionId: string | undefined): string =>
+  `${agent}:session:${hash(sessionId ?? "none")}`;
+
+/** The key prefix of every question Notify's hooks open for `agent`. */
+export const toolKeyPrefix = (agent: AgentId): string => `${agent}:tool:`;
+
+/** The project: the name of the repository root above `cwd` (the folder holding .git), else the cwd's name. */
+export function projectOf(cwd: string | undefined, exists: (path: string) => boolean = existsSync): string | undefined {
+  if (cwd === undefined) return undefined;
+  let dir = cwd;
+  for (let depth = 0; depth < 64; depth += 1) {
+    if (exists(join(dir, ".git"))) return basename(dir) || undefined;
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return basename(cwd) || undefined;
+}
+
+/** ARC context limits (spec 2): a value over its limit is left out rather than failing the whole event. */
+function contextOf(input: HookInput, project: string | undefined, pid: number | undefined): ArcContext {
+  const context: ArcContext = {};
+  const within = (value: string | undefined, limit: number): string | undefined =>
+    value !== undefined && Array.from(value).length <= limit ? value : undefined;
+  const sessionId = within(input.sessionId, 100);
+  if (sessionId !== undefined) context.session_id = sessionId;
+  const turnId = within(input.turnId, 200);
+  if (turnId !== undefined) context.turn_id = turnId;
+  const cwd = within(input.cwd, 1024);
+  if (cwd !== undefined) context.cwd = cwd;
+  const name = project !== undefined ? cut(project, 200) : undefined;
+  if (name !== undefined) context.project = name;
+  const requestId = within(input.toolUseId, 200);
+  if (requestId !== undefined) context.native_request_id = requestId;
+  if (pid !== undefined && Number.isInteger(pid) && pid >= 0) context.pid = pid;
+  return context;
+}
+
+export interface MapOptions {
+  /** The agent's process (the hook's parent), for display. */
+  pid?: number;
+  /** Finds the repository root; tests pass a fake. */
+  exists?: (path: string) => boolean;
+}
+
+/**
+ * Maps one hook event to what Notify does. `event` is the name on the command line (`notify hook <agent>
+ * <event>`); the payload's own hook_event_name wins when present, so one command line serves every event.
+ */
+export function planHook(agent: AgentId, event: string, input: HookInput, options: MapOptions = {}): HookPlan {
+  const name = input.hookEventName ?? input.type ?? event;
+  const project = projectOf(input.cwd, options.exists);
+  const plan: HookPlan = { sender: SENDERS[agent], context: contextOf(input, project, options.pid) };
+  const who = displayName(agent);
+  const where = project ? ` in ${project}` : "";
+
+  switch (name) {
+    case "PermissionRequest":
+    case "PreToolUse": {
+      if (input.toolName === undefined) return plan;
+      // Codex's PreToolUse can only deny, never allow (its hooks page), so only its PermissionRequest asks.
+      if (name === "PreToolUse" && agent === "codex") return plan;
+      plan.ask = {
+        key: toolCallKey(agent, input.sessionId, input.toolName, input.toolInput),
+        message: permissionPrompt(agent, input.toolName, input.toolInput, project),
+        format: name === "PermissionRequest" ? "permission-request" : "pre-tool-use",
+      };
+      return plan;
+    }
+    case "PostToolUse":
+    case "PostToolUseFailure":
+      // The tool ran (or failed) after all: its question, if one is open, is no longer needed.
+      if (input.toolName === undefined) return plan;
+      plan.settle = { key: toolCallKey(agent, input.sessionId, input.toolName, input.toolInput) };
+      return plan;
+    case "Notification": {
+      // The permission dialog's own notification: the PermissionRequest hook already asks that question.
+      if (input.notificationType === "permission_prompt") return plan;
+      plan.notify = {
+        key: sessionKey(agent, input.sessionId),
+        kind: "question",
+        title: cut(`${who} needs your attention${where}`, 200),
+        message: cut(input.message ?? `${who} is waiting for your input`, 4000),
+      };
+      return plan;
+    }
+    case "Stop":
+    case "agent-turn-complete": {
+      if (input.sessionId !== undefined) plan.settle = { session: input.sessionId };
+      const last = input.lastAssistantMessage?.trim();
+      plan.notify = {
+        key: sessionKey(agent, input.sessionId),
+        kind: "completion",
+        title: cut(`${who} finished${where}`, 200),
+        message: cut(last !== undefined && last !== "" ? last : `${who} finished its turn`, 4000),
+      };
+      return plan;
+    }
+    case "UserPromptSubmit":
+    case "SessionEnd":
+      // The session moved on: any question still open in it was answered in the terminal.
+      if (input.sessionId !== undefined) plan.settle = { session: input.sessionId };
+      return plan;
+    default:
+      return plan;
+  }
+}

@@ -1,0 +1,169 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningBroker, startBroker } from "../../src/broker.js";
+import { type CliBroker, closedPort, runCli, spawnCli, startCliBroker } from "./cli-harness.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read JSON output loosely.
+type Json = any;
+
+let cli: CliBroker;
+beforeAll(async () => {
+  cli = await startCliBroker();
+});
+afterAll(async () => {
+  await cli?.close();
+});
+
+const notify = (...args: string[]) => runCli([...args, ...cli.target]);
+const WAITING = /^notify: waiting for an answer to interaction (\S+) \(/m;
+
+async function startAsk(...args: string[]) {
+  const ask = spawnCli(["ask", ...args, ...cli.target]);
+  const match = await ask.stderrMatching(WAITING);
+  return { ask, id: match[1] ?? "" };
+}
+
+describe("notify ask is as durable as the question (issue 12, item 4)", () => {
+  it("keeps waiting through a broker restart and returns the answer given after it", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "notify-ask-restart-"));
+    const port = await closedPort();
+    let broker: RunningBroker = await startBroker({ dataDir, port, env: {} });
+    try {
+      const target = ["--port", String(port), "--data-dir", dataDir];
+      const ask = spawnCli(["ask", "Restart-proof?", ...target]);
+      const id = (await ask.stderrMatching(WAITING))[1] ?? "";
+      await broker.close();
+      await ask.stderrMatching(/lost the broker; reconnecting until the question expires/);
+      broker = await startBroker({ dataDir, port, env: {} });
+      // Answer through the CLI against the new process: the question survived in SQLite.
+      const answer = await runCli(["answer", id, "--choice", "allow", ...target]);
+      expect(answer.code).toBe(0);
+      const result = await ask.done;
+      expect(result).toMatchObject({ code: 0, stdout: "allow\n" });
+    } finally {
+      await broker.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it("SIGTERM is handled like SIGINT: its own unkeyed question is cancelled, exit 143", async () => {
+    const { ask, id } = await startAsk("Terminate me?");
+    ask.child.kill("SIGTERM");
+    const result = await ask.done;
+    expect(result.code).toBe(143);
+    expect(result.stderr).toContain(`notify: interrupted; cancelled interaction ${id}\n`);
+    expect((await cli.api<Json>("GET", `/v1/interactions/${id}`)).body.status).toBe("cancelled");
+  });
+
+  it("a keyed question two waiters share survives one waiter's interrupt; the other gets the answer", async () => {
+    const first = await startAsk("Shared?", "--key", "shared-question");
+    const second = await startAsk("Shared?", "--key", "shared-question");
+    expect(second.id).toBe(first.id);
+    first.ask.child.kill("SIGINT");
+    const interrupted = await first.ask.done;
+    expect(interrupted.code).toBe(130);
+    expect(interrupted.stderr).toContain(`left keyed interaction ${first.id} open for its other waiters`);
+    expect((await cli.api<Json>("GET", `/v1/interactions/${first.id}`)).body.status).toBe("pending");
+    expect((await notify("answer", first.id, "--choice", "allow")).code).toBe(0);
+    expect(await second.ask.done).toMatchObject({ code: 0, stdout: "allow\n" });
+  });
+});
+
+describe("notify ask exit codes (docs/cli.md)", () => {
+  it("denied by choice: exit 3, and the answer is printed all the same", async () => {
+    const { ask, id } = await startAsk("Force push?");
+    expect((await notify("answer", id, "--choice", "deny")).code).toBe(0);
+    expect(await ask.done).toMatchObject({ code: 3, stdout: "deny\n" });
+  });
+
+  it("expired: exit 4", async () => {
+    // An ARC question expiring in two seconds, shared through its key (native ttl_seconds is at least 30).
+    const expiresAt = new Date(Date.now() + 2_000).toISOString();
+    const created = await cli.api<Json>("POST", "/v1/events", {
+      arc_version: "0.2",
+      event_id: "expiring",
+      event_type: "request.created",
+      occurred_at: new Date().toISOString(),
+      sender: { id: "test" },
+      request: {
+        key: "expiring-question",
+        kind: "permission",
+        message: "Expire?",
+        response: {
+          kind: "permission",
+          choices: [
+            { id: "allow", label: "Allow" },
+            { id: "deny", label: "Deny" },
+          ],
+          expires_at: expiresAt,
+        },
+      },
+    });
+    expect(created.status).toBe(201);
+    const { ask, id } = await startAsk("Expire?", "--key", "expiring-question");
+    expect(id).toBe(created.body.interaction.id);
+    const result = await ask.done;
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain(`notify: interaction ${id} expired without an answer`);
+  });
+
+  it("a refused token: exit 2; a broker that is not there: exit 1", async () => {
+    const refused = await runCli(["ask", "Hi?", "--port", String(cli.broker.port), "--token", "nope"]);
+    expect(refused.code).toBe(2);
+    const port = await closedPort();
+    const down = await runCli(["ask", "Hi?", "--port", String(port), "--token", "t"]);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toContain("cannot reach the broker");
+  });
+});
+
+describe("answer twice, pending, show, cancel, reopen", () => {
+  it("the same answer again reports the existing answer (exit 0); a different one is the conflict", async () => {
+    const { body: question } = await cli.api<Json>("POST", "/v1/interactions/request", { prompt: "Twice?" });
+    expect((await notify("answer", question.id, "--choice", "allow")).code).toBe(0);
+    const again = await notify("answer", question.id, "--choice", "allow");
+    expect(again).toMatchObject({ code: 0, stdout: "" });
+    expect(again.stderr).toBe(`notify: interaction ${question.id} was already answered with choice allow (from cli)\n`);
+    const other = await notify("answer", question.id, "--choice", "deny");
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(/^notify: 409 /);
+  });
+
+  it("pending lists open questions; show prints one whole; cancel withdraws it; reopen reopens its notification", async () => {
+    const { body: question } = await cli.api<Json>("POST", "/v1/interactions/request", {
+      prompt: "Line one of the prompt\nline two",
+      agent: "pending-agent",
+      project: "p1",
+    });
+    const pending = await notify("pending", "--agent", "pending-agent");
+    expect(pending.code).toBe(0);
+    expect(pending.stdout).toMatch(
+      new RegExp(`^${question.id}  permission +pending-agent/p1 +\\d+s  allow\\|deny  Line one of the prompt\\n$`),
+    );
+    const json = JSON.parse((await notify("pending", "--agent", "pending-agent", "--json")).stdout);
+    expect(json).toHaveLength(1);
+    expect(json[0]).not.toHaveProperty("nonce");
+
+    const shown = await notify("show", question.id);
+    expect(shown.stdout).toContain(`id       ${question.id}\nstatus   pending\nkind     permission\n`);
+    expect(shown.stdout).toContain("choices\n  allow: Allow\n  deny: Deny\n");
+    expect(shown.stdout).toContain("Line one of the prompt\nline two\n");
+    expect(shown.stdout + shown.stderr).not.toContain(question.nonce);
+
+    const cancelled = await notify("cancel", question.id);
+    expect(cancelled).toMatchObject({ code: 0, stderr: `notify: cancelled interaction ${question.id}\n` });
+    expect((await notify("cancel", question.id)).stderr).toContain("is already cancelled; nothing changed");
+    expect((await notify("pending", "--agent", "pending-agent")).stdout).toBe("");
+
+    const notifications = (await cli.api<Json[]>("GET", "/v1/notifications?agent=pending-agent")).body;
+    const notification = notifications.find((n) => n.metadata?.interaction_id === question.id);
+    expect(notification.status).toBe("resolved");
+    const reopened = await notify("reopen", notification.id);
+    expect(reopened).toMatchObject({ code: 0, stderr: `notify: reopened notification ${notification.id}\n` });
+    const shownNotification = await notify("show", notification.id);
+    expect(shownNotification.stdout).toContain("status   active\ntype     permission_required\n");
+    expect((await notify("show", "int_missing")).code).toBe(1);
+  });
+});

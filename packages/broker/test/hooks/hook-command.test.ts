@@ -1,0 +1,246 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CliBroker, closedPort, startCliBroker } from "../cli/cli-harness.js";
+import { claude, codex } from "./fixtures.js";
+import { spawnHook, WAITING } from "./hook-harness.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read JSON loosely.
+type Json = any;
+
+let cli: CliBroker;
+beforeAll(async () => {
+  cli = await startCliBroker();
+});
+afterAll(async () => {
+  await cli?.close();
+});
+
+async function respond(id: string, choice: string, source = "desktop"): Promise<number> {
+  const { body } = await cli.api<Json>("GET", `/v1/interactions/${id}`);
+  const answer = await cli.api("POST", `/v1/interactions/${id}/respond`, {
+    response_id: `r-${id}-${choice}`,
+    request_digest: body.request_digest,
+    nonce: body.nonce,
+    choice_id: choice,
+    source,
+  });
+  return answer.status;
+}
+
+/** A payload of a fresh session, so the tests' keys and session settling never meet. */
+function inSession<T extends { input: Record<string, unknown> }>(fixture: T, session: string): Record<string, unknown> {
+  return { ...fixture.input, session_id: session };
+}
+
+describe("notify hook: a permission request waits for the first answer (issue 12, item 2)", () => {
+  it("Claude Code PermissionRequest: the question is listed, allow prints the allow decision", async () => {
+    const hook = spawnHook(
+      ["claude-code", "PermissionRequest", ...cli.target],
+      inSession(claude.permissionRequestBash, "s-allow"),
+    );
+    const id = (await hook.stderrMatching(WAITING))[1] ?? "";
+    const { body: listed } = await cli.api<Json[]>("GET", "/v1/interactions?pending=true&agent=claude-code");
+    const question = listed.find((interaction) => interaction.id === id);
+    expect(question).toMatchObject({
+      kind: "permission",
+      choices: [
+        { id: "allow", label: "Allow" },
+        { id: "deny", label: "Deny" },
+      ],
+      session_id: "s-allow",
+      prompt: expect.stringContaining("rm -rf node_modules"),
+    });
+    // The notification half: permission_required, active, under the same key.
+    const { body: notifications } = await cli.api<Json[]>("GET", "/v1/notifications?agent=claude-code");
+    expect(notifications.find((n) => n.key === question.key)).toMatchObject({
+      type: "permission_required",
+      status: "active",
+    });
+
+    expect(await respond(id, "allow")).toBe(200);
+    const result = await hook.done;
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow" } },
+    });
+    expect(result.stdout + result.stderr).not.toContain(question.nonce);
+    expect(result.stdout + result.stderr).not.toContain(cli.token);
+  });
+
+  it("Codex PermissionRequest: deny prints the deny decision with a message", async () => {
+    const hook = spawnHook(
+      ["codex", "PermissionRequest", ...cli.target],
+      inSession(codex.permissionRequestBash, "s-deny"),
+    );
+    const id = (await hook.stderrMatching(WAITING))[1] ?? "";
+    expect(await respond(id, "deny", "cli")).toBe(200);
+    const result = await hook.done;
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      hookSpecificOutput: {
+        hookEventName: "PermissionRequest",
+        decision: { behavior: "deny", message: "Denied in Notify (answered from cli)" },
+      },
+    });
+  });
+
+  it("Claude Code PreToolUse (headless) prints a PreToolUse decision", async () => {
+    const hook = spawnHook(["claude-code", "PreToolUse", ...cli.target], inSession(claude.preToolUseWrite, "s-pre"));
+    const id = (await hook.stderrMatching(WAITING))[1] ?? "";
+    expect(await respond(id, "allow")).toBe(200);
+    const result = await hook.done;
+    expect(JSON.parse(result.stdout).hookSpecificOutput).toMatchObject({
+      hookEventName: "PreToolUse",
+      permissionDecision: "allow",
+    });
+  });
+});
+
+describe("fallbacks: nothing that decides is printed, exit 0, the agent's own prompt decides", () => {
+  it("a cancelled question", async () => {
+    const hook = spawnHook(
+      ["claude-code", "PermissionRequest", ...cli.target],
+      inSession(claude.permissionRequestBash, "s-cancel"),
+    );
+    const id = (await hook.stderrMatching(WAITING))[1] ?? "";
+    expect((await cli.api("POST", `/v1/interactions/${id}/cancel`)).status).toBe(200);
+    const result = await hook.done;
+    expect(result).toMatchObject({ code: 0, stdout: "" });
+    expect(result.stderr).toContain("ended cancelled; the agent decides");
+  });
+
+  it("an expired question (its notification resolved too)", async () => {
+    const hook = spawnHook(
+      ["claude-code", "PermissionRequest", "--ttl", "1", ...cli.target],
+      inSession(claude.permissionRequestBash, "s-expire"),
+    );
+    const id = (await hook.stderrMatching(WAITING))[1] ?? "";
+    const result = await hook.done;
+    expect(result).toMatchObject({ code: 0, stdout: "" });
+    expect(result.stderr).toContain(`interaction ${id} ended expired`);
+    const { body: question } = await cli.api<Json>("GET", `/v1/interactions/${id}`);
+    expect(question.status).toBe("expired");
+    const { body: notifications } = await cli.api<Json[]>("GET", "/v1/notifications?agent=claude-code");
+    expect(notifications.find((n) => n.key === question.key)?.status).toBe("resolved");
+  });
+
+  it("a broker that is down", async () => {
+    const port = await closedPort();
+    const started = Date.now();
+    const result = await spawnHook(
+      ["claude-code", "PermissionRequest", "--port", String(port), "--token", "t"],
+      claude.permissionRequestBash.input,
+    ).done;
+    expect(result).toMatchObject({ code: 0, stdout: "" });
+    expect(result.stderr).toContain("cannot reach the broker; the agent decides");
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("an invalid token", async () => {
+    const result = await spawnHook(
+      ["codex", "PermissionRequest", "--port", String(cli.broker.port), "--token", "wrong-token"],
+      codex.permissionRequestBash.input,
+    ).done;
+    expect(result).toMatchObject({ code: 0, stdout: "" });
+    expect(result.stderr).toContain("the broker refused the token (401); the agent decides");
+    expect(result.stderr).not.toContain("wrong-token");
+  });
+
+  it("input that is not JSON, and an unknown agent (exit 1: never 2, which Claude Code reads as a refusal)", async () => {
+    const garbage = await spawnHook(["claude-code", "PermissionRequest", ...cli.target], "{oops").done;
+    expect(garbage).toMatchObject({ code: 0, stdout: "" });
+    const unknown = await spawnHook(["cursor", "PermissionRequest", ...cli.target], "{}").done;
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toBe("");
+  });
+});
+
+describe("the question disappears when the agent moves on without it", () => {
+  it("PostToolUse of the same call withdraws it: the waiting hook prints nothing", async () => {
+    const waiting = spawnHook(
+      ["codex", "PermissionRequest", ...cli.target],
+      inSession(codex.permissionRequestBash, "s-post"),
+    );
+    const id = (await waiting.stderrMatching(WAITING))[1] ?? "";
+    const post = await spawnHook(["codex", "PostToolUse", ...cli.target], inSession(codex.postToolUseBash, "s-post"))
+      .done;
+    expect(post).toMatchObject({ code: 0, stdout: "" });
+    const result = await waiting.done;
+    expect(result).toMatchObject({ code: 0, stdout: "" });
+    const { body } = await cli.api<Json>("GET", `/v1/interactions/${id}`);
+    expect(body.status).toBe("cancelled");
+  });
+
+  it("SIGTERM from the agent (answered in its own prompt) withdraws the question", async () => {
+    const hook = spawnHook(
+      ["claude-code", "PermissionRequest", ...cli.target],
+      inSession(claude.permissionRequestBash, "s-term"),
+    );
+    const id = (await hook.stderrMatching(WAITING))[1] ?? "";
+    hook.child.kill("SIGTERM");
+    const result = await hook.done;
+    expect(result).toMatchObject({ code: 0, stdout: "" });
+    const { body } = await cli.api<Json>("GET", `/v1/interactions/${id}`);
+    expect(body.status).toBe("cancelled");
+  });
+
+  it("Stop withdraws the session's open questions and raises completed, updated in place per session", async () => {
+    const waiting = spawnHook(
+      ["claude-code", "PermissionRequest", ...cli.target],
+      inSession(claude.permissionRequestBash, "s-stop"),
+    );
+    const id = (await waiting.stderrMatching(WAITING))[1] ?? "";
+    const attention = await spawnHook(
+      ["claude-code", "Notification", ...cli.target],
+      inSession(claude.notificationIdle, "s-stop"),
+    ).done;
+    expect(attention.code).toBe(0);
+    const stop = await spawnHook(["claude-code", "Stop", ...cli.target], inSession(claude.stop, "s-stop")).done;
+    expect(stop).toMatchObject({ code: 0, stdout: "" });
+    expect(await waiting.done).toMatchObject({ code: 0, stdout: "" });
+    expect((await cli.api<Json>("GET", `/v1/interactions/${id}`)).body.status).toBe("cancelled");
+
+    const { body: notifications } = await cli.api<Json[]>("GET", "/v1/notifications?agent=claude-code&unresolved=true");
+    const session = notifications.filter((n) => n.metadata?.arc?.session_id === "s-stop");
+    // One row for the session: the attention notification became the completion in place.
+    expect(session).toHaveLength(1);
+    expect(session[0]).toMatchObject({
+      type: "completed",
+      title: "Claude Code finished in my-project",
+      message: "I've completed the refactoring. Here's a summary...",
+      project: "my-project",
+    });
+  });
+
+  it("Codex's legacy notify program: agent-turn-complete as the last argument", async () => {
+    const payload = JSON.stringify({ ...codex.agentTurnComplete.input, "thread-id": "t-legacy" });
+    const result = await spawnHook(["codex", "agent-turn-complete", payload, ...cli.target], "").done;
+    expect(result).toMatchObject({ code: 0, stdout: "" });
+    const { body } = await cli.api<Json[]>("GET", "/v1/notifications?agent=codex&type=completed");
+    expect(body.find((n) => n.metadata?.arc?.session_id === "t-legacy")).toMatchObject({
+      message: "Rename complete and verified `cargo build` succeeds.",
+      project: "example",
+    });
+  });
+});
+
+describe("PostToolUse of a call that never asked costs a read, not an event", () => {
+  it("three PostToolUse hooks against a broker allowing one POST per second: no 429, nothing written", async () => {
+    const limited = await startCliBroker({ rateLimitPerSecond: 1 });
+    try {
+      const runs = await Promise.all(
+        ["ls", "pwd", "date"].map(
+          (command) =>
+            spawnHook(["claude-code", "PostToolUse", ...limited.target], {
+              ...claude.postToolUseBash.input,
+              session_id: "s-quiet",
+              tool_input: { command },
+            }).done,
+        ),
+      );
+      for (const result of runs) expect(result).toEqual({ code: 0, signal: null, stdout: "", stderr: "" });
+      expect((await limited.api<Json[]>("GET", "/v1/notifications")).body).toEqual([]);
+    } finally {
+      await limited.close();
+    }
+  });
+});
