@@ -4,11 +4,13 @@ import type { Ledger, UpstreamTimeouts } from "@notify/router";
 import type { FastifyInstance } from "fastify";
 import { ConfigError } from "./config/config-file.js";
 import { resolveDataDir } from "./config/paths.js";
+import { PresentationSettingsFile } from "./config/presentation-settings.js";
 import { type BrokerSettings, loadSettings } from "./config/settings.js";
 import { DomainBus } from "./domain/bus.js";
 import { type Clock, systemClock } from "./domain/clock.js";
 import { ArcConsumer } from "./events/arc-consumer.js";
 import { buildApp } from "./http/app.js";
+import { UiSessions } from "./http/ui/ui-sessions.js";
 import { InteractionService } from "./interactions/service.js";
 import { WaitRegistry } from "./interactions/waiters.js";
 import { createFileLogger, type Logger } from "./log/logger.js";
@@ -49,6 +51,10 @@ export interface Broker {
   /** The outbox's items (tests and tools; the HTTP routes and the dispatcher hold it too). */
   outbox: OutboxStore;
   dispatcher: Dispatcher;
+  /** The web page's login links and sessions (`notify serve` prints a link). */
+  uiSessions: UiSessions;
+  /** The presentation keys of config.json, with an onChange hook for the toast presenter. */
+  presentation: PresentationSettingsFile;
   app: FastifyInstance;
   /** Graceful stop: answer open long-polls, stop accepting, close the database. Idempotent. */
   close(): Promise<void>;
@@ -65,6 +71,8 @@ export interface BrokerOptions {
   backgroundCheckpoints?: boolean;
   /** Test hook: short upstream timeouts for the provider router (the spec's defaults otherwise). */
   routerTimeouts?: UpstreamTimeouts;
+  /** Test hook: the built web page's directory (packages/web/dist otherwise). */
+  uiDir?: string;
 }
 
 /**
@@ -141,6 +149,8 @@ export function createBroker(options: BrokerOptions): Broker {
       logger.warn("router ledger: prune failed");
     }
   };
+  const uiSessions = new UiSessions(settings.authToken, clock);
+  const presentation = new PresentationSettingsFile(settings.dataDir, (message) => logger.warn(message));
   const events = new ArcConsumer(new ArcEventStore(db), notifications, interactions, clock);
   const waiters = new WaitRegistry(bus, interactions);
   const app = buildApp({
@@ -159,6 +169,7 @@ export function createBroker(options: BrokerOptions): Broker {
     dataDir: settings.dataDir,
     notificationTypes: settings.notificationTypes,
     commitBarrier: () => commitBarrier(db),
+    ui: { bus, sessions: uiSessions, presentation, ...(options.uiDir ? { dir: options.uiDir } : {}) },
     router: {
       db: routerDb,
       settings: routerSettings,
@@ -207,6 +218,8 @@ export function createBroker(options: BrokerOptions): Broker {
     outbound,
     outbox,
     dispatcher,
+    uiSessions,
+    presentation,
     app,
     close,
   };

@@ -29,7 +29,7 @@ export interface RequestOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
   /**
-   * A /ui/api call: no bearer token, and `X-Notify-UI: 1` on every change (spec 1, Web interface routes). The
+   * A /ui/api call: `X-Notify-UI: 1` on every change (spec 1, Web interface routes). The
    * loopback Host those routes demand comes with the `127.0.0.1` base URL.
    */
   ui?: boolean;
@@ -88,11 +88,9 @@ export function createClient(options: ClientOptions, env: NodeJS.ProcessEnv = pr
         if (value !== undefined) url.searchParams.set(name, value);
       }
       const headers: Record<string, string> = { accept: "application/json" };
-      if (requestOptions.ui) {
-        if (method !== "GET" && method !== "HEAD") headers["x-notify-ui"] = "1";
-      } else if (token !== undefined) {
-        headers.authorization = `Bearer ${token}`;
-      }
+      if (requestOptions.ui && method !== "GET" && method !== "HEAD") headers["x-notify-ui"] = "1";
+      // /ui/api takes the bearer token too: it is how a CLI gets past the page's session check (docs/security.md).
+      if (token !== undefined) headers.authorization = `Bearer ${token}`;
       if (requestOptions.body !== undefined) headers["content-type"] = "application/json";
       const timeout = AbortSignal.timeout(requestOptions.timeoutMs ?? DEFAULT_TIMEOUT_MS);
       const signal = requestOptions.signal ? AbortSignal.any([requestOptions.signal, timeout]) : timeout;

@@ -475,7 +475,7 @@ describe("notify apply: a failure while applying", () => {
         ["route", "all", false],
         ["route", "deploys", false],
       ]);
-      // /ui/api calls carry no bearer token, and `X-Notify-UI: 1` on every change (spec 1, Web interface routes).
+      // `X-Notify-UI: 1` on every /ui/api change (spec 1); no token exists in this data dir, so none is sent.
       for (const request of requests) {
         expect(request.headers.authorization).toBeUndefined();
         expect(request.headers["x-notify-ui"]).toBe(request.method === "GET" ? undefined : "1");

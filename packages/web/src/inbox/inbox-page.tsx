@@ -1,0 +1,58 @@
+import { useDeferredValue, useMemo, useState } from "react";
+import { useInbox } from "../api/inbox-store.js";
+import { distinct, matches, NO_FILTER, typeOf } from "./filters.js";
+import { InboxFilters } from "./inbox-filters.js";
+import { InboxList } from "./inbox-list.js";
+
+const CONNECTION_TEXT = {
+  loading: "Loading…",
+  live: "Live",
+  reconnecting: "Reconnecting…",
+  failed: "Not connected: reload the page",
+};
+
+export function InboxPage() {
+  const { items, connection } = useInbox();
+  const [filter, setFilter] = useState(NO_FILTER);
+  const deferredFilter = useDeferredValue(filter);
+  const search = deferredFilter.search.trim().toLowerCase();
+  const shown = useMemo(
+    () => items.filter((entry) => matches(entry, deferredFilter, search)),
+    [items, deferredFilter, search],
+  );
+  const options = useMemo(
+    () => ({
+      types: distinct(items, typeOf),
+      projects: distinct(items, (entry) => entry.item.project),
+      agents: distinct(items, (entry) => entry.item.agent),
+    }),
+    [items],
+  );
+  const open = useMemo(
+    () => items.filter((entry) => entry.kind === "interaction" && entry.item.status === "pending").length,
+    [items],
+  );
+
+  return (
+    <section aria-labelledby="inbox-title">
+      <div className="page-head">
+        <h1 id="inbox-title">Inbox</h1>
+        <p className="muted">
+          {open > 0 ? `${open} open ${open === 1 ? "question" : "questions"} · ` : ""}
+          <span className={`connection connection-${connection}`} role="status">
+            {CONNECTION_TEXT[connection]}
+          </span>
+        </p>
+      </div>
+      <InboxFilters filter={filter} onChange={setFilter} {...options} shown={shown.length} total={items.length} />
+      {connection !== "loading" && shown.length === 0 && (
+        <p className="empty">
+          {items.length === 0
+            ? "Nothing yet. Agents' notifications and questions show up here."
+            : "Nothing matches these filters."}
+        </p>
+      )}
+      <InboxList items={shown} />
+    </section>
+  );
+}
