@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,10 +19,12 @@ export function chromiumAvailable(): boolean {
   return false;
 }
 
-/** One headless Chromium per test file (files run in parallel), with the flags DEVELOPERS.md lists. */
+/**
+ * One headless Chromium per test file (files run in parallel), with the flags DEVELOPERS.md lists. Playwright
+ * gives every launch a fresh, empty --user-data-dir of its own.
+ */
 export function useBrowser(): () => Browser {
   let browser: Browser | undefined;
-  const profile = mkdtempSync(join(tmpdir(), "notify-chromium-"));
   beforeAll(async () => {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -36,13 +38,11 @@ export function useBrowser(): () => Browser {
         "--disable-background-networking",
         "--disable-component-update",
         "--disable-sync",
-        `--user-data-dir=${profile}`,
       ],
     });
   });
   afterAll(async () => {
     await browser?.close();
-    rmSync(profile, { recursive: true, force: true });
   });
   return () => {
     if (!browser) throw new Error("browser not started");
