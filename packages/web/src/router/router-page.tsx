@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { api } from "../api/client.js";
 import { shortTime } from "../format.js";
 import { messageOf, useLoad } from "../use-load.js";
@@ -11,6 +11,9 @@ export function RouterPage() {
   const routes = useLoad(api.router.routes);
   const activity = useLoad(() => api.router.activity(50));
   const [message, setMessage] = useState("");
+  // The switch moves at once; the broker's answer (a reloaded status) replaces it.
+  const [switching, setSwitching] = useState<boolean>();
+  useEffect(() => setSwitching(undefined), [status.data]);
   const act = async (work: () => Promise<unknown>, done: string) => {
     try {
       await work();
@@ -48,8 +51,12 @@ export function RouterPage() {
             <input
               id="router-enabled"
               type="checkbox"
-              checked={status.data.enabled}
-              onChange={(event) => void act(() => api.router.saveSettings({ enabled: event.target.checked }), "Saved")}
+              checked={switching ?? status.data.enabled}
+              onChange={(event) => {
+                const enabled = event.target.checked;
+                setSwitching(enabled);
+                void act(() => api.router.saveSettings({ enabled }), "Saved");
+              }}
             />
             <label htmlFor="router-enabled">Router on</label>
           </div>
