@@ -111,6 +111,7 @@ describe.skipIf(!run)("web UI pages in Chromium", () => {
       });
       await page.goto(`${ui.broker.url}/ui/outbound`);
       await page.getByRole("heading", { name: "Outbound", level: 1 }).waitFor();
+      await page.getByText("Add a provider").click();
       await page.getByRole("combobox", { name: "Kind" }).selectOption("gotify");
       await page.getByRole("textbox", { name: "Name" }).fill("phone");
       await page.getByRole("textbox", { name: "Settings (JSON)" }).fill(JSON.stringify({ serverUrl: server.url }));

@@ -27,16 +27,14 @@ export function QuestionCard({ interaction: q }: { interaction: UiInteraction })
         {q.project && <span>{q.project}</span>}
         <time dateTime={q.created_at}>{shortTime(q.created_at)}</time>
         {q.status === "pending" && <Countdown expiresAt={q.expires_at} />}
+        <Link className="details" href={`/ui/questions/${encodeURIComponent(q.id)}`} aria-label="Question details">
+          Details
+        </Link>
       </div>
       <h2 id={promptId} className="prompt">
         {q.prompt}
       </h2>
       {q.status === "pending" && !answeredElsewhere.has(q.id) ? <Answer q={q} /> : <Outcome q={q} />}
-      <div className="actions">
-        <Link className="details" href={`/ui/questions/${encodeURIComponent(q.id)}`} aria-label="Question details">
-          Details
-        </Link>
-      </div>
     </article>
   );
 }
@@ -131,7 +129,7 @@ function Answer({ q }: { q: UiInteraction }) {
             <li key={choice.id}>
               <button
                 type="button"
-                className={choice.id === "deny" ? "" : "primary"}
+                className={q.kind === "permission" && choice.id !== "deny" ? "primary" : "choice"}
                 disabled={busy}
                 aria-describedby={choice.detail ? `${q.id}-${choice.id}-detail` : undefined}
                 onClick={() => void send(bodyFor({ choice_id: choice.id }))}

@@ -5,6 +5,9 @@ import { shortTime } from "../format.js";
 import { messageOf, useLoad } from "../use-load.js";
 import { ProviderForm } from "./provider-form.js";
 
+const OUTBOX_STATUSES = ["Pending", "Retry", "Delivered", "DeadLetter"] as const;
+const STATUS_TEXT = { Pending: "Pending", Retry: "Retrying", Delivered: "Delivered", DeadLetter: "Dead letters" };
+
 /** Provider profiles (secrets write-only), routes with their gates, and the outbox. */
 export function OutboundPage() {
   const providers = useLoad(api.outbound.providers);
@@ -58,6 +61,13 @@ export function OutboundPage() {
                   <span className={provider.enabled ? "state on" : "state"}>
                     {provider.enabled ? "Enabled" : "Disabled"}
                   </span>
+                  {Object.keys(provider.settings).length > 0 && (
+                    <p className="muted settings-summary">
+                      {Object.entries(provider.settings)
+                        .map(([key, value]) => `${key}: ${typeof value === "string" ? value : JSON.stringify(value)}`)
+                        .join(" · ")}
+                    </p>
+                  )}
                   <p className="muted">
                     Secrets:{" "}
                     {provider.secretNames.length > 0
@@ -114,51 +124,51 @@ export function OutboundPage() {
           <p className="muted">No routes. A route sends matching notifications to a provider.</p>
         )}
         {routes.data && routes.data.length > 0 && (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Provider</th>
-                <th scope="col">Gates</th>
-                <th scope="col">Message</th>
-                <th scope="col">Enabled</th>
-              </tr>
-            </thead>
-            <tbody>
-              {routes.data.map((route) => (
-                <tr key={route.id}>
-                  <td>{route.name}</td>
-                  <td>{providerName(route.providerId)}</td>
-                  <td>
-                    ≥ {route.minimumPriority}
-                    {route.typeId ? `, type ${route.typeId}` : ""}
-                    {route.project ? `, project ${route.project}` : ""}
-                    {route.agent ? `, agent ${route.agent}` : ""}
-                  </td>
-                  <td>{route.includeMessage ? "included" : "title only"}</td>
-                  <td>
-                    <input
-                      type="checkbox"
-                      aria-label={`Route ${route.name} enabled`}
-                      checked={route.enabled}
-                      onChange={(event) =>
-                        void act(() => api.outbound.saveRoute({ enabled: event.target.checked }, route.id), "Saved")
-                      }
-                    />
-                  </td>
+          <div className="table-scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Provider</th>
+                  <th scope="col">Gates</th>
+                  <th scope="col">Message</th>
+                  <th scope="col">Enabled</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {routes.data.map((route) => (
+                  <tr key={route.id}>
+                    <td>{route.name}</td>
+                    <td>{providerName(route.providerId)}</td>
+                    <td>
+                      ≥ {route.minimumPriority}
+                      {route.typeId ? `, type ${route.typeId}` : ""}
+                      {route.project ? `, project ${route.project}` : ""}
+                      {route.agent ? `, agent ${route.agent}` : ""}
+                    </td>
+                    <td>{route.includeMessage ? "included" : "title only"}</td>
+                    <td>
+                      <input
+                        type="checkbox"
+                        aria-label={`Route ${route.name} enabled`}
+                        checked={route.enabled}
+                        onChange={(event) =>
+                          void act(() => api.outbound.saveRoute({ enabled: event.target.checked }, route.id), "Saved")
+                        }
+                      />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </div>
       <div className="card">
         <h2>Outbox</h2>
         {outbox.data && (
           <p>
-            {Object.entries(outbox.data.counts)
-              .map(([status, count]) => `${status}: ${count}`)
-              .join(" · ")}
+            {OUTBOX_STATUSES.map((status) => `${STATUS_TEXT[status]}: ${outbox.data?.counts[status] ?? 0}`).join(" · ")}
           </p>
         )}
         <h3>Dead letters</h3>

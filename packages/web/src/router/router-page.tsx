@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { api } from "../api/client.js";
 import { shortTime } from "../format.js";
 import { messageOf, useLoad } from "../use-load.js";
@@ -12,8 +12,7 @@ export function RouterPage() {
   const activity = useLoad(() => api.router.activity(50));
   const [message, setMessage] = useState("");
   // The switch moves at once; the broker's answer (a reloaded status) replaces it.
-  const [switching, setSwitching] = useState<boolean>();
-  useEffect(() => setSwitching(undefined), [status.data]);
+  const [switching, setSwitching] = useState<{ enabled: boolean; over: unknown }>();
   const act = async (work: () => Promise<unknown>, done: string) => {
     try {
       await work();
@@ -51,10 +50,10 @@ export function RouterPage() {
             <input
               id="router-enabled"
               type="checkbox"
-              checked={switching ?? status.data.enabled}
+              checked={switching?.over === status.data ? switching.enabled : status.data.enabled}
               onChange={(event) => {
                 const enabled = event.target.checked;
-                setSwitching(enabled);
+                setSwitching({ enabled, over: status.data });
                 void act(() => api.router.saveSettings({ enabled }), "Saved");
               }}
             />
@@ -64,7 +63,7 @@ export function RouterPage() {
             Base path <code>{status.data.base_path}</code> · key{" "}
             {status.data.has_key ? "set (see `notify router key`)" : "not made yet"}
           </p>
-          <label className="field">
+          <label className="field labelled">
             <span>Default route</span>
             <select
               value={status.data.default_route ?? ""}
