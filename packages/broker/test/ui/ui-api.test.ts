@@ -128,6 +128,25 @@ describe("GET /ui/api/stream", () => {
   });
 });
 
+describe("GET /ui/api/inbox", () => {
+  it("returns notifications and questions newest first, all or the newest `limit` of each", async () => {
+    const ui = await broker();
+    for (const title of ["one", "two", "three"]) await notify(ui, title);
+    await ui.v1("POST", "/interactions/request", { kind: "text", prompt: "first?" });
+    await ui.v1("POST", "/interactions/request", { kind: "text", prompt: "second?" });
+    const all = (await ui.ui<Json>("GET", "/inbox")).body;
+    expect(all.notifications.map((n: Json) => n.title)).toEqual(["three", "two", "one"]);
+    expect(all.interactions.map((i: Json) => i.prompt)).toEqual(["second?", "first?"]);
+    expect(all.interactions[0].nonce).toEqual(expect.any(String));
+    const newest = (await ui.ui<Json>("GET", "/inbox?limit=1")).body;
+    expect(newest.notifications.map((n: Json) => n.title)).toEqual(["three"]);
+    expect(newest.interactions.map((i: Json) => i.prompt)).toEqual(["second?"]);
+    for (const bad of ["0", "10001", "x", "1.5"]) {
+      expect((await ui.ui<Json>("GET", `/inbox?limit=${bad}`)).status, bad).toBe(400);
+    }
+  });
+});
+
 describe("/ui/api answers and status changes", () => {
   it("answers through the /v1 acceptance path with source desktop; a retry replays, another answer gets 409", async () => {
     const ui = await broker();

@@ -71,7 +71,7 @@ export const api = {
   session: () => call<SessionInfo>("GET", "/session"),
   signOut: () => call<void>("DELETE", "/session"),
 
-  inbox: () => call<InboxSnapshot>("GET", "/inbox"),
+  inbox: (limit?: number) => call<InboxSnapshot>("GET", `/inbox${limit ? `?limit=${limit}` : ""}`),
   notification: (notificationId: string) => call<UiNotification>("GET", `/notifications/${id(notificationId)}`),
   setStatus: (notificationId: string, body: NotificationStatusBody) =>
     call<UiNotification>("PATCH", `/notifications/${id(notificationId)}`, body),

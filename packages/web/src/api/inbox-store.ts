@@ -8,6 +8,9 @@ export type InboxItem =
 
 export type Connection = "loading" | "live" | "reconnecting" | "failed";
 
+/** Rows of each kind in the first, small snapshot read. */
+const FIRST_PAGE = 200;
+
 const keyOf = (payload: StreamPayload) => `${payload.kind}:${payload.item.id}`;
 const updatedOf = (entry: InboxItem) => (entry.kind === "notification" ? entry.item.updatedAt : entry.item.updated_at);
 
@@ -15,6 +18,22 @@ function entryOf(payload: StreamPayload): InboxItem {
   return payload.kind === "notification"
     ? { kind: "notification", key: keyOf(payload), createdAt: payload.item.createdAt, item: payload.item }
     : { kind: "interaction", key: keyOf(payload), createdAt: payload.item.created_at, item: payload.item };
+}
+
+const newestFirst = (a: InboxItem, b: InboxItem) =>
+  a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.key < b.key ? 1 : a.key > b.key ? -1 : 0;
+
+/** Where `entry` goes in a newest-first list. */
+function insertionIndex(list: InboxItem[], entry: InboxItem): number {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const other = list[middle];
+    if (other && newestFirst(other, entry) < 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /**
@@ -55,19 +74,32 @@ class InboxStore {
 
   private async load(): Promise<void> {
     this.source?.close();
-    let snapshot: InboxSnapshot;
+    let first: InboxSnapshot;
     try {
-      snapshot = await api.inbox();
+      // The newest rows first, so the page shows something at once; the rest follows from the same cursor.
+      first = await api.inbox(FIRST_PAGE);
     } catch {
       this.publish("failed");
       return;
     }
     this.items.clear();
+    this.putSnapshot(first);
+    this.publish("live");
+    this.connect(first.cursor);
+    if (first.notifications.length < FIRST_PAGE && first.interactions.length < FIRST_PAGE) return;
+    try {
+      // Rows newer than this read are merged by the newer-wins rule, so the order of the two reads does not matter.
+      this.putSnapshot(await api.inbox());
+      this.publish(this.state.connection);
+    } catch {
+      // The first page and the live stream still work; a reload tries again.
+    }
+  }
+
+  private putSnapshot(snapshot: InboxSnapshot): void {
     for (const item of snapshot.notifications) this.put({ kind: "notification", item });
     for (const item of snapshot.interactions) this.put({ kind: "interaction", item });
     this.resort();
-    this.publish("live");
-    this.connect(snapshot.cursor);
   }
 
   private connect(cursor: string): void {
@@ -98,10 +130,23 @@ class InboxStore {
       this.frame = undefined;
       const batch = this.pending;
       this.pending = [];
-      let changed = false;
-      for (const payload of batch) changed = this.put(payload) || changed;
-      if (!changed) return;
-      this.resort();
+      const replaced = new Map<string, InboxItem>();
+      const added: InboxItem[] = [];
+      for (const payload of batch) {
+        const known = this.items.has(keyOf(payload));
+        if (!this.put(payload)) continue;
+        const entry = this.items.get(keyOf(payload));
+        if (!entry) continue;
+        if (known) replaced.set(entry.key, entry);
+        else added.push(entry);
+      }
+      if (replaced.size === 0 && added.length === 0) return;
+      // One pass instead of a full sort per event: changed rows keep their place (createdAt does not change),
+      // new ones are nearly always the newest and go in by binary search.
+      let next = replaced.size > 0 ? this.sorted.map((entry) => replaced.get(entry.key) ?? entry) : [...this.sorted];
+      for (const entry of added) next.splice(insertionIndex(next, entry), 0, entry);
+      if (added.length > 64) next = next.sort(newestFirst);
+      this.sorted = next;
       this.publish(this.state.connection);
     };
     // A hidden tab gets no animation frames; its data still has to be current when it is shown.
@@ -109,9 +154,7 @@ class InboxStore {
   }
 
   private resort(): void {
-    this.sorted = [...this.items.values()].sort((a, b) =>
-      a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.key < b.key ? 1 : -1,
-    );
+    this.sorted = [...this.items.values()].sort(newestFirst);
   }
 
   private publish(connection: Connection): void {

@@ -20,17 +20,19 @@ export function InboxPage() {
     () => items.filter((entry) => matches(entry, deferredFilter, search)),
     [items, deferredFilter, search],
   );
+  // The filter options and the count may lag a frame behind a burst of events; the rows may not.
+  const settled = useDeferredValue(items);
   const options = useMemo(
     () => ({
-      types: distinct(items, typeOf),
-      projects: distinct(items, (entry) => entry.item.project),
-      agents: distinct(items, (entry) => entry.item.agent),
+      types: distinct(settled, typeOf),
+      projects: distinct(settled, (entry) => entry.item.project),
+      agents: distinct(settled, (entry) => entry.item.agent),
     }),
-    [items],
+    [settled],
   );
   const open = useMemo(
-    () => items.filter((entry) => entry.kind === "interaction" && entry.item.status === "pending").length,
-    [items],
+    () => settled.filter((entry) => entry.kind === "interaction" && entry.item.status === "pending").length,
+    [settled],
   );
 
   return (

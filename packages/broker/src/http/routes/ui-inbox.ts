@@ -1,5 +1,6 @@
 import { type InboxSnapshot, NotificationStatusBody, UiRespondBody } from "@notify/contracts/ui";
 import type { FastifyPluginAsync } from "fastify";
+import { invalid } from "../../domain/errors.js";
 import type { InteractionService } from "../../interactions/service.js";
 import type { NotificationService } from "../../notifications/service.js";
 import type { UiEventLog } from "../ui/ui-event-log.js";
@@ -24,14 +25,19 @@ export const INBOX_INTERACTIONS = 2_000;
 export const uiInboxRoutes: FastifyPluginAsync<UiInboxOptions> = async (app, options) => {
   const { notifications, interactions, events } = options;
 
-  app.get("/inbox", async (): Promise<InboxSnapshot> => {
+  app.get("/inbox", async (request): Promise<InboxSnapshot> => {
+    const raw = (request.query as Record<string, unknown>).limit;
+    const limit = raw === undefined ? undefined : Number(raw);
+    if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1 || limit > INBOX_NOTIFICATIONS)) {
+      throw invalid(`limit must be an integer 1-${INBOX_NOTIFICATIONS}`);
+    }
     // The cursor is taken first: an event between it and the reads is sent again by the stream, and the page
     // applies a newer copy of a row over an older one, so nothing is missed and nothing shows twice.
     const cursor = events.cursor();
     return {
       cursor,
-      notifications: notifications.list({ limit: INBOX_NOTIFICATIONS }),
-      interactions: interactions.list({ limit: INBOX_INTERACTIONS }),
+      notifications: notifications.list({ limit: limit ?? INBOX_NOTIFICATIONS }),
+      interactions: interactions.list({ limit: Math.min(limit ?? INBOX_INTERACTIONS, INBOX_INTERACTIONS) }),
     };
   });
 
