@@ -240,7 +240,16 @@ try {
   // 3. RSS with 10 pages streaming the large inbox, then while 100 creates/s reach all of them.
   const pages = [];
   for (let i = 0; i < PAGES; i++) pages.push(await openPage());
-  await sleep(1000);
+  // Each page has read the whole inbox (its item count shows it) before anything is measured.
+  const everything = NOTIFICATIONS + QUESTIONS;
+  for (const { page } of pages) {
+    await page.waitForFunction(
+      (least) => Number(/(\d+) items/.exec(document.body.textContent ?? "")?.[1] ?? 0) >= least,
+      everything,
+      { timeout: 120_000, polling: 250 },
+    );
+  }
+  await sleep(2000);
   const rssPages = procMemory(broker.pid).rssKb;
   const sseFanout = sseClient();
   progress(`100 creates/s for ${FAST_SECONDS} s with ${PAGES} pages open`);

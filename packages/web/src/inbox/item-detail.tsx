@@ -31,8 +31,8 @@ export function ItemDetail({ kind, id }: { kind: "notification" | "interaction";
           {error}
         </p>
       )}
-      {item && kind === "notification" && <NotificationRow notification={item as UiNotification} />}
-      {item && kind === "interaction" && <QuestionCard interaction={item as UiInteraction} />}
+      {item && kind === "notification" && <NotificationRow notification={item as UiNotification} detailLink={false} />}
+      {item && kind === "interaction" && <QuestionCard interaction={item as UiInteraction} detailLink={false} />}
       {item && <Fields item={item} />}
     </section>
   );

@@ -6,7 +6,13 @@ import { shortTime, typeLabel } from "../format.js";
 import { Link } from "../navigation.js";
 
 /** One notification: what it says, who sent it, and the person's three actions. */
-export function NotificationRow({ notification: n }: { notification: UiNotification }) {
+export function NotificationRow({
+  notification: n,
+  detailLink = true,
+}: {
+  notification: UiNotification;
+  detailLink?: boolean;
+}) {
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const titleId = `n-${n.id}`;
@@ -60,13 +66,15 @@ export function NotificationRow({ notification: n }: { notification: UiNotificat
             </button>
           </>
         )}
-        <Link
-          className="details"
-          href={`/ui/notifications/${encodeURIComponent(n.id)}`}
-          aria-label={`Details of ${n.title}`}
-        >
-          Details
-        </Link>
+        {detailLink && (
+          <Link
+            className="details"
+            href={`/ui/notifications/${encodeURIComponent(n.id)}`}
+            aria-label={`Details of ${n.title}`}
+          >
+            Details
+          </Link>
+        )}
       </div>
       {error && (
         <p className="error" role="alert">

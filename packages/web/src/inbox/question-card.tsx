@@ -17,7 +17,13 @@ type Sending =
   | { state: "elsewhere" };
 
 /** A question from an agent: the full prompt, and a way to answer it while it is open. */
-export function QuestionCard({ interaction: q }: { interaction: UiInteraction }) {
+export function QuestionCard({
+  interaction: q,
+  detailLink = true,
+}: {
+  interaction: UiInteraction;
+  detailLink?: boolean;
+}) {
   const promptId = `q-${q.id}`;
   return (
     <article className={`card question status-${q.status}`} aria-labelledby={promptId} data-item-id={q.id}>
@@ -27,9 +33,11 @@ export function QuestionCard({ interaction: q }: { interaction: UiInteraction })
         {q.project && <span>{q.project}</span>}
         <time dateTime={q.created_at}>{shortTime(q.created_at)}</time>
         {q.status === "pending" && <Countdown expiresAt={q.expires_at} />}
-        <Link className="details" href={`/ui/questions/${encodeURIComponent(q.id)}`} aria-label="Question details">
-          Details
-        </Link>
+        {detailLink && (
+          <Link className="details" href={`/ui/questions/${encodeURIComponent(q.id)}`} aria-label="Question details">
+            Details
+          </Link>
+        )}
       </div>
       <h2 id={promptId} className="prompt">
         {q.prompt}

@@ -4,6 +4,7 @@ import { api } from "../api/client.js";
 import { shortTime } from "../format.js";
 import { messageOf, useLoad } from "../use-load.js";
 import { ProviderForm } from "./provider-form.js";
+import { RouteForm } from "./route-form.js";
 
 const OUTBOX_STATUSES = ["Pending", "Retry", "Delivered", "DeadLetter"] as const;
 const STATUS_TEXT = { Pending: "Pending", Retry: "Retrying", Delivered: "Delivered", DeadLetter: "Dead letters" };
@@ -162,6 +163,15 @@ export function OutboundPage() {
               </tbody>
             </table>
           </div>
+        )}
+        {providers.data && (
+          <RouteForm
+            providers={providers.data}
+            onSaved={(name) => {
+              setMessage(`Saved route ${name}`);
+              routes.reload();
+            }}
+          />
         )}
       </div>
       <div className="card">

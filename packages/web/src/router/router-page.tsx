@@ -2,6 +2,7 @@ import { useState } from "react";
 import { api } from "../api/client.js";
 import { shortTime } from "../format.js";
 import { messageOf, useLoad } from "../use-load.js";
+import { RouterRouteForm } from "./route-form.js";
 import { UpstreamForm } from "./upstream-form.js";
 
 /** The provider router's basics: its switch, upstreams, aliases and combos, default route, and Activity. */
@@ -131,6 +132,7 @@ export function RouterPage() {
             </li>
           ))}
         </ul>
+        <RouterRouteForm onSaved={() => act(async () => {}, "Saved")} />
       </div>
       <div className="card">
         <h2>Activity</h2>
