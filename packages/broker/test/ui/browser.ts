@@ -23,7 +23,7 @@ export function chromiumAvailable(): boolean {
  * One headless Chromium per test file (files run in parallel), with the flags DEVELOPERS.md lists. Playwright
  * gives every launch a fresh, empty --user-data-dir of its own.
  */
-export function useBrowser(): () => Browser {
+export function useBrowser(extraArgs: string[] = []): () => Browser {
   let browser: Browser | undefined;
   beforeAll(async () => {
     browser = await chromium.launch({
@@ -38,6 +38,7 @@ export function useBrowser(): () => Browser {
         "--disable-background-networking",
         "--disable-component-update",
         "--disable-sync",
+        ...extraArgs,
       ],
     });
   });

@@ -24,7 +24,8 @@ async function gotify(): Promise<{ url: string; hits: IncomingMessage[]; close: 
 }
 
 describe.skipIf(!run)("web UI pages in Chromium", () => {
-  const browser = useBrowser();
+  // rebind.test resolves to 127.0.0.1 in this browser only: a DNS-rebinding page, as far as the broker can tell.
+  const browser = useBrowser(["--host-resolver-rules=MAP rebind.test 127.0.0.1"]);
   let ui: UiBroker;
   beforeEach(async () => {
     ui = await startUiBroker();
@@ -65,6 +66,28 @@ describe.skipIf(!run)("web UI pages in Chromium", () => {
     await page.getByRole("heading", { name: "Settings", level: 1 }).waitFor();
     expect(await page.getByRole("link", { name: "Settings" }).getAttribute("aria-current")).toBe("page");
     expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("refuses the page under a non-loopback Host, and a change without X-Notify-UI from a signed-in page", async () => {
+    const { page, context } = await signedInPage(browser(), ui);
+    const refused = await page.goto(`http://rebind.test:${ui.broker.port}/ui/`);
+    expect(refused?.status()).toBe(403);
+    expect(await page.textContent("body")).toContain("non-loopback host");
+
+    await page.goto(`${ui.broker.url}/ui/settings`);
+    await page.getByRole("heading", { name: "Settings", level: 1 }).waitFor();
+    const statuses = await page.evaluate(async () => {
+      const put = (headers: Record<string, string>) =>
+        fetch("/ui/api/presentation", { method: "PUT", headers, body: JSON.stringify({ volume: 3 }) }).then(
+          (r) => r.status,
+        );
+      return {
+        withoutHeader: await put({ "content-type": "application/json" }),
+        withHeader: await put({ "content-type": "application/json", "x-notify-ui": "1" }),
+      };
+    });
+    expect(statuses).toEqual({ withoutHeader: 403, withHeader: 200 });
     await context.close();
   });
 

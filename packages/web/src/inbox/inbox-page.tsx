@@ -16,9 +16,10 @@ export function InboxPage() {
   const [filter, setFilter] = useState(NO_FILTER);
   const deferredFilter = useDeferredValue(filter);
   const search = deferredFilter.search.trim().toLowerCase();
+  const unfiltered = !search && Object.entries(deferredFilter).every(([key, value]) => key === "search" || !value);
   const shown = useMemo(
-    () => items.filter((entry) => matches(entry, deferredFilter, search)),
-    [items, deferredFilter, search],
+    () => (unfiltered ? items : items.filter((entry) => matches(entry, deferredFilter, search))),
+    [items, deferredFilter, search, unfiltered],
   );
   // The filter options and the count may lag a frame behind a burst of events; the rows may not.
   const settled = useDeferredValue(items);
