@@ -105,6 +105,17 @@ export function OutboundPage() {
                     Delete <span className="visually-hidden">{provider.name}</span>
                   </button>
                 </div>
+                {kinds.data && (
+                  <ProviderForm
+                    key={provider.updatedAt}
+                    kinds={kinds.data}
+                    provider={provider}
+                    onSaved={(name) => {
+                      setMessage(`Saved ${name}`);
+                      providers.reload();
+                    }}
+                  />
+                )}
               </li>
             );
           })}

@@ -1,22 +1,44 @@
-import type { OutboundKind } from "@notify/contracts/ui";
+import type { OutboundKind, OutboundProvider } from "@notify/contracts/ui";
 import { useState } from "react";
 import { api } from "../api/client.js";
 import { messageOf } from "../use-load.js";
 
 /**
- * A new provider profile. Secret fields are password inputs that are cleared once sent: the broker seals them and
- * never returns them, so the page does not keep them either.
+ * A new provider profile, or an edit of one. Secret fields are password inputs that are cleared once sent: the
+ * broker seals them and never returns them, so the page does not keep them either. On an edit an empty secret
+ * field keeps the stored secret.
  */
-export function ProviderForm({ kinds, onSaved }: { kinds: OutboundKind[]; onSaved: (name: string) => void }) {
-  const [kind, setKind] = useState(kinds[0]?.kind ?? "");
-  const [name, setName] = useState("");
-  const [settings, setSettings] = useState("{}");
+export function ProviderForm({
+  kinds,
+  provider,
+  onSaved,
+}: {
+  kinds: OutboundKind[];
+  provider?: OutboundProvider;
+  onSaved: (name: string) => void;
+}) {
+  const [kind, setKind] = useState(provider?.kind ?? kinds[0]?.kind ?? "");
+  const [name, setName] = useState(provider?.name ?? "");
+  const [settings, setSettings] = useState(provider ? JSON.stringify(provider.settings) : "{}");
+  const [open, setOpen] = useState(false);
   const [error, setError] = useState("");
   const chosen = kinds.find((entry) => entry.kind === kind);
   const secretNames = chosen ? [...chosen.secrets.required, ...chosen.secrets.optional] : [];
   return (
-    <details className="add-form">
-      <summary>Add a provider</summary>
+    <details
+      className={provider ? "edit-form" : "add-form"}
+      open={open}
+      onToggle={(event) => setOpen(event.currentTarget.open)}
+    >
+      <summary>
+        {provider ? (
+          <>
+            Edit <span className="visually-hidden">{provider.name}</span>
+          </>
+        ) : (
+          "Add a provider"
+        )}
+      </summary>
       <form
         className="stacked-form"
         onSubmit={async (event) => {
@@ -35,7 +57,10 @@ export function ProviderForm({ kinds, onSaved }: { kinds: OutboundKind[]; onSave
             return;
           }
           try {
-            await api.outbound.saveProvider({ kind, name, settings: parsed, secrets });
+            await api.outbound.saveProvider(
+              provider ? { name, settings: parsed, secrets } : { kind, name, settings: parsed, secrets },
+              provider?.id,
+            );
             for (const secret of secretNames) {
               const input = form.elements.namedItem(`secret-${secret}`) as HTMLInputElement | null;
               if (input) input.value = "";
@@ -50,7 +75,7 @@ export function ProviderForm({ kinds, onSaved }: { kinds: OutboundKind[]; onSave
       >
         <label>
           <span>Kind</span>
-          <select value={kind} onChange={(event) => setKind(event.target.value)}>
+          <select value={kind} disabled={provider !== undefined} onChange={(event) => setKind(event.target.value)}>
             {kinds.map((entry) => (
               <option key={entry.kind}>{entry.kind}</option>
             ))}
@@ -69,6 +94,7 @@ export function ProviderForm({ kinds, onSaved }: { kinds: OutboundKind[]; onSave
             <span>
               {secret}
               {chosen?.secrets.required.includes(secret) ? "" : " (optional)"}
+              {provider?.secretNames.includes(secret) ? " (set; leave empty to keep it)" : ""}
             </span>
             <input name={`secret-${secret}`} type="password" autoComplete="off" />
           </label>
@@ -78,7 +104,7 @@ export function ProviderForm({ kinds, onSaved }: { kinds: OutboundKind[]; onSave
             {error}
           </p>
         )}
-        <button type="submit">Add provider</button>
+        <button type="submit">{provider ? "Save provider" : "Add provider"}</button>
       </form>
     </details>
   );

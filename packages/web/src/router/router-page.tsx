@@ -111,6 +111,11 @@ export function RouterPage() {
                   Delete <span className="visually-hidden">{upstream.label}</span>
                 </button>
               </div>
+              <UpstreamForm
+                key={upstream.updated_at}
+                upstream={upstream}
+                onSaved={() => act(async () => {}, "Saved")}
+              />
             </li>
           ))}
         </ul>
