@@ -56,6 +56,15 @@ export function App() {
             </ul>
           </nav>
         )}
+        {session.state === "in" && session.info.via === "session" && (
+          <button
+            type="button"
+            className="sign-out"
+            onClick={() => void api.signOut().finally(() => setSession({ state: "out" }))}
+          >
+            Sign out
+          </button>
+        )}
       </header>
       <main id="main" tabIndex={-1}>
         {session.state === "checking" && <p className="muted">Loading…</p>}

@@ -29,6 +29,12 @@ describe.skipIf(!run)("web UI inbox in Chromium", () => {
     expect(cookies).toEqual([
       expect.objectContaining({ name: "notify_session", httpOnly: true, sameSite: "Strict", path: "/ui" }),
     ]);
+    // Sign out removes the cookie from this browser; the page asks for a link again.
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("heading", { name: "Sign in to Notify" }).waitFor();
+    expect(await context.cookies()).toEqual([]);
+    await page.reload();
+    await page.getByRole("heading", { name: "Sign in to Notify" }).waitFor();
     await context.close();
   });
 

@@ -145,6 +145,9 @@ export function OutboundPage() {
                   <th scope="col">Gates</th>
                   <th scope="col">Message</th>
                   <th scope="col">Enabled</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
                 </tr>
               </thead>
               <tbody>
@@ -168,6 +171,14 @@ export function OutboundPage() {
                           void act(() => api.outbound.saveRoute({ enabled: event.target.checked }, route.id), "Saved")
                         }
                       />
+                    </td>
+                    <td>
+                      <button
+                        type="button"
+                        onClick={() => void act(() => api.outbound.deleteRoute(route.id), "Deleted")}
+                      >
+                        Delete <span className="visually-hidden">route {route.name}</span>
+                      </button>
                     </td>
                   </tr>
                 ))}
