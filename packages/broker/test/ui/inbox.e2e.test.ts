@@ -126,6 +126,32 @@ describe.skipIf(!run)("web UI inbox in Chromium", () => {
     await context.close();
   });
 
+  it("can be answered with the keyboard alone", async () => {
+    const { page, context, problems } = await signedInPage(browser(), ui);
+    const question = await ask({
+      kind: "single_choice",
+      prompt: "Which port?",
+      choices: [
+        { id: "p1", label: "8080" },
+        { id: "p2", label: "9090" },
+      ],
+    });
+    const waiting = waitFor(question.id);
+    const card = page.getByRole("article", { name: "Which port?" });
+    await card.waitFor();
+    // Tab from the top of the page until the second choice has the focus, then press Enter.
+    let focused = "";
+    for (let step = 0; step < 40 && focused !== "9090"; step++) {
+      await page.keyboard.press("Tab");
+      focused = await page.evaluate(() => document.activeElement?.textContent ?? "");
+    }
+    expect(focused).toBe("9090");
+    await page.keyboard.press("Enter");
+    expect((await waiting).body.response).toMatchObject({ choice_id: "p2", source: "desktop" });
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it("shows “answered elsewhere” when the broker answers 409", async () => {
     const { page, context } = await signedInPage(browser(), ui);
     // Hold the live stream back, so the page still shows the question as open when it is answered elsewhere.
