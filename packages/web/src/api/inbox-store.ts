@@ -139,21 +139,27 @@ class InboxStore {
       const batch = this.pending;
       this.pending = [];
       const replaced = new Map<string, InboxItem>();
-      const added: InboxItem[] = [];
+      // Keys new to the page in this batch; a later event for one of them (created, then settled in the same
+      // frame) only updates the entry that gets inserted.
+      const added = new Set<string>();
       for (const payload of batch) {
-        const known = this.items.has(keyOf(payload));
+        const key = keyOf(payload);
+        const known = this.items.has(key);
         if (!this.put(payload)) continue;
-        const entry = this.items.get(keyOf(payload));
+        const entry = this.items.get(key);
         if (!entry) continue;
-        if (known) replaced.set(entry.key, entry);
-        else added.push(entry);
+        if (!known) added.add(key);
+        else if (!added.has(key)) replaced.set(key, entry);
       }
-      if (replaced.size === 0 && added.length === 0) return;
+      if (replaced.size === 0 && added.size === 0) return;
       // One pass instead of a full sort per event: changed rows keep their place (createdAt does not change),
       // new ones are nearly always the newest and go in by binary search.
       let next = replaced.size > 0 ? this.sorted.map((entry) => replaced.get(entry.key) ?? entry) : [...this.sorted];
-      for (const entry of added) next.splice(insertionIndex(next, entry), 0, entry);
-      if (added.length > 64) next = next.sort(newestFirst);
+      for (const key of added) {
+        const entry = this.items.get(key);
+        if (entry) next.splice(insertionIndex(next, entry), 0, entry);
+      }
+      if (added.size > 64) next = next.sort(newestFirst);
       this.sorted = next;
       this.publish(this.state.connection);
     };
