@@ -213,8 +213,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
     done();
   });
   app.register(uiPageRoutes, { files: new UiFiles(options.ui.dir), sessions: options.ui.sessions });
-  // /ui: no bearer token; a loopback Host always, and `X-Notify-UI: 1` on every change (spec 1, Web interface
-  // routes). The custom header cannot be sent cross-origin without a CORS preflight, which is never granted.
+  // /ui/api: a loopback Host always, and `X-Notify-UI: 1` on every change (spec 1, Web interface routes); the page
+  // needs no bearer token but a session (below). The custom header cannot be sent cross-origin without a CORS
+  // preflight, which is never granted.
   app.register(
     async (ui) => {
       ui.addHook("onRequest", async (request, reply) => {
