@@ -58,13 +58,15 @@ await call("POST", `/v1/interactions/${answered.id}/respond`, {
   choice_id: "dev",
   source: "cli",
 });
-await call("POST", "/v1/notifications", {
+const failed = await call("POST", "/v1/notifications", {
   title: "Tests failed in payments",
   message: "3 failing tests in packages/payments: refund rounding, currency fallback, webhook retry.",
   type: "error",
   priority: "high",
   agent: "codex",
   project: "shop-api",
+  cwd: "/home/dev/shop",
+  metadata: { failing: ["refund rounding", "currency fallback", "webhook retry"], run: 4121 },
 });
 await call("POST", "/v1/interactions/request", {
   kind: "text",
@@ -124,6 +126,7 @@ await call("POST", "/ui/api/router/routes", { name: "coder", kind: "alias", targ
 const pages = [
   ["inbox", "/ui/"],
   ["question", `/ui/questions/${permission.id}`],
+  ["notification", `/ui/notifications/${failed.id}`],
   ["settings", "/ui/settings"],
   ["outbound", "/ui/outbound"],
   ["router", "/ui/router"],
