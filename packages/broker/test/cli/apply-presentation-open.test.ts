@@ -1,6 +1,8 @@
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readConfigFile } from "../../src/config/config-file.js";
-import { type CliBroker, runCli, startCliBroker } from "./cli-harness.js";
+import { type CliBroker, runCli, spawnCli, startCliBroker, tempDataDir } from "./cli-harness.js";
 import { fileDir } from "./outbound-helpers.js";
 
 // `notify apply` with a `presentation` section, and `notify open --print` (DESIGN.md, Operational contract).
@@ -66,5 +68,42 @@ describe("notify open --print", () => {
     expect(noToken.code).toBe(1);
     expect(noToken.stdout).toBe("");
     expect(noToken.stderr).toContain("401 unauthorized");
+  });
+});
+
+describe("notify serve (npm start)", () => {
+  it("prints a one-time login link to the web UI on stdout, and never logs it", async () => {
+    const dataDir = tempDataDir();
+    const serve = spawnCli(["serve", "--port", "0", "--data-dir", dataDir]);
+    try {
+      await serve.stderrMatching(/listening on http:\/\/127\.0\.0\.1:\d+/);
+      let stdout = "";
+      const link = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no link on stdout: ${stdout}`)), 10_000);
+        const check = (chunk: string) => {
+          stdout += chunk;
+          const match = /^Web UI: (http:\/\/127\.0\.0\.1:\d+\/ui\/login\?t=[\w-]{43})$/m.exec(stdout);
+          if (match?.[1]) {
+            clearTimeout(timer);
+            resolve(match[1]);
+          }
+        };
+        serve.child.stdout?.on("data", check);
+      });
+      const login = await fetch(link, { redirect: "manual" });
+      expect(login.status).toBe(303);
+      expect(login.headers.get("set-cookie")).toMatch(/^notify_session=.*HttpOnly; SameSite=Strict/);
+      serve.child.kill("SIGTERM");
+      const result = await serve.done;
+      expect(result.code).toBe(0);
+      const token = new URL(link).searchParams.get("t") ?? "";
+      expect(result.stderr).not.toContain(token);
+      for (const file of readdirSync(join(dataDir, "logs"))) {
+        expect(readFileSync(join(dataDir, "logs", file), "utf8")).not.toContain(token);
+      }
+    } finally {
+      serve.child.kill("SIGKILL");
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
