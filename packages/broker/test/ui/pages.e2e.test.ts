@@ -148,6 +148,19 @@ describe.skipIf(!run)("web UI pages in Chromium", () => {
       // The secret reached the provider, sealed at rest and opened only at the adapter.
       expect(server.hits.some((hit) => hit.headers["x-gotify-key"] === SECRET)).toBe(true);
 
+      // A route with its gates, added and then edited in the page.
+      await page.getByText("Add a route").click();
+      await page.getByRole("textbox", { name: "Route name" }).last().fill("urgent");
+      await page.getByRole("combobox", { name: "Minimum priority" }).last().selectOption("high");
+      await page.getByRole("button", { name: "Add route" }).click();
+      await page.getByRole("cell", { name: "≥ high" }).waitFor();
+      await page.getByText("Edit route urgent").click();
+      await page.getByRole("textbox", { name: "Only project (optional)" }).first().fill("shop");
+      await page.getByRole("button", { name: "Save route" }).click();
+      await page.getByRole("cell", { name: "≥ high, project shop" }).waitFor();
+      const [route] = (await ui.ui<Json[]>("GET", "/outbound/routes")).body;
+      expect(route).toMatchObject({ name: "urgent", minimumPriority: "high", project: "shop", enabled: false });
+
       await page.reload();
       await page.getByText("Secrets: appToken set").waitFor();
       const state = await page.evaluate(() => ({

@@ -179,6 +179,17 @@ export function OutboundPage() {
                       >
                         Delete <span className="visually-hidden">route {route.name}</span>
                       </button>
+                      {providers.data && (
+                        <RouteForm
+                          key={route.updatedAt}
+                          providers={providers.data}
+                          route={route}
+                          onSaved={(name) => {
+                            setMessage(`Saved route ${name}`);
+                            routes.reload();
+                          }}
+                        />
+                      )}
                     </td>
                   </tr>
                 ))}

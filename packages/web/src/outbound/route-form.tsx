@@ -1,4 +1,4 @@
-import type { OutboundProvider, Priority } from "@notify/contracts/ui";
+import type { OutboundProvider, OutboundRoute, Priority } from "@notify/contracts/ui";
 import { useState } from "react";
 import { api } from "../api/client.js";
 import { messageOf } from "../use-load.js";
@@ -14,30 +14,74 @@ const EMPTY = {
   includeMessage: true,
 };
 
-/** A new outbound route with its gates (spec 1, Outbound delivery rule 2); new routes start disabled. */
-export function RouteForm({ providers, onSaved }: { providers: OutboundProvider[]; onSaved: (name: string) => void }) {
-  const [draft, setDraft] = useState(EMPTY);
+const draftOf = (route: OutboundRoute | undefined, providers: OutboundProvider[]) =>
+  route
+    ? {
+        name: route.name,
+        provider: providers.find((provider) => provider.id === route.providerId)?.name ?? "",
+        minimumPriority: route.minimumPriority,
+        typeId: route.typeId ?? "",
+        project: route.project ?? "",
+        agent: route.agent ?? "",
+        includeMessage: route.includeMessage,
+      }
+    : EMPTY;
+
+/**
+ * A new outbound route with its gates (spec 1, Outbound delivery rule 2; new routes start disabled), or an edit of
+ * one: an emptied gate is cleared (`null`).
+ */
+export function RouteForm({
+  providers,
+  route,
+  onSaved,
+}: {
+  providers: OutboundProvider[];
+  route?: OutboundRoute;
+  onSaved: (name: string) => void;
+}) {
+  const [draft, setDraft] = useState(() => draftOf(route, providers));
+  const [open, setOpen] = useState(false);
   const [error, setError] = useState("");
   const set = (change: Partial<typeof EMPTY>) => setDraft({ ...draft, ...change });
   return (
-    <details className="add-form">
-      <summary>Add a route</summary>
+    <details
+      className={route ? "edit-form" : "add-form"}
+      open={open}
+      onToggle={(event) => setOpen(event.currentTarget.open)}
+    >
+      <summary>
+        {route ? (
+          <>
+            Edit <span className="visually-hidden">route {route.name}</span>
+          </>
+        ) : (
+          "Add a route"
+        )}
+      </summary>
       <form
         className="stacked-form"
         onSubmit={async (event) => {
           event.preventDefault();
           try {
-            await api.outbound.saveRoute({
+            const gate = (value: string) => (value ? value : route ? null : undefined);
+            const body = {
               name: draft.name,
               provider: draft.provider || providers[0]?.name || "",
               minimumPriority: draft.minimumPriority as Priority,
               includeMessage: draft.includeMessage,
-              ...(draft.typeId ? { typeId: draft.typeId } : {}),
-              ...(draft.project ? { project: draft.project } : {}),
-              ...(draft.agent ? { agent: draft.agent } : {}),
-            });
+              typeId: gate(draft.typeId),
+              project: gate(draft.project),
+              agent: gate(draft.agent),
+            };
+            // Absent gates are left out of a new route; an edit sends null to clear one.
+            await api.outbound.saveRoute(
+              Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)),
+              route?.id,
+            );
             setError("");
-            setDraft(EMPTY);
+            if (route) setOpen(false);
+            else setDraft(EMPTY);
             onSaved(draft.name);
           } catch (failure) {
             setError(messageOf(failure));
@@ -92,7 +136,7 @@ export function RouteForm({ providers, onSaved }: { providers: OutboundProvider[
           </p>
         )}
         <button type="submit" disabled={providers.length === 0}>
-          Add route
+          {route ? "Save route" : "Add route"}
         </button>
       </form>
     </details>
