@@ -4,11 +4,13 @@ import type { Ledger, UpstreamTimeouts } from "@notify/router";
 import type { FastifyInstance } from "fastify";
 import { ConfigError } from "./config/config-file.js";
 import { resolveDataDir } from "./config/paths.js";
+import { PresentationSettingsFile } from "./config/presentation-settings.js";
 import { type BrokerSettings, loadSettings } from "./config/settings.js";
 import { DomainBus } from "./domain/bus.js";
 import { type Clock, systemClock } from "./domain/clock.js";
 import { ArcConsumer } from "./events/arc-consumer.js";
 import { buildApp, type HttpLimits } from "./http/app.js";
+import { UiSessions } from "./http/ui/ui-sessions.js";
 import { linkNativeQuestions } from "./interactions/native-notification.js";
 import { InteractionService } from "./interactions/service.js";
 import { WaitRegistry } from "./interactions/waiters.js";
@@ -50,6 +52,10 @@ export interface Broker {
   /** The outbox's items (tests and tools; the HTTP routes and the dispatcher hold it too). */
   outbox: OutboxStore;
   dispatcher: Dispatcher;
+  /** The web page's login links and sessions (`notify serve` prints a link). */
+  uiSessions: UiSessions;
+  /** The presentation keys of config.json, with an onChange hook for the toast presenter. */
+  presentation: PresentationSettingsFile;
   app: FastifyInstance;
   /** Graceful stop: answer open long-polls, stop accepting, close the database. Idempotent. */
   close(): Promise<void>;
@@ -68,6 +74,8 @@ export interface BrokerOptions {
   routerTimeouts?: UpstreamTimeouts;
   /** Test hook: connection limits (HTTP_LIMITS otherwise). */
   httpLimits?: Partial<HttpLimits>;
+  /** Test hook: the built web page's directory (packages/web/dist otherwise). */
+  uiDir?: string;
 }
 
 /**
@@ -154,6 +162,8 @@ export function createBroker(options: BrokerOptions): Broker {
       logger.warn("router ledger: prune failed");
     }
   };
+  const uiSessions = new UiSessions(settings.authToken, clock);
+  const presentation = new PresentationSettingsFile(settings.dataDir, (message) => logger.warn(message));
   const events = new ArcConsumer(new ArcEventStore(db), notifications, interactions, clock);
   const waiters = new WaitRegistry(bus, interactions);
   const app = buildApp({
@@ -173,6 +183,7 @@ export function createBroker(options: BrokerOptions): Broker {
     notificationTypes: settings.notificationTypes,
     commitBarrier: () => commitBarrier(db),
     ...(options.httpLimits ? { limits: options.httpLimits } : {}),
+    ui: { bus, sessions: uiSessions, presentation, ...(options.uiDir ? { dir: options.uiDir } : {}) },
     router: {
       db: routerDb,
       settings: routerSettings,
@@ -221,6 +232,8 @@ export function createBroker(options: BrokerOptions): Broker {
     outbound,
     outbox,
     dispatcher,
+    uiSessions,
+    presentation,
     app,
     close,
   };

@@ -78,8 +78,8 @@ export function createClient(options: ClientOptions, env: NodeJS.ProcessEnv = pr
         if (value !== undefined) url.searchParams.set(name, value);
       }
       const headers: Record<string, string> = { accept: "application/json" };
-      // /ui/api calls carry the bearer token too: the broker refuses a wrong one, so `--token` is never ignored.
       if (requestOptions.ui && method !== "GET" && method !== "HEAD") headers["x-notify-ui"] = "1";
+      // /ui/api takes the bearer token too: it is how a CLI gets past the page's session check (docs/security.md).
       if (token !== undefined) headers.authorization = `Bearer ${token}`;
       if (requestOptions.body !== undefined) headers["content-type"] = "application/json";
       const timeout = AbortSignal.timeout(requestOptions.timeoutMs ?? DEFAULT_TIMEOUT_MS);

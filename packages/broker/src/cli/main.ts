@@ -111,6 +111,10 @@ function buildProgram(): Command {
     (await import("./commands/resolve.js")).resolve({ ...options, id }),
   );
 
+  clientCommand(program, "open", "open the web UI in a browser with a fresh one-time login link")
+    .option("--print", "print the link instead of opening a browser")
+    .action(async (options) => (await import("./commands/open.js")).open(options));
+
   clientCommand(program, "status", "show whether the broker runs, and its version, pid, uptime and active count")
     .option("--json", "print the health object as JSON")
     .action(async (options) => (await import("./commands/status.js")).status(options));

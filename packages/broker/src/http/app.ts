@@ -4,6 +4,8 @@ import { isLoopbackHost } from "@notify/contracts/guards";
 import { jsonShapeProblem } from "@notify/contracts/json-shape";
 import { type KeySealer, type RouterServices, routerPlugin, type UpstreamTimeouts } from "@notify/router";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
+import type { PresentationSettingsFile } from "../config/presentation-settings.js";
+import type { DomainBus } from "../domain/bus.js";
 import type { Clock } from "../domain/clock.js";
 import { systemClock } from "../domain/clock.js";
 import type { ArcConsumer } from "../events/arc-consumer.js";
@@ -25,9 +27,17 @@ import { eventRoutes } from "./routes/events.js";
 import { healthRoute, livenessRoute } from "./routes/health.js";
 import { interactionRoutes } from "./routes/interactions.js";
 import { notificationRoutes } from "./routes/notifications.js";
+import { uiInboxRoutes } from "./routes/ui-inbox.js";
 import { uiOutboundRoutes } from "./routes/ui-outbound.js";
+import { uiPageRoutes } from "./routes/ui-pages.js";
+import { uiPresentationRoutes } from "./routes/ui-presentation.js";
 import { uiRouterRoutes } from "./routes/ui-router.js";
+import { uiSessionRoutes } from "./routes/ui-session.js";
+import { uiStreamRoutes } from "./routes/ui-stream.js";
 import { uiTypeRoutes } from "./routes/ui-types.js";
+import { UiEventLog } from "./ui/ui-event-log.js";
+import type { UiSessions } from "./ui/ui-sessions.js";
+import { UiFiles } from "./ui/ui-static.js";
 
 export interface AppOptions {
   authToken: string;
@@ -54,6 +64,14 @@ export interface AppOptions {
     /** Upstream timeouts; the spec's defaults unless a test sets short ones. */
     timeouts?: UpstreamTimeouts;
     onReady?: (services: RouterServices) => void;
+  };
+  /** The web page: its live stream reads the bus; sessions gate /ui/api; presentation keys live in config.json. */
+  ui: {
+    bus: DomainBus;
+    sessions: UiSessions;
+    presentation: PresentationSettingsFile;
+    /** The built page's directory (tests point it elsewhere); packages/web/dist by default. */
+    dir?: string;
   };
   clock?: Clock;
   /** Process start, for `uptimeSeconds`. */
@@ -230,8 +248,15 @@ export function buildApp(options: AppOptions): FastifyInstance {
     return routerServices;
   };
 
-  // /ui: no bearer token; a loopback Host always, and `X-Notify-UI: 1` on every change (spec 1, Web interface
-  // routes). The custom header cannot be sent cross-origin without a CORS preflight, which is never granted.
+  const uiEvents = new UiEventLog(options.ui.bus);
+  app.addHook("onClose", (_instance, done) => {
+    uiEvents.close();
+    done();
+  });
+  app.register(uiPageRoutes, { files: new UiFiles(options.ui.dir), sessions: options.ui.sessions });
+  // /ui/api: a loopback Host always, and `X-Notify-UI: 1` on every change (spec 1, Web interface routes); the page
+  // needs no bearer token but a session (below). The custom header cannot be sent cross-origin without a CORS
+  // preflight, which is never granted.
   app.register(
     async (ui) => {
       ui.addHook("onRequest", async (request, reply) => {
@@ -244,6 +269,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
         if (request.method !== "GET" && request.method !== "HEAD" && request.headers["x-notify-ui"] !== "1") {
           return reply.code(403).send({ error: "missing X-Notify-UI: 1" });
         }
+        // Beyond the spec: the page's session cookie or the CLI's bearer token (docs/security.md).
+        if (!options.ui.sessions.admit(request.headers)) return reply.code(401).send({ error: "unauthorized" });
         return undefined;
       });
       ui.setNotFoundHandler((_request, reply) => {
@@ -255,6 +282,14 @@ export function buildApp(options: AppOptions): FastifyInstance {
         outbox: options.outbox,
       });
       await ui.register(uiRouterRoutes, { router, settings: options.router.settings });
+      await ui.register(uiSessionRoutes, { sessions: options.ui.sessions });
+      await ui.register(uiInboxRoutes, {
+        notifications: options.notifications,
+        interactions: options.interactions,
+        events: uiEvents,
+      });
+      await ui.register(uiStreamRoutes, { events: uiEvents });
+      await ui.register(uiPresentationRoutes, { presentation: options.ui.presentation });
       await ui.register(uiTypeRoutes, {
         dataDir: options.dataDir,
         notifications: options.notifications,

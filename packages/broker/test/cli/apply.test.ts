@@ -336,17 +336,17 @@ describe("notify apply: invalid files", () => {
   it("names every structural problem and changes nothing", async () => {
     expect((await notify("apply", files.write("plain.json", JSON.stringify(jsonDocument(hook.url))))).code).toBe(0);
     const before = await brokerState(cli);
-    const bad = `${yamlFile(hook.url)}presentation: {}
-theme: dark
+    const bad = `${yamlFile(hook.url)}theme: dark
+colours: {}
 `.replace("minimumPriority: high", "minimumPriority: urgent");
     const result = await notify("apply", files.write("bad.yaml", bad), "--json");
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("bad.yaml is not valid (nothing was changed):");
-    expect(result.stderr).toContain("unknown top-level keys presentation, theme");
+    expect(result.stderr).toContain("unknown top-level keys theme, colours");
     expect(result.stderr).toContain("outbound.routes[1].minimumPriority must be one of low, normal, high, critical");
     const summary = JSON.parse(result.stdout);
     expect(summary).toMatchObject({ ok: false, changes: [] });
-    expect(summary.error).toContain("unknown top-level keys presentation, theme");
+    expect(summary.error).toContain("unknown top-level keys theme, colours");
     expect(await brokerState(cli)).toEqual(before);
 
     const nested = await notify(
@@ -475,7 +475,7 @@ describe("notify apply: a failure while applying", () => {
         ["route", "all", false],
         ["route", "deploys", false],
       ]);
-      // /ui/api calls carry no bearer token, and `X-Notify-UI: 1` on every change (spec 1, Web interface routes).
+      // `X-Notify-UI: 1` on every /ui/api change (spec 1); no token exists in this data dir, so none is sent.
       for (const request of requests) {
         expect(request.headers.authorization).toBeUndefined();
         expect(request.headers["x-notify-ui"]).toBe(request.method === "GET" ? undefined : "1");

@@ -8,7 +8,9 @@ export type Json = any;
 
 /** A GET on /ui/api (no bearer needed: a loopback Host is enough for reads). */
 export async function uiGet<T = Json>(cli: CliBroker, path: string): Promise<T> {
-  const response = await fetch(`${cli.broker.url}/ui/api${path}`);
+  const response = await fetch(`${cli.broker.url}/ui/api${path}`, {
+    headers: { authorization: `Bearer ${cli.token}` },
+  });
   if (!response.ok) throw new Error(`GET ${path}: ${response.status}`);
   return (await response.json()) as T;
 }
@@ -17,7 +19,11 @@ export async function uiGet<T = Json>(cli: CliBroker, path: string): Promise<T> 
 export async function uiSend<T = Json>(cli: CliBroker, method: string, path: string, body?: unknown): Promise<T> {
   const response = await fetch(`${cli.broker.url}/ui/api${path}`, {
     method,
-    headers: { "x-notify-ui": "1", ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      "x-notify-ui": "1",
+      authorization: `Bearer ${cli.token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);

@@ -152,7 +152,8 @@ describe("notify router key", () => {
     try {
       const result = await runCli(
         ["router", "key", "--regenerate", "--port", String(cli.broker.port)],
-        cliEnv({ NOTIFY_DATA_DIR: otherDir }),
+        // The token comes from the environment: /ui/api needs it (docs/security.md), the data dir is the wrong one.
+        cliEnv({ NOTIFY_DATA_DIR: otherDir, NOTIFY_TOKEN: cli.token }),
       );
       expect(result.code).toBe(1);
       expect(result.stdout).toBe("");

@@ -19,7 +19,8 @@ async function call(url: string, method: string, body?: unknown, ui = false) {
     method: method as "POST",
     headers: {
       "content-type": "application/json",
-      ...(ui ? { "x-notify-ui": "1" } : { authorization: `Bearer ${TOKEN}` }),
+      authorization: `Bearer ${TOKEN}`,
+      ...(ui ? { "x-notify-ui": "1" } : {}),
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });

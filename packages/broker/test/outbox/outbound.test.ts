@@ -365,25 +365,42 @@ describe("/ui/api/outbound/kinds", () => {
 });
 
 describe("/ui/api rules (spec 1, Web interface routes)", () => {
-  it("refuses a non-loopback Host and changes without X-Notify-UI: 1; takes no bearer", async () => {
+  it("refuses a non-loopback Host and changes without X-Notify-UI: 1; needs a session or the bearer", async () => {
     const broker = manualBroker();
-    const list = await broker.app.inject({
+    // Beyond the spec: a page session or the bearer token (docs/security.md, "The web page's session").
+    const anonymous = await broker.app.inject({
       method: "GET",
       url: "/ui/api/outbound/providers",
       headers: { host: "127.0.0.1:47821" },
     });
+    expect(anonymous.statusCode).toBe(401);
+    const authorization = `Bearer ${broker.settings.authToken}`;
+    const list = await broker.app.inject({
+      method: "GET",
+      url: "/ui/api/outbound/providers",
+      headers: { host: "127.0.0.1:47821", authorization },
+    });
     expect(list.statusCode).toBe(200);
     for (const host of ["evil.example", "127.0.0.1.evil.example", "10.0.0.1:47821", "localhost.evil:80"]) {
-      const reply = await broker.app.inject({ method: "GET", url: "/ui/api/outbound/providers", headers: { host } });
+      const reply = await broker.app.inject({
+        method: "GET",
+        url: "/ui/api/outbound/providers",
+        headers: { host, authorization },
+      });
       expect(reply.statusCode, host).toBe(403);
     }
     for (const host of ["localhost:47821", "[::1]:47821", "127.0.0.1"]) {
-      const reply = await broker.app.inject({ method: "GET", url: "/ui/api/outbound/providers", headers: { host } });
+      const reply = await broker.app.inject({
+        method: "GET",
+        url: "/ui/api/outbound/providers",
+        headers: { host, authorization },
+      });
       expect(reply.statusCode, host).toBe(200);
     }
     const noHeader = await broker.app.inject({
       method: "POST",
       url: "/ui/api/outbound/providers",
+      headers: { authorization },
       payload: { kind: "webhook", name: "x", settings: { url: "http://127.0.0.1:1/" } },
     });
     expect(noHeader.statusCode).toBe(403);

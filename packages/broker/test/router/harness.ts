@@ -98,7 +98,11 @@ export async function startRouterBroker(
   const ui = (method: string, path: string, body?: unknown) =>
     raw(`${broker.url}/ui/api${path}`, {
       method,
-      headers: { "x-notify-ui": "1", ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        "x-notify-ui": "1",
+        authorization: `Bearer ${broker.settings.authToken}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   if (options.enable !== false) {

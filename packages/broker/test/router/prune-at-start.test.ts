@@ -26,7 +26,9 @@ describe("router ledger retention (spec 3: pruned at broker start and once a day
     db.close();
     const broker = await startBroker({ dataDir, port: 0, env: {} });
     try {
-      const response = await fetch(`${broker.url}/ui/api/router/activity`);
+      const response = await fetch(`${broker.url}/ui/api/router/activity`, {
+        headers: { authorization: `Bearer ${broker.settings.authToken}` },
+      });
       const rows = (await response.json()) as { id: string }[];
       expect(rows.map((row) => row.id)).toEqual(["recent"]);
     } finally {

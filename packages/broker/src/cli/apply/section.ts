@@ -51,7 +51,7 @@ export interface Step {
   run?: (client: BrokerClient) => Promise<void>;
 }
 
-/** A /ui/api request (no bearer; `X-Notify-UI: 1` on changes). */
+/** A /ui/api request (the bearer token; `X-Notify-UI: 1` on changes). */
 export function ui<T>(client: BrokerClient, method: string, path: string, body?: unknown): Promise<T> {
   return client.request<T>(method, `/ui/api${path}`, { ui: true, ...(body === undefined ? {} : { body }) });
 }

@@ -1,10 +1,16 @@
 import { outboundSection } from "./outbound-section.js";
+import { presentationSection } from "./presentation-section.js";
 import { routerSection } from "./router-section.js";
 import type { ApplySection } from "./section.js";
 import { notificationTypesSection } from "./types-section.js";
 
 /**
  * The top-level sections of an apply file, in the order they are planned and applied (docs/apply.md). A key not
- * listed here is an error. Presentation settings will be one more entry here when they get a /ui/api route.
+ * listed here is an error.
  */
-export const SECTIONS: readonly ApplySection[] = [notificationTypesSection, outboundSection, routerSection];
+export const SECTIONS: readonly ApplySection[] = [
+  notificationTypesSection,
+  outboundSection,
+  routerSection,
+  presentationSection,
+];

@@ -41,6 +41,9 @@ export async function serve(options: ServeOptions): Promise<void> {
     if (code === "EADDRINUSE") throw new ExitError(1, "the port is already in use (is another broker running?)");
     throw error;
   }
+  // The page's one-time login link goes to stdout only, never to the log (it is a credential until used).
+  const { token: loginToken } = broker.uiSessions.createLinkToken();
+  process.stdout.write(`Web UI: ${broker.url}/ui/login?t=${loginToken}\n`);
   await new Promise<void>((resolve) => {
     onSignal = (signal) => {
       process.off("SIGINT", handler);

@@ -1,0 +1,14 @@
+import { PresentationPatch } from "@notify/contracts/ui";
+import type { FastifyPluginAsync } from "fastify";
+import type { PresentationSettingsFile } from "../../config/presentation-settings.js";
+import { parseBody } from "../ui/zod-body.js";
+
+export interface UiPresentationOptions {
+  presentation: PresentationSettingsFile;
+}
+
+/** /ui/api/presentation: the spec 1 presentation keys; a PUT changes the keys it names and keeps the others. */
+export const uiPresentationRoutes: FastifyPluginAsync<UiPresentationOptions> = async (app, { presentation }) => {
+  app.get("/presentation", async () => presentation.get());
+  app.put("/presentation", async (request) => presentation.update(parseBody(PresentationPatch, request.body)));
+};

@@ -1,0 +1,12 @@
+import type { z } from "zod";
+import { invalid } from "../../domain/errors.js";
+
+/** Validates a /ui/api body with its shared schema; the first problem becomes the 400 `{error}` text. */
+export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
+  if (body === null || body === undefined) throw invalid("request body must be a JSON object");
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const path = issue && issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
+  throw invalid(`${path}${issue?.message ?? "invalid body"}`);
+}

@@ -1,0 +1,129 @@
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
+import { type RunningBroker, startBroker } from "../../src/broker.js";
+
+export const CHROMIUM = "/usr/bin/chromium";
+
+/**
+ * Chromium for end-to-end tests: Debian's package (.ci/run installs it). Missing under CI=true is a failure;
+ * elsewhere the suite is skipped with a notice naming the package.
+ */
+export function chromiumAvailable(): boolean {
+  if (existsSync(CHROMIUM)) return true;
+  if (process.env.CI === "true") throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+  console.warn(`\n*** SKIPPING web UI browser tests: ${CHROMIUM} not found (apt-get install -y chromium) ***\n`);
+  return false;
+}
+
+/**
+ * One headless Chromium per test file (files run in parallel), with the flags DEVELOPERS.md lists. Playwright
+ * gives every launch a fresh, empty --user-data-dir of its own.
+ */
+export function useBrowser(extraArgs: string[] = []): () => Browser {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        ...extraArgs,
+      ],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (!browser) throw new Error("browser not started");
+    return browser;
+  };
+}
+
+export interface UiBroker {
+  broker: RunningBroker;
+  dataDir: string;
+  token: string;
+  /** A fresh one-time login link. */
+  loginLink(): string;
+  /** A /v1 call with the bearer token. */
+  v1<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /** A /ui/api call with the bearer token and X-Notify-UI. */
+  ui<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T; text: string }>;
+  close(): Promise<void>;
+}
+
+export async function startUiBroker(dataDir = mkdtempSync(join(tmpdir(), "notify-ui-"))): Promise<UiBroker> {
+  const broker = await startBroker({ dataDir, port: 0, env: {} });
+  const token = broker.settings.authToken;
+  const call = async (method: string, url: string, body: unknown, headers: Record<string, string>) => {
+    const response = await fetch(`${broker.url}${url}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...headers,
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return { status: response.status, body: (text ? JSON.parse(text) : undefined) as never, text };
+  };
+  return {
+    broker,
+    dataDir,
+    token,
+    loginLink: () => `${broker.url}/ui/login?t=${broker.uiSessions.createLinkToken().token}`,
+    v1: (method, path, body) => call(method, `/v1${path}`, body, {}),
+    ui: (method, path, body) => call(method, `/ui/api${path}`, body, { "x-notify-ui": "1" }),
+    close: () => broker.close(),
+  };
+}
+
+/** A page signed in through a login link, collecting console errors and failed requests. */
+export async function signedInPage(browser: Browser, ui: UiBroker, viewport = { width: 1280, height: 800 }) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(`console: ${message.text()}`);
+  });
+  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+  await page.goto(ui.loginLink());
+  await page.waitForURL(/\/ui\/$/);
+  return { page, context, problems };
+}
+
+const require = createRequire(import.meta.url);
+const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+
+/** axe-core's serious and critical violations on the page as it is now (injected by the test, not the page). */
+export async function axeViolations(page: Page): Promise<string[]> {
+  // Evaluated over the DevTools protocol: the page's CSP (no inline script) does not apply to it.
+  await page.evaluate(axeSource);
+  const results = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (context: Document) => Promise<AxeResults> } }).axe;
+    return axe.run(document);
+  });
+  return results.violations
+    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    .map(
+      (violation) =>
+        `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(" ")).join(", ")})`,
+    );
+}
+
+interface AxeResults {
+  violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[];
+}

@@ -1,0 +1,207 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Json } from "../helpers.js";
+import { axeViolations, chromiumAvailable, signedInPage, startUiBroker, type UiBroker, useBrowser } from "./browser.js";
+
+const run = chromiumAvailable();
+
+describe.skipIf(!run)("web UI inbox in Chromium", () => {
+  const browser = useBrowser();
+  let ui: UiBroker;
+  beforeEach(async () => {
+    ui = await startUiBroker();
+  });
+  afterEach(async () => {
+    await ui.close();
+  });
+
+  const ask = async (body: Json) => (await ui.v1<Json>("POST", "/interactions/request", body)).body;
+  const waitFor = (id: string) => ui.v1<Json>("GET", `/interactions/${id}/wait?timeout=30`);
+
+  it("asks for the login link without a session, and shows the inbox after it", async () => {
+    const context = await browser().newContext();
+    const page = await context.newPage();
+    await page.goto(`${ui.broker.url}/ui/`);
+    await page.getByRole("heading", { name: "Sign in to Notify" }).waitFor();
+    expect(await page.getByRole("navigation").count()).toBe(0);
+    await page.goto(ui.loginLink());
+    await page.getByRole("heading", { name: "Inbox" }).waitFor();
+    const cookies = await context.cookies();
+    expect(cookies).toEqual([
+      expect.objectContaining({ name: "notify_session", httpOnly: true, sameSite: "Strict", path: "/ui" }),
+    ]);
+    // Sign out removes the cookie from this browser; the page asks for a link again.
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("heading", { name: "Sign in to Notify" }).waitFor();
+    expect(await context.cookies()).toEqual([]);
+    await page.reload();
+    await page.getByRole("heading", { name: "Sign in to Notify" }).waitFor();
+    await context.close();
+  });
+
+  it("shows a notification created over /v1 without a reload; Dismiss, Reopen and Resolve change it", async () => {
+    const { page, context, problems } = await signedInPage(browser(), ui);
+    await page.getByRole("heading", { name: "Inbox" }).waitFor();
+    await page.getByText("Live").waitFor();
+    const created = (
+      await ui.v1<Json>("POST", "/notifications", {
+        title: "Tests failed in api",
+        message: "3 failing tests in packages/api",
+        type: "error",
+        priority: "high",
+        agent: "claude-code",
+        project: "shop",
+      })
+    ).body;
+    const card = page.getByRole("article", { name: "Tests failed in api" });
+    await card.waitFor();
+    expect(await card.textContent()).toContain("3 failing tests in packages/api");
+    expect(await card.textContent()).toContain("claude-code");
+    expect(await card.textContent()).toContain("shop");
+    const status = async () => (await ui.v1<Json>("GET", `/notifications/${created.id}`)).body.status;
+
+    await card.getByRole("button", { name: "Dismiss" }).click();
+    await card.getByRole("button", { name: "Reopen" }).waitFor();
+    expect(await status()).toBe("dismissed");
+    await card.getByRole("button", { name: "Reopen" }).click();
+    await card.getByRole("button", { name: "Resolve" }).click();
+    await card.getByRole("button", { name: "Reopen" }).waitFor();
+    expect(await status()).toBe("resolved");
+
+    // A change made elsewhere reaches the page too.
+    await ui.v1("PATCH", `/notifications/${created.id}`, { status: "active" });
+    await card.getByRole("button", { name: "Dismiss" }).waitFor();
+
+    // The detail view shows the fields.
+    await card.getByRole("link", { name: /Details/ }).click();
+    await page.getByRole("heading", { name: "Notification" }).waitFor();
+    expect(await page.locator("dl").textContent()).toContain(created.id);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("answers each question kind from the page, waking a waiting GET /v1/interactions/{id}/wait", async () => {
+    const { page, context, problems } = await signedInPage(browser(), ui);
+    await page.getByRole("heading", { name: "Inbox" }).waitFor();
+
+    const permission = await ask({
+      kind: "permission",
+      prompt: "Run `rm -rf build`?",
+      agent: "codex",
+      project: "shop",
+    });
+    const waitPermission = waitFor(permission.id);
+    const permissionCard = page.getByRole("article", { name: "Run `rm -rf build`?" });
+    await permissionCard.getByRole("button", { name: "Allow", exact: true }).click();
+    const allowed = await waitPermission;
+    expect(allowed.body).toMatchObject({ status: "answered", response: { choice_id: "allow", source: "desktop" } });
+    await permissionCard.getByText(/Answered “Allow” from desktop/).waitFor();
+
+    const choice = await ask({
+      kind: "single_choice",
+      prompt: "Deploy where?",
+      choices: [
+        { id: "stg", label: "Staging", detail: "eu-west, safe to break" },
+        { id: "prd", label: "Production" },
+      ],
+    });
+    const waitChoice = waitFor(choice.id);
+    const choiceCard = page.getByRole("article", { name: "Deploy where?" });
+    // The button's name is the label alone; the detail is shown under it.
+    await choiceCard.getByText("eu-west, safe to break").waitFor();
+    await choiceCard.getByRole("button", { name: "Staging", exact: true }).click();
+    expect((await waitChoice).body.response).toMatchObject({ choice_id: "stg", source: "desktop" });
+
+    const text = await ask({ kind: "text", prompt: "Commit message?", text_max_length: 40 });
+    const waitText = waitFor(text.id);
+    const textCard = page.getByRole("article", { name: "Commit message?" });
+    await textCard.getByRole("textbox", { name: "Your answer" }).fill("Fix flaky test");
+    await textCard.getByText("14 / 40").waitFor();
+    await textCard.getByRole("button", { name: "Send" }).click();
+    expect((await waitText).body).toMatchObject({
+      status: "answered",
+      response: { text: "Fix flaky test", source: "desktop" },
+    });
+    await textCard.getByText(/Answered “Fix flaky test”/).waitFor();
+
+    // Cards that end without an answer say how they ended.
+    const cancelled = await ask({ kind: "permission", prompt: "Drop the cache?" });
+    await page.getByRole("article", { name: "Drop the cache?" }).getByRole("button", { name: "Allow" }).waitFor();
+    await ui.v1("POST", `/interactions/${cancelled.id}/cancel`);
+    await page
+      .getByRole("article", { name: "Drop the cache?" })
+      .getByText("Cancelled by the agent")
+      .waitFor({ timeout: 5000 });
+    await ask({ kind: "permission", prompt: "Open port 22?", key: "firewall" });
+    await ask({ kind: "permission", prompt: "Open port 2222?", key: "firewall" });
+    await page
+      .getByRole("article", { name: "Open port 22?" })
+      .getByText("Replaced by a newer question")
+      .waitFor({ timeout: 5000 });
+    await page.getByRole("article", { name: "Open port 2222?" }).getByRole("button", { name: "Allow" }).waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("can be answered with the keyboard alone", async () => {
+    const { page, context, problems } = await signedInPage(browser(), ui);
+    const question = await ask({
+      kind: "single_choice",
+      prompt: "Which port?",
+      choices: [
+        { id: "p1", label: "8080" },
+        { id: "p2", label: "9090" },
+      ],
+    });
+    const waiting = waitFor(question.id);
+    const card = page.getByRole("article", { name: "Which port?" });
+    await card.waitFor();
+    // Tab from the top of the page until the second choice has the focus, then press Enter.
+    let focused = "";
+    for (let step = 0; step < 40 && focused !== "9090"; step++) {
+      await page.keyboard.press("Tab");
+      focused = await page.evaluate(() => document.activeElement?.textContent ?? "");
+    }
+    expect(focused).toBe("9090");
+    await page.keyboard.press("Enter");
+    expect((await waiting).body.response).toMatchObject({ choice_id: "p2", source: "desktop" });
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("shows “answered elsewhere” when the broker answers 409", async () => {
+    const { page, context } = await signedInPage(browser(), ui);
+    // Hold the live stream back, so the page still shows the question as open when it is answered elsewhere.
+    await page.route("**/ui/api/stream**", (route) => route.abort());
+    await page.reload();
+    const question = await ask({ kind: "permission", prompt: "Push to main?" });
+    await page.reload();
+    const card = page.getByRole("article", { name: "Push to main?" });
+    await card.getByRole("button", { name: "Allow", exact: true }).waitFor();
+    await ui.v1("POST", `/interactions/${question.id}/respond`, {
+      response_id: "cli-1",
+      request_digest: question.request_digest,
+      nonce: question.nonce,
+      choice_id: "deny",
+      source: "cli",
+    });
+    await card.getByRole("button", { name: "Allow", exact: true }).click();
+    await card.getByText(/answered elsewhere/i).waitFor();
+    // Then the card shows who answered.
+    await card.getByText(/Answered “Deny” from cli/).waitFor();
+    await context.close();
+  });
+
+  it("has no serious or critical accessibility violations with questions and notifications shown", async () => {
+    const { page, context, problems } = await signedInPage(browser(), ui);
+    await ask({ kind: "permission", prompt: "Allow network access?" });
+    await ask({ kind: "text", prompt: "Why did it fail?" });
+    await ui.v1("POST", "/notifications", { title: "Build done", message: "All green", type: "completed" });
+    await page.getByRole("article", { name: "Build done" }).waitFor();
+    await page.getByRole("article", { name: "Why did it fail?" }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await page.emulateMedia({ colorScheme: "dark" });
+    expect(await axeViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});

@@ -1,0 +1,165 @@
+/**
+ * Response shapes of the /ui/api configuration routes (types, outbound, router), as the page reads them. The
+ * broker's and the router's own records are the source; these name the fields the page may rely on, and carry
+ * no secret by construction (secrets are write-only: `secretNames`, `has_key`).
+ */
+
+export type Priority = "low" | "normal" | "high" | "critical";
+
+/** GET/PUT /ui/api/types: a custom notification type (spec 1, presentation rule 7). */
+export interface TypeDefinition {
+  id: string;
+  label: string;
+  enabled: boolean;
+  defaultPriority?: Priority;
+  color?: string;
+  icon?: string;
+  sound?: string;
+  toastSeconds?: number;
+}
+
+export interface OutboundKind {
+  kind: string;
+  secrets: { required: readonly string[]; optional: readonly string[] };
+}
+
+export interface OutboundProvider {
+  id: string;
+  kind: string;
+  name: string;
+  settings: Record<string, unknown>;
+  /** Names of the secrets that are set; never their values. */
+  secretNames: string[];
+  enabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** POST/PATCH body: `secrets` values replace the named secrets, `null` removes one. */
+export interface OutboundProviderInput {
+  kind?: string;
+  name?: string;
+  settings?: Record<string, unknown>;
+  secrets?: Record<string, string | null>;
+  enabled?: boolean;
+}
+
+export interface OutboundRoute {
+  id: string;
+  name: string;
+  providerId: string;
+  enabled: boolean;
+  minimumPriority: Priority;
+  typeId?: string;
+  project?: string;
+  agent?: string;
+  includeMessage: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface OutboundRouteInput {
+  name?: string;
+  provider?: string;
+  enabled?: boolean;
+  minimumPriority?: Priority;
+  typeId?: string | null;
+  project?: string | null;
+  agent?: string | null;
+  includeMessage?: boolean;
+}
+
+export type OutboxStatus = "Pending" | "Retry" | "Delivered" | "DeadLetter";
+
+export interface OutboxItem {
+  id: string;
+  notificationId: string;
+  routeId: string;
+  providerId: string;
+  status: OutboxStatus;
+  attempts: number;
+  payload: { id: string; title: string; type: string; priority: Priority };
+  lastStatus?: number;
+  lastCode?: string;
+  createdAt: string;
+  updatedAt: string;
+  deliveredAt?: string;
+}
+
+export interface Outbox {
+  counts: Record<OutboxStatus, number>;
+  items: OutboxItem[];
+}
+
+/** The provider Test action's result. */
+export type DeliveryResult =
+  | { ok: true; status?: number }
+  | { ok: false; retryable: boolean; code: string; status?: number };
+
+export interface RouterStatus {
+  enabled: boolean;
+  /** Whether a router key exists; the key itself is never returned (`notify router key` reads config.json). */
+  has_key: boolean;
+  base_path: string;
+  max_request_body_bytes: number;
+  ledger_retention_days: number;
+  upstreams: number;
+  routes: number;
+  default_route: string | null;
+  switch_strategy: "off" | "ordered" | "sticky" | "round_robin";
+  native_fallback_route: string | null;
+}
+
+export interface RouterSettingsInput {
+  enabled?: boolean;
+  default_route?: string | null;
+  switch_strategy?: RouterStatus["switch_strategy"];
+  native_fallback_route?: string | null;
+}
+
+export type RecordWire = "responses_wire" | "chat_wire" | "messages_wire";
+
+export interface RouterUpstream {
+  id: string;
+  slug: string;
+  label: string;
+  wire: RecordWire;
+  base_url: string;
+  has_key: boolean;
+  models: string[];
+  enabled: boolean;
+  auth: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RouterRoute {
+  id: string;
+  name: string;
+  kind: "alias" | "combo";
+  targets: string[];
+  enabled: boolean;
+}
+
+export interface RouterAttempt {
+  ordinal: number;
+  upstream_slug: string;
+  model: string;
+  status: number | null;
+  error_code: string | null;
+  duration_ms: number;
+}
+
+export interface RouterRequest {
+  id: string;
+  started_at: string;
+  requested_model: string | null;
+  route_name: string | null;
+  upstream_slug: string | null;
+  upstream_model: string | null;
+  status: number | null;
+  outcome: string | null;
+  tokens: { input: number | null; cached_input: number | null; output: number | null; reasoning: number | null };
+  error_code: string | null;
+  attempts: RouterAttempt[];
+}

@@ -1,0 +1,96 @@
+import { z } from "zod";
+import type { ArcInteraction, ArcNotification } from "../producer.js";
+
+export type { ArcInteraction, ArcNotification } from "../producer.js";
+
+/**
+ * The /ui/api bodies (docs/api.md, "/ui/api"): one place that the broker validates with and the web page types
+ * itself from. Response objects that the /v1 API already defines (NotificationDto, InteractionDto) are the
+ * contract's own types, not copies.
+ */
+
+export type UiNotification = ArcNotification;
+export type UiInteraction = ArcInteraction;
+
+export const NOTIFICATION_STATUSES = ["active", "dismissed", "resolved"] as const;
+export const PRIORITIES = ["low", "normal", "high", "critical"] as const;
+export const INTERACTION_KINDS = ["permission", "single_choice", "text"] as const;
+
+/** PATCH /ui/api/notifications/{id}: Dismiss, Resolve and Reopen. */
+export const NotificationStatusBody = z.strictObject({ status: z.enum(NOTIFICATION_STATUSES) });
+export type NotificationStatusBody = z.infer<typeof NotificationStatusBody>;
+
+/**
+ * POST /ui/api/interactions/{id}/respond. The page sends what it was shown (digest, nonce) and a response_id made
+ * once per click; the broker adds `source: "desktop"` and takes the /v1 respond path.
+ */
+export const UiRespondBody = z.strictObject({
+  response_id: z.string().min(1).max(128),
+  request_digest: z.string().min(1).max(128),
+  nonce: z.string().min(1).max(256),
+  choice_id: z.string().min(1).max(200).optional(),
+  text: z.string().max(2000).optional(),
+});
+export type UiRespondBody = z.infer<typeof UiRespondBody>;
+
+/** Spec 1, Local presentation rules, plus `soundCommand` (DESIGN.md, Desktop presentation). */
+export const PresentationSettings = z.strictObject({
+  pauseNotifications: z.boolean(),
+  doNotDisturb: z.boolean(),
+  soundsEnabled: z.boolean(),
+  playCriticalSoundsDuringDoNotDisturb: z.boolean(),
+  volume: z.int().min(0).max(100),
+  maxVisibleToasts: z.int().min(1).max(20),
+  /** A program run with the sound file's path as its last argument; null picks pw-play, paplay or aplay. */
+  soundCommand: z.string().trim().min(1).max(1024).nullable(),
+});
+export type PresentationSettings = z.infer<typeof PresentationSettings>;
+
+export const PRESENTATION_DEFAULTS: PresentationSettings = {
+  pauseNotifications: false,
+  doNotDisturb: false,
+  soundsEnabled: true,
+  playCriticalSoundsDuringDoNotDisturb: true,
+  volume: 70,
+  maxVisibleToasts: 5,
+  soundCommand: null,
+};
+
+/** PUT /ui/api/presentation: any subset of the keys; the others keep their value. */
+export const PresentationPatch = PresentationSettings.partial();
+export type PresentationPatch = z.infer<typeof PresentationPatch>;
+
+/** GET /ui/api/inbox: the page's first picture, and the stream position it was taken at. */
+export interface InboxSnapshot {
+  notifications: UiNotification[];
+  interactions: UiInteraction[];
+  /** Give it to /ui/api/stream as `Last-Event-ID` (or `?since=`) to get every change after the snapshot. */
+  cursor: string;
+}
+
+/** The SSE event names of /ui/api/stream. `settled`: an interaction reached a terminal status. */
+export const STREAM_EVENTS = ["created", "changed", "settled"] as const;
+export type StreamEventName = (typeof STREAM_EVENTS)[number] | "reset";
+
+/** The `data` of a created/changed/settled event. */
+export type StreamPayload =
+  | { kind: "notification"; item: UiNotification }
+  | { kind: "interaction"; item: UiInteraction };
+
+/** GET /ui/api/session: who the page is talking to. */
+export interface SessionInfo {
+  version: string;
+  /** How this request was let in. */
+  via: "session" | "bearer";
+}
+
+/** POST /ui/api/session/link (bearer only): a fresh one-time login link for `notify open`. */
+export interface LoginLink {
+  url: string;
+  expires_at: string;
+}
+
+/** The `{error}` body every refusal carries (spec 1, Errors). */
+export interface ErrorBody {
+  error: string;
+}

@@ -1,0 +1,174 @@
+// Screenshots of every page of the web UI at 1280x800 and 390x844, light and dark, into docs/screenshots/.
+// Run after `npm install` (which builds the broker and the page): node packages/web/scripts/screenshots.mjs
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { startBroker } from "../../broker/dist/broker.js";
+
+const out = new URL("../../../docs/screenshots/", import.meta.url).pathname;
+const dataDir = mkdtempSync(join(tmpdir(), "notify-shots-"));
+const broker = await startBroker({ dataDir, port: 0, env: {} });
+const token = broker.settings.authToken;
+const call = async (method, path, body, ui = false) => {
+  const response = await fetch(`${broker.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      ...(ui ? { "x-notify-ui": "1" } : {}),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return response.json().catch(() => undefined);
+};
+
+// A believable morning: a few agents, questions open and answered, notifications in every state.
+await call("PUT", "/ui/api/types", [{ id: "deploy", label: "Deploy", enabled: true, defaultPriority: "high" }], true);
+const done = await call("POST", "/v1/notifications", {
+  title: "Build finished",
+  message: "All 412 tests passed in 3m 12s.",
+  type: "completed",
+  agent: "codex",
+  project: "shop-api",
+});
+await call("PATCH", `/v1/notifications/${done.id}`, { status: "resolved" });
+await call("POST", "/v1/notifications", {
+  title: "Lint warnings in checkout",
+  message: "7 warnings (no errors) in src/checkout. Nothing blocks the merge.",
+  type: "info",
+  priority: "low",
+  agent: "claude-code",
+  project: "shop-web",
+});
+const answered = await call("POST", "/v1/interactions/request", {
+  kind: "single_choice",
+  prompt: "Which database should the migration run against?",
+  choices: [
+    { id: "dev", label: "Development", detail: "Local copy, safe to reset" },
+    { id: "stg", label: "Staging" },
+  ],
+  agent: "claude-code",
+  project: "shop-api",
+});
+await call("POST", `/v1/interactions/${answered.id}/respond`, {
+  response_id: "shot-1",
+  request_digest: answered.request_digest,
+  nonce: answered.nonce,
+  choice_id: "dev",
+  source: "cli",
+});
+const failed = await call("POST", "/v1/notifications", {
+  title: "Tests failed in payments",
+  message: "3 failing tests in packages/payments: refund rounding, currency fallback, webhook retry.",
+  type: "error",
+  priority: "high",
+  agent: "codex",
+  project: "shop-api",
+  cwd: "/home/dev/shop",
+  metadata: { failing: ["refund rounding", "currency fallback", "webhook retry"], run: 4121 },
+});
+await call("POST", "/v1/interactions/request", {
+  kind: "text",
+  prompt: "Write a one-line summary for the release notes of v2.4.",
+  text_max_length: 200,
+  agent: "codex",
+  project: "shop-web",
+});
+await call("POST", "/v1/interactions/request", {
+  kind: "single_choice",
+  prompt: "Deploy the release to which environment?",
+  choices: [
+    { id: "stg", label: "Staging", detail: "eu-west, safe to break" },
+    { id: "prd", label: "Production", detail: "Needs a green staging run" },
+    { id: "none", label: "Not now" },
+  ],
+  agent: "deploy-bot",
+  project: "shop-web",
+});
+const permission = await call("POST", "/v1/interactions/request", {
+  kind: "permission",
+  prompt: "Allow `npm publish --tag next` in shop-web?\nThis uploads version 2.4.0-rc.1 to the registry.",
+  agent: "claude-code",
+  project: "shop-web",
+});
+await call(
+  "POST",
+  "/ui/api/outbound/providers",
+  {
+    kind: "ntfy",
+    name: "phone",
+    settings: { serverUrl: "https://ntfy.example.net", topic: "agents" },
+    enabled: true,
+  },
+  true,
+);
+await call(
+  "POST",
+  "/ui/api/outbound/routes",
+  { name: "urgent to phone", provider: "phone", minimumPriority: "high", enabled: true },
+  true,
+);
+await call(
+  "POST",
+  "/ui/api/router/upstreams",
+  {
+    slug: "local-llm",
+    label: "Local model server",
+    wire: "chat_wire",
+    base_url: "http://127.0.0.1:11434/v1",
+    models: ["qwen3-coder", "llama4"],
+  },
+  true,
+);
+await call("POST", "/ui/api/router/routes", { name: "coder", kind: "alias", targets: ["local-llm/qwen3-coder"] }, true);
+
+const pages = [
+  ["inbox", "/ui/"],
+  ["question", `/ui/questions/${permission.id}`],
+  ["notification", `/ui/notifications/${failed.id}`],
+  ["settings", "/ui/settings"],
+  ["outbound", "/ui/outbound"],
+  ["router", "/ui/router"],
+];
+const viewports = [
+  ["desktop", { width: 1280, height: 800 }],
+  ["phone", { width: 390, height: 844 }],
+];
+const browser = await chromium.launch({
+  executablePath: "/usr/bin/chromium",
+  args: [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+  ],
+});
+try {
+  for (const scheme of ["light", "dark"]) {
+    for (const [device, viewport] of viewports) {
+      const context = await browser.newContext({ viewport, colorScheme: scheme, deviceScaleFactor: 1 });
+      const page = await context.newPage();
+      page.on("console", (message) => message.type() === "error" && console.error(`${device}: ${message.text()}`));
+      await page.goto(`${broker.url}/ui/login?t=${broker.uiSessions.createLinkToken().token}`);
+      for (const [name, path] of pages) {
+        if (scheme === "dark" && name !== "inbox") continue;
+        await page.goto(`${broker.url}${path}`);
+        await page.getByRole("heading", { level: 1 }).first().waitFor();
+        await page.waitForTimeout(300);
+        const file = `${name}-${device}${scheme === "dark" ? "-dark" : ""}.png`;
+        await page.screenshot({ path: join(out, file) });
+        console.log(file);
+      }
+      await context.close();
+    }
+  }
+} finally {
+  await browser.close();
+  await broker.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}

@@ -1,0 +1,123 @@
+import type {
+  DeliveryResult,
+  ErrorBody,
+  InboxSnapshot,
+  NotificationStatusBody,
+  OutboundKind,
+  OutboundProvider,
+  OutboundProviderInput,
+  OutboundRoute,
+  OutboundRouteInput,
+  Outbox,
+  OutboxItem,
+  PresentationPatch,
+  PresentationSettings,
+  RouterRequest,
+  RouterRoute,
+  RouterSettingsInput,
+  RouterStatus,
+  RouterUpstream,
+  SessionInfo,
+  TypeDefinition,
+  UiInteraction,
+  UiNotification,
+  UiRespondBody,
+} from "@notify/contracts/ui";
+
+/** A refused /ui/api call: the status and the broker's `{error}` text. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+type Listener = () => void;
+const unauthorizedListeners = new Set<Listener>();
+
+/** Called when any call gets a 401: the session is gone and the page shows how to sign in again. */
+export function onUnauthorized(listener: Listener): () => void {
+  unauthorizedListeners.add(listener);
+  return () => unauthorizedListeners.delete(listener);
+}
+
+/** The one place the page talks to the broker: same-origin cookie, `X-Notify-UI: 1` on every change. */
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (method !== "GET") headers["x-notify-ui"] = "1";
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const response = await fetch(`/ui/api${path}`, {
+    method,
+    headers,
+    credentials: "same-origin",
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  if (response.status === 204) return undefined as T;
+  const data = (await response.json().catch(() => undefined)) as unknown;
+  if (!response.ok) {
+    if (response.status === 401) for (const listener of unauthorizedListeners) listener();
+    const message = (data as Partial<ErrorBody> | undefined)?.error;
+    throw new ApiError(response.status, typeof message === "string" ? message : response.statusText);
+  }
+  return data as T;
+}
+
+const id = (value: string) => encodeURIComponent(value);
+
+export const api = {
+  session: () => call<SessionInfo>("GET", "/session"),
+  signOut: () => call<void>("DELETE", "/session"),
+
+  inbox: (limit?: number) => call<InboxSnapshot>("GET", `/inbox${limit ? `?limit=${limit}` : ""}`),
+  notification: (notificationId: string) => call<UiNotification>("GET", `/notifications/${id(notificationId)}`),
+  setStatus: (notificationId: string, body: NotificationStatusBody) =>
+    call<UiNotification>("PATCH", `/notifications/${id(notificationId)}`, body),
+  interaction: (interactionId: string) => call<UiInteraction>("GET", `/interactions/${id(interactionId)}`),
+  respond: (interactionId: string, body: UiRespondBody) =>
+    call<UiInteraction>("POST", `/interactions/${id(interactionId)}/respond`, body),
+
+  presentation: () => call<PresentationSettings>("GET", "/presentation"),
+  savePresentation: (patch: PresentationPatch) => call<PresentationSettings>("PUT", "/presentation", patch),
+  types: () => call<TypeDefinition[]>("GET", "/types"),
+  saveTypes: (types: TypeDefinition[]) => call<TypeDefinition[]>("PUT", "/types", types),
+
+  outbound: {
+    kinds: () => call<OutboundKind[]>("GET", "/outbound/kinds"),
+    providers: () => call<OutboundProvider[]>("GET", "/outbound/providers"),
+    saveProvider: (body: OutboundProviderInput, providerId?: string) =>
+      providerId
+        ? call<OutboundProvider>("PATCH", `/outbound/providers/${id(providerId)}`, body)
+        : call<OutboundProvider>("POST", "/outbound/providers", body),
+    deleteProvider: (providerId: string) => call<void>("DELETE", `/outbound/providers/${id(providerId)}`),
+    test: (providerId: string) => call<DeliveryResult>("POST", `/outbound/providers/${id(providerId)}/test`),
+    routes: () => call<OutboundRoute[]>("GET", "/outbound/routes"),
+    saveRoute: (body: OutboundRouteInput, routeId?: string) =>
+      routeId
+        ? call<OutboundRoute>("PATCH", `/outbound/routes/${id(routeId)}`, body)
+        : call<OutboundRoute>("POST", "/outbound/routes", body),
+    deleteRoute: (routeId: string) => call<void>("DELETE", `/outbound/routes/${id(routeId)}`),
+    outbox: (status?: string) => call<Outbox>("GET", `/outbound/outbox${status ? `?status=${id(status)}` : ""}`),
+    retry: (itemId: string) => call<OutboxItem>("POST", `/outbound/outbox/${id(itemId)}/retry`),
+  },
+
+  router: {
+    status: () => call<RouterStatus>("GET", "/router/status"),
+    saveSettings: (body: RouterSettingsInput) => call<RouterStatus>("PUT", "/router/settings", body),
+    upstreams: () => call<RouterUpstream[]>("GET", "/router/upstreams"),
+    saveUpstream: (body: Record<string, unknown>, upstreamId?: string) =>
+      upstreamId
+        ? call<RouterUpstream>("PATCH", `/router/upstreams/${id(upstreamId)}`, body)
+        : call<RouterUpstream>("POST", "/router/upstreams", body),
+    deleteUpstream: (upstreamId: string) => call<void>("DELETE", `/router/upstreams/${id(upstreamId)}`),
+    routes: () => call<RouterRoute[]>("GET", "/router/routes"),
+    saveRoute: (body: Record<string, unknown>, routeId?: string) =>
+      routeId
+        ? call<RouterRoute>("PATCH", `/router/routes/${id(routeId)}`, body)
+        : call<RouterRoute>("POST", "/router/routes", body),
+    deleteRoute: (routeId: string) => call<void>("DELETE", `/router/routes/${id(routeId)}`),
+    activity: (limit = 50) => call<RouterRequest[]>("GET", `/router/activity?limit=${limit}`),
+  },
+};

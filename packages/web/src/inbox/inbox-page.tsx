@@ -1,0 +1,61 @@
+import { useDeferredValue, useMemo, useState } from "react";
+import { useInbox } from "../api/inbox-store.js";
+import { distinct, matches, NO_FILTER, typeOf } from "./filters.js";
+import { InboxFilters } from "./inbox-filters.js";
+import { InboxList } from "./inbox-list.js";
+
+const CONNECTION_TEXT = {
+  loading: "Loading…",
+  live: "Live",
+  reconnecting: "Reconnecting…",
+  failed: "Not connected: reload the page",
+};
+
+export function InboxPage() {
+  const { items, connection } = useInbox();
+  const [filter, setFilter] = useState(NO_FILTER);
+  const deferredFilter = useDeferredValue(filter);
+  const search = deferredFilter.search.trim().toLowerCase();
+  const unfiltered = !search && Object.entries(deferredFilter).every(([key, value]) => key === "search" || !value);
+  const shown = useMemo(
+    () => (unfiltered ? items : items.filter((entry) => matches(entry, deferredFilter, search))),
+    [items, deferredFilter, search, unfiltered],
+  );
+  // The filter options and the count may lag a frame behind a burst of events; the rows may not.
+  const settled = useDeferredValue(items);
+  const options = useMemo(
+    () => ({
+      types: distinct(settled, typeOf),
+      projects: distinct(settled, (entry) => entry.item.project),
+      agents: distinct(settled, (entry) => entry.item.agent),
+    }),
+    [settled],
+  );
+  const open = useMemo(
+    () => settled.filter((entry) => entry.kind === "interaction" && entry.item.status === "pending").length,
+    [settled],
+  );
+
+  return (
+    <section aria-labelledby="inbox-title">
+      <div className="page-head">
+        <h1 id="inbox-title">Inbox</h1>
+        <p className="muted">
+          {open > 0 ? `${open} open ${open === 1 ? "question" : "questions"} · ` : ""}
+          <span className={`connection connection-${connection}`} role="status">
+            {CONNECTION_TEXT[connection]}
+          </span>
+        </p>
+      </div>
+      <InboxFilters filter={filter} onChange={setFilter} {...options} shown={shown.length} total={items.length} />
+      {connection !== "loading" && shown.length === 0 && (
+        <p className="empty">
+          {items.length === 0
+            ? "Nothing yet. Agents' notifications and questions show up here."
+            : "Nothing matches these filters."}
+        </p>
+      )}
+      <InboxList items={shown} />
+    </section>
+  );
+}

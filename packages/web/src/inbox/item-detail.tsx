@@ -1,0 +1,74 @@
+import type { UiInteraction, UiNotification } from "@notify/contracts/ui";
+import { useEffect, useState } from "react";
+import { ApiError, api } from "../api/client.js";
+import { inboxStore, useInbox } from "../api/inbox-store.js";
+import { fullTime } from "../format.js";
+import { Link } from "../navigation.js";
+import { NotificationRow } from "./notification-row.js";
+import { QuestionCard } from "./question-card.js";
+
+/** /ui/notifications/{id} and /ui/questions/{id}: the whole item with its metadata (a toast's default action). */
+export function ItemDetail({ kind, id }: { kind: "notification" | "interaction"; id: string }) {
+  useInbox(); // live: the card below follows the stream
+  const live = inboxStore.find(`${kind}:${id}`);
+  const [fetched, setFetched] = useState<UiNotification | UiInteraction>();
+  const [error, setError] = useState<string>();
+  useEffect(() => {
+    if (live) return;
+    (kind === "notification" ? api.notification(id) : api.interaction(id)).then(setFetched, (failure: unknown) =>
+      setError(failure instanceof ApiError ? failure.message : "Could not reach the broker."),
+    );
+  }, [kind, id, live]);
+  const item = live?.item ?? fetched;
+  return (
+    <section aria-labelledby="detail-title">
+      <p>
+        <Link href="/ui">← Inbox</Link>
+      </p>
+      <h1 id="detail-title">{kind === "notification" ? "Notification" : "Question"}</h1>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      {item && kind === "notification" && <NotificationRow notification={item as UiNotification} detailLink={false} />}
+      {item && kind === "interaction" && <QuestionCard interaction={item as UiInteraction} detailLink={false} />}
+      {item && <Fields item={item} />}
+    </section>
+  );
+}
+
+const HIDDEN = new Set(["nonce", "request_digest", "metadata", "choices", "response", "prompt", "message", "title"]);
+
+function Fields({ item }: { item: UiNotification | UiInteraction }) {
+  const entries = Object.entries(item).filter(
+    ([key, value]) => !HIDDEN.has(key) && value !== undefined && value !== null,
+  );
+  const metadata = "metadata" in item ? item.metadata : undefined;
+  const response = "response" in item ? item.response : undefined;
+  return (
+    <div className="card fields">
+      <h2>Fields</h2>
+      <dl>
+        {entries.map(([key, value]) => (
+          <div key={key}>
+            <dt>{key}</dt>
+            <dd>{/_at$|At$/.test(key) && typeof value === "string" ? fullTime(value) : String(value)}</dd>
+          </div>
+        ))}
+      </dl>
+      {response && (
+        <>
+          <h2>Response</h2>
+          <pre>{JSON.stringify(response, null, 2)}</pre>
+        </>
+      )}
+      {metadata && (
+        <>
+          <h2>Metadata</h2>
+          <pre>{JSON.stringify(metadata, null, 2)}</pre>
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,200 @@
+import type { UiInteraction, UiRespondBody } from "@notify/contracts/ui";
+import { useEffect, useState } from "react";
+import { ApiError, api } from "../api/client.js";
+import { inboxStore } from "../api/inbox-store.js";
+import { countdown, shortTime } from "../format.js";
+import { Link } from "../navigation.js";
+
+const KIND_LABEL = { permission: "Permission", single_choice: "Choice", text: "Text answer" };
+
+/** Cards whose answer lost to another one; kept across the list's unmounting of rows that scroll away. */
+const answeredElsewhere = new Set<string>();
+
+type Sending =
+  | { state: "idle" }
+  | { state: "sending" }
+  | { state: "failed"; message: string; retry?: UiRespondBody }
+  | { state: "elsewhere" };
+
+/** A question from an agent: the full prompt, and a way to answer it while it is open. */
+export function QuestionCard({
+  interaction: q,
+  detailLink = true,
+}: {
+  interaction: UiInteraction;
+  detailLink?: boolean;
+}) {
+  const promptId = `q-${q.id}`;
+  return (
+    <article className={`card question status-${q.status}`} aria-labelledby={promptId} data-item-id={q.id}>
+      <div className="meta">
+        <span className="badge question-badge">Question · {KIND_LABEL[q.kind]}</span>
+        <span>{q.agent}</span>
+        {q.project && <span>{q.project}</span>}
+        <time dateTime={q.created_at}>{shortTime(q.created_at)}</time>
+        {q.status === "pending" && <Countdown expiresAt={q.expires_at} />}
+        {detailLink && (
+          <Link className="details" href={`/ui/questions/${encodeURIComponent(q.id)}`} aria-label="Question details">
+            Details
+          </Link>
+        )}
+      </div>
+      <h2 id={promptId} className="prompt">
+        {q.prompt}
+      </h2>
+      {q.status === "pending" && !answeredElsewhere.has(q.id) ? <Answer q={q} /> : <Outcome q={q} />}
+    </article>
+  );
+}
+
+function Countdown({ expiresAt }: { expiresAt: string }) {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = window.setInterval(() => setNow(Date.now()), 1000);
+    return () => window.clearInterval(timer);
+  }, []);
+  const left = Date.parse(expiresAt) - now;
+  return (
+    <span className="countdown" title={`Expires ${new Date(expiresAt).toLocaleString()}`}>
+      {left > 0 ? `expires in ${countdown(left)}` : "expiring"}
+    </span>
+  );
+}
+
+function Answer({ q }: { q: UiInteraction }) {
+  const [sending, setSending] = useState<Sending>({ state: "idle" });
+  const [text, setText] = useState("");
+  const textId = `a-${q.id}`;
+
+  // One response_id per click, made here and kept for a retry of the same answer (spec 1, respond: replay).
+  const send = async (body: UiRespondBody) => {
+    setSending({ state: "sending" });
+    try {
+      const answered = await api.respond(q.id, body);
+      inboxStore.apply({ kind: "interaction", item: answered });
+      setSending({ state: "idle" });
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 409) {
+        answeredElsewhere.add(q.id);
+        setSending({ state: "elsewhere" });
+        api.interaction(q.id).then(
+          (current) => inboxStore.apply({ kind: "interaction", item: current }),
+          () => {},
+        );
+      } else if (error instanceof ApiError && error.status < 500) {
+        setSending({ state: "failed", message: error.message });
+      } else {
+        setSending({ state: "failed", message: "Could not reach the broker.", retry: body });
+      }
+    }
+  };
+  const bodyFor = (answer: { choice_id: string } | { text: string }): UiRespondBody => ({
+    response_id: crypto.randomUUID(),
+    request_digest: q.request_digest,
+    nonce: q.nonce,
+    ...answer,
+  });
+
+  if (sending.state === "elsewhere") {
+    return (
+      <p className="outcome conflict" role="status">
+        This question was answered elsewhere.
+      </p>
+    );
+  }
+  const busy = sending.state === "sending";
+  return (
+    <div className="answer">
+      {q.kind === "text" ? (
+        <form
+          className="text-answer"
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (text.length > 0) void send(bodyFor({ text }));
+          }}
+        >
+          <label htmlFor={textId}>Your answer</label>
+          <textarea
+            id={textId}
+            value={text}
+            maxLength={q.text_max_length}
+            rows={3}
+            onChange={(event) => setText(event.target.value)}
+            aria-describedby={`${textId}-count`}
+          />
+          <div className="text-foot">
+            <span id={`${textId}-count`} className="muted">
+              {text.length} / {q.text_max_length}
+            </span>
+            <button type="submit" className="primary" disabled={busy || text.length === 0}>
+              Send
+            </button>
+          </div>
+        </form>
+      ) : (
+        <ul className="choices">
+          {q.choices.map((choice) => (
+            <li key={choice.id}>
+              <button
+                type="button"
+                className={q.kind === "permission" && choice.id !== "deny" ? "primary" : "choice"}
+                disabled={busy}
+                aria-describedby={choice.detail ? `${q.id}-${choice.id}-detail` : undefined}
+                onClick={() => void send(bodyFor({ choice_id: choice.id }))}
+              >
+                {choice.label}
+              </button>
+              {choice.detail && (
+                <p id={`${q.id}-${choice.id}-detail`} className="choice-detail">
+                  {choice.detail}
+                </p>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {sending.state === "failed" && (
+        <p className="error" role="alert">
+          {sending.message}{" "}
+          {sending.retry && (
+            <button type="button" onClick={() => sending.retry && void send(sending.retry)}>
+              Retry
+            </button>
+          )}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function Outcome({ q }: { q: UiInteraction }) {
+  const elsewhere = answeredElsewhere.has(q.id);
+  let text: string;
+  switch (q.status) {
+    case "answered": {
+      const response = q.response;
+      const choice = q.choices.find((entry) => entry.id === response?.choice_id);
+      const what = choice ? `“${choice.label}”` : response?.text !== undefined ? `“${response.text}”` : "";
+      const who = response?.source ? ` from ${response.source}` : "";
+      text = `Answered ${what}${who}${q.answered_at ? ` at ${shortTime(q.answered_at)}` : ""}`;
+      break;
+    }
+    case "expired":
+      text = `Expired at ${shortTime(q.expires_at)} without an answer`;
+      break;
+    case "cancelled":
+      text = "Cancelled by the agent";
+      break;
+    case "superseded":
+      text = "Replaced by a newer question";
+      break;
+    default:
+      text = "Waiting for the broker…";
+  }
+  return (
+    <p className={`outcome outcome-${q.status}`} role="status">
+      {elsewhere && <strong>Answered elsewhere. </strong>}
+      {text}
+    </p>
+  );
+}

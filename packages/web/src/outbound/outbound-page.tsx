@@ -1,0 +1,238 @@
+import type { DeliveryResult, OutboundProvider } from "@notify/contracts/ui";
+import { useState } from "react";
+import { api } from "../api/client.js";
+import { shortTime } from "../format.js";
+import { messageOf, useLoad } from "../use-load.js";
+import { ProviderForm } from "./provider-form.js";
+import { RouteForm } from "./route-form.js";
+
+const OUTBOX_STATUSES = ["Pending", "Retry", "Delivered", "DeadLetter"] as const;
+const STATUS_TEXT = { Pending: "Pending", Retry: "Retrying", Delivered: "Delivered", DeadLetter: "Dead letters" };
+
+/** Provider profiles (secrets write-only), routes with their gates, and the outbox. */
+export function OutboundPage() {
+  const providers = useLoad(api.outbound.providers);
+  const routes = useLoad(api.outbound.routes);
+  const outbox = useLoad(() => api.outbound.outbox("DeadLetter"));
+  const kinds = useLoad(api.outbound.kinds);
+  const [message, setMessage] = useState("");
+  const [results, setResults] = useState<Record<string, DeliveryResult | string>>({});
+
+  const act = async (work: () => Promise<unknown>, done: string) => {
+    try {
+      await work();
+      setMessage(done);
+      providers.reload();
+      routes.reload();
+      outbox.reload();
+    } catch (failure) {
+      setMessage(messageOf(failure));
+    }
+  };
+  const test = async (provider: OutboundProvider) => {
+    setResults((all) => ({ ...all, [provider.id]: "Sending…" }));
+    try {
+      const result = await api.outbound.test(provider.id);
+      setResults((all) => ({ ...all, [provider.id]: result }));
+    } catch (failure) {
+      setResults((all) => ({ ...all, [provider.id]: messageOf(failure) }));
+    }
+  };
+  const providerName = (id: string) => providers.data?.find((p) => p.id === id)?.name ?? id;
+
+  return (
+    <section aria-labelledby="outbound-title">
+      <div className="page-head">
+        <h1 id="outbound-title">Outbound</h1>
+        <p className="muted" role="status">
+          {message}
+        </p>
+      </div>
+      <div className="card">
+        <h2>Providers</h2>
+        {providers.error && <p className="error">{providers.error}</p>}
+        {providers.data?.length === 0 && <p className="muted">No providers yet. New ones start disabled.</p>}
+        <ul className="plain-list">
+          {providers.data?.map((provider) => {
+            const result = results[provider.id];
+            return (
+              <li key={provider.id} className="config-row">
+                <div>
+                  <strong>{provider.name}</strong> <span className="badge">{provider.kind}</span>{" "}
+                  <span className={provider.enabled ? "state on" : "state"}>
+                    {provider.enabled ? "Enabled" : "Disabled"}
+                  </span>
+                  {Object.keys(provider.settings).length > 0 && (
+                    <p className="muted settings-summary">
+                      {Object.entries(provider.settings)
+                        .map(([key, value]) => `${key}: ${typeof value === "string" ? value : JSON.stringify(value)}`)
+                        .join(" · ")}
+                    </p>
+                  )}
+                  <p className="muted">
+                    Secrets:{" "}
+                    {provider.secretNames.length > 0
+                      ? provider.secretNames.map((name) => `${name} set`).join(", ")
+                      : "none set"}
+                  </p>
+                  {result && (
+                    <p className={typeof result !== "string" && result.ok ? "ok" : "error"} role="status">
+                      Test:{" "}
+                      {typeof result === "string"
+                        ? result
+                        : result.ok
+                          ? `delivered${result.status ? ` (${result.status})` : ""}`
+                          : `failed: ${result.code}${result.status ? ` (${result.status})` : ""}`}
+                    </p>
+                  )}
+                </div>
+                <div className="actions">
+                  <button type="button" onClick={() => void test(provider)}>
+                    Test <span className="visually-hidden">{provider.name}</span>
+                  </button>
+                  <button
+                    type="button"
+                    onClick={() =>
+                      void act(() => api.outbound.saveProvider({ enabled: !provider.enabled }, provider.id), "Saved")
+                    }
+                  >
+                    {provider.enabled ? "Disable" : "Enable"} <span className="visually-hidden">{provider.name}</span>
+                  </button>
+                  <button
+                    type="button"
+                    onClick={() => void act(() => api.outbound.deleteProvider(provider.id), "Deleted")}
+                  >
+                    Delete <span className="visually-hidden">{provider.name}</span>
+                  </button>
+                </div>
+                {kinds.data && (
+                  <ProviderForm
+                    key={provider.updatedAt}
+                    kinds={kinds.data}
+                    provider={provider}
+                    onSaved={(name) => {
+                      setMessage(`Saved ${name}`);
+                      providers.reload();
+                    }}
+                  />
+                )}
+              </li>
+            );
+          })}
+        </ul>
+        {kinds.data && (
+          <ProviderForm
+            kinds={kinds.data}
+            onSaved={(name) => {
+              setMessage(`Saved ${name}`);
+              providers.reload();
+            }}
+          />
+        )}
+      </div>
+      <div className="card">
+        <h2>Routes</h2>
+        {routes.data?.length === 0 && (
+          <p className="muted">No routes. A route sends matching notifications to a provider.</p>
+        )}
+        {routes.data && routes.data.length > 0 && (
+          <div className="table-scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Provider</th>
+                  <th scope="col">Gates</th>
+                  <th scope="col">Message</th>
+                  <th scope="col">Enabled</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {routes.data.map((route) => (
+                  <tr key={route.id}>
+                    <td>{route.name}</td>
+                    <td>{providerName(route.providerId)}</td>
+                    <td>
+                      ≥ {route.minimumPriority}
+                      {route.typeId ? `, type ${route.typeId}` : ""}
+                      {route.project ? `, project ${route.project}` : ""}
+                      {route.agent ? `, agent ${route.agent}` : ""}
+                    </td>
+                    <td>{route.includeMessage ? "included" : "title only"}</td>
+                    <td>
+                      <input
+                        type="checkbox"
+                        aria-label={`Route ${route.name} enabled`}
+                        checked={route.enabled}
+                        onChange={(event) =>
+                          void act(() => api.outbound.saveRoute({ enabled: event.target.checked }, route.id), "Saved")
+                        }
+                      />
+                    </td>
+                    <td>
+                      <button
+                        type="button"
+                        onClick={() => void act(() => api.outbound.deleteRoute(route.id), "Deleted")}
+                      >
+                        Delete <span className="visually-hidden">route {route.name}</span>
+                      </button>
+                      {providers.data && (
+                        <RouteForm
+                          key={route.updatedAt}
+                          providers={providers.data}
+                          route={route}
+                          onSaved={(name) => {
+                            setMessage(`Saved route ${name}`);
+                            routes.reload();
+                          }}
+                        />
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        {providers.data && (
+          <RouteForm
+            providers={providers.data}
+            onSaved={(name) => {
+              setMessage(`Saved route ${name}`);
+              routes.reload();
+            }}
+          />
+        )}
+      </div>
+      <div className="card">
+        <h2>Outbox</h2>
+        {outbox.data && (
+          <p>
+            {OUTBOX_STATUSES.map((status) => `${STATUS_TEXT[status]}: ${outbox.data?.counts[status] ?? 0}`).join(" · ")}
+          </p>
+        )}
+        <h3>Dead letters</h3>
+        {outbox.data?.items.length === 0 && <p className="muted">None.</p>}
+        <ul className="plain-list">
+          {outbox.data?.items.map((item) => (
+            <li key={item.id} className="config-row">
+              <div>
+                <strong>{item.payload.title}</strong> to {providerName(item.providerId)}
+                <p className="muted">
+                  {item.attempts} attempts, last {item.lastCode ?? "?"}
+                  {item.lastStatus ? ` (${item.lastStatus})` : ""}, {shortTime(item.updatedAt)}
+                </p>
+              </div>
+              <button type="button" onClick={() => void act(() => api.outbound.retry(item.id), "Queued again")}>
+                Retry
+              </button>
+            </li>
+          ))}
+        </ul>
+      </div>
+    </section>
+  );
+}

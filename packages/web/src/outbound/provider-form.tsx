@@ -1,0 +1,111 @@
+import type { OutboundKind, OutboundProvider } from "@notify/contracts/ui";
+import { useState } from "react";
+import { api } from "../api/client.js";
+import { messageOf } from "../use-load.js";
+
+/**
+ * A new provider profile, or an edit of one. Secret fields are password inputs that are cleared once sent: the
+ * broker seals them and never returns them, so the page does not keep them either. On an edit an empty secret
+ * field keeps the stored secret.
+ */
+export function ProviderForm({
+  kinds,
+  provider,
+  onSaved,
+}: {
+  kinds: OutboundKind[];
+  provider?: OutboundProvider;
+  onSaved: (name: string) => void;
+}) {
+  const [kind, setKind] = useState(provider?.kind ?? kinds[0]?.kind ?? "");
+  const [name, setName] = useState(provider?.name ?? "");
+  const [settings, setSettings] = useState(provider ? JSON.stringify(provider.settings) : "{}");
+  const [open, setOpen] = useState(false);
+  const [error, setError] = useState("");
+  const chosen = kinds.find((entry) => entry.kind === kind);
+  const secretNames = chosen ? [...chosen.secrets.required, ...chosen.secrets.optional] : [];
+  return (
+    <details
+      className={provider ? "edit-form" : "add-form"}
+      open={open}
+      onToggle={(event) => setOpen(event.currentTarget.open)}
+    >
+      <summary>
+        {provider ? (
+          <>
+            Edit <span className="visually-hidden">{provider.name}</span>
+          </>
+        ) : (
+          "Add a provider"
+        )}
+      </summary>
+      <form
+        className="stacked-form"
+        onSubmit={async (event) => {
+          event.preventDefault();
+          const form = event.currentTarget;
+          const secrets: Record<string, string> = {};
+          for (const secret of secretNames) {
+            const input = form.elements.namedItem(`secret-${secret}`) as HTMLInputElement | null;
+            if (input?.value) secrets[secret] = input.value;
+          }
+          let parsed: Record<string, unknown>;
+          try {
+            parsed = JSON.parse(settings) as Record<string, unknown>;
+          } catch {
+            setError("Settings must be a JSON object.");
+            return;
+          }
+          try {
+            await api.outbound.saveProvider(
+              provider ? { name, settings: parsed, secrets } : { kind, name, settings: parsed, secrets },
+              provider?.id,
+            );
+            for (const secret of secretNames) {
+              const input = form.elements.namedItem(`secret-${secret}`) as HTMLInputElement | null;
+              if (input) input.value = "";
+            }
+            setError("");
+            setName("");
+            onSaved(name);
+          } catch (failure) {
+            setError(messageOf(failure));
+          }
+        }}
+      >
+        <label>
+          <span>Kind</span>
+          <select value={kind} disabled={provider !== undefined} onChange={(event) => setKind(event.target.value)}>
+            {kinds.map((entry) => (
+              <option key={entry.kind}>{entry.kind}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          <span>Name</span>
+          <input required value={name} onChange={(event) => setName(event.target.value)} />
+        </label>
+        <label>
+          <span>Settings (JSON)</span>
+          <textarea rows={2} value={settings} onChange={(event) => setSettings(event.target.value)} />
+        </label>
+        {secretNames.map((secret) => (
+          <label key={`${kind}-${secret}`}>
+            <span>
+              {secret}
+              {chosen?.secrets.required.includes(secret) ? "" : " (optional)"}
+              {provider?.secretNames.includes(secret) ? " (set; leave empty to keep it)" : ""}
+            </span>
+            <input name={`secret-${secret}`} type="password" autoComplete="off" />
+          </label>
+        ))}
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
+        <button type="submit">{provider ? "Save provider" : "Add provider"}</button>
+      </form>
+    </details>
+  );
+}
