@@ -208,7 +208,12 @@ describe("5-7. deep nesting and lone surrogates are 400 on every route family, n
       broker.app.inject({
         method: url.endsWith("/types") ? "PUT" : "POST",
         url,
-        headers: { host: "127.0.0.1", "x-notify-ui": "1", "content-type": "application/json" },
+        headers: {
+          host: "127.0.0.1",
+          "x-notify-ui": "1",
+          authorization: `Bearer ${TOKEN}`,
+          "content-type": "application/json",
+        },
         payload,
       });
     const attempts: [string, string][] = [

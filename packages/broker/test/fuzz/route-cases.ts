@@ -7,7 +7,7 @@
 // biome-ignore lint/suspicious/noExplicitAny: fuzz bodies are any JSON.
 export type Json = any;
 
-export type Family = "v1" | "ui" | "router";
+export type Family = "v1" | "ui" | "router" | "page";
 
 /** Ids of the records set up before fuzzing, substituted for `{name}` in paths. */
 export interface Fixtures {
@@ -202,6 +202,44 @@ export const ROUTE_CASES: RouteCase[] = [
     body: () => ({ model: "fx/m", messages: [{ role: "user", content: "hi" }] }),
   },
   { method: "GET", path: "/router/v1/models", family: "router" },
+  // The page itself and its sign-in: HTML, so only "no 5xx" is checked for them (family "page").
+  { method: "GET", path: "/ui", family: "page" },
+  { method: "GET", path: "/ui/login", family: "page", query: { t: "not-a-token" } },
+  { method: "GET", path: "/ui/*", family: "page" },
+  { method: "GET", path: "/ui/api/session", family: "ui" },
+  { method: "DELETE", path: "/ui/api/session", family: "ui", refusedOnly: true },
+  { method: "POST", path: "/ui/api/session/link", family: "ui", refusedOnly: true },
+  { method: "GET", path: "/ui/api/stream", family: "ui", query: { since: "0" } },
+  { method: "GET", path: "/ui/api/inbox", family: "ui", query: { limit: "10" } },
+  { method: "GET", path: "/ui/api/notifications/{notification}", family: "ui" },
+  { method: "PATCH", path: "/ui/api/notifications/{notification}", family: "ui", body: () => ({ status: "active" }) },
+  { method: "GET", path: "/ui/api/interactions/{interaction}", family: "ui" },
+  {
+    method: "POST",
+    path: "/ui/api/interactions/{interaction}/respond",
+    family: "ui",
+    // A wrong nonce keeps the fixture pending, as on /v1.
+    body: () => ({
+      response_id: "r-ui-fuzz",
+      request_digest: "0".repeat(64),
+      nonce: "wrong-nonce",
+      choice_id: "allow",
+    }),
+  },
+  { method: "GET", path: "/ui/api/presentation", family: "ui" },
+  {
+    method: "PUT",
+    path: "/ui/api/presentation",
+    family: "ui",
+    body: () => ({
+      pauseNotifications: false,
+      doNotDisturb: false,
+      soundsEnabled: true,
+      playCriticalSoundsDuringDoNotDisturb: true,
+      volume: 40,
+      maxVisibleToasts: 5,
+    }),
+  },
   { method: "GET", path: "/ui/api/types", family: "ui" },
   {
     method: "PUT",
