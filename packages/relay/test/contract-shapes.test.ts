@@ -1,0 +1,41 @@
+import {
+  RelayAnswerPage,
+  RelayAnswerRecorded,
+  RelayClaim,
+  RelayDeviceInfo,
+  RelayDeviceList,
+  RelayEnrollment,
+  RelayEnvelopeCreated,
+  RelayEnvelopePage,
+  RelayErrorBody,
+  RelayFeedErrorBody,
+  RelayPairing,
+} from "@notify/contracts";
+import { afterEach, expect, it } from "vitest";
+import { envelopeFor, RelayHarness } from "./helpers.js";
+
+/** Every reply parses with the shared schemas the broker's relay client and the phone import (packages/contracts). */
+let relay: ReturnType<typeof RelayHarness.sqlite>;
+afterEach(async () => relay.close());
+
+it("each route's reply matches its contract schema", async () => {
+  relay = RelayHarness.sqlite();
+  const installation = RelayEnrollment.parse(await relay.enroll("laptop"));
+  const pairing = RelayPairing.parse(await relay.pairCode(installation));
+  expect(pairing.code).toMatch(/^[0-9A-Z]{10}$/);
+  const device = RelayClaim.parse(await relay.pair(installation));
+  const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+  RelayDeviceInfo.parse((await relay.request({ url: "/v1/device", headers: bearer(device.token) })).json());
+  RelayDeviceList.parse((await relay.request({ url: "/v1/devices", headers: bearer(installation.token) })).json());
+  RelayEnvelopeCreated.parse(
+    (await relay.postEnvelope(installation, envelopeFor(installation, [device.device_id]))).json(),
+  );
+  RelayEnvelopePage.parse((await relay.envelopes(device)).json());
+  const body = relay.answer(device, installation);
+  RelayAnswerRecorded.parse((await relay.postAnswer(device, body)).json());
+  RelayAnswerRecorded.parse((await relay.postAnswer(device, body)).json());
+  const page = RelayAnswerPage.parse((await relay.poll(installation)).json());
+  expect(page.responses).toHaveLength(1);
+  RelayErrorBody.parse((await relay.postAnswer("nrd_bad", body)).json());
+  RelayFeedErrorBody.parse((await relay.poll({ ...installation, token: "nri_bad" })).json());
+});
