@@ -1,6 +1,7 @@
 // Relay benchmarks: stored answers/s and latency vs a bare fastify baseline (SQLite, PostgreSQL with one and two
 // relay processes), answer-to-held-poll latency with wait=N, RSS with 10,000 held polls.
-// Usage: npm run bench:relay [-- --duration=10 --connections=10,100 --rounds=200 --holds=10000 --skip=pg]
+// Usage: npm run bench:relay [-- --duration=10 --connections=10,100 --rounds=200 --holds=10000
+//        --skip=throughput,latency,holds,pg]
 // Summary (markdown) on stdout, progress on stderr, raw JSON in bench/results/.
 import { randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -244,6 +245,7 @@ const cleanups = [];
 try {
   const baseline = await spawnServer([join(BENCH_DIR, "baseline-server.mjs")]);
   cleanups.push(baseline.stop);
+  const throughputRuns = !skip.has("throughput");
   const fakeInstallation = { installation_id: "ins_x" };
   const fakePhone = { device_id: "dev_x", token: "x" };
   for (const connections of connectionCounts) {
@@ -281,8 +283,8 @@ try {
   const sqliteRelay = await startRelay({ dataDir: sqliteDir });
   cleanups.push(sqliteRelay.stop);
   const token = readFileSync(join(sqliteDir, "enrollment-token"), "utf8").trim();
-  await throughput("relay, SQLite", [sqliteRelay], "sqlite", join(sqliteDir, "relay.db"), token);
-  await heldPollLatency("held poll, SQLite", sqliteRelay.url, sqliteRelay.url, token);
+  if (throughputRuns) await throughput("relay, SQLite", [sqliteRelay], "sqlite", join(sqliteDir, "relay.db"), token);
+  if (!skip.has("latency")) await heldPollLatency("held poll, SQLite", sqliteRelay.url, sqliteRelay.url, token);
   await sqliteRelay.stop();
   if (!skip.has("holds")) {
     const fresh = await startRelay({ dataDir: sqliteDir });

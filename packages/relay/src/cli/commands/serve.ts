@@ -6,14 +6,17 @@ import { startRelay } from "../../relay.js";
 export async function serve(flags: SettingsFlags): Promise<void> {
   const settings = resolveSettings(flags);
   const logger = streamLogger((line) => process.stderr.write(line));
+  // Signal handlers first: a supervisor may send SIGTERM as soon as it reads the "listening" line.
+  let stop: () => void = () => undefined;
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
+  process.once("SIGINT", () => stop());
+  process.once("SIGTERM", () => stop());
   const relay = await startRelay(settings, logger);
   logger.info(`notify-relay listening on ${relay.url} (public URL ${relay.publicUrl}, ${relay.store.backend} store)`);
   process.stdout.write(`notify-relay listening on ${relay.url}\n`);
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
-  });
+  await stopped;
   logger.info("shutting down");
   await relay.close();
 }
