@@ -1,4 +1,5 @@
 import {
+  RELAY_CONTRACT_VERSION,
   RelayAnswerPage,
   RelayAnswerRecorded,
   RelayClaim,
@@ -12,6 +13,7 @@ import {
   RelayPairing,
 } from "@notify/contracts";
 import { afterEach, expect, it } from "vitest";
+import { RELAY_CONTRACT_VERSION as relayVersion } from "../src/domain/answer-check.js";
 import { envelopeFor, RelayHarness } from "./helpers.js";
 
 /** Every reply parses with the shared schemas the broker's relay client and the phone import (packages/contracts). */
@@ -38,4 +40,8 @@ it("each route's reply matches its contract schema", async () => {
   expect(page.responses).toHaveLength(1);
   RelayErrorBody.parse((await relay.postAnswer("nrd_bad", body)).json());
   RelayFeedErrorBody.parse((await relay.poll({ ...installation, token: "nri_bad" })).json());
+});
+
+it("the relay checks the contract version contracts defines", () => {
+  expect(relayVersion).toBe(RELAY_CONTRACT_VERSION);
 });
