@@ -248,7 +248,7 @@ try {
   const throughputRuns = !skip.has("throughput");
   const fakeInstallation = { installation_id: "ins_x" };
   const fakePhone = { device_id: "dev_x", token: "x" };
-  for (const connections of connectionCounts) {
+  for (const connections of throughputRuns ? connectionCounts : []) {
     if (warmup > 0)
       await load([{ url: baseline.url, installation: fakeInstallation, phone: fakePhone }], connections, warmup);
     const run = await load(
