@@ -1,6 +1,7 @@
 // Relay benchmarks: stored answers/s and latency vs a bare fastify baseline (SQLite, PostgreSQL with one and two
 // relay processes), answer-to-held-poll latency with wait=N, RSS with 10,000 held polls.
-// Usage: npm run bench:relay [-- --duration=10 --connections=10,100 --rounds=200 --holds=10000 --skip=pg]
+// Usage: npm run bench:relay [-- --duration=10 --connections=10,100 --rounds=200 --holds=10000
+//        --skip=throughput,latency,holds,pg]
 // Summary (markdown) on stdout, progress on stderr, raw JSON in bench/results/.
 import { randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -169,15 +170,15 @@ async function heldPollLatency(name, postUrl, pollUrl, enrollmentToken) {
   progress(`${name}: answer to held poll p50 ${entry.wakeP50} ms p99 ${entry.wakeP99} ms`);
 }
 
-/** 10,000 held polls on one relay process: its RSS before, while held, and how long one answer takes to reach all. */
-async function heldPollMemory(relay, enrollmentToken) {
+/**
+ * N held polls on one process: its RSS before and while holding, and how long one answer takes to reach all.
+ * `release` posts the answer (the relay) or releases every held request (the bare fastify baseline).
+ */
+async function heldPollMemory(name, server, path, headers, release) {
   const holds = Number(args.holds);
-  const { installation, phone } = await enrollAndPair(relay.url, enrollmentToken);
-  const cursor = (await call(relay.url, "GET", "/v1/interaction-responses", installation.token)).json.next_cursor;
-  const idle = rssMb(relay.child.pid);
+  const idle = rssMb(server.child.pid);
   const agent = new Agent({ maxSockets: Number.POSITIVE_INFINITY, keepAlive: false });
-  const { hostname, port } = new URL(relay.url);
-  const path = `/v1/interaction-responses?since=${encodeURIComponent(cursor)}&wait=30`;
+  const { hostname, port } = new URL(server.url);
   let delivered = 0;
   let failed = 0;
   let allDone;
@@ -188,45 +189,55 @@ async function heldPollMemory(relay, enrollmentToken) {
     if (delivered + failed === holds) allDone();
   };
   for (let index = 0; index < holds; index += 1) {
-    const req = request(
-      { hostname, port, path, agent, headers: { authorization: `Bearer ${installation.token}` } },
-      (res) => {
-        let text = "";
-        res.on("data", (chunk) => {
-          text += chunk;
-        });
-        res.on("end", () => {
-          if (res.statusCode === 200 && JSON.parse(text).responses.length === 1) delivered += 1;
-          else failed += 1;
-          settle();
-        });
-      },
-    );
+    const req = request({ hostname, port, path, agent, headers }, (res) => {
+      let text = "";
+      res.on("data", (chunk) => {
+        text += chunk;
+      });
+      res.on("end", () => {
+        if (res.statusCode === 200 && JSON.parse(text).responses.length === 1) delivered += 1;
+        else failed += 1;
+        settle();
+      });
+    });
     req.on("error", () => {
       failed += 1;
       settle();
     });
     req.end();
   }
-  await waitForHeld(relay.url, holds);
-  const held = rssMb(relay.child.pid);
+  await waitForHeld(server.url, holds);
+  const held = rssMb(server.child.pid);
   const started = performance.now();
-  await call(relay.url, "POST", "/v1/interaction-responses", phone.token, answerBody(installation, phone, "fanout"));
+  await release();
   await done;
   const fanoutMs = performance.now() - started;
   agent.destroy();
   const entry = {
-    name: "held polls",
+    name,
     holds,
     idleMb: round(idle),
     heldMb: round(held),
+    perPollKb: round(((held - idle) * 1024) / holds),
     fanoutMs: round(fanoutMs, 0),
     delivered,
     failed,
   };
   results.runs.push(entry);
   progress(
-    `${holds} held polls: RSS ${entry.idleMb} MB idle, ${entry.heldMb} MB held; one answer reached all in ${entry.fanoutMs} ms`,
+    `${name}: RSS ${entry.idleMb} MB idle, ${entry.heldMb} MB holding ${holds}; all answered in ${entry.fanoutMs} ms`,
+  );
+}
+
+async function relayHeldPolls(relay, enrollmentToken) {
+  const { installation, phone } = await enrollAndPair(relay.url, enrollmentToken);
+  const cursor = (await call(relay.url, "GET", "/v1/interaction-responses", installation.token)).json.next_cursor;
+  await heldPollMemory(
+    "held polls, SQLite relay",
+    relay,
+    `/v1/interaction-responses?since=${encodeURIComponent(cursor)}&wait=30`,
+    { authorization: `Bearer ${installation.token}` },
+    () => call(relay.url, "POST", "/v1/interaction-responses", phone.token, answerBody(installation, phone, "fanout")),
   );
 }
 
@@ -234,9 +245,10 @@ const cleanups = [];
 try {
   const baseline = await spawnServer([join(BENCH_DIR, "baseline-server.mjs")]);
   cleanups.push(baseline.stop);
+  const throughputRuns = !skip.has("throughput");
   const fakeInstallation = { installation_id: "ins_x" };
   const fakePhone = { device_id: "dev_x", token: "x" };
-  for (const connections of connectionCounts) {
+  for (const connections of throughputRuns ? connectionCounts : []) {
     if (warmup > 0)
       await load([{ url: baseline.url, installation: fakeInstallation, phone: fakePhone }], connections, warmup);
     const run = await load(
@@ -257,19 +269,27 @@ try {
     progress(`bare fastify c=${connections}: ${round(run.rps, 0)}/s p50 ${run.p50} ms p99 ${run.p99} ms`);
   }
   await baseline.stop();
+  if (!skip.has("holds")) {
+    const fresh = await spawnServer([join(BENCH_DIR, "baseline-server.mjs")]);
+    cleanups.push(fresh.stop);
+    await heldPollMemory("held requests, bare fastify", fresh, "/v1/interaction-responses", {}, () =>
+      call(fresh.url, "POST", "/release"),
+    );
+    await fresh.stop();
+  }
 
   const sqliteDir = mkdtempSync(join(os.tmpdir(), "relay-bench-"));
   cleanups.push(async () => rmSync(sqliteDir, { recursive: true, force: true }));
   const sqliteRelay = await startRelay({ dataDir: sqliteDir });
   cleanups.push(sqliteRelay.stop);
   const token = readFileSync(join(sqliteDir, "enrollment-token"), "utf8").trim();
-  await throughput("relay, SQLite", [sqliteRelay], "sqlite", join(sqliteDir, "relay.db"), token);
-  await heldPollLatency("held poll, SQLite", sqliteRelay.url, sqliteRelay.url, token);
+  if (throughputRuns) await throughput("relay, SQLite", [sqliteRelay], "sqlite", join(sqliteDir, "relay.db"), token);
+  if (!skip.has("latency")) await heldPollLatency("held poll, SQLite", sqliteRelay.url, sqliteRelay.url, token);
   await sqliteRelay.stop();
   if (!skip.has("holds")) {
     const fresh = await startRelay({ dataDir: sqliteDir });
     cleanups.push(fresh.stop);
-    await heldPollMemory(fresh, token);
+    await relayHeldPolls(fresh, token);
     await fresh.stop();
   }
 
@@ -331,10 +351,14 @@ lines.push(
 for (const run of results.runs.filter((entry) => entry.rounds)) {
   lines.push(`| ${run.name} | ${run.rounds} | ${run.wakeP50} | ${run.wakeP99} | ${run.postP50} | ${run.postP99} |`);
 }
+lines.push(
+  "",
+  "| held requests | count | RSS idle MB | RSS holding MB | kB per held request | all answered in ms | delivered |",
+  "|---|---:|---:|---:|---:|---:|---:|",
+);
 for (const run of results.runs.filter((entry) => entry.holds)) {
   lines.push(
-    "",
-    `${run.holds} held polls on one SQLite relay: RSS ${run.idleMb} MB idle, ${run.heldMb} MB while held; one answer reached all ${run.delivered} in ${run.fanoutMs} ms (${run.failed} failed).`,
+    `| ${run.name} | ${run.holds} | ${run.idleMb} | ${run.heldMb} | ${run.perPollKb} | ${run.fanoutMs} | ${run.delivered} (${run.failed} failed) |`,
   );
 }
 process.stdout.write(`${lines.join("\n")}\n\nraw: ${file}\n`);

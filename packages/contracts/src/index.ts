@@ -16,6 +16,7 @@ export {
   type ArcUpdateRequest,
   type WaitOptions,
 } from "./producer.js";
+export * from "./relay/api.js";
 export { RELAY_CONTRACT_VERSION, RelayAnswer, RelayInteractionRequest } from "./relay/schemas.js";
 export { type BackoffOptions, backoffMs, type HeaderBag, retryAfterMs } from "./retry.js";
 export {

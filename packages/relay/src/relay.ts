@@ -9,6 +9,7 @@ import { openStore } from "./store/open.js";
 import type { RelayStore } from "./store/types.js";
 
 export const PRUNE_INTERVAL = 10 * MINUTE;
+const SHUTDOWN_GRACE = 5000;
 
 export interface RunningRelay {
   /** Where it listens (the real port when 0 was asked). */
@@ -69,7 +70,11 @@ export async function startRelay(settings: RelaySettings, logger: RelayLogger): 
     store,
     close: async () => {
       clearInterval(timer);
+      // Held polls are answered at once (preClose); a client that keeps a connection busy past the grace period
+      // is cut off rather than holding the shutdown open.
+      const force = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE);
       await app.close();
+      clearTimeout(force);
       await push.close();
       await store.close();
     },

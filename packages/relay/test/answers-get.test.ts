@@ -1,3 +1,4 @@
+import { request } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HOUR, ManualClock } from "../src/domain/clock.js";
 import { type Enrolled, type Paired, RelayHarness, type Transport, until } from "./helpers.js";
@@ -137,6 +138,23 @@ describe.each<Transport>(["inject", "socket"])("GET /v1/interaction-responses ov
       const page = (await relay.poll(installation, empty.next_cursor, "&wait=1")).json();
       expect(page).toEqual({ responses: [], next_cursor: empty.next_cursor });
       expect(performance.now() - started).toBeGreaterThanOrEqual(900);
+    });
+
+    it("a client that goes away releases its held poll", async () => {
+      if (transport !== "socket") return;
+      const empty = (await relay.poll(installation)).json();
+      const { port } = relay.app.server.address() as { port: number };
+      const held = request({
+        host: "127.0.0.1",
+        port,
+        path: `/v1/interaction-responses?since=${encodeURIComponent(empty.next_cursor)}&wait=30`,
+        headers: { authorization: `Bearer ${installation.token}` },
+      });
+      held.on("error", () => undefined);
+      held.end();
+      await until(() => relay.hub.size === 1);
+      held.destroy();
+      await until(() => relay.hub.size === 0);
     });
 
     it("without wait the poll answers at once", async () => {

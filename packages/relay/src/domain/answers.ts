@@ -1,5 +1,6 @@
 import type { Device, Installation } from "../store/types.js";
 import { type CheckedAnswer, checkAnswer, storedAnswerBody } from "./answer-check.js";
+import type { Cancellation } from "./change-hub.js";
 import { isoTime } from "./clock.js";
 import type { DomainDeps } from "./deps.js";
 import { reaches } from "./devices.js";
@@ -55,7 +56,7 @@ export async function listAnswers(
   deps: DomainDeps,
   installation: Installation,
   query: { installationId?: string | undefined; since?: string | undefined; wait: number },
-  signal?: AbortSignal,
+  signal?: Cancellation,
 ) {
   if (query.installationId !== undefined && query.installationId !== installation.id) {
     throw new RelayError("forbidden", "forbidden");

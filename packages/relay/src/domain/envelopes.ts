@@ -1,5 +1,6 @@
 import { randomHex } from "@notify/contracts/ids";
 import type { Device, Installation } from "../store/types.js";
+import type { Cancellation } from "./change-hub.js";
 import { isoTime } from "./clock.js";
 import type { DomainDeps } from "./deps.js";
 import { reaches } from "./devices.js";
@@ -76,7 +77,7 @@ export async function listEnvelopes(
   deps: DomainDeps,
   device: Device,
   query: { since?: string | undefined; wait: number },
-  signal?: AbortSignal,
+  signal?: Cancellation,
 ) {
   const store = deps.store;
   const page = await deps.feed.page(

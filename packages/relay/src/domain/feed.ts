@@ -1,5 +1,5 @@
 import type { RelayStore, StoredRow } from "../store/types.js";
-import type { ChangeHub } from "./change-hub.js";
+import type { Cancellation, ChangeHub } from "./change-hub.js";
 import type { Clock } from "./clock.js";
 import { decodeCursor, encodeCursor, FIRST_POLL_WINDOW } from "./cursor.js";
 import { RelayError } from "./errors.js";
@@ -41,7 +41,7 @@ export class Feed {
     source: FeedSource<Row>,
     since: string | undefined,
     waitSeconds: number,
-    signal?: AbortSignal,
+    signal?: Cancellation,
   ): Promise<FeedPage<Row>> {
     const now = this.clock.now();
     const state =
@@ -68,11 +68,11 @@ export class Feed {
     // Real time, not the injected clock: a held request waits on real timers.
     const deadline = performance.now() + Math.min(waitSeconds, MAX_WAIT_SECONDS) * 1000;
     let recheck = 0;
-    while (!signal?.aborted) {
+    while (!signal?.aborted && !this.hub.closed) {
       const remaining = deadline - performance.now();
       if (remaining <= 0) break;
       const changed = await this.hub.next(source.key, recheck > 0 ? Math.min(recheck, remaining) : remaining, signal);
-      if (signal?.aborted) break;
+      if (signal?.aborted || this.hub.closed) break;
       rows = await source.fetch(state.position, state.floor, PAGE_SIZE);
       if (rows.length > 0) break;
       if (changed) recheck = RECHECK_FIRST_MS;

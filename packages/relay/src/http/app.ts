@@ -128,6 +128,8 @@ export function buildApp(options: AppOptions): RelayApp {
   app.addHook("onResponse", async (request, reply) => {
     accessLog.record(request.method, request.routeOptions.url ?? "(no route)", reply.statusCode, reply.elapsedTime);
   });
+  // Held polls answer with their page at once, so closing does not wait up to 30 s for them.
+  app.addHook("preClose", async () => hub.close());
   app.addHook("onClose", async () => {
     unsubscribe();
     accessLog.close();

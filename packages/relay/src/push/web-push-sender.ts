@@ -1,4 +1,4 @@
-import webpush from "web-push";
+import type webpush from "web-push";
 import type { PushWaker } from "../domain/deps.js";
 import type { RelayLogger } from "../log.js";
 import type { RelayStore } from "../store/types.js";
@@ -85,11 +85,16 @@ export class WebPushSender implements PushWaker {
     }
   }
 
+  /** web-push and its dependencies load on the first wake-up: a relay without subscriptions never pays for them. */
+  private library: Promise<typeof webpush> | undefined;
+
   private async deliver(job: Job): Promise<void> {
+    this.library ??= import("web-push").then((module) => module.default);
+    const library = await this.library;
     const subscription = JSON.parse(job.subscription) as webpush.PushSubscription;
     const host = new URL(subscription.endpoint).host;
     for (let attempt = 0; ; attempt += 1) {
-      const details = webpush.generateRequestDetails(subscription, job.payload, {
+      const details = library.generateRequestDetails(subscription, job.payload, {
         vapidDetails: this.options.vapid,
         contentEncoding: "aes128gcm",
         TTL: TTL_SECONDS,

@@ -6,14 +6,14 @@ import { startRelay } from "../../relay.js";
 export async function serve(flags: SettingsFlags): Promise<void> {
   const settings = resolveSettings(flags);
   const logger = streamLogger((line) => process.stderr.write(line));
-  const relay = await startRelay(settings, logger);
-  // The signal handlers go in before the "listening" line: a supervisor that stops the relay as soon as it reads
-  // that line must find them (under load the child can be descheduled between the two).
+  // Signal handlers first: a supervisor may send SIGTERM as soon as it reads the "listening" line.
+  let stop: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
+    stop = resolve;
   });
+  process.once("SIGINT", () => stop());
+  process.once("SIGTERM", () => stop());
+  const relay = await startRelay(settings, logger);
   logger.info(`notify-relay listening on ${relay.url} (public URL ${relay.publicUrl}, ${relay.store.backend} store)`);
   process.stdout.write(`notify-relay listening on ${relay.url}\n`);
   await stopped;

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Cancellation } from "../../domain/change-hub.js";
 import { RelayError } from "../../domain/errors.js";
 import { MAX_WAIT_SECONDS } from "../../domain/feed.js";
 
@@ -19,11 +20,13 @@ export function waitSeconds(request: FastifyRequest): number {
   return Math.min(Number(value), MAX_WAIT_SECONDS);
 }
 
-/** Aborts when the client goes away, so a held long-poll does not outlive its connection. */
-export function abortOnClose(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
+/** Cancelled when the client goes away, so a held long-poll does not outlive its connection. */
+export function abortOnClose(reply: FastifyReply): Cancellation {
+  const cancellation: Cancellation = { aborted: false, onAbort: undefined };
   reply.raw.once("close", () => {
-    if (!reply.raw.writableFinished) controller.abort();
+    if (reply.raw.writableFinished) return;
+    cancellation.aborted = true;
+    cancellation.onAbort?.();
   });
-  return controller.signal;
+  return cancellation;
 }

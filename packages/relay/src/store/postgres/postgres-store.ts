@@ -234,6 +234,8 @@ export class PostgresStore implements RelayStore {
   private readonly listeners = new Set<(change: Change) => void>();
   private listener: pg.Client | undefined;
   private closed = false;
+  private readonly toAnnounce = new Set<string>();
+  private announceScheduled = false;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -283,12 +285,11 @@ export class PostgresStore implements RelayStore {
     try {
       await client.query("BEGIN");
       const result = await work(new PostgresTx(client, changes));
-      // The announcements ride in the COMMIT's round trip (one simple query; NOTIFY is delivered at commit).
-      const notifications = [...new Set(changes.map(changeText))].map(
-        (text) => `SELECT pg_notify('${CHANNEL}', ${client.escapeLiteral(`${this.origin}|${text}`)});`,
-      );
-      await client.query(`${notifications.join(" ")} COMMIT`);
-      for (const change of changes) this.emit(change);
+      await client.query("COMMIT");
+      for (const change of changes) {
+        this.emit(change);
+        this.announce(change);
+      }
       return result;
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);
@@ -296,6 +297,25 @@ export class PostgresStore implements RelayStore {
     } finally {
       client.release();
     }
+  }
+
+  /**
+   * NOTIFY after commit, from a transaction of its own, batched per event-loop turn. Not inside the writing
+   * transaction: PostgreSQL serializes the commits of transactions that NOTIFY (a global lock held through the WAL
+   * flush), which would undo group commit for every answer. A NOTIFY-only transaction writes no WAL, so that lock
+   * is held for microseconds. A lost NOTIFY only delays a held poll to its next re-check or deadline.
+   */
+  private announce(change: Change): void {
+    this.toAnnounce.add(`${this.origin}|${changeText(change)}`);
+    if (this.announceScheduled) return;
+    this.announceScheduled = true;
+    setImmediate(() => {
+      this.announceScheduled = false;
+      const payloads = [...this.toAnnounce];
+      this.toAnnounce.clear();
+      if (this.closed || payloads.length === 0) return;
+      this.pool.query(SQL.notify, [payloads]).catch(() => undefined);
+    });
   }
 
   read<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {

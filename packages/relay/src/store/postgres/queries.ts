@@ -61,4 +61,6 @@ export const SQL = {
       LIMIT $3)`,
   prunePairings:
     "DELETE FROM pairings WHERE code_hash IN (SELECT code_hash FROM pairings WHERE expires_at <= $1 LIMIT $2)",
+
+  notify: "SELECT pg_notify('relay_changes', payload) FROM unnest($1::text[]) AS payload",
 } as const;
