@@ -109,6 +109,25 @@ export class RecordingServer extends EventEmitter {
     await bus.requestName("org.freedesktop.Notifications", 0);
   }
 
+  /** Calls GetCapabilities on whichever server owns the name now; throws while none does. */
+  async ping(address: string): Promise<void> {
+    const bus = dbus.sessionBus({ busAddress: address });
+    bus.on("error", () => {});
+    try {
+      await new Promise<void>((resolve) => bus.once("connect", () => resolve()));
+      await bus.call(
+        new dbus.Message({
+          destination: "org.freedesktop.Notifications",
+          path: "/org/freedesktop/Notifications",
+          interface: "org.freedesktop.Notifications",
+          member: "GetCapabilities",
+        }),
+      );
+    } finally {
+      bus.disconnect();
+    }
+  }
+
   disconnect(): void {
     try {
       this.bus?.disconnect();
