@@ -11,7 +11,7 @@ class ServerInterface extends dbus.interface.Interface {
     this.server = server;
   }
   Notify(appName, replacesId, icon, summary, body, actions, hints, expireTimeout) {
-    return this.server.onNotify({ replacesId, summary, body, actions, expireTimeout });
+    return this.server.onNotify({ appName, replacesId, icon, summary, body, actions, hints, expireTimeout });
   }
   CloseNotification(id) {
     this.server.emit("close", id);

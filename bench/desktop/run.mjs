@@ -192,6 +192,32 @@ try {
   server.disconnect();
   await bus.stop();
 }
+
+// Baseline for the RSS figure: the same broker build without a session bus (no presenter), the same warm-up count
+// and the same burst, so the growth the toasts add can be told from the store's own.
+progress("baseline: the same burst on a broker without a session bus");
+delete process.env.DBUS_SESSION_BUS_ADDRESS;
+const plain = await startBroker("desktop-baseline");
+const plainApi = (path, body) =>
+  fetch(`${plain.url}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${plain.token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  }).then((response) => response.status);
+try {
+  for (let index = 0; index < 51 + CREATES + 2 * ANSWERS; index++)
+    await plainApi("/v1/notifications", { title: `w-${index}`, message: "w" });
+  const before = procMemory(plain.pid).rssKb;
+  for (let index = 0; index < BURST; index++)
+    await plainApi("/v1/notifications", { title: `b-${index}`, message: "burst" });
+  await sleep(200);
+  const after = procMemory(plain.pid).rssKb;
+  lines.push(
+    `- baseline broker without a session bus, same warm-up and burst: RSS ${(before / 1024).toFixed(1)} MB before, ${(after / 1024).toFixed(1)} MB after (growth ${((after - before) / 1024).toFixed(1)} MB)`,
+  );
+} finally {
+  await plain.stop();
+}
 console.log(lines.join("\n"));
 
 function waitForBody(body) {

@@ -66,7 +66,7 @@ async function setup() {
             return { at: Number(at), args };
           })
       : [];
-  const ui = (method: string, path: string, body?: BodyInit, type = "application/json") =>
+  const ui = (method: string, path: string, body?: NonNullable<RequestInit["body"]>, type = "application/json") =>
     fetch(`${broker.url}/ui/api${path}`, {
       method,
       headers: { ...headers, ...(body !== undefined ? { "content-type": type } : {}) },
