@@ -40,7 +40,7 @@ export class Presenter {
   private deadlineTimer: NodeJS.Timeout | undefined;
   private readonly unsubscribe: (() => void)[] = [];
   /** Resolves when every platform call started so far has settled (tests and the bench wait on it). */
-  private work: Promise<unknown> = Promise.resolve();
+  private work: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: PresenterOptions) {
     this.policy = new ToastPolicy(
@@ -206,8 +206,8 @@ export class Presenter {
   }
 
   private track(promise: Promise<unknown>): void {
-    const previous = this.work;
-    this.work = Promise.all([previous, promise.catch(() => undefined)]);
+    // Settles to undefined, so a long run of calls does not keep a chain of nested results alive.
+    this.work = Promise.all([this.work, promise.catch(() => undefined)]).then(() => undefined);
   }
 
   /**
