@@ -18,6 +18,9 @@ const CREATES = Number(args.creates ?? 500);
 const ANSWERS = Number(args.answers ?? 300);
 const BURST = Number(args.burst ?? 1000);
 const MAX_VISIBLE = Number(args["max-visible"] ?? 5);
+/** Bursts in a row: RSS that keeps climbing from one to the next would be a leak, a plateau is the heap's size. */
+const ROUNDS = Number(args.rounds ?? 3);
+const mb = (kb) => (kb / 1024).toFixed(1);
 const now = () => performance.timeOrigin + performance.now();
 const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 
@@ -163,6 +166,14 @@ try {
   const expected = Array.from({ length: BURST }, (_, index) => `b-${index}`);
   const everyOne = shownTitles.length === BURST && new Set(shownTitles).size === BURST;
   const rssAfter = procMemory(broker.pid).rssKb;
+  const rounds = [rssAfter];
+  for (let round = 2; round <= ROUNDS; round++) {
+    for (let index = 0; index < BURST; index++)
+      await api("POST", "/v1/notifications", { title: `r${round}-${index}`, message: "burst" });
+    await server.waitFor(`r${round}-${BURST - 1}`);
+    await sleep(200);
+    rounds.push(procMemory(broker.pid).rssKb);
+  }
 
   const create = summarize(toNotify);
   const answer = summarize(viaToast);
@@ -185,7 +196,7 @@ try {
   );
   lines.push(`- most toasts open at once on the server: ${maxSeen}`);
   lines.push(
-    `- broker RSS: ${(rssBefore / 1024).toFixed(1)} MB before, ${(rssPeakAfterCreates / 1024).toFixed(1)} MB after the creates, ${(rssAfter / 1024).toFixed(1)} MB after the queue drained (growth ${((rssAfter - rssBefore) / 1024).toFixed(1)} MB)`,
+    `- broker RSS: ${(rssBefore / 1024).toFixed(1)} MB before, ${(rssPeakAfterCreates / 1024).toFixed(1)} MB after the creates, ${(rssAfter / 1024).toFixed(1)} MB after the queue drained (growth ${((rssAfter - rssBefore) / 1024).toFixed(1)} MB); after each of ${ROUNDS} bursts: ${rounds.map(mb).join(", ")} MB`,
   );
 } finally {
   await broker.stop();
@@ -212,8 +223,15 @@ try {
     await plainApi("/v1/notifications", { title: `b-${index}`, message: "burst" });
   await sleep(200);
   const after = procMemory(plain.pid).rssKb;
+  const plainRounds = [after];
+  for (let round = 2; round <= ROUNDS; round++) {
+    for (let index = 0; index < BURST; index++)
+      await plainApi("/v1/notifications", { title: `r${round}-${index}`, message: "burst" });
+    await sleep(200);
+    plainRounds.push(procMemory(plain.pid).rssKb);
+  }
   lines.push(
-    `- baseline broker without a session bus, same warm-up and burst: RSS ${(before / 1024).toFixed(1)} MB before, ${(after / 1024).toFixed(1)} MB after (growth ${((after - before) / 1024).toFixed(1)} MB)`,
+    `- baseline broker without a session bus, same warm-up and burst: RSS ${(before / 1024).toFixed(1)} MB before, ${(after / 1024).toFixed(1)} MB after (growth ${((after - before) / 1024).toFixed(1)} MB); after each of ${ROUNDS} bursts: ${plainRounds.map(mb).join(", ")} MB`,
   );
 } finally {
   await plain.stop();
