@@ -245,6 +245,35 @@ describe.runIf(runs)("freedesktop adapter against a real dbus-daemon and a recor
   });
 });
 
+describe("a session bus address that leads nowhere", () => {
+  it.each([
+    ["a missing socket", "unix:path=/nonexistent/notify-test-bus"],
+    ["an address dbus-next cannot use", "nonsense:foo=bar"],
+  ])("%s: one WARN however many retries, and the broker goes on", async (_what, address) => {
+    const lines: string[] = [];
+    const broker = await startBroker({
+      dataDir: temp(),
+      port: 0,
+      token: TOKEN,
+      env: { PATH: process.env.PATH ?? "", DBUS_SESSION_BUS_ADDRESS: address },
+      echo: (line) => lines.push(line),
+      desktop: { retryMinMs: 20, retryMaxMs: 40 },
+    });
+    cleanups.push(() => broker.close());
+    for (let index = 0; index < 3; index++) {
+      const response = await fetch(`${broker.url}/v1/notifications`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({ title: `t${index}`, message: "m" }),
+      });
+      expect(response.status).toBe(201);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300)); // several retries at 20-40 ms
+    expect(lines.filter((line) => line.includes("[WARN]") && line.includes("desktop:"))).toHaveLength(1);
+    expect(broker.desktop?.queuedKeys()).toHaveLength(3);
+  });
+});
+
 describe("no session bus", () => {
   it("logs one WARN and goes on", async () => {
     const lines: string[] = [];

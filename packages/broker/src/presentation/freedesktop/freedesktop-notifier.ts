@@ -126,11 +126,12 @@ export class FreedesktopNotifier implements DesktopNotifier {
       this.warned = false;
       this.listener?.availability(true);
     } catch (error) {
-      if (bus) this.lost(bus, describe(error));
+      // An address dbus-next cannot even parse throws before there is a bus: the same outage, the same retries.
+      this.lost(bus, describe(error));
     }
   }
 
-  private lost(bus: Bus, why: string): void {
+  private lost(bus: Bus | undefined, why: string): void {
     if (this.bus !== bus) return;
     this.drop();
     if (this.up) {
