@@ -157,11 +157,17 @@ export class Presenter {
           if (shownNow.has(effect.toast.key)) break;
           const previous = this.ids.get(effect.toast.key);
           if (!previous) break;
-          const id = previous.then((replaces) =>
-            replaces === undefined
-              ? undefined
-              : this.options.notifier.show(effect.toast, replaces).catch(() => undefined),
-          );
+          const key = effect.toast.key;
+          const id = previous.then(async (replaces) => {
+            if (replaces === undefined) return undefined;
+            const platformId = await this.options.notifier.show(effect.toast, replaces).catch(() => replaces);
+            // The spec says a replacement keeps its id; a server that hands out a new one is followed all the same.
+            if (platformId !== replaces) {
+              this.keys.delete(replaces);
+              this.keys.set(platformId, key);
+            }
+            return platformId;
+          });
           this.ids.set(effect.toast.key, id);
           this.track(id);
           break;

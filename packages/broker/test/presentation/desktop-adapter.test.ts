@@ -99,6 +99,16 @@ describe.runIf(runs)("freedesktop adapter against a real dbus-daemon and a recor
     expect(calls[0]?.body).toBe("a &amp; b &lt;i&gt;");
   });
 
+  it("a dedup refresh replaces the visible toast in place (replaces_id), not a second toast", async () => {
+    const { server, api, broker } = await setup();
+    await api("POST", "/v1/notifications", { key: "build", title: "Building", message: "step 1 of 3" });
+    const [first] = await server.notified(1);
+    await api("POST", "/v1/notifications", { key: "build", title: "Building", message: "step 2 of 3" });
+    const calls = await server.notified(2);
+    expect(calls[1]).toMatchObject({ replacesId: first?.id, id: first?.id, body: "step 2 of 3" });
+    expect(broker.desktop?.visibleKeys()).toHaveLength(1);
+  });
+
   it("a permission question's buttons answer it: a waiting wait returns answered with source desktop", async () => {
     const { server, api, broker } = await setup();
     const asked = await api("POST", "/v1/interactions/request", {
