@@ -153,7 +153,11 @@ export class RecordingServer extends EventEmitter {
     this.iface.NotificationClosed(id, 3);
   }
 
+  /** A minimal server may lack GetCapabilities (it answers UnknownMethod). */
   getCapabilities(): string[] {
+    if (this.capabilities.length === 0) {
+      throw new dbus.DBusError("org.freedesktop.DBus.Error.UnknownMethod", "GetCapabilities is not implemented");
+    }
     return this.capabilities;
   }
 

@@ -109,6 +109,13 @@ describe.runIf(runs)("freedesktop adapter against a real dbus-daemon and a recor
     expect(broker.desktop?.visibleKeys()).toHaveLength(1);
   });
 
+  it("a minimal server without GetCapabilities still gets toasts, with their buttons", async () => {
+    const { server, api } = await setup([]);
+    await api("POST", "/v1/interactions/request", { kind: "permission", prompt: "Deploy?", agent: "codex" });
+    const [call] = await server.notified(1);
+    expect(call?.actions).toEqual(["choice:allow", "Allow", "choice:deny", "Deny", "default", "Open"]);
+  });
+
   it("a permission question's buttons answer it: a waiting wait returns answered with source desktop", async () => {
     const { server, api, broker } = await setup();
     const asked = await api("POST", "/v1/interactions/request", {

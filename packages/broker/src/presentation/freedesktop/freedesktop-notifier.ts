@@ -117,9 +117,9 @@ export class FreedesktopNotifier implements DesktopNotifier {
       ]) {
         await this.call(BUS_SERVICE, "/org/freedesktop/DBus", BUS_SERVICE, "AddMatch", "s", [rule], current);
       }
-      const [capabilities] = await this.call(SERVICE, PATH, INTERFACE, "GetCapabilities", "", [], current);
+      const capabilities = await this.capabilitiesOf(current);
       if (this.bus !== current) return;
-      this.capabilities = new Set(capabilities as string[]);
+      this.capabilities = new Set(capabilities);
       this.up = true;
       this.retryMs = this.options.retryMinMs ?? 1000;
       if (this.warned) this.options.logger.info("desktop: the notification service is back; toasts resume");
@@ -162,6 +162,21 @@ export class FreedesktopNotifier implements DesktopNotifier {
       } catch {
         // Already closed.
       }
+    }
+  }
+
+  /**
+   * GetCapabilities also tells whether a server is there: no owner of the name is an outage. A server that answers
+   * with an error (a minimal one without the method) is there; it is assumed to draw actions and plain bodies.
+   */
+  private async capabilitiesOf(bus: Bus): Promise<string[]> {
+    try {
+      const [capabilities] = await this.call(SERVICE, PATH, INTERFACE, "GetCapabilities", "", [], bus);
+      return Array.isArray(capabilities) ? capabilities.map(String) : [];
+    } catch (error) {
+      const absent = ["org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner"];
+      if (error instanceof dbus.DBusError && !absent.includes(error.type)) return ["actions", "body"];
+      throw error;
     }
   }
 
