@@ -233,6 +233,20 @@ describe.runIf(runs)("freedesktop adapter against a real dbus-daemon and a recor
     expect(lines.some((line) => line.includes("notification service is back"))).toBe(true);
   });
 
+  it("the notification server leaving and another taking its name: toasts shown again there, one WARN", async () => {
+    const { bus, server, api, lines } = await setup();
+    for (const title of ["first", "second"]) await api("POST", "/v1/notifications", { title, message: "x" });
+    await server.notified(2);
+    server.disconnect();
+    await api("POST", "/v1/notifications", { title: "third", message: "x" });
+    const next = new RecordingServer();
+    await next.connect(bus.address);
+    cleanups.push(() => next.disconnect());
+    await next.notified(3);
+    expect(next.notifies.map((call) => call.summary)).toEqual(["first", "second", "third"]);
+    expect(lines.filter((line) => line.includes("[WARN]") && line.includes("desktop:"))).toHaveLength(1);
+  });
+
   it("a notification server that appears after the broker started gets the waiting toasts", async () => {
     const bus = new SessionBus(temp());
     const address = await bus.start();

@@ -117,18 +117,52 @@ export class FreedesktopNotifier implements DesktopNotifier {
       ]) {
         await this.call(BUS_SERVICE, "/org/freedesktop/DBus", BUS_SERVICE, "AddMatch", "s", [rule], current);
       }
-      const capabilities = await this.capabilitiesOf(current);
-      if (this.bus !== current) return;
-      this.capabilities = new Set(capabilities);
-      this.up = true;
       this.retryMs = this.options.retryMinMs ?? 1000;
-      if (this.warned) this.options.logger.info("desktop: the notification service is back; toasts resume");
-      this.warned = false;
-      this.listener?.availability(true);
+      await this.serverUp(current);
     } catch (error) {
       // An address dbus-next cannot even parse throws before there is a bus: the same outage, the same retries.
       this.lost(bus, describe(error));
     }
+  }
+
+  /**
+   * Asks the server for its capabilities and, when it answers, reports the service available. With no server on the
+   * bus yet, the connection stays and waits: NameOwnerChanged says when one takes the name.
+   */
+  private async serverUp(bus: Bus): Promise<void> {
+    let capabilities: string[];
+    try {
+      capabilities = await this.capabilitiesOf(bus);
+    } catch (error) {
+      if (this.bus !== bus) return;
+      if (error instanceof dbus.DBusError) {
+        this.serverDown("no notification server on the session bus");
+        return;
+      }
+      throw error;
+    }
+    if (this.bus !== bus || this.up) return;
+    this.capabilities = new Set(capabilities);
+    this.up = true;
+    if (this.warned) this.options.logger.info("desktop: the notification service is back; toasts resume");
+    this.warned = false;
+    this.listener?.availability(true);
+  }
+
+  /** The server is gone (its toasts with it) but the bus is still there. */
+  private serverDown(why: string): void {
+    if (this.up) {
+      this.up = false;
+      this.listener?.availability(false);
+    }
+    this.warnOnce(why);
+  }
+
+  private warnOnce(why: string): void {
+    if (this.warned) return;
+    // One WARN per outage, however many reconnect attempts fail.
+    this.options.logger.warn(`desktop: no notification service (${why}); toasts wait and the broker goes on`);
+    this.warned = true;
   }
 
   private lost(bus: Bus | undefined, why: string): void {
@@ -138,11 +172,7 @@ export class FreedesktopNotifier implements DesktopNotifier {
       this.up = false;
       this.listener?.availability(false);
     }
-    if (!this.warned) {
-      // One WARN per outage, however many reconnect attempts fail.
-      this.options.logger.warn(`desktop: no notification service (${why}); toasts wait and the broker goes on`);
-      this.warned = true;
-    }
+    this.warnOnce(why);
     if (this.stopped || this.retryTimer) return;
     this.retryTimer = setTimeout(() => void this.connect(), this.retryMs);
     this.retryTimer.unref();
@@ -189,11 +219,13 @@ export class FreedesktopNotifier implements DesktopNotifier {
         this.listener?.closed(Number(message.body[0]), CLOSE_REASONS[Number(message.body[1])] ?? "undefined");
       }
     } else if (message.member === "NameOwnerChanged" && message.body[0] === SERVICE) {
-      // The server left or was replaced: its toasts are gone. Reconnect and show them again.
-      this.lost(
-        bus,
-        message.body[2] === "" ? "the notification server left the bus" : "the notification server changed",
-      );
+      // The server left, came, or was replaced: toasts shown before are gone; show them again on the new one.
+      if (message.body[2] === "") {
+        this.serverDown("the notification server left the bus");
+        return;
+      }
+      if (this.up) this.serverDown("the notification server was replaced");
+      void this.serverUp(bus).catch((error: unknown) => this.lost(bus, describe(error)));
     }
   }
 
