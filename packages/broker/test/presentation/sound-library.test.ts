@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -51,7 +52,12 @@ describe("imported sounds are checked by their bytes", () => {
 
   it("a real WAV and a real MP3 (ID3 tag or frame header) are taken and listed", () => {
     const sounds = library();
-    expect(sounds.import("Bell.wav", wav)).toEqual({ name: "bell", format: "wav", bytes: wav.length });
+    expect(sounds.import("Bell.wav", wav)).toEqual({
+      name: "bell",
+      format: "wav",
+      bytes: wav.length,
+      sha256: createHash("sha256").update(wav).digest("hex"),
+    });
     expect(sounds.import("horn.mp3", MP3_FRAME)).toMatchObject({ name: "horn", format: "mp3" });
     const id3 = Buffer.concat([Buffer.from("ID3\x04\x00\x00\x00\x00\x00\x00", "latin1"), MP3_FRAME]);
     expect(sounds.import("tagged.mp3", id3)).toMatchObject({ name: "tagged", format: "mp3" });

@@ -137,7 +137,7 @@ describe.runIf(runs)("sounds through soundCommand (a recording script)", () => {
     const bell = wavFile(toneSamples("ping", 100));
     const imported = await ui("PUT", "/sounds/files/bell.wav", bell, "audio/wav");
     expect(imported.status).toBe(201);
-    expect(await imported.json()).toEqual({ name: "bell", format: "wav", bytes: bell.length });
+    expect(await imported.json()).toMatchObject({ name: "bell", format: "wav", bytes: bell.length });
     const lying = await ui("PUT", "/sounds/files/horn.mp3", bell, "audio/mpeg");
     expect(lying.status).toBe(400);
     expect(await lying.json()).toEqual({ error: "horn.mp3 is not a MP3 file: its bytes are WAV data" });
@@ -150,7 +150,7 @@ describe.runIf(runs)("sounds through soundCommand (a recording script)", () => {
     expect(chosen.status).toBe(200);
     const listing = (await chosen.json()) as Record<string, unknown>;
     expect(listing.typeSounds).toEqual({ error: "bell", completed: "none" });
-    expect(listing.imported).toEqual([{ name: "bell", format: "wav", bytes: bell.length }]);
+    expect(listing.imported).toMatchObject([{ name: "bell", format: "wav", bytes: bell.length }]);
     expect(listing.builtIn).toEqual(["chime", "ping", "alert", "knock"]);
     await create({ title: "e", type: "error" });
     await create({ title: "c", type: "completed" });

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readConfigFile, updateConfigFile } from "../../config/config-file.js";
@@ -16,7 +17,11 @@ export interface ImportedSound {
   name: string;
   format: SoundFormat;
   bytes: number;
+  /** Hex SHA-256 of the file: `notify apply` uploads only files that differ. */
+  sha256: string;
 }
+
+const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 
 /** Thrown for a file over MAX_SOUND_BYTES (the route answers 413 with this message). */
 export class SoundTooLarge extends Error {
@@ -88,7 +93,7 @@ export class SoundLibrary {
     for (const other of SOUND_FORMATS)
       if (other !== format) rmSync(join(this.directory, `${name}.${other}`), { force: true });
     rmSync(this.cache, { recursive: true, force: true });
-    return { name, format, bytes: bytes.length };
+    return { name, format, bytes: bytes.length, sha256: sha256(bytes) };
   }
 
   list(): ImportedSound[] {
@@ -97,10 +102,12 @@ export class SoundLibrary {
     for (const entry of readdirSync(this.directory).sort()) {
       const match = /^([a-z0-9][a-z0-9_-]{0,63})\.(wav|mp3)$/.exec(entry);
       if (!match) continue;
+      const path = join(this.directory, entry);
       sounds.push({
         name: match[1] as string,
         format: match[2] as SoundFormat,
-        bytes: statSync(join(this.directory, entry)).size,
+        bytes: statSync(path).size,
+        sha256: sha256(readFileSync(path)),
       });
     }
     return sounds;
