@@ -20,6 +20,9 @@ import { TypeRegistry } from "./notifications/type-ids.js";
 import { Dispatcher, type DispatcherOptions } from "./outbox/dispatcher.js";
 import { OutboundService } from "./outbox/outbound-service.js";
 import { ADAPTERS } from "./outbox/providers/registry.js";
+import { type DesktopOptions, startDesktop } from "./presentation/desktop.js";
+import type { Presenter } from "./presentation/presenter.js";
+import { SoundLibrary } from "./presentation/sounds/sound-library.js";
 import { RouterSettingsFile } from "./router/router-settings.js";
 import { SecretSealer } from "./secrets/sealer.js";
 import { ArcEventStore } from "./store/arc-event-store.js";
@@ -56,6 +59,10 @@ export interface Broker {
   uiSessions: UiSessions;
   /** The presentation keys of config.json, with an onChange hook for the toast presenter. */
   presentation: PresentationSettingsFile;
+  /** Built-in tones, imported sounds and the per-type choice (docs/desktop.md). */
+  sounds: SoundLibrary;
+  /** Toasts and sounds, when a session bus address was given. */
+  desktop: Presenter | undefined;
   app: FastifyInstance;
   /** Graceful stop: answer open long-polls, stop accepting, close the database. Idempotent. */
   close(): Promise<void>;
@@ -76,6 +83,8 @@ export interface BrokerOptions {
   httpLimits?: Partial<HttpLimits>;
   /** Test hook: the built web page's directory (packages/web/dist otherwise). */
   uiDir?: string;
+  /** Toasts and sounds on this session bus (startBroker passes DBUS_SESSION_BUS_ADDRESS); none without it. */
+  desktop?: DesktopOptions;
 }
 
 /**
@@ -166,6 +175,7 @@ export function createBroker(options: BrokerOptions): Broker {
   const presentation = new PresentationSettingsFile(settings.dataDir, (message) => logger.warn(message));
   const events = new ArcConsumer(new ArcEventStore(db), notifications, interactions, clock);
   const waiters = new WaitRegistry(bus, interactions);
+  const sounds = new SoundLibrary(settings.dataDir);
   const app = buildApp({
     authToken: settings.authToken,
     maxRequestBodyBytes: settings.maxRequestBodyBytes,
@@ -183,7 +193,7 @@ export function createBroker(options: BrokerOptions): Broker {
     notificationTypes: settings.notificationTypes,
     commitBarrier: () => commitBarrier(db),
     ...(options.httpLimits ? { limits: options.httpLimits } : {}),
-    ui: { bus, sessions: uiSessions, presentation, ...(options.uiDir ? { dir: options.uiDir } : {}) },
+    ui: { bus, sessions: uiSessions, presentation, sounds, ...(options.uiDir ? { dir: options.uiDir } : {}) },
     router: {
       db: routerDb,
       settings: routerSettings,
@@ -202,11 +212,29 @@ export function createBroker(options: BrokerOptions): Broker {
   });
   interactions.start();
   dispatcher.start();
+  const desktop = options.desktop
+    ? startDesktop(options.desktop, {
+        bus,
+        notifications,
+        interactions,
+        settings: presentation,
+        sounds,
+        logger,
+        clock,
+        loginLink: (next) => {
+          const address = app.server.address();
+          if (typeof address !== "object" || address === null) return undefined;
+          const { token } = uiSessions.createLinkToken();
+          return `http://127.0.0.1:${address.port}/ui/login?t=${token}&next=${encodeURIComponent(next)}`;
+        },
+      })
+    : undefined;
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
       // preClose (http/app.ts) answers the open long-polls before the server stops listening.
+      await desktop?.stop();
       await app.close();
       interactions.stop();
       await dispatcher.stop();
@@ -234,6 +262,8 @@ export function createBroker(options: BrokerOptions): Broker {
     dispatcher,
     uiSessions,
     presentation,
+    sounds,
+    desktop,
     app,
     close,
   };
@@ -250,6 +280,8 @@ export interface StartOptions {
   /** Test hooks, see BrokerOptions. */
   routerTimeouts?: UpstreamTimeouts;
   httpLimits?: Partial<HttpLimits>;
+  /** Test hook: reconnect timings of the desktop adapter (the address always comes from the environment). */
+  desktop?: Omit<DesktopOptions, "address">;
 }
 
 export interface RunningBroker extends Broker {
@@ -279,9 +311,13 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     await logger.close();
     throw error;
   }
+  // DESIGN.md, Desktop presentation: toasts when there is a session bus; without one, one WARN and go on.
+  const busAddress = env.DBUS_SESSION_BUS_ADDRESS;
+  if (!busAddress) logger.warn("desktop: DBUS_SESSION_BUS_ADDRESS is not set; no toasts or sounds");
   const broker = createBroker({
     settings,
     logger,
+    ...(busAddress ? { desktop: { ...options.desktop, address: busAddress, env } } : {}),
     backgroundCheckpoints: true,
     ...(options.routerTimeouts ? { routerTimeouts: options.routerTimeouts } : {}),
     ...(options.httpLimits ? { httpLimits: options.httpLimits } : {}),

@@ -23,6 +23,7 @@ export class HttpFailure extends ExitError {
 }
 
 export interface RequestOptions {
+  /** JSON, or raw bytes (a sound file) sent as application/octet-stream. */
   body?: unknown;
   query?: Record<string, string | undefined>;
   /** Aborts the request (ask's SIGINT); the AbortError is rethrown as is. */
@@ -81,7 +82,9 @@ export function createClient(options: ClientOptions, env: NodeJS.ProcessEnv = pr
       if (requestOptions.ui && method !== "GET" && method !== "HEAD") headers["x-notify-ui"] = "1";
       // /ui/api takes the bearer token too: it is how a CLI gets past the page's session check (docs/security.md).
       if (token !== undefined) headers.authorization = `Bearer ${token}`;
-      if (requestOptions.body !== undefined) headers["content-type"] = "application/json";
+      const raw = requestOptions.body instanceof Uint8Array ? requestOptions.body : undefined;
+      if (requestOptions.body !== undefined)
+        headers["content-type"] = raw ? "application/octet-stream" : "application/json";
       const timeout = AbortSignal.timeout(requestOptions.timeoutMs ?? DEFAULT_TIMEOUT_MS);
       const signal = requestOptions.signal ? AbortSignal.any([requestOptions.signal, timeout]) : timeout;
 
@@ -92,7 +95,7 @@ export function createClient(options: ClientOptions, env: NodeJS.ProcessEnv = pr
           method,
           headers,
           signal,
-          ...(requestOptions.body !== undefined ? { body: JSON.stringify(requestOptions.body) } : {}),
+          ...(requestOptions.body !== undefined ? { body: raw ?? JSON.stringify(requestOptions.body) } : {}),
         });
         text = await response.text();
       } catch (error) {

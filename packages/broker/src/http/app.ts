@@ -17,6 +17,7 @@ import type { TypeDefinition } from "../notifications/type-ids.js";
 import { TypeRegistry } from "../notifications/type-ids.js";
 import type { Dispatcher } from "../outbox/dispatcher.js";
 import type { OutboundService } from "../outbox/outbound-service.js";
+import type { SoundLibrary } from "../presentation/sounds/sound-library.js";
 import type { RouterSettingsFile } from "../router/router-settings.js";
 import type { OutboxStore } from "../store/outbox-store.js";
 import { VERSION } from "../version.js";
@@ -33,6 +34,7 @@ import { uiPageRoutes } from "./routes/ui-pages.js";
 import { uiPresentationRoutes } from "./routes/ui-presentation.js";
 import { uiRouterRoutes } from "./routes/ui-router.js";
 import { uiSessionRoutes } from "./routes/ui-session.js";
+import { SOUND_UPLOAD_PREFIX, uiSoundRoutes } from "./routes/ui-sounds.js";
 import { uiStreamRoutes } from "./routes/ui-stream.js";
 import { uiTypeRoutes } from "./routes/ui-types.js";
 import { UiEventLog } from "./ui/ui-event-log.js";
@@ -70,6 +72,7 @@ export interface AppOptions {
     bus: DomainBus;
     sessions: UiSessions;
     presentation: PresentationSettingsFile;
+    sounds: SoundLibrary;
     /** The built page's directory (tests point it elsewhere); packages/web/dist by default. */
     dir?: string;
   };
@@ -175,6 +178,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
     const length = request.headers["content-length"];
     // Router routes have their own limit (RouterMaxRequestBodyBytes, spec 3 Limits).
     if (request.url.startsWith("/router/")) return undefined;
+    // Sound files have theirs (spec 1, presentation rule 6: at most 10 MB), checked by the sounds route.
+    if (request.url.startsWith(SOUND_UPLOAD_PREFIX)) return undefined;
     if (length !== undefined && Number(length) > options.maxRequestBodyBytes) return sendEmpty413(reply);
     return undefined;
   });
@@ -290,6 +295,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
       });
       await ui.register(uiStreamRoutes, { events: uiEvents });
       await ui.register(uiPresentationRoutes, { presentation: options.ui.presentation });
+      await ui.register(uiSoundRoutes, { sounds: options.ui.sounds });
       await ui.register(uiTypeRoutes, {
         dataDir: options.dataDir,
         notifications: options.notifications,

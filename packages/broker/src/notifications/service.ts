@@ -45,6 +45,11 @@ export class NotificationService {
     this.types = types;
   }
 
+  /** The type definitions in force (the toast presenter styles with them). */
+  typeRegistry(): TypeRegistry {
+    return this.types;
+  }
+
   onCreateInTransaction(hook: CreateHook): void {
     this.createHooks.push(hook);
   }

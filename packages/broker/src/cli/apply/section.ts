@@ -29,6 +29,8 @@ export interface PlanContext {
   client: BrokerClient;
   /** `--prune`: delete what the file does not name, within the sections (and sub-sections) it has. */
   prune: boolean;
+  /** The apply file's directory: paths in the file (sound files) are relative to it. */
+  baseDir: string;
 }
 
 export type ChangeAction = "create" | "update" | "delete" | "unchanged";

@@ -2,6 +2,7 @@ import { outboundSection } from "./outbound-section.js";
 import { presentationSection } from "./presentation-section.js";
 import { routerSection } from "./router-section.js";
 import type { ApplySection } from "./section.js";
+import { soundsSection } from "./sounds-section.js";
 import { notificationTypesSection } from "./types-section.js";
 
 /**
@@ -13,4 +14,5 @@ export const SECTIONS: readonly ApplySection[] = [
   outboundSection,
   routerSection,
   presentationSection,
+  soundsSection,
 ];

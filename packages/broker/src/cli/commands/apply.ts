@@ -1,3 +1,4 @@
+import { dirname } from "node:path";
 import { readApplyFile } from "../apply/read-file.js";
 import { type Change, type ChangeAction, isObject, type ParsedSection, type Step } from "../apply/section.js";
 import { SECTIONS } from "../apply/sections.js";
@@ -103,7 +104,9 @@ async function planSteps(sections: ParsedSection[], client: BrokerClient, option
   const problems: string[] = [];
   const steps: Step[] = [];
   for (const section of sections)
-    steps.push(...(await section.plan({ client, prune: options.prune === true }, problems)));
+    steps.push(
+      ...(await section.plan({ client, prune: options.prune === true, baseDir: dirname(options.file) }, problems)),
+    );
   if (problems.length > 0) throw invalidFile(options.file, "cannot be applied", problems);
   return steps;
 }

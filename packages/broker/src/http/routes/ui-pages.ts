@@ -46,7 +46,10 @@ export const uiPageRoutes: FastifyPluginAsync<UiPageOptions> = async (app, { fil
           ),
         );
     }
-    return reply.code(303).header("set-cookie", sessions.newSessionCookie()).header("location", "/ui/").send();
+    // `next` (a toast's Open button) lands on a page path under /ui, never elsewhere.
+    const next = (request.query as Record<string, unknown>).next;
+    const location = typeof next === "string" && /^\/ui\/[A-Za-z0-9#_-]*$/.test(next) ? next : "/ui/";
+    return reply.code(303).header("set-cookie", sessions.newSessionCookie()).header("location", location).send();
   });
 
   const serve = async (request: FastifyRequest, reply: FastifyReply) => {

@@ -1,0 +1,72 @@
+import type { FastifyPluginAsync } from "fastify";
+import { invalid } from "../../domain/errors.js";
+import { MAX_SOUND_BYTES, type SoundLibrary, SoundTooLarge } from "../../presentation/sounds/sound-library.js";
+import { BUILT_IN_TONES } from "../../presentation/sounds/tones.js";
+import { DEFAULT_TYPE_SOUNDS } from "../../presentation/toast.js";
+
+export interface UiSoundsOptions {
+  sounds: SoundLibrary;
+}
+
+/** The path prefix whose bodies are sound files (app.ts lets them past the JSON body limit). */
+export const SOUND_UPLOAD_PREFIX = "/ui/api/sounds/files/";
+
+const tooLarge = { error: new SoundTooLarge().message };
+
+/**
+ * /ui/api/sounds (docs/api.md, docs/desktop.md): the sounds a toast can play and the per-type choice.
+ * GET /sounds; PUT /sounds/files/{file name} with the file's bytes as the body imports one (.wav or .mp3, at most
+ * 10 MB, checked by its bytes); DELETE /sounds/files/{name}; PUT /sounds/types `{typeId: sound | "none" | null}`.
+ */
+export const uiSoundRoutes: FastifyPluginAsync<UiSoundsOptions> = async (app, { sounds }) => {
+  const listing = () => ({
+    builtIn: [...BUILT_IN_TONES],
+    imported: sounds.list(),
+    typeSounds: sounds.typeSounds(),
+    defaults: DEFAULT_TYPE_SOUNDS,
+    maxBytes: MAX_SOUND_BYTES,
+  });
+  app.get("/sounds", async () => listing());
+
+  app.put("/sounds/types", async (request) => {
+    const body = request.body;
+    if (body === null || typeof body !== "object" || Array.isArray(body)) {
+      throw invalid("body must be an object of type ID to sound name (or null to use the default)");
+    }
+    sounds.setTypeSounds(body as Record<string, string | null>);
+    return listing();
+  });
+
+  app.delete<{ Params: { name: string } }>("/sounds/files/:name", async (request, reply) => {
+    if (!sounds.remove(request.params.name)) return reply.code(404).send({ error: "sound not found" });
+    return reply.code(204).send();
+  });
+
+  // The upload reads raw bytes, up to the spec's 10 MB, whatever Content-Type the page or curl sends.
+  await app.register(async (upload) => {
+    upload.removeAllContentTypeParsers();
+    upload.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: MAX_SOUND_BYTES }, (_request, body, done) =>
+      done(null, body),
+    );
+    upload.addHook("onRequest", async (request, reply) => {
+      if (Number(request.headers["content-length"] ?? 0) > MAX_SOUND_BYTES) {
+        return reply.code(413).header("connection", "close").send(tooLarge);
+      }
+      return undefined;
+    });
+    upload.setErrorHandler((error: Error & { code?: string; statusCode?: number }, _request, reply) => {
+      if (error instanceof SoundTooLarge || error.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+        return reply.code(413).header("connection", "close").send(tooLarge);
+      }
+      const status = (error as { status?: number }).status ?? error.statusCode ?? 500;
+      return reply
+        .code(status >= 400 && status < 500 ? status : 500)
+        .send({ error: status < 500 ? error.message : "internal error" });
+    });
+    upload.put<{ Params: { file: string } }>("/sounds/files/:file", async (request, reply) => {
+      const bytes = request.body;
+      if (!Buffer.isBuffer(bytes) || bytes.length === 0) throw invalid("the body must be the sound file's bytes");
+      return reply.code(201).send(sounds.import(request.params.file, bytes));
+    });
+  });
+};

@@ -1,0 +1,261 @@
+import { randomUUID } from "node:crypto";
+import type { PresentationSettingsFile } from "../config/presentation-settings.js";
+import type { DomainBus } from "../domain/bus.js";
+import type { Clock } from "../domain/clock.js";
+import type { InteractionService } from "../interactions/service.js";
+import type { InteractionDto } from "../interactions/types.js";
+import type { Logger } from "../log/logger.js";
+import type { NotificationService } from "../notifications/service.js";
+import type { NotificationDto } from "../notifications/types.js";
+import type { DesktopNotifier } from "./notifier.js";
+import { type Effect, ToastPolicy } from "./policy.js";
+import type { SoundLibrary } from "./sounds/sound-library.js";
+import type { SoundPlayer } from "./sounds/sound-player.js";
+
+export interface PresenterOptions {
+  bus: DomainBus;
+  notifications: NotificationService;
+  interactions: InteractionService;
+  settings: PresentationSettingsFile;
+  notifier: DesktopNotifier;
+  sounds: SoundLibrary;
+  player: SoundPlayer;
+  logger: Logger;
+  clock: Clock;
+  /** The `default` action: open the web UI at the item (`kind` notification or interaction). */
+  open?: (kind: "notification" | "interaction", id: string) => void;
+}
+
+/**
+ * Wires the policy to the domain bus, the settings and a desktop adapter. Domain events are fed to the policy as
+ * they come; its effects are carried out once per event-loop turn, so a notification and the question opened with
+ * it in one transaction become one toast with its buttons rather than a toast and an update.
+ */
+export class Presenter {
+  private readonly policy: ToastPolicy;
+  /** Toast key to platform id, resolved once its Notify call returned. */
+  private readonly ids = new Map<string, Promise<number | undefined>>();
+  private readonly keys = new Map<number, string>();
+  private flushScheduled = false;
+  private deadlineTimer: NodeJS.Timeout | undefined;
+  private readonly unsubscribe: (() => void)[] = [];
+  /** Resolves when every platform call started so far has settled (tests and the bench wait on it). */
+  private work: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: PresenterOptions) {
+    this.policy = new ToastPolicy(
+      options.settings.get(),
+      options.clock,
+      options.notifications.typeRegistry(),
+      options.sounds.typeSounds(),
+    );
+  }
+
+  start(): void {
+    const { bus, settings } = this.options;
+    const created = (notification: NotificationDto) => this.feed(() => this.policy.notificationCreated(notification));
+    const changed = (notification: NotificationDto) => this.feed(() => this.policy.notificationChanged(notification));
+    const opened = (interaction: InteractionDto) =>
+      this.feed(() =>
+        this.policy.interactionOpened(interaction, this.options.interactions.notificationIdOf(interaction.id)),
+      );
+    const settled = (interaction: InteractionDto) => this.feed(() => this.policy.interactionChanged(interaction));
+    bus.on("notification.created", created);
+    bus.on("notification.changed", changed);
+    bus.on("interaction.created", opened);
+    bus.on("interaction.changed", settled);
+    this.unsubscribe.push(
+      () => bus.off("notification.created", created),
+      () => bus.off("notification.changed", changed),
+      () => bus.off("interaction.created", opened),
+      () => bus.off("interaction.changed", settled),
+      // Settings changes apply at once (a raised maxVisibleToasts shows waiting toasts now).
+      settings.onChange((next) => this.feed(() => this.policy.setSettings(next))),
+    );
+    this.options.notifier.start({
+      availability: (available) => {
+        if (!available) {
+          this.ids.clear();
+          this.keys.clear();
+        }
+        this.feed(() => this.policy.setAvailable(available));
+      },
+      actionInvoked: (id, actionKey) => this.withKey(id, (key) => this.actionInvoked(key, actionKey)),
+      closed: (id, reason) =>
+        this.withKey(id, (key) => {
+          this.keys.delete(id);
+          this.ids.delete(key);
+          this.feed(() => this.policy.closedOnDesktop(key, reason));
+        }),
+    });
+  }
+
+  async stop(): Promise<void> {
+    for (const unsubscribe of this.unsubscribe) unsubscribe();
+    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
+    await this.options.notifier.stop();
+  }
+
+  /** The per-type sound choice changed (the sounds route calls this). */
+  typeSoundsChanged(): void {
+    this.policy.setTypeSounds(this.options.sounds.typeSounds());
+  }
+
+  /** Settles when every platform call started so far has settled. */
+  async idle(): Promise<void> {
+    let seen: Promise<unknown> | undefined;
+    while (seen !== this.work || this.flushScheduled) {
+      seen = this.work;
+      await seen;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  visibleKeys(): string[] {
+    return this.policy.visibleKeys();
+  }
+
+  queuedKeys(): string[] {
+    return this.policy.queuedKeys();
+  }
+
+  private feed(input: () => void): void {
+    this.policy.setTypes(this.options.notifications.typeRegistry());
+    input();
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    queueMicrotask(() => {
+      this.flushScheduled = false;
+      this.carryOut(this.policy.drain());
+    });
+  }
+
+  private carryOut(effects: Effect[]): void {
+    const shownNow = new Set<string>();
+    for (const effect of effects) {
+      switch (effect.kind) {
+        case "show": {
+          shownNow.add(effect.toast.key);
+          // The latest content: a question attached in the same turn rides on the first Notify.
+          const toast = this.policy.toastOf(effect.toast.key) ?? effect.toast;
+          const id = this.options.notifier.show(toast).then(
+            (platformId) => {
+              this.keys.set(platformId, toast.key);
+              return platformId;
+            },
+            () => {
+              // Refused (or the service went away, which requeued it already): the slot must not stay taken.
+              this.feed(() => this.policy.closedOnDesktop(toast.key, "undefined"));
+              return undefined;
+            },
+          );
+          this.ids.set(toast.key, id);
+          this.track(id);
+          break;
+        }
+        case "update": {
+          if (shownNow.has(effect.toast.key)) break;
+          const previous = this.ids.get(effect.toast.key);
+          if (!previous) break;
+          const key = effect.toast.key;
+          const id = previous.then(async (replaces) => {
+            if (replaces === undefined) return undefined;
+            const platformId = await this.options.notifier.show(effect.toast, replaces).catch(() => replaces);
+            // The spec says a replacement keeps its id; a server that hands out a new one is followed all the same.
+            if (platformId !== replaces) {
+              this.keys.delete(replaces);
+              this.keys.set(platformId, key);
+            }
+            return platformId;
+          });
+          this.ids.set(effect.toast.key, id);
+          this.track(id);
+          break;
+        }
+        case "close": {
+          const id = this.ids.get(effect.key);
+          this.ids.delete(effect.key);
+          if (!id) break;
+          this.track(
+            id.then((platformId) => {
+              if (platformId === undefined) return;
+              this.keys.delete(platformId);
+              return this.options.notifier.close(platformId).catch(() => undefined);
+            }),
+          );
+          break;
+        }
+        case "sound": {
+          const settings = this.options.settings.get();
+          this.track(this.options.player.play(effect.sound, settings.volume, settings.soundCommand));
+          break;
+        }
+        default: {
+          const _exhaustive: never = effect;
+          throw new Error(`unknown effect ${JSON.stringify(_exhaustive)}`);
+        }
+      }
+    }
+    this.scheduleDeadline();
+  }
+
+  private scheduleDeadline(): void {
+    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = undefined;
+    const deadline = this.policy.nextDeadline();
+    if (deadline === undefined) return;
+    this.deadlineTimer = setTimeout(
+      () => this.feed(() => this.policy.expireDue()),
+      Math.max(0, deadline - this.options.clock.now()),
+    );
+    this.deadlineTimer.unref();
+  }
+
+  private track(promise: Promise<unknown>): void {
+    // Settles to undefined, so a long run of calls does not keep a chain of nested results alive.
+    this.work = Promise.all([this.work, promise.catch(() => undefined)]).then(() => undefined);
+  }
+
+  /**
+   * Finds the toast of a platform id. A signal can be read in the same chunk as the reply to its Notify call and so
+   * overtake it: an unknown id is looked up again once the calls in flight have settled.
+   */
+  private withKey(platformId: number, then: (key: string) => void): void {
+    const key = this.keys.get(platformId);
+    if (key !== undefined) {
+      then(key);
+      return;
+    }
+    void this.work.then(() => {
+      const later = this.keys.get(platformId);
+      if (later !== undefined) then(later);
+    });
+  }
+
+  /** A toast button: `choice:<id>` answers through the normal acceptance path with source `desktop`. */
+  private actionInvoked(key: string, actionKey: string): void {
+    const toast = this.policy.toastOf(key);
+    if (!toast) return;
+    if (actionKey === "default") {
+      if (toast.interactionId !== undefined) this.options.open?.("interaction", toast.interactionId);
+      else if (toast.notificationId !== undefined) this.options.open?.("notification", toast.notificationId);
+      return;
+    }
+    if (!actionKey.startsWith("choice:") || toast.interactionId === undefined) return;
+    const choiceId = actionKey.slice("choice:".length);
+    const { interactions, logger } = this.options;
+    try {
+      const current = interactions.get(toast.interactionId);
+      interactions.answer(current.id, {
+        response_id: `desktop-${randomUUID()}`,
+        request_digest: current.request_digest,
+        nonce: current.nonce,
+        choice_id: choiceId,
+        source: "desktop",
+      });
+    } catch (error) {
+      // Another answer won, or the question expired meanwhile: the toast closes through the settle event.
+      logger.info(`desktop: answer from a toast not taken (${(error as Error).message})`);
+    }
+  }
+}
