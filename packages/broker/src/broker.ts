@@ -15,6 +15,7 @@ import { createFileLogger, type Logger } from "./log/logger.js";
 import { NotificationService } from "./notifications/service.js";
 import { TypeRegistry } from "./notifications/type-ids.js";
 import { Dispatcher, type DispatcherOptions } from "./outbox/dispatcher.js";
+import { InteractionOutbox } from "./outbox/interaction-outbox.js";
 import { OutboundService } from "./outbox/outbound-service.js";
 import { ADAPTERS } from "./outbox/providers/registry.js";
 import { RouterSettingsFile } from "./router/router-settings.js";
@@ -120,12 +121,26 @@ export function createBroker(options: BrokerOptions): Broker {
   notifications.onCreateInTransaction((notification, created, row) => {
     if (!created) outbound.enqueueFor(notification, row);
   });
+  // Questions travel through the same outbox to relay routes (spec 1, Outbound delivery rule 8).
+  const questionOutbox = new InteractionOutbox(outbound, outbox, clock, (interaction) => {
+    const notificationId = interactions.notificationIdOf(interaction.id);
+    if (notificationId === undefined) return undefined;
+    try {
+      return notifications.get(notificationId);
+    } catch {
+      return undefined;
+    }
+  });
+  outbound.setInteractionLookup((id) => interactions.find(id));
+  interactions.setRelay(questionOutbox);
+  interactions.onCreatedInTransaction((interaction) => questionOutbox.enqueueNew(interaction));
   // API requests received (counted on the HTTP server below): deliveries yield to API traffic, not to their own load.
   let apiRequests = 0;
   const dispatcher = new Dispatcher(outbox, outbound, clock, logger, {
     apiRequests: () => apiRequests,
     ...options.dispatcher,
   });
+  questionOutbox.retryItem = (id) => dispatcher.retry(id);
   const sealer = new SecretSealer(settings.dataDir);
   const routerDb = openRouterDatabase(
     options.databasePath === ":memory:" ? ":memory:" : join(settings.dataDir, "router.db"),

@@ -45,8 +45,20 @@ export class InteractionService {
     private readonly store: InteractionStore,
     private readonly clock: Clock,
     private readonly bus: DomainBus,
-    private readonly relay: RelayPublisher = noRelay,
+    private relay: RelayPublisher = noRelay,
   ) {}
+
+  private readonly createdHooks: ((interaction: InteractionDto) => void)[] = [];
+
+  /** The relay publisher, once the outbox exists (broker.ts). */
+  setRelay(relay: RelayPublisher): void {
+    this.relay = relay;
+  }
+
+  /** Runs inside the transaction that opens a question, after its row is written (the outbox enqueues here). */
+  onCreatedInTransaction(hook: (interaction: InteractionDto) => void): void {
+    this.createdHooks.push(hook);
+  }
 
   onAnsweredInTransaction(hook: AnsweredHook): void {
     this.answeredHooks.push(hook);
@@ -100,6 +112,7 @@ export class InteractionService {
       if (input.turn_id !== undefined) interaction.turn_id = input.turn_id;
       if (input.native_request_id !== undefined) interaction.native_request_id = input.native_request_id;
       this.store.insert(interaction, expiresMs, input.notification_id ?? null);
+      for (const hook of this.createdHooks) hook(interaction);
       this.noteExpiry(expiresMs);
       afterCommit(this.store.db, () => {
         this.bus.emit("interaction.created", interaction);

@@ -188,6 +188,17 @@ export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
       UPDATE outbox_meta SET expanded_through = (SELECT coalesce(max(seq), 0) FROM notifications);
     `);
   },
+  // 6: the outbox carries any deliverable (DESIGN.md): an item is a notification or an interaction (a question
+  // for a relay route), named by `subject` and the subject's row. Existing rows are notifications. Only
+  // interaction items are indexed (publish is idempotent per interaction and provider), so enqueueing a
+  // notification still touches no index.
+  (db) => {
+    db.exec(`
+      ALTER TABLE outbox RENAME COLUMN notification_seq TO subject_seq;
+      ALTER TABLE outbox ADD COLUMN subject TEXT NOT NULL DEFAULT 'notification';
+      CREATE INDEX outbox_by_interaction ON outbox(subject_seq) WHERE subject = 'interaction';
+    `);
+  },
 ];
 
 export function migrate(db: DatabaseSync): void {
