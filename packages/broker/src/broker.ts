@@ -131,7 +131,14 @@ export function createBroker(options: BrokerOptions): Broker {
       return undefined;
     }
   });
-  outbound.setInteractionLookup((id) => interactions.find(id));
+  // Read at send time through `get`, which sweeps an overdue question to expired first.
+  outbound.setInteractionLookup((id) => {
+    try {
+      return interactions.get(id);
+    } catch {
+      return undefined;
+    }
+  });
   interactions.setRelay(questionOutbox);
   interactions.onCreatedInTransaction((interaction) => questionOutbox.enqueueNew(interaction));
   // API requests received (counted on the HTTP server below): deliveries yield to API traffic, not to their own load.
