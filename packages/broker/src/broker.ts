@@ -18,6 +18,7 @@ import { Dispatcher, type DispatcherOptions } from "./outbox/dispatcher.js";
 import { InteractionOutbox } from "./outbox/interaction-outbox.js";
 import { OutboundService } from "./outbox/outbound-service.js";
 import { ADAPTERS } from "./outbox/providers/registry.js";
+import { AnswerPoller, type PollerOptions } from "./relay/answer-poller.js";
 import { RouterSettingsFile } from "./router/router-settings.js";
 import { SecretSealer } from "./secrets/sealer.js";
 import { ArcEventStore } from "./store/arc-event-store.js";
@@ -34,6 +35,7 @@ import { InteractionStore } from "./store/interaction-store.js";
 import { NotificationStore } from "./store/notification-store.js";
 import { OutboundStore } from "./store/outbound-store.js";
 import { OutboxStore } from "./store/outbox-store.js";
+import { RelayCursorStore } from "./store/relay-cursor-store.js";
 import { VERSION } from "./version.js";
 
 /** Everything a running broker holds; built by `createBroker`, listened by `startBroker`. */
@@ -50,6 +52,8 @@ export interface Broker {
   /** The outbox's items (tests and tools; the HTTP routes and the dispatcher hold it too). */
   outbox: OutboxStore;
   dispatcher: Dispatcher;
+  /** The relay answer poll (one loop per enabled relay provider). */
+  relayPoller: AnswerPoller;
   app: FastifyInstance;
   /** Graceful stop: answer open long-polls, stop accepting, close the database. Idempotent. */
   close(): Promise<void>;
@@ -62,6 +66,8 @@ export interface BrokerOptions {
   /** Database path; defaults to `<dataDir>/notify.db`. */
   databasePath?: string;
   dispatcher?: DispatcherOptions;
+  /** Test hook: relay poll timings. */
+  relayPoller?: PollerOptions;
   /** WAL checkpoints on a worker thread instead of inside commits (the served broker turns this on). */
   backgroundCheckpoints?: boolean;
   /** Test hook: short upstream timeouts for the provider router (the spec's defaults otherwise). */
@@ -148,6 +154,14 @@ export function createBroker(options: BrokerOptions): Broker {
     ...options.dispatcher,
   });
   questionOutbox.retryItem = (id) => dispatcher.retry(id);
+  const relayPoller = new AnswerPoller(
+    outbound,
+    interactions,
+    new RelayCursorStore(db),
+    clock,
+    logger,
+    options.relayPoller,
+  );
   const sealer = new SecretSealer(settings.dataDir);
   const routerDb = openRouterDatabase(
     options.databasePath === ":memory:" ? ":memory:" : join(settings.dataDir, "router.db"),
@@ -202,6 +216,7 @@ export function createBroker(options: BrokerOptions): Broker {
   });
   interactions.start();
   dispatcher.start();
+  relayPoller.start();
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -210,6 +225,7 @@ export function createBroker(options: BrokerOptions): Broker {
       await app.close();
       interactions.stop();
       await dispatcher.stop();
+      await relayPoller.stop();
       if (pruneTimer) clearInterval(pruneTimer);
       flushBatch(db);
       await checkpoints?.stop();
@@ -232,6 +248,7 @@ export function createBroker(options: BrokerOptions): Broker {
     outbound,
     outbox,
     dispatcher,
+    relayPoller,
     app,
     close,
   };
@@ -248,6 +265,7 @@ export interface StartOptions {
   /** Test hooks, see BrokerOptions. */
   routerTimeouts?: UpstreamTimeouts;
   httpLimits?: Partial<HttpLimits>;
+  relayPoller?: PollerOptions;
 }
 
 export interface RunningBroker extends Broker {
@@ -283,6 +301,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     backgroundCheckpoints: true,
     ...(options.routerTimeouts ? { routerTimeouts: options.routerTimeouts } : {}),
     ...(options.httpLimits ? { httpLimits: options.httpLimits } : {}),
+    ...(options.relayPoller ? { relayPoller: options.relayPoller } : {}),
   });
   const host = options.host ?? "127.0.0.1";
   try {

@@ -199,6 +199,20 @@ export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
       CREATE INDEX outbox_by_interaction ON outbox(subject_seq) WHERE subject = 'interaction';
     `);
   },
+  // 7: the relay answer poll's durable cursor, one per relay provider (spec 2: the broker keeps its cursor in
+  // durable local state). `stopped` holds the HTTP status that stopped the poll (401/403) and `stopped_for` the
+  // profile version it applied to: saving the profile again (a new token) starts the poll again.
+  (db) => {
+    db.exec(`
+      CREATE TABLE relay_cursors (
+        provider_id TEXT PRIMARY KEY,
+        cursor TEXT,
+        stopped INTEGER,
+        stopped_for TEXT,
+        updated_ms INTEGER NOT NULL
+      ) STRICT;
+    `);
+  },
 ];
 
 export function migrate(db: DatabaseSync): void {
