@@ -15,6 +15,7 @@ import type { TypeDefinition } from "../notifications/type-ids.js";
 import { TypeRegistry } from "../notifications/type-ids.js";
 import type { Dispatcher } from "../outbox/dispatcher.js";
 import type { OutboundService } from "../outbox/outbound-service.js";
+import { RelayAdmin } from "../relay/relay-admin.js";
 import type { RouterSettingsFile } from "../router/router-settings.js";
 import type { OutboxStore } from "../store/outbox-store.js";
 import { VERSION } from "../version.js";
@@ -26,6 +27,7 @@ import { healthRoute, livenessRoute } from "./routes/health.js";
 import { interactionRoutes } from "./routes/interactions.js";
 import { notificationRoutes } from "./routes/notifications.js";
 import { uiOutboundRoutes } from "./routes/ui-outbound.js";
+import { uiRelayRoutes } from "./routes/ui-relay.js";
 import { uiRouterRoutes } from "./routes/ui-router.js";
 import { uiTypeRoutes } from "./routes/ui-types.js";
 
@@ -255,6 +257,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
         outbox: options.outbox,
       });
       await ui.register(uiRouterRoutes, { router, settings: options.router.settings });
+      await ui.register(uiRelayRoutes, { admin: new RelayAdmin(options.outbound) });
       await ui.register(uiTypeRoutes, {
         dataDir: options.dataDir,
         notifications: options.notifications,
