@@ -257,6 +257,78 @@ describe.runIf(run)("phone PWA in Chromium against the real relay and broker", (
     expect(feed.responses).toHaveLength(2);
   });
 
+  it("the service worker shows a notification titled from the decrypted question on a push (DevTools protocol)", async () => {
+    const pushContext = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    try {
+      await pushContext.grantPermissions(["notifications"], { origin: relayUrl });
+      const pushPage = await pushContext.newPage();
+      // Paired through the broker (notify relay pair's route): the broker then reads the device list fresh.
+      const pairing = await live.call("POST", "/ui/api/relay/pairings");
+      expect(pairing.status).toBe(201);
+      const link = pairing.body.link as string;
+      await pushPage.goto(link);
+      await visible(pushPage.getByText(/Paired as/));
+      await pushPage.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+      const stored = await pushPage.evaluate(
+        () =>
+          new Promise<{ token: string; cursor: string | undefined }>((resolve) => {
+            const open = indexedDB.open("notify-phone");
+            open.onsuccess = () => {
+              const store = open.result.transaction("kv").objectStore("kv");
+              const pairing = store.get("pairing");
+              const cursor = store.get("cursor");
+              pairing.onsuccess = () => {
+                cursor.onsuccess = () =>
+                  resolve({ token: (pairing.result as { token: string }).token, cursor: cursor.result as string });
+              };
+            };
+          }),
+      );
+      // The app stops fetching (another page of the origin, outside its scope): only the push can tell the phone.
+      await pushPage.goto(`${relayUrl}/healthz`);
+      await live.call("POST", "/v1/interactions/request", {
+        prompt: "Ship release 2.4 to the app store?",
+        project: "mobile",
+        agent: "claude",
+      });
+      const query = stored.cursor ? `since=${encodeURIComponent(stored.cursor)}&wait=20` : "wait=20";
+      const feed = (await (
+        await fetch(`${relayUrl}/v1/envelopes?${query}`, { headers: { authorization: `Bearer ${stored.token}` } })
+      ).json()) as { envelopes: { envelope_id: string }[] };
+      const envelopeId = feed.envelopes.at(-1)?.envelope_id;
+      expect(envelopeId).toMatch(/^env_/);
+
+      const cdp = await pushContext.newCDPSession(pushPage);
+      const registrationId = new Promise<string>((resolve) => {
+        cdp.on(
+          "ServiceWorker.workerRegistrationUpdated",
+          (event: { registrations: { registrationId: string; scopeURL: string }[] }) => {
+            const found = event.registrations.find((registration) => registration.scopeURL === `${relayUrl}/app/`);
+            if (found) resolve(found.registrationId);
+          },
+        );
+      });
+      await cdp.send("ServiceWorker.enable");
+      await cdp.send("ServiceWorker.deliverPushMessage", {
+        origin: relayUrl,
+        registrationId: await registrationId,
+        // Exactly what the relay pushes: nothing readable.
+        data: JSON.stringify({ envelope_id: envelopeId, version: "1" }),
+      });
+      const shown = async () =>
+        pushPage.evaluate(async () => {
+          const registration = await navigator.serviceWorker.getRegistration("/app/");
+          const notifications = (await registration?.getNotifications()) ?? [];
+          return notifications.map((notification) => ({ title: notification.title, body: notification.body }));
+        });
+      await expect
+        .poll(shown, { timeout: 10_000 })
+        .toEqual([{ title: "mobile · claude", body: "Ship release 2.4 to the app store?" }]);
+    } finally {
+      await pushContext.close();
+    }
+  });
+
   it("a revoked phone is unpaired by the relay's 401 and returns to pairing", async () => {
     const devices = (
       await relay.request({

@@ -10,6 +10,8 @@ interface Cached {
 }
 
 const cache = new Map<string, Cached>();
+/** Until when a pairing code this broker issued may still be claimed: the list is read fresh for every seal. */
+const pairingOpenUntil = new Map<string, number>();
 
 const cacheKey = (relay: string, installationId: string): string => `${relay}\n${installationId}`;
 
@@ -29,7 +31,8 @@ export async function deviceKeys(
 ): Promise<DeviceList> {
   const key = cacheKey(relay, installationId);
   const cached = cache.get(key);
-  if (cached && nowMs - cached.atMs < DEVICE_LIST_TTL_MS) return { ok: true, devices: cached.devices };
+  const fresh = (pairingOpenUntil.get(key) ?? 0) > nowMs;
+  if (cached && !fresh && nowMs - cached.atMs < DEVICE_LIST_TTL_MS) return { ok: true, devices: cached.devices };
   const reply = await relayRequest({ url: relayUrl(relay, "/v1/devices"), token, ...(signal ? { signal } : {}) });
   if (!reply.ok) return reply.status === undefined ? { ok: false, code: reply.code } : reply;
   const listed = (reply.body as { devices?: unknown }).devices;
@@ -49,4 +52,14 @@ export async function deviceKeys(
 export function forgetDevices(relay?: string, installationId?: string): void {
   if (relay === undefined || installationId === undefined) cache.clear();
   else cache.delete(cacheKey(relay, installationId));
+}
+
+/**
+ * A pairing code was issued (through `notify relay pair`): until it expires a phone may join at any moment, so
+ * the device list is not cached, and a question asked right after pairing reaches the new phone.
+ */
+export function expectNewDevice(relay: string, installationId: string, untilMs: number): void {
+  const key = cacheKey(relay, installationId);
+  cache.delete(key);
+  pairingOpenUntil.set(key, Math.max(untilMs, pairingOpenUntil.get(key) ?? 0));
 }

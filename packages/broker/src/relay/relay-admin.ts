@@ -1,7 +1,7 @@
 import { DomainError, invalid } from "../domain/errors.js";
 import type { OutboundService } from "../outbox/outbound-service.js";
 import type { ProviderProfile } from "../outbox/types.js";
-import { forgetDevices } from "./device-keys.js";
+import { expectNewDevice, forgetDevices } from "./device-keys.js";
 import { relaySettings } from "./relay-adapter.js";
 import { type RelayReply, relayRequest, relayUrl } from "./relay-http.js";
 
@@ -92,9 +92,14 @@ export class RelayAdmin {
   }
 
   async pairing(idOrName?: string): Promise<PairingCode> {
-    const reply = await this.call(this.provider(idOrName), "/v1/pairings", "POST", {});
+    const profile = this.provider(idOrName);
+    const reply = await this.call(profile, "/v1/pairings", "POST", {});
     if (!reply.ok) throw failed(reply);
-    return reply.body as PairingCode;
+    const pairing = reply.body as PairingCode;
+    const settings = relaySettings(profile.settings);
+    const until = Date.parse(pairing.expires_at);
+    expectNewDevice(settings.url, settings.installationId, Number.isNaN(until) ? Date.now() + 600_000 : until);
+    return pairing;
   }
 
   async devices(idOrName?: string): Promise<DeviceSummary[]> {
