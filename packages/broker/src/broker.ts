@@ -147,6 +147,7 @@ export function createBroker(options: BrokerOptions): Broker {
   });
   interactions.setRelay(questionOutbox);
   interactions.onCreatedInTransaction((interaction) => questionOutbox.enqueueNew(interaction));
+  interactions.onAnsweredInTransaction((interaction) => questionOutbox.enqueueClosed(interaction));
   // API requests received (counted on the HTTP server below): deliveries yield to API traffic, not to their own load.
   let apiRequests = 0;
   const dispatcher = new Dispatcher(outbox, outbound, clock, logger, {

@@ -220,6 +220,29 @@ describe.runIf(run)("phone PWA in Chromium against the real relay and broker", (
     await hasText(card.getByRole("status"), "Sent: Fix flaky retry test");
   });
 
+  it("answered first on the desktop, the phone's card closes as answered elsewhere", async () => {
+    const asking = ask(live, ["Merge the dependency update?", "--agent", "aider", "--project", "shop-api"]);
+    const card = page.getByRole("article", { name: "Question from aider" });
+    await visible(card.getByRole("button", { name: "Allow" }), 20_000);
+    const [pending] = (await live.call("GET", "/v1/interactions?pending=true&agent=aider")).body as {
+      id: string;
+      request_digest: string;
+      nonce: string;
+    }[];
+    const answered = await live.call("POST", `/v1/interactions/${pending?.id}/respond`, {
+      response_id: "desktop-1",
+      request_digest: pending?.request_digest,
+      nonce: pending?.nonce,
+      choice_id: "deny",
+      source: "desktop",
+    });
+    expect(answered.status).toBe(200);
+    expect(await asking).toMatchObject({ code: 0, stdout: "deny\n" });
+    await hasText(card.getByRole("status"), "Answered elsewhere", 20_000);
+    expect(await card.getByRole("button", { name: "Allow" }).isDisabled()).toBe(true);
+    await page.screenshot({ path: join(SCREENSHOTS, "phone-answered-elsewhere.png") });
+  });
+
   it("an expired card is disabled and sends nothing", async () => {
     const expiresAt = new Date(Date.now() + 4000).toISOString();
     const event = await live.call("POST", "/v1/events", {
@@ -254,7 +277,7 @@ describe.runIf(run)("phone PWA in Chromium against the real relay and broker", (
     expect(feed.responses.map((row: { interaction_id: string }) => row.interaction_id)).not.toContain(
       event.body.interaction.id,
     );
-    expect(feed.responses).toHaveLength(2);
+    expect(feed.responses).toHaveLength(2); // the choice and the text above; nothing from the closed cards
   });
 
   it("the service worker shows a notification titled from the decrypted question on a push (DevTools protocol)", async () => {

@@ -74,6 +74,23 @@ export class InteractionOutbox {
     return routes.length;
   }
 
+  /**
+   * Inside the transaction that answers a question (beyond v1): every relay provider that was given the question
+   * gets one more item, which the adapter sends as a "closed" notice since the question is no longer pending.
+   */
+  enqueueClosed(interaction: InteractionDto): number {
+    const providers = new Map<string, { id: string; providerId: string; includeMessage: boolean }>();
+    for (const item of this.outbox.itemsForInteraction(interaction.id)) {
+      if (item.status === "DeadLetter" || providers.has(item.providerId)) continue;
+      const route = this.questionRoutes().find((candidate) => candidate.providerId === item.providerId);
+      if (route) providers.set(item.providerId, { id: route.id, providerId: route.providerId, includeMessage: true });
+    }
+    const nowMs = this.clock.now();
+    for (const route of providers.values()) this.outbox.enqueueInteraction(interaction.id, route, nowMs);
+    if (providers.size > 0) afterCommit(this.outbox.db, () => this.outbound.kick());
+    return providers.size;
+  }
+
   /** How a dead letter is put back to Pending (the dispatcher's retry, which also moves its cursor back). */
   retryItem: (id: string) => void = () => {};
 

@@ -5,6 +5,7 @@ import {
   type RelayPayload,
 } from "@notify/contracts/relay-payloads";
 import { RELAY_CONTRACT_VERSION } from "@notify/contracts/relay-schemas";
+import type { InteractionDto } from "../interactions/types.js";
 import { resultForStatus } from "../outbox/providers/http.js";
 import { httpUrl, onlyFields, requiredString, settingsObject } from "../outbox/providers/settings.js";
 import type { DeliveryContext, DeliveryResult, OutboundPayload, ProviderAdapter } from "../outbox/types.js";
@@ -34,6 +35,22 @@ export function notificationPayload(payload: OutboundPayload): NotificationPaylo
   if (payload.message !== undefined) notification.message = payload.message;
   if (payload.project !== undefined) notification.project = payload.project;
   if (payload.key !== undefined) notification.key = payload.key;
+  return { payload_kind: "notification", contract_version: RELAY_CONTRACT_VERSION, notification };
+}
+
+/** The notice that a question is closed: what phones need to close its card, nothing that answers it. */
+export function closedNotice(interaction: InteractionDto): NotificationPayload {
+  const notification: NotificationPayload["notification"] = {
+    id: interaction.id,
+    title: interaction.status === "answered" ? "Answered elsewhere" : `Question ${interaction.status}`,
+    type: "info",
+    priority: "low",
+    agent: interaction.agent,
+    created_at: interaction.updated_at,
+    interaction_id: interaction.id,
+    interaction_status: interaction.status,
+  };
+  if (interaction.project !== undefined) notification.project = interaction.project;
   return { payload_kind: "notification", contract_version: RELAY_CONTRACT_VERSION, notification };
 }
 
@@ -100,9 +117,12 @@ export const relayAdapter: ProviderAdapter = {
     return post(notificationPayload(payload), settings, secrets, context);
   },
   async sendInteraction(interaction, settings, secrets, context) {
-    // A question closed before its turn (answered, cancelled, or swept to expired by the read that fetched it):
-    // nothing to show, nothing sent (Phone behaviour 2).
-    if (interaction.status !== "pending") return { ok: true };
-    return post(interactionRequestPayload(interaction), settings, secrets, context);
+    // Pending: the question itself. Closed (answered, cancelled, expired, superseded): beyond v1, a notification
+    // payload naming it and its status, so a phone closes its card ("answered elsewhere") instead of offering a
+    // tap that would be refused. No digest, no nonce.
+    if (interaction.status === "pending") {
+      return post(interactionRequestPayload(interaction), settings, secrets, context);
+    }
+    return post(closedNotice(interaction), settings, secrets, context);
   },
 };

@@ -17,15 +17,17 @@ type Relay = Awaited<ReturnType<typeof startRelay>>;
 
 /** The phone's side: wait for the next envelope, open it, return the payload and the envelope's sender. */
 async function nextQuestion(relay: Relay, phone: SimulatedPhone): Promise<{ payload: Json; senderId: string }> {
-  const reply = await relay.envelopes(phone, phone.cursor, "&wait=20");
-  const page = reply.json() as { envelopes: { envelope: Envelope }[]; next_cursor: string };
-  phone.cursor = page.next_cursor;
-  const row = page.envelopes.at(-1);
-  if (!row) throw new Error("no envelope arrived");
-  return {
-    payload: await openEnvelope(row.envelope, phone.device_id, phone.privateKey),
-    senderId: row.envelope.sender_id,
-  };
+  // Notices (a question closed elsewhere) are passed over: the next interaction-request is the question.
+  for (let polls = 0; polls < 5; polls++) {
+    const reply = await relay.envelopes(phone, phone.cursor, "&wait=20");
+    const page = reply.json() as { envelopes: { envelope: Envelope }[]; next_cursor: string };
+    phone.cursor = page.next_cursor;
+    for (const row of page.envelopes) {
+      const payload = (await openEnvelope(row.envelope, phone.device_id, phone.privateKey)) as Json;
+      if (payload.payload_kind === "interaction-request") return { payload, senderId: row.envelope.sender_id };
+    }
+  }
+  throw new Error("no question arrived");
 }
 
 function answerBody(payload: Json, senderId: string, phone: SimulatedPhone, fields: Record<string, unknown>) {
@@ -91,6 +93,20 @@ describe("relay answer poll against the real relay (spec 2)", () => {
           device_id: world.phone.device_id,
         },
       });
+
+      // Beyond v1: the question's relay gets a notice that it is closed (no digest, no nonce), for other phones.
+      const notices = (await world.relay.envelopes(world.phone, world.phone.cursor, "&wait=20")).json() as {
+        envelopes: { envelope: Envelope }[];
+        next_cursor: string;
+      };
+      world.phone.cursor = notices.next_cursor;
+      const first = notices.envelopes[0] as { envelope: Envelope };
+      const closed = (await openEnvelope(first.envelope, world.phone.device_id, world.phone.privateKey)) as Json;
+      expect(closed).toMatchObject({
+        payload_kind: "notification",
+        notification: { interaction_id: asked.body.id, interaction_status: "answered", title: "Answered elsewhere" },
+      });
+      expect(JSON.stringify(closed)).not.toContain(asked.body.nonce);
 
       // A text question the same way.
       const text = await world.live().call("POST", "/v1/interactions/request", {
