@@ -3,6 +3,7 @@ import { deliver, pendingBodies, type SendOutcome, sendAnswer } from "./answer-s
 import { type CardState, type NoticeCard, type Opened, openCard, type QuestionCard } from "./cards.js";
 import { deviceKeys } from "./device-keys.js";
 import { InboxList } from "./inbox-list.js";
+import { NotificationsToggle } from "./notifications-toggle.js";
 import { PairScreen } from "./pair-screen.js";
 import { claim, envelopes, RelayStatusError } from "./relay-client.js";
 import { type DeviceKeys, get, type Pairing, put, wipePairing } from "./storage.js";
@@ -196,6 +197,7 @@ export function App() {
         <h1>Notify</h1>
         <p className="paired">Paired as {pairing.deviceName}</p>
       </header>
+      <NotificationsToggle token={pairing.token} />
       <InboxList
         questions={inbox.questions}
         notices={inbox.notices}

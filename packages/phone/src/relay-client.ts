@@ -71,3 +71,15 @@ export async function postAnswer(token: string, body: string): Promise<{ status:
   }
   return { status: response.status, body: parsed };
 }
+
+/** The VAPID public key phones subscribe with (base64url). */
+export async function vapidPublicKey(): Promise<string> {
+  const body = (await call("/v1/push/vapid-public-key")) as { public_key: string };
+  return body.public_key;
+}
+
+/** Registers (or, with null, removes) this phone's Web Push subscription at the relay. */
+export async function putPushSubscription(token: string, subscription: PushSubscriptionJSON | null): Promise<void> {
+  const push_subscription = subscription === null ? null : { endpoint: subscription.endpoint, keys: subscription.keys };
+  await call("/v1/device/push-subscription", { method: "PUT", token, body: JSON.stringify({ push_subscription }) });
+}
