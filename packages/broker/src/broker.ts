@@ -18,11 +18,13 @@ import { createFileLogger, type Logger } from "./log/logger.js";
 import { NotificationService } from "./notifications/service.js";
 import { TypeRegistry } from "./notifications/type-ids.js";
 import { Dispatcher, type DispatcherOptions } from "./outbox/dispatcher.js";
+import { InteractionOutbox } from "./outbox/interaction-outbox.js";
 import { OutboundService } from "./outbox/outbound-service.js";
 import { ADAPTERS } from "./outbox/providers/registry.js";
 import { type DesktopOptions, startDesktop } from "./presentation/desktop.js";
 import type { Presenter } from "./presentation/presenter.js";
 import { SoundLibrary } from "./presentation/sounds/sound-library.js";
+import { AnswerPoller, type PollerOptions } from "./relay/answer-poller.js";
 import { RouterSettingsFile } from "./router/router-settings.js";
 import { SecretSealer } from "./secrets/sealer.js";
 import { ArcEventStore } from "./store/arc-event-store.js";
@@ -39,6 +41,7 @@ import { InteractionStore } from "./store/interaction-store.js";
 import { NotificationStore } from "./store/notification-store.js";
 import { OutboundStore } from "./store/outbound-store.js";
 import { OutboxStore } from "./store/outbox-store.js";
+import { RelayCursorStore } from "./store/relay-cursor-store.js";
 import { VERSION } from "./version.js";
 
 /** Everything a running broker holds; built by `createBroker`, listened by `startBroker`. */
@@ -63,6 +66,8 @@ export interface Broker {
   sounds: SoundLibrary;
   /** Toasts and sounds, when a session bus address was given. */
   desktop: Presenter | undefined;
+  /** The relay answer poll (one loop per enabled relay provider). */
+  relayPoller: AnswerPoller;
   app: FastifyInstance;
   /** Graceful stop: answer open long-polls, stop accepting, close the database. Idempotent. */
   close(): Promise<void>;
@@ -75,6 +80,8 @@ export interface BrokerOptions {
   /** Database path; defaults to `<dataDir>/notify.db`. */
   databasePath?: string;
   dispatcher?: DispatcherOptions;
+  /** Test hook: relay poll timings. */
+  relayPoller?: PollerOptions;
   /** WAL checkpoints on a worker thread instead of inside commits (the served broker turns this on). */
   backgroundCheckpoints?: boolean;
   /** Test hook: short upstream timeouts for the provider router (the spec's defaults otherwise). */
@@ -148,12 +155,42 @@ export function createBroker(options: BrokerOptions): Broker {
   notifications.onCreateInTransaction((notification, created, row) => {
     if (!created) outbound.enqueueFor(notification, row);
   });
+  // Questions travel through the same outbox to relay routes (spec 1, Outbound delivery rule 8).
+  const questionOutbox = new InteractionOutbox(outbound, outbox, clock, (interaction) => {
+    const notificationId = interactions.notificationIdOf(interaction.id);
+    if (notificationId === undefined) return undefined;
+    try {
+      return notifications.get(notificationId);
+    } catch {
+      return undefined;
+    }
+  });
+  // Read at send time through `get`, which sweeps an overdue question to expired first.
+  outbound.setInteractionLookup((id) => {
+    try {
+      return interactions.get(id);
+    } catch {
+      return undefined;
+    }
+  });
+  interactions.setRelay(questionOutbox);
+  interactions.onCreatedInTransaction((interaction) => questionOutbox.enqueueNew(interaction));
+  interactions.onAnsweredInTransaction((interaction) => questionOutbox.enqueueClosed(interaction));
   // API requests received (counted on the HTTP server below): deliveries yield to API traffic, not to their own load.
   let apiRequests = 0;
   const dispatcher = new Dispatcher(outbox, outbound, clock, logger, {
     apiRequests: () => apiRequests,
     ...options.dispatcher,
   });
+  questionOutbox.retryItem = (id) => dispatcher.retry(id);
+  const relayPoller = new AnswerPoller(
+    outbound,
+    interactions,
+    new RelayCursorStore(db),
+    clock,
+    logger,
+    options.relayPoller,
+  );
   const sealer = new SecretSealer(settings.dataDir);
   const routerDb = openRouterDatabase(
     options.databasePath === ":memory:" ? ":memory:" : join(settings.dataDir, "router.db"),
@@ -229,6 +266,7 @@ export function createBroker(options: BrokerOptions): Broker {
         },
       })
     : undefined;
+  relayPoller.start();
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -238,6 +276,7 @@ export function createBroker(options: BrokerOptions): Broker {
       await app.close();
       interactions.stop();
       await dispatcher.stop();
+      await relayPoller.stop();
       if (pruneTimer) clearInterval(pruneTimer);
       flushBatch(db);
       await checkpoints?.stop();
@@ -264,6 +303,7 @@ export function createBroker(options: BrokerOptions): Broker {
     presentation,
     sounds,
     desktop,
+    relayPoller,
     app,
     close,
   };
@@ -282,6 +322,7 @@ export interface StartOptions {
   httpLimits?: Partial<HttpLimits>;
   /** Test hook: reconnect timings of the desktop adapter (the address always comes from the environment). */
   desktop?: Omit<DesktopOptions, "address">;
+  relayPoller?: PollerOptions;
 }
 
 export interface RunningBroker extends Broker {
@@ -321,6 +362,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     backgroundCheckpoints: true,
     ...(options.routerTimeouts ? { routerTimeouts: options.routerTimeouts } : {}),
     ...(options.httpLimits ? { httpLimits: options.httpLimits } : {}),
+    ...(options.relayPoller ? { relayPoller: options.relayPoller } : {}),
   });
   const host = options.host ?? "127.0.0.1";
   try {

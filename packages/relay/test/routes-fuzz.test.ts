@@ -38,6 +38,9 @@ interface RelayCase {
 const CASES: RelayCase[] = [
   { method: "GET", path: "/healthz", bearer: "none" },
   { method: "GET", path: "/v1/push/vapid-public-key", bearer: "none" },
+  // The phone app's static files (phone-app.ts).
+  { method: "GET", path: "/app", bearer: "none" },
+  { method: "GET", path: "/app*", bearer: "none" },
   { method: "POST", path: "/v1/installations", bearer: "enrollment", body: () => ({ name: "fuzz" }) },
   { method: "POST", path: "/v1/pairings", bearer: "installation", body: () => ({}) },
   {

@@ -163,6 +163,26 @@ function buildProgram(): Command {
     .option("--json", "print the JSON array of outbox items")
     .action(async (options) => (await import("./commands/outbound.js")).outboundDeadLetters(options));
 
+  const relay = program
+    .command("relay")
+    .description("the relay: enroll this broker, pair phones, list and revoke them");
+  clientCommand(relay, "enroll <url>", "enroll at a relay and enable a relay provider and route to it")
+    .requiredOption("--enrollment-token <token>", "the relay operator's enrollment token")
+    .option("--name <name>", "provider and route name (default relay)")
+    .option("--json", "print the provider profile as JSON")
+    .action(async (url, options) => (await import("./commands/relay.js")).relayEnroll({ ...options, url }));
+  clientCommand(relay, "pair", "make a one-time pairing code: its link and a QR code for the phone")
+    .option("--provider <name>", "relay provider (default: the enabled one)")
+    .option("--json", "print {code, link, expires_at} as JSON")
+    .action(async (options) => (await import("./commands/relay.js")).relayPair(options));
+  clientCommand(relay, "devices", "list the paired phones")
+    .option("--provider <name>", "relay provider (default: the enabled one)")
+    .option("--json", "print the JSON array")
+    .action(async (options) => (await import("./commands/relay.js")).relayDevices(options));
+  clientCommand(relay, "revoke <device-id>", "unpair a phone: its token stops working at once")
+    .option("--provider <name>", "relay provider (default: the enabled one)")
+    .action(async (deviceId, options) => (await import("./commands/relay.js")).relayRevoke({ ...options, deviceId }));
+
   const router = program
     .command("router")
     .description("the provider router under /router/v1: its switch, key and ledger (configure it with apply)");

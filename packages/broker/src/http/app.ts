@@ -18,6 +18,7 @@ import { TypeRegistry } from "../notifications/type-ids.js";
 import type { Dispatcher } from "../outbox/dispatcher.js";
 import type { OutboundService } from "../outbox/outbound-service.js";
 import type { SoundLibrary } from "../presentation/sounds/sound-library.js";
+import { RelayAdmin } from "../relay/relay-admin.js";
 import type { RouterSettingsFile } from "../router/router-settings.js";
 import type { OutboxStore } from "../store/outbox-store.js";
 import { VERSION } from "../version.js";
@@ -32,6 +33,7 @@ import { uiInboxRoutes } from "./routes/ui-inbox.js";
 import { uiOutboundRoutes } from "./routes/ui-outbound.js";
 import { uiPageRoutes } from "./routes/ui-pages.js";
 import { uiPresentationRoutes } from "./routes/ui-presentation.js";
+import { uiRelayRoutes } from "./routes/ui-relay.js";
 import { uiRouterRoutes } from "./routes/ui-router.js";
 import { uiSessionRoutes } from "./routes/ui-session.js";
 import { SOUND_UPLOAD_PREFIX, uiSoundRoutes } from "./routes/ui-sounds.js";
@@ -296,6 +298,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
       await ui.register(uiStreamRoutes, { events: uiEvents });
       await ui.register(uiPresentationRoutes, { presentation: options.ui.presentation });
       await ui.register(uiSoundRoutes, { sounds: options.ui.sounds });
+      await ui.register(uiRelayRoutes, { admin: new RelayAdmin(options.outbound) });
       await ui.register(uiTypeRoutes, {
         dataDir: options.dataDir,
         notifications: options.notifications,

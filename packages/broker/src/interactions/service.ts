@@ -56,8 +56,20 @@ export class InteractionService {
     private readonly store: InteractionStore,
     private readonly clock: Clock,
     private readonly bus: DomainBus,
-    private readonly relay: RelayPublisher = noRelay,
+    private relay: RelayPublisher = noRelay,
   ) {}
+
+  private readonly createdHooks: ((interaction: InteractionDto) => void)[] = [];
+
+  /** The relay publisher, once the outbox exists (broker.ts). */
+  setRelay(relay: RelayPublisher): void {
+    this.relay = relay;
+  }
+
+  /** Runs inside the transaction that opens a question, after its row is written (the outbox enqueues here). */
+  onCreatedInTransaction(hook: (interaction: InteractionDto) => void): void {
+    this.createdHooks.push(hook);
+  }
 
   onAnsweredInTransaction(hook: AnsweredHook): void {
     this.answeredHooks.push(hook);
@@ -123,6 +135,7 @@ export class InteractionService {
         notificationId ??= hook(interaction);
       }
       this.store.insert(interaction, expiresMs, notificationId ?? null);
+      for (const hook of this.createdHooks) hook(interaction);
       this.noteExpiry(expiresMs);
       afterCommit(this.store.db, () => {
         this.bus.emit("interaction.created", interaction);

@@ -303,11 +303,18 @@ export class Dispatcher {
       if (error instanceof SecretsUnreadableError) return { ok: false, retryable: true, code: error.code };
       return { ok: false, retryable: true, code: "provider_secrets_unreadable" };
     }
+    const context = {
+      idempotencyKey: item.idempotencyKey,
+      signal: AbortSignal.any([AbortSignal.timeout(this.options.attemptTimeoutMs), this.stopController.signal]),
+    };
     try {
-      return await adapter.send(this.outbound.payloadFor(item), profile.settings, secrets, {
-        idempotencyKey: item.idempotencyKey,
-        signal: AbortSignal.any([AbortSignal.timeout(this.options.attemptTimeoutMs), this.stopController.signal]),
-      });
+      if (item.subject === "interaction") {
+        if (!adapter.sendInteraction) return { ok: false, retryable: false, code: "provider_kind_unsupported" };
+        const interaction = this.outbound.interaction(item.interactionId);
+        if (!interaction) return { ok: false, retryable: false, code: "interaction_missing" };
+        return await adapter.sendInteraction(interaction, profile.settings, secrets, context);
+      }
+      return await adapter.send(this.outbound.payloadFor(item), profile.settings, secrets, context);
     } catch {
       return { ok: false, retryable: true, code: "adapter_error" };
     }

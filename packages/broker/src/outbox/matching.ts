@@ -13,7 +13,7 @@ const sameText = (a: string, b: string | undefined): boolean =>
 export function routeMatches(
   route: OutboundRoute,
   provider: ProviderProfile | undefined,
-  notification: NotificationDto,
+  notification: Pick<NotificationDto, "type" | "priority" | "agent" | "project">,
 ): boolean {
   if (!route.enabled || !provider?.enabled) return false;
   if (priorityRank(notification.priority) < priorityRank(route.minimumPriority)) return false;

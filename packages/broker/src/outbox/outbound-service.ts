@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { type Clock, isoTime } from "../domain/clock.js";
 import { DomainError, invalid } from "../domain/errors.js";
+import type { InteractionDto } from "../interactions/types.js";
 import { isTypeId } from "../notifications/type-ids.js";
 import { type NotificationDto, PRIORITIES, type Priority } from "../notifications/types.js";
 import { type SecretSealer, SecretsUnreadableError } from "../secrets/sealer.js";
@@ -89,6 +90,7 @@ export class OutboundService {
 
   /** The item's payload as it leaves: with the question it asks, if any (looked up at send time). */
   payloadFor(item: OutboxItem): OutboundPayload {
+    if (item.subject !== "notification") return item.payload;
     const question = this.questionOf?.(item.notificationId);
     return question === undefined ? item.payload : { ...item.payload, interaction: question };
   }
@@ -320,6 +322,18 @@ export class OutboundService {
       this.store.deleteRoute(id);
       this.reload();
     });
+  }
+
+  private interactionLookup: (id: string) => InteractionDto | undefined = () => undefined;
+
+  /** How an interaction item's question is read at send time (broker.ts wires the interaction service). */
+  setInteractionLookup(lookup: (id: string) => InteractionDto | undefined): void {
+    this.interactionLookup = lookup;
+  }
+
+  /** The interaction an item delivers, as it is now (nonce included: only a sealing adapter gets it). */
+  interaction(id: string): InteractionDto | undefined {
+    return this.interactionLookup(id);
   }
 
   /** Provider Test action: the fixed payload through the same adapter, now, with a fresh idempotency key. */

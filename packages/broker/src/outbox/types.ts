@@ -1,3 +1,4 @@
+import type { InteractionDto } from "../interactions/types.js";
 import type { Priority } from "../notifications/types.js";
 
 export const OUTBOX_STATUSES = ["Pending", "Retry", "Delivered", "DeadLetter"] as const;
@@ -58,15 +59,16 @@ export interface OutboundRoute {
   updatedAt: string;
 }
 
-export interface OutboxItem {
+/** What an outbox item delivers (DESIGN.md: the outbox carries any deliverable). */
+export type OutboxSubject = "notification" | "interaction";
+
+export interface OutboxItemBase {
   id: string;
-  notificationId: string;
   routeId: string;
   providerId: string;
   status: OutboxStatus;
   attempts: number;
   nextAttemptMs: number;
-  payload: OutboundPayload;
   idempotencyKey: string;
   lastStatus?: number;
   lastCode?: string;
@@ -74,6 +76,25 @@ export interface OutboxItem {
   updatedAt: string;
   deliveredAt?: string;
 }
+
+/** A notification for a provider route. */
+export interface NotificationOutboxItem extends OutboxItemBase {
+  subject: "notification";
+  notificationId: string;
+  payload: OutboundPayload;
+}
+
+/**
+ * A question for a relay route (spec 1, Outbound delivery rule 8). `payload` is a summary for listings (the prompt
+ * as title); the adapter gets the whole interaction at send time through `sendInteraction`.
+ */
+export interface InteractionOutboxItem extends OutboxItemBase {
+  subject: "interaction";
+  interactionId: string;
+  payload: OutboundPayload;
+}
+
+export type OutboxItem = NotificationOutboxItem | InteractionOutboxItem;
 
 /** The result of one attempt. Diagnostics are an HTTP status and a short fixed code, never text from outside. */
 export type DeliveryResult =
@@ -95,6 +116,17 @@ export interface ProviderAdapter {
   secrets: { required: readonly string[]; optional: readonly string[] };
   send(
     payload: OutboundPayload,
+    settings: Record<string, unknown>,
+    secrets: Record<string, string>,
+    context: DeliveryContext,
+  ): Promise<DeliveryResult>;
+  /**
+   * Kinds that carry questions (relay) take interaction items too; for any other kind an interaction item is
+   * final (`provider_kind_unsupported`). The interaction is read at send time, nonce included, so only an adapter
+   * that seals it end to end may implement this.
+   */
+  sendInteraction?(
+    interaction: InteractionDto,
     settings: Record<string, unknown>,
     secrets: Record<string, string>,
     context: DeliveryContext,

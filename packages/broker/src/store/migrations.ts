@@ -188,6 +188,31 @@ export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
       UPDATE outbox_meta SET expanded_through = (SELECT coalesce(max(seq), 0) FROM notifications);
     `);
   },
+  // 6: the outbox carries any deliverable (DESIGN.md): an item is a notification or an interaction (a question
+  // for a relay route), named by `subject` and the subject's row. Existing rows are notifications. Only
+  // interaction items are indexed (publish is idempotent per interaction and provider), so enqueueing a
+  // notification still touches no index.
+  (db) => {
+    db.exec(`
+      ALTER TABLE outbox RENAME COLUMN notification_seq TO subject_seq;
+      ALTER TABLE outbox ADD COLUMN subject TEXT NOT NULL DEFAULT 'notification';
+      CREATE INDEX outbox_by_interaction ON outbox(subject_seq) WHERE subject = 'interaction';
+    `);
+  },
+  // 7: the relay answer poll's durable cursor, one per relay provider (spec 2: the broker keeps its cursor in
+  // durable local state). `stopped` holds the HTTP status that stopped the poll (401/403) and `stopped_for` the
+  // profile version it applied to: saving the profile again (a new token) starts the poll again.
+  (db) => {
+    db.exec(`
+      CREATE TABLE relay_cursors (
+        provider_id TEXT PRIMARY KEY,
+        cursor TEXT,
+        stopped INTEGER,
+        stopped_for TEXT,
+        updated_ms INTEGER NOT NULL
+      ) STRICT;
+    `);
+  },
 ];
 
 export function migrate(db: DatabaseSync): void {

@@ -1,25 +1,33 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { isoTime } from "../domain/clock.js";
 import type { Priority } from "../notifications/types.js";
-import type { OutboundPayload, OutboundRoute, OutboxItem, OutboxStatus } from "../outbox/types.js";
+import type { OutboundPayload, OutboundRoute, OutboxItem, OutboxItemBase, OutboxStatus } from "../outbox/types.js";
 import { afterCommit, transaction } from "./database.js";
 
 // Migration 4: a rowid table appended to in creation order. Pending items are read by a rowid cursor; only Retry
 // items (due later) and dead letters have an index, so enqueueing touches the table's last page and nothing else.
 // Migration 5 (the folded outbox): a new notification's items are not written with it; its row carries a marker
 // of its routes (`notifications.outbound`), expanded into these rows later, in notification order.
+// Migration 6: an item's subject is a notification or an interaction (a question for a relay route); both joins
+// are by rowid, and the one that does not apply finds nothing.
 const ITEM_COLUMNS =
-  "o.seq, n.id AS notification_id, o.route_id, o.provider_id, o.include_message, o.status, o.attempts, " +
+  "o.seq, o.subject, n.id AS notification_id, o.route_id, o.provider_id, o.include_message, o.status, o.attempts, " +
   "o.next_attempt_ms, o.last_status, o.last_code, o.created_ms, o.updated_ms, o.delivered_ms, n.title, n.message, " +
-  "n.type, n.priority, n.agent, n.project, n.key, n.created_at AS notification_created_at";
-const FROM = "FROM outbox o JOIN notifications n ON n.seq = o.notification_seq";
+  "n.type, n.priority, n.agent, n.project, n.key, n.created_at AS notification_created_at, " +
+  "i.id AS interaction_id, i.kind AS interaction_kind, i.prompt AS interaction_prompt, " +
+  "i.agent AS interaction_agent, i.project AS interaction_project, i.key AS interaction_key, " +
+  "i.created_at AS interaction_created_at";
+const JOINS =
+  "LEFT JOIN notifications n ON o.subject = 'notification' AND n.seq = o.subject_seq " +
+  "LEFT JOIN interactions i ON o.subject = 'interaction' AND i.seq = o.subject_seq";
+const FROM = `FROM outbox o ${JOINS}`;
 
 const SELECT_PENDING = `SELECT ${ITEM_COLUMNS} ${FROM} WHERE o.seq > ? AND o.seq <= ? AND o.status = 'Pending'
   ORDER BY o.seq LIMIT ?`;
 const LAST_SEQ = "SELECT max(seq) AS seq FROM outbox";
 // INDEXED BY: the planner must walk the partial index in due order, never sort the backlog.
-const SELECT_RETRY_DUE = `SELECT ${ITEM_COLUMNS} FROM outbox o INDEXED BY outbox_retry JOIN notifications n
-  ON n.seq = o.notification_seq WHERE o.status = 'Retry' AND o.next_attempt_ms <= ? ORDER BY o.next_attempt_ms LIMIT ?`;
+const SELECT_RETRY_DUE = `SELECT ${ITEM_COLUMNS} FROM outbox o INDEXED BY outbox_retry ${JOINS}
+  WHERE o.status = 'Retry' AND o.next_attempt_ms <= ? ORDER BY o.next_attempt_ms LIMIT ?`;
 const NEXT_RETRY = "SELECT min(next_attempt_ms) AS next FROM outbox INDEXED BY outbox_retry WHERE status = 'Retry'";
 const FIRST_PENDING = "SELECT min(seq) AS seq FROM outbox WHERE status = 'Pending'";
 const RECORD = `UPDATE outbox SET status = :status, attempts = :attempts, next_attempt_ms = :next_attempt_ms,
@@ -31,6 +39,11 @@ const LAST_NOTIFICATION = "SELECT max(seq) AS seq FROM notifications";
 const EXPANDED_THROUGH = "SELECT expanded_through FROM outbox_meta";
 const SET_EXPANDED_THROUGH = "UPDATE outbox_meta SET expanded_through = ?";
 // A range scan over the notifications' rowids: the markers not yet expanded, oldest first.
+const INTERACTION_ITEMS = `SELECT o.seq, o.provider_id, o.status FROM outbox o INDEXED BY outbox_by_interaction
+  WHERE o.subject = 'interaction' AND o.subject_seq = (SELECT seq FROM interactions WHERE id = ?)`;
+const INSERT_INTERACTION_ITEM = `INSERT INTO outbox (subject, subject_seq, route_id, provider_id, include_message,
+  status, next_attempt_ms, created_ms, updated_ms)
+  SELECT 'interaction', seq, ?2, ?3, 1, 'Pending', ?4, ?4, ?4 FROM interactions WHERE id = ?1`;
 const SELECT_MARKERS = `SELECT seq, outbound, created_at FROM notifications
   WHERE seq > ? AND seq <= ? AND outbound IS NOT NULL ORDER BY seq LIMIT ?`;
 
@@ -41,7 +54,8 @@ const EXPAND_SPAN = 4096;
 
 interface Row {
   seq: number;
-  notification_id: string;
+  subject: string;
+  notification_id: string | null;
   route_id: string;
   provider_id: string;
   include_message: number;
@@ -61,6 +75,20 @@ interface Row {
   project: string | null;
   key: string | null;
   notification_created_at: string;
+  interaction_id: string | null;
+  interaction_kind: string | null;
+  interaction_prompt: string | null;
+  interaction_agent: string | null;
+  interaction_project: string | null;
+  interaction_key: string | null;
+  interaction_created_at: string | null;
+}
+
+/** An interaction item as `itemsForInteraction` reads it (publish's idempotence). */
+export interface InteractionItemRef {
+  seq: number;
+  providerId: string;
+  status: OutboxStatus;
 }
 
 /** An item as the dispatcher holds it: with its row, which is where its status is recorded. */
@@ -159,6 +187,8 @@ export class OutboxStore {
   private readonly expandedThroughStatement: StatementSync;
   private readonly setExpandedThroughStatement: StatementSync;
   private readonly markersStatement: StatementSync;
+  private readonly interactionItemsStatement: StatementSync;
+  private readonly insertInteractionStatement: StatementSync;
   /**
    * The last notification row known committed. Only committed rows are expanded: a row of the open group-commit
    * batch could still roll back and its rowid be reused by another notification. With no transaction open every
@@ -185,6 +215,8 @@ export class OutboxStore {
     this.expandedThroughStatement = db.prepare(EXPANDED_THROUGH);
     this.setExpandedThroughStatement = db.prepare(SET_EXPANDED_THROUGH);
     this.markersStatement = db.prepare(SELECT_MARKERS);
+    this.interactionItemsStatement = db.prepare(INTERACTION_ITEMS);
+    this.insertInteractionStatement = db.prepare(INSERT_INTERACTION_ITEM);
     this.pendingStatement = db.prepare(SELECT_PENDING);
     this.retryDueStatement = db.prepare(SELECT_RETRY_DUE);
     this.nextRetryStatement = db.prepare(NEXT_RETRY);
@@ -214,8 +246,9 @@ export class OutboxStore {
    * is at send time, with the message left out when the route's IncludeMessage is off.
    */
   private toItem(row: Row): OutboxItem {
+    if (row.subject === "interaction") return this.toInteractionItem(row);
     const payload: OutboundPayload = {
-      id: row.notification_id,
+      id: row.notification_id ?? "",
       title: row.title,
       type: row.type,
       priority: row.priority as Priority,
@@ -225,16 +258,37 @@ export class OutboxStore {
     if (row.include_message === 1) payload.message = row.message;
     if (row.project !== null) payload.project = row.project;
     if (row.key !== null) payload.key = row.key;
+    return { ...this.itemBase(row), subject: "notification", notificationId: row.notification_id ?? "", payload };
+  }
+
+  /**
+   * An interaction item lists with a summary payload (the prompt as its title, never the nonce or digest); the
+   * adapter gets the whole interaction at send time (OutboundService.interaction), as it is then.
+   */
+  private toInteractionItem(row: Row): OutboxItem {
+    const prompt = row.interaction_prompt ?? "";
+    const payload: OutboundPayload = {
+      id: row.interaction_id ?? "",
+      title: prompt.length > 200 ? `${prompt.slice(0, 199)}…` : prompt,
+      type: row.interaction_kind === "permission" ? "permission_required" : "input_required",
+      priority: "high",
+      agent: row.interaction_agent ?? "unknown",
+      createdAt: row.interaction_created_at ?? isoTime(row.created_ms),
+    };
+    if (row.interaction_project !== null) payload.project = row.interaction_project;
+    if (row.interaction_key !== null) payload.key = row.interaction_key;
+    return { ...this.itemBase(row), subject: "interaction", interactionId: row.interaction_id ?? "", payload };
+  }
+
+  private itemBase(row: Row): OutboxItemBase {
     const id = this.idOf(row.seq);
-    const item: OutboxItem = {
+    const item: OutboxItemBase = {
       id,
-      notificationId: row.notification_id,
       routeId: row.route_id,
       providerId: row.provider_id,
       status: row.status as OutboxStatus,
       attempts: row.attempts,
       nextAttemptMs: row.next_attempt_ms,
-      payload,
       // Stable per item, so a provider that honours it drops a repeat after a crash.
       idempotencyKey: id,
       createdAt: isoTime(row.created_ms),
@@ -244,6 +298,21 @@ export class OutboxStore {
     if (row.last_code !== null) item.lastCode = row.last_code;
     if (row.delivered_ms !== null) item.deliveredAt = isoTime(row.delivered_ms);
     return item;
+  }
+
+  /** The items of one interaction (any status), by provider: what publish checks before it enqueues. */
+  itemsForInteraction(interactionId: string): InteractionItemRef[] {
+    const rows = this.interactionItemsStatement.all(interactionId) as unknown as {
+      seq: number;
+      provider_id: string;
+      status: string;
+    }[];
+    return rows.map((row) => ({ seq: row.seq, providerId: row.provider_id, status: row.status as OutboxStatus }));
+  }
+
+  /** Enqueues one Pending interaction item for a route (inside the caller's transaction). */
+  enqueueInteraction(interactionId: string, route: RouteRef, nowMs: number): void {
+    this.insertInteractionStatement.run(interactionId, route.id, route.providerId, nowMs);
   }
 
   private toItems(rows: unknown[]): OutboxItem[] {
@@ -265,7 +334,7 @@ export class OutboxStore {
       const rows = decodeMarker(marker)
         .map((route) => `(${sqlText(route.id)}, ${sqlText(route.providerId)}, ${route.includeMessage ? 1 : 0})`)
         .join(", ");
-      statement = this.db.prepare(`INSERT INTO outbox (notification_seq, route_id, provider_id, include_message,
+      statement = this.db.prepare(`INSERT INTO outbox (subject_seq, route_id, provider_id, include_message,
         status, next_attempt_ms, created_ms, updated_ms)
         SELECT ?1, column1, column2, column3, 'Pending', ?2, ?2, ?2 FROM (VALUES ${rows})`);
       // Route sets change only when routes are edited; a bounded cache keeps old sets from piling up.
@@ -433,7 +502,7 @@ export class OutboxStore {
       filter.status === undefined
         ? `SELECT ${ITEM_COLUMNS} ${FROM} ORDER BY o.seq DESC LIMIT ?`
         : filter.status === "DeadLetter"
-          ? `SELECT ${ITEM_COLUMNS} FROM outbox o INDEXED BY outbox_dead JOIN notifications n ON n.seq = o.notification_seq
+          ? `SELECT ${ITEM_COLUMNS} FROM outbox o INDEXED BY outbox_dead ${JOINS}
              WHERE o.status = 'DeadLetter' ORDER BY o.seq DESC LIMIT ?`
           : `SELECT ${ITEM_COLUMNS} ${FROM} WHERE o.status = ? ORDER BY o.seq DESC LIMIT ?`;
     let statement = this.listStatements.get(sql);

@@ -248,6 +248,18 @@ export const ROUTE_CASES: RouteCase[] = [
     body: () => [{ id: "deploy", label: "Deploy", enabled: true, defaultPriority: "high" }],
   },
   { method: "GET", path: "/ui/api/outbound/kinds", family: "ui" },
+  // The relay commands' routes (ui-relay.ts). Enrolling calls the relay (network I/O the owner asked for), so only
+  // refusals are fuzzed; without a relay provider the others answer 400.
+  {
+    method: "POST",
+    path: "/ui/api/relay/enroll",
+    family: "ui",
+    body: () => ({ url: "http://127.0.0.1:9", enrollmentToken: "nre_fuzz" }),
+    refusedOnly: true,
+  },
+  { method: "POST", path: "/ui/api/relay/pairings", family: "ui" },
+  { method: "GET", path: "/ui/api/relay/devices", family: "ui" },
+  { method: "DELETE", path: "/ui/api/relay/devices/{provider}", family: "ui", refusedOnly: true },
   { method: "GET", path: "/ui/api/outbound/providers", family: "ui" },
   {
     method: "POST",

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { DATABASE_FILE_NAME, transaction } from "../../src/store/database.js";
-import { migrate } from "../../src/store/migrations.js";
+import { MIGRATIONS, migrate } from "../../src/store/migrations.js";
 import { decodeMarker, EXPAND_CHUNK, encodeMarker, OutboxStore } from "../../src/store/outbox-store.js";
 import { type Json, type TestBroker, testBroker } from "../helpers.js";
 import { databaseAt, hookRoutes, hookServer, manualBroker, onCleanup } from "./outbox-harness.js";
@@ -194,7 +194,7 @@ describe("folded outbox (migration 5)", () => {
     insertItem.run(1, "rte_2", "DeadLetter");
     insertItem.run(2, "rte_1", "Pending");
     migrate(db);
-    expect(db.prepare("PRAGMA user_version").get()).toEqual({ user_version: 5 });
+    expect(db.prepare("PRAGMA user_version").get()).toEqual({ user_version: MIGRATIONS.length });
     expect(expandedThrough(db)).toBe(2);
     const store = new OutboxStore(db);
     expect(store.hasUnexpanded()).toBe(false);

@@ -359,6 +359,7 @@ describe("/ui/api/outbound/kinds", () => {
       "discord",
       "telegram",
       "email",
+      "relay",
     ]);
     expect(kinds[0]).toEqual({ kind: "webhook", secrets: { required: [], optional: ["signingSecret"] } });
   });

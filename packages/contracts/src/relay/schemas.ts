@@ -2,7 +2,9 @@ import * as z from "zod";
 import { CHOICE_ID_PATTERN } from "../arc/schemas.js";
 
 /** Relay contract version 1 (spec 2): the answer body a phone posts and the plaintext of an interaction request. */
-export const RELAY_CONTRACT_VERSION = "1";
+import { RELAY_CONTRACT_VERSION } from "./version.js";
+
+export { RELAY_CONTRACT_VERSION };
 
 /** POST {relay}/v1/interaction-responses body. Exactly one of choice_id and text. */
 const answerBase = {

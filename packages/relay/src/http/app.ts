@@ -17,6 +17,7 @@ import { answerRoutes } from "./routes/answers.js";
 import { deviceRoutes } from "./routes/devices.js";
 import { envelopeRoutes } from "./routes/envelopes.js";
 import { pairingRoutes } from "./routes/pairing.js";
+import { defaultAppDir, phoneAppRoutes } from "./routes/phone-app.js";
 
 /** Spec 2: the relay body limit, on every route. */
 export const BODY_LIMIT = 64 * 1024;
@@ -35,6 +36,8 @@ export interface AppOptions {
   limits?: LimitTable | false;
   /** fastify's trustProxy: the client address then comes from X-Forwarded-For (behind a TLS proxy). */
   trustProxy?: boolean | string;
+  /** The phone app's built files, served under /app (default: packages/phone/dist; `false` turns /app off). */
+  appDir?: string | false;
 }
 
 export interface RelayApp {
@@ -152,5 +155,6 @@ export function buildApp(options: AppOptions): RelayApp {
   deviceRoutes(app, deps, guards);
   envelopeRoutes(app, deps, guards);
   answerRoutes(app, deps, guards);
+  phoneAppRoutes(app, options.appDir === false ? undefined : (options.appDir ?? defaultAppDir()));
   return { app, hub };
 }

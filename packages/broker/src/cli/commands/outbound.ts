@@ -162,7 +162,7 @@ export async function outboundDeadLetters(options: OutboundDeadLettersOptions): 
       String(item.attempts),
       lastDiagnostic(item),
       item.updatedAt.replace(/\.\d+Z$/, "Z"),
-      item.notificationId,
+      item.subject === "notification" ? item.notificationId : item.interactionId,
       item.payload.title,
     ].map(cell),
   );

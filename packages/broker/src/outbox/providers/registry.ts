@@ -1,3 +1,4 @@
+import { relayAdapter } from "../../relay/relay-adapter.js";
 import type { ProviderAdapter } from "../types.js";
 import { discordAdapter } from "./discord.js";
 import { emailAdapter } from "./email.js";
@@ -19,5 +20,6 @@ export const ADAPTERS: ReadonlyMap<string, ProviderAdapter> = new Map(
     discordAdapter,
     telegramAdapter,
     emailAdapter,
+    relayAdapter,
   ].map((adapter) => [adapter.kind, adapter]),
 );

@@ -1,0 +1,76 @@
+import type { ProviderProfile } from "../../outbox/types.js";
+import type { DeviceSummary, PairingCode } from "../../relay/relay-admin.js";
+import { type ClientOptions, createClient, printJson } from "../client.js";
+import { cell, formatTable } from "./list.js";
+
+/**
+ * `notify relay enroll|pair|devices|revoke` (DESIGN.md, Relay): through the broker's /ui/api/relay routes, which
+ * hold the installation token (sealed like every provider secret); the CLI never sees it.
+ */
+
+export interface RelayEnrollOptions extends ClientOptions {
+  url: string;
+  enrollmentToken: string;
+  name?: string | undefined;
+  json?: boolean | undefined;
+}
+
+export interface RelayCommandOptions extends ClientOptions {
+  provider?: string | undefined;
+  json?: boolean | undefined;
+}
+
+const query = (options: RelayCommandOptions) => ({ provider: options.provider });
+
+export async function relayEnroll(options: RelayEnrollOptions): Promise<void> {
+  const profile = await createClient(options).request<ProviderProfile>("POST", "/ui/api/relay/enroll", {
+    ui: true,
+    body: { url: options.url, enrollmentToken: options.enrollmentToken, name: options.name },
+  });
+  if (options.json) return printJson(profile);
+  process.stdout.write(
+    `enrolled at ${String(profile.settings.url)} as installation ${String(profile.settings.installationId)}\n` +
+      `provider ${profile.name} and route ${profile.name} are enabled; pair a phone with: notify relay pair\n`,
+  );
+}
+
+export async function relayPair(options: RelayCommandOptions): Promise<void> {
+  const pairing = await createClient(options).request<PairingCode>("POST", "/ui/api/relay/pairings", {
+    ui: true,
+    query: query(options),
+  });
+  if (options.json) return printJson(pairing);
+  const { default: qrcode } = await import("qrcode");
+  const qr = await qrcode.toString(pairing.link, { type: "terminal", small: true, errorCorrectionLevel: "M" });
+  process.stdout.write(
+    `${qr}\nScan with the phone's camera, or open ${pairing.link}\n` +
+      `Code: ${pairing.code} (one use, until ${pairing.expires_at})\n`,
+  );
+}
+
+export async function relayDevices(options: RelayCommandOptions): Promise<void> {
+  const { devices } = await createClient(options).request<{ devices: DeviceSummary[] }>(
+    "GET",
+    "/ui/api/relay/devices",
+    {
+      ui: true,
+      query: query(options),
+    },
+  );
+  if (options.json) return printJson(devices);
+  if (devices.length === 0) {
+    process.stderr.write("notify: no paired devices (pair one with: notify relay pair)\n");
+    return;
+  }
+  process.stdout.write(
+    formatTable([["DEVICE", "NAME"], ...devices.map((device) => [device.device_id, device.device_name].map(cell))]),
+  );
+}
+
+export async function relayRevoke(options: RelayCommandOptions & { deviceId: string }): Promise<void> {
+  await createClient(options).request("DELETE", `/ui/api/relay/devices/${encodeURIComponent(options.deviceId)}`, {
+    ui: true,
+    query: query(options),
+  });
+  process.stdout.write(`revoked ${options.deviceId}\n`);
+}

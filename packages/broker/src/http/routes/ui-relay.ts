@@ -1,0 +1,38 @@
+import type { FastifyPluginAsync } from "fastify";
+import { DomainError } from "../../domain/errors.js";
+import { type RelayAdmin, RelayUnavailableError } from "../../relay/relay-admin.js";
+
+export interface UiRelayOptions {
+  admin: RelayAdmin;
+}
+
+type ProviderQuery = { Querystring: { provider?: string } };
+
+/**
+ * /ui/api/relay: enroll, pairing codes, the device list and revocation, for `notify relay ...` and the web page's
+ * Relay panel. A relay that refuses or cannot be reached is a 502 naming only the status or a fixed code.
+ */
+export const uiRelayRoutes: FastifyPluginAsync<UiRelayOptions> = async (app, { admin }) => {
+  app.setErrorHandler((error, _request, reply) => {
+    if (error instanceof RelayUnavailableError) return reply.code(502).send({ error: error.message });
+    if (error instanceof DomainError) {
+      return reply.code(error.message === "device not found" ? 404 : error.status).send({ error: error.message });
+    }
+    throw error;
+  });
+  app.post("/relay/enroll", async (request, reply) => {
+    const body = (request.body ?? {}) as { url?: unknown; enrollmentToken?: unknown; name?: unknown };
+    const profile = await admin.enroll(body);
+    return reply.code(201).send(profile);
+  });
+  app.post<ProviderQuery>("/relay/pairings", async (request, reply) =>
+    reply.code(201).send(await admin.pairing(request.query.provider)),
+  );
+  app.get<ProviderQuery>("/relay/devices", async (request) => ({
+    devices: await admin.devices(request.query.provider),
+  }));
+  app.delete<ProviderQuery & { Params: { id: string } }>("/relay/devices/:id", async (request, reply) => {
+    await admin.revoke(request.params.id, request.query.provider);
+    return reply.code(204).send();
+  });
+};

@@ -1,0 +1,128 @@
+import { type Envelope, sealEnvelope } from "@notify/contracts/relay-envelope";
+import {
+  interactionRequestPayload,
+  type NotificationPayload,
+  type RelayPayload,
+} from "@notify/contracts/relay-payloads";
+import { RELAY_CONTRACT_VERSION } from "@notify/contracts/relay-schemas";
+import type { InteractionDto } from "../interactions/types.js";
+import { resultForStatus } from "../outbox/providers/http.js";
+import { httpUrl, onlyFields, requiredString, settingsObject } from "../outbox/providers/settings.js";
+import type { DeliveryContext, DeliveryResult, OutboundPayload, ProviderAdapter } from "../outbox/types.js";
+import { deviceKeys, forgetDevices } from "./device-keys.js";
+import { relayRequest, relayUrl } from "./relay-http.js";
+
+/** The settings of a relay provider: the relay's URL and the installation this broker enrolled as. */
+export interface RelaySettings {
+  url: string;
+  installationId: string;
+}
+
+export function relaySettings(settings: Record<string, unknown>): RelaySettings {
+  return { url: settings.url as string, installationId: settings.installationId as string };
+}
+
+/** The companion notification of a relay route (spec 2: anything not `interaction-request` is a notification). */
+export function notificationPayload(payload: OutboundPayload): NotificationPayload {
+  const notification: NotificationPayload["notification"] = {
+    id: payload.id,
+    title: payload.title,
+    type: payload.type,
+    priority: payload.priority,
+    agent: payload.agent,
+    created_at: payload.createdAt,
+  };
+  if (payload.message !== undefined) notification.message = payload.message;
+  if (payload.project !== undefined) notification.project = payload.project;
+  if (payload.key !== undefined) notification.key = payload.key;
+  return { payload_kind: "notification", contract_version: RELAY_CONTRACT_VERSION, notification };
+}
+
+/** The notice that a question is closed: what phones need to close its card, nothing that answers it. */
+export function closedNotice(interaction: InteractionDto): NotificationPayload {
+  const notification: NotificationPayload["notification"] = {
+    id: interaction.id,
+    title: interaction.status === "answered" ? "Answered elsewhere" : `Question ${interaction.status}`,
+    type: "info",
+    priority: "low",
+    agent: interaction.agent,
+    created_at: interaction.updated_at,
+    interaction_id: interaction.id,
+    interaction_status: interaction.status,
+  };
+  if (interaction.project !== undefined) notification.project = interaction.project;
+  return { payload_kind: "notification", contract_version: RELAY_CONTRACT_VERSION, notification };
+}
+
+/**
+ * Seals `payload` for every device of the installation and posts it to `/v1/envelopes`. No device is a
+ * retryable `relay_no_devices` (a phone paired within the retry window still gets the question; `publish` revives
+ * the dead letter later). A 400 from the relay means a recipient was revoked meanwhile: the device list is read
+ * again on the retry.
+ */
+async function post(
+  payload: RelayPayload,
+  settings: Record<string, unknown>,
+  secrets: Record<string, string>,
+  context: DeliveryContext,
+): Promise<DeliveryResult> {
+  const relay = relaySettings(settings);
+  const token = secrets.installationToken as string;
+  const devices = await deviceKeys(relay.url, relay.installationId, token, context.signal);
+  if (!devices.ok) {
+    if (devices.status !== undefined) return resultForStatus(devices.status, {});
+    return { ok: false, retryable: true, code: devices.code };
+  }
+  if (devices.devices.length === 0) return { ok: false, retryable: true, code: "relay_no_devices" };
+  let envelope: Envelope;
+  try {
+    envelope = await sealEnvelope(relay.installationId, payload, devices.devices);
+  } catch {
+    forgetDevices(relay.url, relay.installationId);
+    return { ok: false, retryable: true, code: "relay_seal_failed" };
+  }
+  const reply = await relayRequest({
+    url: relayUrl(relay.url, "/v1/envelopes"),
+    method: "POST",
+    token,
+    body: envelope,
+    signal: context.signal,
+  });
+  if (reply.ok) return { ok: true, status: reply.status };
+  if (reply.status === undefined) return { ok: false, retryable: true, code: reply.code };
+  if (reply.status === 400) {
+    forgetDevices(relay.url, relay.installationId);
+    return { ok: false, retryable: true, code: "http_400", status: 400 };
+  }
+  return resultForStatus(reply.status, reply.headers ?? {});
+}
+
+/**
+ * The `relay` provider kind (issue 14, docs/relay.md "The broker side"): notifications go as sealed notification
+ * payloads, questions as sealed interaction-request payloads, each envelope to every paired device. The
+ * installation token is a secret, sealed at rest like every provider secret.
+ */
+export const relayAdapter: ProviderAdapter = {
+  kind: "relay",
+  secrets: { required: ["installationToken"], optional: [] },
+  parseSettings(raw) {
+    const settings = settingsObject(raw, "relay");
+    onlyFields(settings, ["url", "installationId"], "relay");
+    return {
+      url: httpUrl(settings.url, "url").replace(/\/+$/, ""),
+      installationId: requiredString(settings.installationId, "installationId", 128),
+    };
+  },
+  send(payload, settings, secrets, context) {
+    return post(notificationPayload(payload), settings, secrets, context);
+  },
+  async sendInteraction(interaction, settings, secrets, context) {
+    // Pending: the question itself. Closed (answered, cancelled, expired, superseded): beyond v1, a notification
+    // payload naming it and its status, so a phone closes its card ("answered elsewhere") instead of offering a
+    // tap that would be refused. No digest, no nonce.
+    if (interaction.status === "pending") {
+      return post(interactionRequestPayload(interaction), settings, secrets, context);
+    }
+    return post(closedNotice(interaction), settings, secrets, context);
+  },
+};

@@ -1,0 +1,122 @@
+import { DomainError, invalid } from "../domain/errors.js";
+import type { OutboundService } from "../outbox/outbound-service.js";
+import type { ProviderProfile } from "../outbox/types.js";
+import { expectNewDevice, forgetDevices } from "./device-keys.js";
+import { relaySettings } from "./relay-adapter.js";
+import { type RelayReply, relayRequest, relayUrl } from "./relay-http.js";
+
+/** A relay refused or could not be reached: 502 with a short fixed reason (never a token or relay text). */
+export class RelayUnavailableError extends DomainError {
+  constructor(readonly reason: string) {
+    super("validation", `the relay answered ${reason}`);
+  }
+}
+
+export interface PairingCode {
+  code: string;
+  link: string;
+  expires_at: string;
+}
+
+export interface DeviceSummary {
+  device_id: string;
+  device_name: string;
+}
+
+function failed(reply: Extract<RelayReply, { ok: false }>): RelayUnavailableError {
+  return new RelayUnavailableError(reply.status === undefined ? reply.code : `HTTP ${reply.status}`);
+}
+
+/**
+ * The owner's relay actions (`notify relay enroll|pair|devices|revoke`, and the web page's Relay panel): network
+ * I/O the owner asked for, through the installation token opened at this boundary only.
+ */
+export class RelayAdmin {
+  constructor(private readonly outbound: OutboundService) {}
+
+  /** The relay provider a command means: by id or name, else the only (or first enabled) relay provider. */
+  provider(idOrName?: string): ProviderProfile {
+    const relays = this.outbound.listProfiles().filter((profile) => profile.kind === "relay");
+    const chosen =
+      idOrName === undefined
+        ? (relays.find((profile) => profile.enabled) ?? relays[0])
+        : relays.find((profile) => profile.id === idOrName || profile.name === idOrName);
+    if (!chosen) throw invalid("no relay is configured: run notify relay enroll URL --enrollment-token T first");
+    return chosen;
+  }
+
+  private call(profile: ProviderProfile, path: string, method: "GET" | "POST" | "DELETE" = "GET", body?: unknown) {
+    const settings = relaySettings(profile.settings);
+    const token = this.outbound.openSecrets(profile.id).installationToken ?? "";
+    return relayRequest({ url: relayUrl(settings.url, path), method, token, ...(body === undefined ? {} : { body }) });
+  }
+
+  /**
+   * Enrolls this broker at a relay with the operator's enrollment token, then saves the relay provider and a
+   * route to it, both enabled (the owner asked; DESIGN.md). Enrolling again replaces the installation.
+   */
+  async enroll(input: { url?: unknown; enrollmentToken?: unknown; name?: unknown }): Promise<ProviderProfile> {
+    if (typeof input.url !== "string" || !/^https?:\/\//.test(input.url)) throw invalid("url must be an http(s) URL");
+    if (typeof input.enrollmentToken !== "string" || input.enrollmentToken === "") {
+      throw invalid("enrollmentToken is required");
+    }
+    const name = typeof input.name === "string" && input.name !== "" ? input.name : "relay";
+    const url = input.url.replace(/\/+$/, "");
+    const reply = await relayRequest({
+      url: relayUrl(url, "/v1/installations"),
+      method: "POST",
+      token: input.enrollmentToken,
+      body: { name: "notify broker" },
+    });
+    if (!reply.ok) throw failed(reply);
+    const installation = reply.body as { installation_id?: unknown; token?: unknown };
+    if (typeof installation.installation_id !== "string" || typeof installation.token !== "string") {
+      throw new RelayUnavailableError("an unexpected body");
+    }
+    const existing = this.outbound.findProfile(name);
+    const profile = this.outbound.saveProfile(
+      {
+        kind: "relay",
+        name,
+        enabled: true,
+        settings: { url, installationId: installation.installation_id },
+        secrets: { installationToken: installation.token },
+      },
+      existing?.id,
+    );
+    if (!this.outbound.findRoute(name)) {
+      this.outbound.saveRoute({ name, provider: profile.id, enabled: true, includeMessage: true });
+    }
+    forgetDevices();
+    return profile;
+  }
+
+  async pairing(idOrName?: string): Promise<PairingCode> {
+    const profile = this.provider(idOrName);
+    const reply = await this.call(profile, "/v1/pairings", "POST", {});
+    if (!reply.ok) throw failed(reply);
+    const pairing = reply.body as PairingCode;
+    const settings = relaySettings(profile.settings);
+    const until = Date.parse(pairing.expires_at);
+    expectNewDevice(settings.url, settings.installationId, Number.isNaN(until) ? Date.now() + 600_000 : until);
+    return pairing;
+  }
+
+  async devices(idOrName?: string): Promise<DeviceSummary[]> {
+    const reply = await this.call(this.provider(idOrName), "/v1/devices");
+    if (!reply.ok) throw failed(reply);
+    const devices = (reply.body as { devices?: { device_id: string; device_name: string }[] }).devices ?? [];
+    return devices.map((device) => ({ device_id: device.device_id, device_name: device.device_name }));
+  }
+
+  async revoke(deviceId: string, idOrName?: string): Promise<void> {
+    const profile = this.provider(idOrName);
+    const reply = await this.call(profile, `/v1/devices/${encodeURIComponent(deviceId)}`, "DELETE");
+    if (!reply.ok) {
+      if (reply.status === 404) throw new DomainError("validation", "device not found");
+      throw failed(reply);
+    }
+    const settings = relaySettings(profile.settings);
+    forgetDevices(settings.url, settings.installationId);
+  }
+}

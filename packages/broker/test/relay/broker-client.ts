@@ -1,0 +1,66 @@
+import { DatabaseSync } from "node:sqlite";
+import { expect } from "vitest";
+import { type RunningBroker, startBroker } from "../../src/broker.js";
+import { DATABASE_FILE_NAME } from "../../src/store/database.js";
+import type { Json } from "../helpers.js";
+
+/** A real broker on loopback (system clock, running dispatcher and relay poll) with a small HTTP client. */
+export interface LiveBroker {
+  broker: RunningBroker;
+  dataDir: string;
+  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }>;
+  close(): Promise<void>;
+}
+
+export async function liveBroker(dataDir: string): Promise<LiveBroker> {
+  const broker = await startBroker({ dataDir, port: 0, env: {}, relayPoller: { rescanMs: 100, idleMs: 200 } });
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${broker.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${broker.settings.authToken}`,
+        "x-notify-ui": "1",
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  };
+  return { broker, dataDir, call, close: () => broker.close() };
+}
+
+/** Creates the enabled relay provider "phone" and route "questions"; returns the provider id. */
+export async function addRelayProvider(
+  live: LiveBroker,
+  relayUrl: string,
+  installation: { installation_id: string; token: string },
+): Promise<string> {
+  const provider = await live.call("POST", "/ui/api/outbound/providers", {
+    kind: "relay",
+    name: "phone",
+    enabled: true,
+    settings: { url: relayUrl, installationId: installation.installation_id },
+    secrets: { installationToken: installation.token },
+  });
+  expect(provider.status).toBe(201);
+  const route = await live.call("POST", "/ui/api/outbound/routes", {
+    name: "questions",
+    provider: "phone",
+    enabled: true,
+  });
+  expect(route.status).toBe(201);
+  return provider.body.id;
+}
+
+/** The relay poll's stored state, read from the broker's SQLite file by a second connection. */
+export function storedPollState(dataDir: string): { cursor: string | null; stopped: number | null } | undefined {
+  const db = new DatabaseSync(`${dataDir}/${DATABASE_FILE_NAME}`, { readOnly: true });
+  try {
+    return db.prepare("SELECT cursor, stopped FROM relay_cursors").get() as
+      | { cursor: string | null; stopped: number | null }
+      | undefined;
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,87 @@
+import type { ArcInteraction } from "../producer.js";
+import { RELAY_CONTRACT_VERSION } from "./version.js";
+
+/** The plaintext of a question envelope (spec 2, Relay interaction-request payload). */
+export interface InteractionRequestPayload {
+  payload_kind: "interaction-request";
+  contract_version: typeof RELAY_CONTRACT_VERSION;
+  interaction: {
+    id: string;
+    key: string | null;
+    agent: string | null;
+    agent_instance: string | null;
+    project: string | null;
+    session_id: string | null;
+    kind: ArcInteraction["kind"];
+    prompt: string;
+    choices?: { id: string; label: string; detail?: string }[];
+    text_max_length: number;
+    status: "pending";
+    request_digest: string;
+    nonce: string;
+    created_at: string;
+    expires_at: string;
+  };
+}
+
+/**
+ * A notification payload (spec 2: anything that is not `interaction-request`): the companion notification of a
+ * relay route, and (beyond v1) `interaction_status` when a question settled elsewhere, so the phone closes its
+ * card. Never a nonce or digest.
+ */
+export interface NotificationPayload {
+  payload_kind: "notification";
+  contract_version: typeof RELAY_CONTRACT_VERSION;
+  notification: {
+    id: string;
+    title: string;
+    message?: string;
+    type: string;
+    priority: string;
+    agent: string;
+    project?: string;
+    key?: string;
+    created_at: string;
+    /** Set when this notice says a question is closed: its id and its status. */
+    interaction_id?: string;
+    interaction_status?: string;
+  };
+}
+
+export type RelayPayload = InteractionRequestPayload | NotificationPayload;
+
+/**
+ * The interaction-request payload of a pending question: exactly the spec's fields (absent optional ones as
+ * null), the digest and nonce verbatim. Host correlation values the spec does not list (`turn_id`,
+ * `native_request_id`) stay on the machine.
+ */
+export function interactionRequestPayload(interaction: ArcInteraction): InteractionRequestPayload {
+  const payload: InteractionRequestPayload = {
+    payload_kind: "interaction-request",
+    contract_version: RELAY_CONTRACT_VERSION,
+    interaction: {
+      id: interaction.id,
+      key: interaction.key ?? null,
+      agent: interaction.agent ?? null,
+      agent_instance: interaction.agent_instance ?? null,
+      project: interaction.project ?? null,
+      session_id: interaction.session_id ?? null,
+      kind: interaction.kind,
+      prompt: interaction.prompt,
+      text_max_length: interaction.text_max_length,
+      status: "pending",
+      request_digest: interaction.request_digest,
+      nonce: interaction.nonce,
+      created_at: interaction.created_at,
+      expires_at: interaction.expires_at,
+    },
+  };
+  if (interaction.kind !== "text") {
+    payload.interaction.choices = interaction.choices.map((choice) =>
+      choice.detail === undefined
+        ? { id: choice.id, label: choice.label }
+        : { id: choice.id, label: choice.label, detail: choice.detail },
+    );
+  }
+  return payload;
+}

@@ -1,0 +1,210 @@
+import { useCallback, useEffect, useRef, useState } from "react";
+import { deliver, pendingBodies, type SendOutcome, sendAnswer } from "./answer-sender.js";
+import { type CardState, type NoticeCard, type Opened, openCard, type QuestionCard } from "./cards.js";
+import { deviceKeys } from "./device-keys.js";
+import { InboxList } from "./inbox-list.js";
+import { NotificationsToggle } from "./notifications-toggle.js";
+import { PairScreen } from "./pair-screen.js";
+import { claim, envelopes, RelayStatusError } from "./relay-client.js";
+import { type DeviceKeys, get, type Pairing, put, wipePairing } from "./storage.js";
+import { useNow } from "./use-now.js";
+
+interface Inbox {
+  questions: QuestionCard[];
+  notices: NoticeCard[];
+}
+
+/** A name the owner recognises in `notify relay devices`. */
+function deviceName(): string {
+  const platform = /Android/.test(navigator.userAgent)
+    ? "Android"
+    : /iPhone|iPad/.test(navigator.userAgent)
+      ? "iPhone"
+      : "Browser";
+  return `${platform} phone`;
+}
+
+export function App() {
+  const [pairing, setPairing] = useState<Pairing | null | undefined>(undefined);
+  const [message, setMessage] = useState<string | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  const [inbox, setInbox] = useState<Inbox>({ questions: [], notices: [] });
+  const keys = useRef<DeviceKeys | undefined>(undefined);
+  const now = useNow();
+
+  const unpair = useCallback(async (why: string) => {
+    await wipePairing();
+    keys.current = undefined;
+    setInbox({ questions: [], notices: [] });
+    setPairing(null);
+    setMessage(why);
+  }, []);
+
+  const pair = useCallback(async (code: string) => {
+    setBusy(true);
+    setMessage("Pairing…");
+    try {
+      const made = await deviceKeys();
+      const claimed = await claim(code, deviceName(), made.publicJwk);
+      const stored: Pairing = {
+        deviceId: claimed.device_id,
+        token: claimed.token,
+        ownerId: claimed.owner_id,
+        deviceName: deviceName(),
+      };
+      await put("pairing", stored);
+      keys.current = made;
+      setPairing(stored);
+      setMessage(undefined);
+    } catch (error) {
+      setMessage(
+        error instanceof RelayStatusError && error.status === 400
+          ? "That code is unknown, used or expired. Ask for a new one."
+          : "Pairing failed. Check the connection and try again.",
+      );
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+
+  // Start: the stored pairing, or the code in the link (/app/#pair=<code>), which is removed from the address. A
+  // link opened while the app is already showing arrives as a hash change.
+  useEffect(() => {
+    const fromHash = (): string | null => {
+      const code = new URLSearchParams(location.hash.slice(1)).get("pair");
+      if (code) history.replaceState(null, "", location.pathname);
+      return code;
+    };
+    const onHash = () => {
+      const code = fromHash();
+      if (code) void get<Pairing>("pairing").then((stored) => (stored ? undefined : pair(code)));
+    };
+    window.addEventListener("hashchange", onHash);
+    void (async () => {
+      const stored = (await get<Pairing>("pairing")) ?? null;
+      const code = fromHash();
+      if (stored) {
+        keys.current = await get<DeviceKeys>("keys");
+        setInbox((await get<Inbox>("cards")) ?? { questions: [], notices: [] });
+        setPairing(stored);
+        return;
+      }
+      setPairing(null);
+      if (code) await pair(code);
+    })();
+    if ("serviceWorker" in navigator) {
+      navigator.serviceWorker.register("/app/sw.js", { scope: "/app/", type: "module" }).catch(() => {});
+    }
+    return () => window.removeEventListener("hashchange", onHash);
+  }, [pair]);
+
+  const update = useCallback((change: (inbox: Inbox) => Inbox) => {
+    setInbox((current) => {
+      const next = change(current);
+      void put("cards", next);
+      return next;
+    });
+  }, []);
+
+  const setState = useCallback(
+    (interactionId: string, state: CardState) =>
+      update((current) => ({
+        ...current,
+        questions: current.questions.map((card) => (card.question.id === interactionId ? { ...card, state } : card)),
+      })),
+    [update],
+  );
+
+  const settle = useCallback(
+    async (interactionId: string, outcome: SendOutcome) => {
+      if (outcome.kind === "unpaired") await unpair("This phone was unpaired. Pair it again to get questions.");
+      else setState(interactionId, outcome);
+    },
+    [setState, unpair],
+  );
+
+  // While open: envelopes by long poll, decrypted here. 401 unpairs; 403 and failures back off and keep it.
+  useEffect(() => {
+    if (!pairing) return;
+    const controller = new AbortController();
+    void (async () => {
+      for (const [interactionId, stored] of Object.entries(await pendingBodies())) {
+        void deliver(interactionId, stored.body, stored.expiresAt, stored.label, pairing).then((outcome) =>
+          settle(interactionId, outcome),
+        );
+      }
+      let failures = 0;
+      while (!controller.signal.aborted) {
+        try {
+          const cursor = await get<string>("cursor");
+          const page = await envelopes(pairing.token, cursor, 25, controller.signal);
+          failures = 0;
+          const key = keys.current?.privateKey;
+          const opened: Opened[] = [];
+          for (const row of page.envelopes) {
+            if (key) opened.push(await openCard(row.envelope_id, row.envelope, pairing.deviceId, key));
+          }
+          update((current) => {
+            const next = { questions: [...current.questions], notices: [...current.notices] };
+            for (const card of opened) {
+              if (card && "question" in card) {
+                if (!next.questions.some((known) => known.question.id === card.question.question.id)) {
+                  next.questions.unshift(card.question);
+                }
+              } else if (card && "notice" in card) {
+                // Beyond v1: a notice that a question settled elsewhere closes its card instead of listing.
+                const closed = card.notice.notification.interaction_id;
+                if (closed !== undefined) {
+                  next.questions = next.questions.map((known) =>
+                    known.question.id === closed && known.state.kind === "open"
+                      ? { ...known, state: { kind: "elsewhere" } }
+                      : known,
+                  );
+                } else next.notices.unshift(card.notice);
+              }
+            }
+            return next;
+          });
+          await put("cursor", page.next_cursor);
+        } catch (error) {
+          if (controller.signal.aborted) return;
+          if (error instanceof RelayStatusError && error.status === 401) {
+            await unpair("This phone was unpaired. Pair it again to get questions.");
+            return;
+          }
+          failures++;
+          await new Promise((resolve) => setTimeout(resolve, Math.min(30_000, 1000 * 2 ** failures)));
+        }
+      }
+    })();
+    return () => controller.abort();
+  }, [pairing, update, unpair, settle]);
+
+  const answer = useCallback(
+    (card: QuestionCard, value: { choice_id: string; label: string } | { text: string }) => {
+      if (!pairing) return;
+      setState(card.question.id, { kind: "sending" });
+      void sendAnswer(card, pairing, value).then((outcome) => settle(card.question.id, outcome));
+    },
+    [pairing, setState, settle],
+  );
+
+  if (pairing === undefined) return <main aria-busy="true" />;
+  if (pairing === null) return <PairScreen busy={busy} message={message} onPair={pair} />;
+  return (
+    <main>
+      <header className="top">
+        <h1>Notify</h1>
+        <p className="paired">Paired as {pairing.deviceName}</p>
+      </header>
+      <NotificationsToggle token={pairing.token} />
+      <InboxList
+        questions={inbox.questions}
+        notices={inbox.notices}
+        now={now}
+        onChoice={(card, choice_id, label) => answer(card, { choice_id, label })}
+        onText={(card, text) => answer(card, { text })}
+      />
+    </main>
+  );
+}

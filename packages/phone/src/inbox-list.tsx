@@ -1,0 +1,69 @@
+import { groupKey, type NoticeCard, type QuestionCard as Question } from "./cards.js";
+import { QuestionCard } from "./question-card.js";
+
+export interface InboxProps {
+  questions: Question[];
+  notices: NoticeCard[];
+  now: number;
+  onChoice(card: Question, choiceId: string, label: string): void;
+  onText(card: Question, text: string): void;
+}
+
+interface Group {
+  key: string;
+  project: string | undefined;
+  senderId: string | null;
+  questions: Question[];
+  notices: NoticeCard[];
+}
+
+/** Phone behaviour 6: one group per (envelope sender_id, normalized project), with an explicit "No project" group. */
+export function InboxList({ questions, notices, now, onChoice, onText }: InboxProps) {
+  const groups = new Map<string, Group>();
+  const groupOf = (senderId: string | null, project: string | null | undefined): Group => {
+    const key = groupKey({ senderId, project });
+    let group = groups.get(key);
+    if (!group) {
+      const name = project?.trim();
+      group = { key, project: name === "" ? undefined : name, senderId, questions: [], notices: [] };
+      groups.set(key, group);
+    }
+    return group;
+  };
+  for (const card of questions) groupOf(card.senderId, card.question.project).questions.push(card);
+  for (const notice of notices) groupOf(notice.senderId, notice.notification.project).notices.push(notice);
+  const senders = new Set([...groups.values()].map((group) => group.senderId));
+  if (groups.size === 0) return <p className="empty">No questions. Answers you give here go straight to the agent.</p>;
+  return (
+    <>
+      {[...groups.values()].map((group) => (
+        <section key={group.key} className="group" aria-label={group.project ?? "No project"}>
+          <h2>
+            {group.project ?? "No project"}
+            {senders.size > 1 && group.senderId ? (
+              <span className="sender"> · {group.senderId.slice(0, 12)}</span>
+            ) : null}
+          </h2>
+          {group.questions.map((card) => (
+            <QuestionCard
+              key={card.envelopeId}
+              card={card}
+              now={now}
+              onChoice={(choiceId, label) => onChoice(card, choiceId, label)}
+              onText={(text) => onText(card, text)}
+            />
+          ))}
+          {group.notices.map((notice) => (
+            <article key={notice.envelopeId} className="notice" aria-label={notice.notification.title}>
+              <p className="meta">
+                <span className="agent">{notice.notification.agent}</span>
+              </p>
+              <h3>{notice.notification.title}</h3>
+              {notice.notification.message ? <p className="message">{notice.notification.message}</p> : null}
+            </article>
+          ))}
+        </section>
+      ))}
+    </>
+  );
+}

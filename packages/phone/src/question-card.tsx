@@ -1,0 +1,97 @@
+import { useId, useState } from "react";
+import type { QuestionCard as Card } from "./cards.js";
+import { remaining } from "./use-now.js";
+
+export interface QuestionCardProps {
+  card: Card;
+  now: number;
+  onChoice(choiceId: string, label: string): void;
+  onText(text: string): void;
+}
+
+function stateLine(card: Card): string | undefined {
+  switch (card.state.kind) {
+    case "open":
+      return undefined;
+    case "sending":
+      return "Sending…";
+    case "recorded":
+      return `Sent: ${card.state.answer}`;
+    case "elsewhere":
+      return "Answered elsewhere";
+    case "refused":
+      return card.state.status === 403 ? "Not allowed to answer this (403)" : `Refused (${card.state.status})`;
+    default: {
+      const exhaustive: never = card.state;
+      return exhaustive;
+    }
+  }
+}
+
+/** One question (Phone behaviour 1 and 2): project, agent, the full prompt, a countdown, its choices or a text box. */
+export function QuestionCard({ card, now, onChoice, onText }: QuestionCardProps) {
+  const { question } = card;
+  const [text, setText] = useState("");
+  const textId = useId();
+  const expired = Date.parse(question.expires_at) <= now;
+  const disabled = expired || card.state.kind !== "open" || card.senderId === null;
+  const status = stateLine(card);
+  return (
+    <article
+      className={`card${disabled ? " card-closed" : ""}`}
+      aria-label={`Question from ${question.agent ?? "an agent"}`}
+    >
+      <p className="meta">
+        <span className="project">{question.project ?? "No project"}</span>
+        <span className="agent">{question.agent ?? "unknown agent"}</span>
+      </p>
+      <p className="prompt">{question.prompt}</p>
+      {card.state.kind === "recorded" || card.state.kind === "elsewhere" ? null : (
+        <p className="countdown" role="timer">
+          {expired ? "Expired" : `Expires in ${remaining(question.expires_at, now)}`}
+        </p>
+      )}
+      {question.kind === "text" ? (
+        <form
+          className="text-answer"
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (text.trim() !== "") onText(text);
+          }}
+        >
+          <label htmlFor={textId}>Your answer</label>
+          <textarea
+            id={textId}
+            value={text}
+            maxLength={question.text_max_length}
+            disabled={disabled}
+            rows={3}
+            onChange={(event) => setText(event.target.value)}
+          />
+          <p className="hint">
+            {text.length}/{question.text_max_length}
+          </p>
+          <button type="submit" disabled={disabled || text.trim() === ""}>
+            Send
+          </button>
+        </form>
+      ) : (
+        <ul className="choices">
+          {(question.choices ?? []).map((choice) => (
+            <li key={choice.id}>
+              <button type="button" disabled={disabled} onClick={() => onChoice(choice.id, choice.label)}>
+                {choice.label}
+              </button>
+              {choice.detail === undefined ? null : <p className="detail">{choice.detail}</p>}
+            </li>
+          ))}
+        </ul>
+      )}
+      {status === undefined ? null : (
+        <p className="state" role="status">
+          {status}
+        </p>
+      )}
+    </article>
+  );
+}

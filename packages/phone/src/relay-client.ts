@@ -1,0 +1,85 @@
+import type { Envelope } from "@notify/contracts/relay-envelope";
+
+/** The one client of the relay's phone routes (same origin: the relay serves this app). */
+export interface Claimed {
+  device_id: string;
+  token: string;
+  owner_id: string;
+}
+
+export interface EnvelopePage {
+  envelopes: { envelope_id: string; envelope: Envelope; created_at: string }[];
+  next_cursor: string;
+}
+
+export class RelayStatusError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {
+    super(`relay answered ${status}`);
+  }
+}
+
+async function call(path: string, init: RequestInit & { token?: string } = {}): Promise<unknown> {
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (init.token) headers.authorization = `Bearer ${init.token}`;
+  if (init.body !== undefined) headers["content-type"] = "application/json";
+  const response = await fetch(path, { ...init, headers, cache: "no-store" });
+  const text = await response.text();
+  let body: unknown = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = null;
+  }
+  if (!response.ok) throw new RelayStatusError(response.status, body);
+  return body;
+}
+
+export function claim(code: string, deviceName: string, publicKey: JsonWebKey): Promise<Claimed> {
+  return call("/v1/pairings/claim", {
+    method: "POST",
+    body: JSON.stringify({
+      code,
+      device_name: deviceName,
+      public_key: { kty: publicKey.kty, crv: publicKey.crv, x: publicKey.x },
+    }),
+  }) as Promise<Claimed>;
+}
+
+export function envelopes(token: string, since: string | undefined, waitSeconds: number, signal?: AbortSignal) {
+  const query = new URLSearchParams();
+  if (since) query.set("since", since);
+  if (waitSeconds > 0) query.set("wait", String(waitSeconds));
+  return call(`/v1/envelopes?${query}`, { token, ...(signal ? { signal } : {}) }) as Promise<EnvelopePage>;
+}
+
+/** The raw status and body: the card decides what 201, 409, 401 and 403 mean. */
+export async function postAnswer(token: string, body: string): Promise<{ status: number; body: unknown }> {
+  const response = await fetch("/v1/interaction-responses", {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json" },
+    body,
+    cache: "no-store",
+  });
+  let parsed: unknown = null;
+  try {
+    parsed = await response.json();
+  } catch {
+    parsed = null;
+  }
+  return { status: response.status, body: parsed };
+}
+
+/** The VAPID public key phones subscribe with (base64url). */
+export async function vapidPublicKey(): Promise<string> {
+  const body = (await call("/v1/push/vapid-public-key")) as { public_key: string };
+  return body.public_key;
+}
+
+/** Registers (or, with null, removes) this phone's Web Push subscription at the relay. */
+export async function putPushSubscription(token: string, subscription: PushSubscriptionJSON | null): Promise<void> {
+  const push_subscription = subscription === null ? null : { endpoint: subscription.endpoint, keys: subscription.keys };
+  await call("/v1/device/push-subscription", { method: "PUT", token, body: JSON.stringify({ push_subscription }) });
+}

@@ -1,0 +1,70 @@
+/// <reference lib="webworker" />
+import { openCard } from "./cards.js";
+import { envelopes } from "./relay-client.js";
+import { type DeviceKeys, get, type Pairing } from "./storage.js";
+
+declare const self: ServiceWorkerGlobalScope;
+
+self.addEventListener("install", () => {
+  void self.skipWaiting();
+});
+self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim()));
+
+/**
+ * A push carries only `{envelope_id, version}` (nothing readable travels in it). Browsers require a visible
+ * notification for every push, so one is always shown: titled from the decrypted question when the envelope can
+ * be fetched and opened, else a generic one. The page's cursor is not moved: the open page fetches the same
+ * envelopes and renders the cards. An already expired question makes no sound (Phone behaviour 2).
+ */
+self.addEventListener("push", (event) => {
+  event.waitUntil(
+    (async () => {
+      let title = "Notify";
+      let body = "A question is waiting";
+      let silent = false;
+      let tag: string | undefined;
+      try {
+        const pushed = (event.data?.json() ?? {}) as { envelope_id?: string };
+        const pairing = await get<Pairing>("pairing");
+        const keys = await get<DeviceKeys>("keys");
+        if (pairing && keys) {
+          const cursor = await get<string>("cursor");
+          const page = await envelopes(pairing.token, cursor, 0);
+          const row = page.envelopes.find((item) => item.envelope_id === pushed.envelope_id) ?? page.envelopes.at(-1);
+          const opened = row ? await openCard(row.envelope_id, row.envelope, pairing.deviceId, keys.privateKey) : null;
+          if (opened && "question" in opened) {
+            const question = opened.question.question;
+            title = [question.project, question.agent].filter(Boolean).join(" · ") || "Notify";
+            body = question.prompt.length > 180 ? `${question.prompt.slice(0, 179)}…` : question.prompt;
+            silent = Date.parse(question.expires_at) <= Date.now();
+            tag = question.id;
+          } else if (opened && "notice" in opened) {
+            title = opened.notice.notification.title;
+            body = opened.notice.notification.message ?? "";
+            tag = opened.notice.notification.interaction_id ?? opened.notice.notification.id;
+          }
+        }
+      } catch {
+        // Fall back to the generic notification: one must be shown either way.
+      }
+      await self.registration.showNotification(title, {
+        body,
+        silent,
+        icon: "/app/icon-192.png",
+        ...(tag ? { tag } : {}),
+      });
+    })(),
+  );
+});
+
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  event.waitUntil(
+    (async () => {
+      const windows = await self.clients.matchAll({ type: "window" });
+      const open = windows.find((client) => new URL(client.url).pathname.startsWith("/app/"));
+      if (open) await open.focus();
+      else await self.clients.openWindow("/app/");
+    })(),
+  );
+});

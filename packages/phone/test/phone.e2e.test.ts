@@ -1,0 +1,416 @@
+// Issue 14, "Must show" 4: the phone PWA at /app in real Chromium, against the real relay (in-process, loopback)
+// and a real broker (listening on loopback): pairing from the #pair= link, a question card (project, agent, full
+// prompt, countdown, one button per choice named by its label; a text box and "Send" for text), answers that make
+// `notify ask` print them and exit 0, an expired card that sends nothing, and a revoked phone unpaired by a 401.
+// Screenshots at 390x844 go to docs/screenshots/phone-*.png.
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addRelayProvider, type LiveBroker, liveBroker } from "../../broker/test/relay/broker-client.js";
+import { SqliteStore } from "../../relay/src/store/sqlite/sqlite-store.js";
+import { RelayHarness } from "../../relay/test/helpers.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const APP_DIR = join(ROOT, "packages/phone/dist");
+const SCREENSHOTS = join(ROOT, "docs/screenshots");
+const NOTIFY = join(ROOT, "packages/broker/bin/notify.js");
+
+function chromiumAvailable(): boolean {
+  if (existsSync(CHROMIUM)) return true;
+  if (process.env.CI === "true") throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+  console.warn(`\n*** SKIPPING phone browser tests: ${CHROMIUM} not found (apt-get install -y chromium) ***\n`);
+  return false;
+}
+
+const run = chromiumAvailable();
+
+/** Waits for a locator to be visible (playwright-core has no expect of its own). */
+async function visible(locator: Locator, timeout = 5000): Promise<void> {
+  await locator.first().waitFor({ state: "visible", timeout });
+}
+
+/** Waits until a locator's text equals (or matches) `text`. */
+async function hasText(locator: Locator, text: string | RegExp, timeout = 5000): Promise<void> {
+  const read = async () => ((await locator.count()) === 0 ? "" : ((await locator.first().textContent()) ?? ""));
+  if (typeof text === "string") await expect.poll(read, { timeout }).toBe(text);
+  else await expect.poll(read, { timeout }).toMatch(text);
+}
+
+/** `notify ask ...` against the live broker: resolves with its exit code and stdout. */
+function ask(live: LiveBroker, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      [NOTIFY, "ask", ...args, "--port", String(live.broker.port), "--token", live.broker.settings.authToken],
+      { env: { ...process.env, NOTIFY_DATA_DIR: live.dataDir }, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe.runIf(run)("phone PWA in Chromium against the real relay and broker", () => {
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let relay: RelayHarness;
+  let relayUrl = "";
+  let live: LiveBroker;
+  let installation: { installation_id: string; token: string; owner_id: string };
+  const problems: string[] = [];
+  const dirs: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(join(APP_DIR, "index.html")))
+      execFileSync("npm", ["run", "build", "-w", "@notify/phone"], { cwd: ROOT });
+    const relayDir = mkdtempSync(join(tmpdir(), "phone-relay-"));
+    const brokerDir = mkdtempSync(join(tmpdir(), "phone-broker-"));
+    dirs.push(relayDir, brokerDir);
+    relay = new RelayHarness(new SqliteStore(join(relayDir, "relay.db")), {
+      publicUrl: () => relayUrl,
+      appDir: APP_DIR,
+    });
+    await relay.listen();
+    const address = relay.app.server.address() as { port: number };
+    relayUrl = `http://127.0.0.1:${address.port}`;
+    installation = await relay.enroll("laptop");
+    live = await liveBroker(brokerDir);
+    await addRelayProvider(live, relayUrl, installation);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+    context = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+    });
+    page = await context.newPage();
+    page.on("console", (message) => {
+      if (message.type() === "error") problems.push(`console: ${message.text()}`);
+    });
+    page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await live?.close();
+    relay?.app.server.closeAllConnections();
+    await relay?.close();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("serves the installable app under /app with its own CSP", async () => {
+    const index = await fetch(`${relayUrl}/app/`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get("content-security-policy")).toContain("script-src 'self'");
+    expect(index.headers.get("content-security-policy")).not.toContain("unsafe-inline");
+    const manifest = await (await fetch(`${relayUrl}/app/manifest.webmanifest`)).json();
+    expect(manifest).toMatchObject({ start_url: "/app/", scope: "/app/", display: "standalone" });
+    expect((await fetch(`${relayUrl}/app/sw.js`)).headers.get("content-type")).toContain("javascript");
+    expect((await fetch(`${relayUrl}/app/../relay.db`)).status).toBe(404);
+    // The API keeps its own headers.
+    expect((await fetch(`${relayUrl}/healthz`)).headers.get("content-security-policy")).toBe(
+      "default-src 'none'; frame-ancestors 'none'",
+    );
+  });
+
+  it("pairs by opening the #pair= link; the code leaves the address bar", async () => {
+    await page.goto(`${relayUrl}/app/`);
+    await visible(page.getByRole("heading", { name: "Pair this phone" }));
+    await page.screenshot({ path: join(SCREENSHOTS, "phone-pair.png") });
+    const { link } = await relay.pairCode(installation);
+    expect(link).toBe(`${relayUrl}/app/#pair=${link.split("#pair=")[1]}`);
+    await page.goto(link);
+    await visible(page.getByText(/Paired as/));
+    expect(page.url()).toBe(`${relayUrl}/app/`);
+    const devices = (
+      await relay.request({
+        url: "/v1/devices",
+        headers: { authorization: `Bearer ${installation.token}` },
+      })
+    ).json();
+    expect(devices.devices).toHaveLength(1);
+    // The private key never leaves WebCrypto: it is stored as a non-extractable CryptoKey.
+    const extractable = await page.evaluate(
+      () =>
+        new Promise<boolean>((resolve) => {
+          const open = indexedDB.open("notify-phone");
+          open.onsuccess = () => {
+            const get = open.result.transaction("kv").objectStore("kv").get("keys");
+            get.onsuccess = () => resolve((get.result as { privateKey: CryptoKey }).privateKey.extractable);
+          };
+        }),
+    );
+    expect(extractable).toBe(false);
+  });
+
+  it("a choice question shows project, agent, prompt, countdown; tapping a label makes notify ask print it", async () => {
+    const prompt = "Deploy build 1432 to production?\nThe migration adds two columns to orders.";
+    const asking = ask(live, [
+      prompt,
+      "--kind",
+      "single_choice",
+      "--choice",
+      "deploy=Deploy now",
+      "--choice",
+      "wait=Wait for review:Ask again in an hour",
+      "--project",
+      "shop-api",
+      "--agent",
+      "claude",
+    ]);
+    const card = page.getByRole("article", { name: "Question from claude" });
+    await visible(card.getByRole("button", { name: "Deploy now" }), 20_000);
+    await visible(card.getByRole("button", { name: "Wait for review" }));
+    await visible(card.getByText("Ask again in an hour"));
+    await visible(card.getByText("shop-api"));
+    expect(await card.locator(".prompt").textContent()).toBe(prompt);
+    await hasText(card.getByRole("timer"), /Expires in (9|10):\d\d/);
+    await page.screenshot({ path: join(SCREENSHOTS, "phone-question.png") });
+    await card.getByRole("button", { name: "Wait for review" }).click();
+    const result = await asking;
+    expect(result).toMatchObject({ code: 0, stdout: "wait\n" });
+    await hasText(card.getByRole("status"), "Sent: Wait for review");
+    expect(await card.getByRole("button", { name: "Deploy now" }).isDisabled()).toBe(true);
+  });
+
+  it("a text question has one text box and a Send button; the text reaches notify ask", async () => {
+    const asking = ask(live, [
+      "Commit message for the fix?",
+      "--kind",
+      "text",
+      "--text-max-length",
+      "72",
+      "--agent",
+      "codex",
+    ]);
+    const card = page.getByRole("article", { name: "Question from codex" });
+    const box = card.getByRole("textbox");
+    await visible(box, 20_000);
+    expect(await card.getByRole("textbox").count()).toBe(1);
+    await visible(page.getByRole("heading", { name: "No project" }));
+    await box.fill("Fix flaky retry test");
+    await page.screenshot({ path: join(SCREENSHOTS, "phone-text-question.png") });
+    await card.getByRole("button", { name: "Send" }).click();
+    expect(await asking).toMatchObject({ code: 0, stdout: "Fix flaky retry test\n" });
+    await hasText(card.getByRole("status"), "Sent: Fix flaky retry test");
+  });
+
+  it("answered first on the desktop, the phone's card closes as answered elsewhere", async () => {
+    const asking = ask(live, ["Merge the dependency update?", "--agent", "aider", "--project", "shop-api"]);
+    const card = page.getByRole("article", { name: "Question from aider" });
+    await visible(card.getByRole("button", { name: "Allow" }), 20_000);
+    const [pending] = (await live.call("GET", "/v1/interactions?pending=true&agent=aider")).body as {
+      id: string;
+      request_digest: string;
+      nonce: string;
+    }[];
+    const answered = await live.call("POST", `/v1/interactions/${pending?.id}/respond`, {
+      response_id: "desktop-1",
+      request_digest: pending?.request_digest,
+      nonce: pending?.nonce,
+      choice_id: "deny",
+      source: "desktop",
+    });
+    expect(answered.status).toBe(200);
+    expect(await asking).toMatchObject({ code: 0, stdout: "deny\n" });
+    await hasText(card.getByRole("status"), "Answered elsewhere", 20_000);
+    expect(await card.getByRole("button", { name: "Allow" }).isDisabled()).toBe(true);
+    await page.screenshot({ path: join(SCREENSHOTS, "phone-answered-elsewhere.png") });
+  });
+
+  it("an expired card is disabled and sends nothing", async () => {
+    const expiresAt = new Date(Date.now() + 4000).toISOString();
+    const event = await live.call("POST", "/v1/events", {
+      arc_version: "0.2",
+      event_id: `evt-${Date.now()}`,
+      event_type: "request.created",
+      occurred_at: new Date().toISOString(),
+      sender: { id: "gemini-cli" },
+      request: {
+        kind: "permission",
+        title: "Short question",
+        message: "Delete the cache?",
+        response: {
+          kind: "permission",
+          choices: [
+            { id: "yes", label: "Yes" },
+            { id: "no", label: "No" },
+          ],
+          expires_at: expiresAt,
+        },
+      },
+    });
+    expect(event.status).toBe(201);
+    const card = page.getByRole("article").filter({ hasText: "Delete the cache?" });
+    await visible(card.getByRole("button", { name: "Yes" }), 20_000);
+    await hasText(card.getByRole("timer"), "Expired", 10_000);
+    expect(await card.getByRole("button", { name: "Yes" }).isDisabled()).toBe(true);
+    await card.getByRole("button", { name: "Yes" }).click({ force: true });
+    await page.screenshot({ path: join(SCREENSHOTS, "phone-expired.png") });
+    // Nothing reached the relay for it: the broker's feed holds only the two answers given above.
+    const feed = (await relay.poll(installation)).json();
+    expect(feed.responses.map((row: { interaction_id: string }) => row.interaction_id)).not.toContain(
+      event.body.interaction.id,
+    );
+    expect(feed.responses).toHaveLength(2); // the choice and the text above; nothing from the closed cards
+  });
+
+  it("the service worker shows a notification titled from the decrypted question on a push (DevTools protocol)", async () => {
+    const pushContext = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    try {
+      await pushContext.grantPermissions(["notifications"], { origin: relayUrl });
+      const pushPage = await pushContext.newPage();
+      // Paired through the broker (notify relay pair's route): the broker then reads the device list fresh.
+      const pairing = await live.call("POST", "/ui/api/relay/pairings");
+      expect(pairing.status).toBe(201);
+      const link = pairing.body.link as string;
+      await pushPage.goto(link);
+      await visible(pushPage.getByText(/Paired as/));
+      await pushPage.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+      const stored = await pushPage.evaluate(
+        () =>
+          new Promise<{ token: string; cursor: string | undefined }>((resolve) => {
+            const open = indexedDB.open("notify-phone");
+            open.onsuccess = () => {
+              const store = open.result.transaction("kv").objectStore("kv");
+              const pairing = store.get("pairing");
+              const cursor = store.get("cursor");
+              pairing.onsuccess = () => {
+                cursor.onsuccess = () =>
+                  resolve({ token: (pairing.result as { token: string }).token, cursor: cursor.result as string });
+              };
+            };
+          }),
+      );
+      // The app stops fetching (another page of the origin, outside its scope): only the push can tell the phone.
+      await pushPage.goto(`${relayUrl}/healthz`);
+      await live.call("POST", "/v1/interactions/request", {
+        prompt: "Ship release 2.4 to the app store?",
+        project: "mobile",
+        agent: "claude",
+      });
+      const query = stored.cursor ? `since=${encodeURIComponent(stored.cursor)}&wait=20` : "wait=20";
+      const feed = (await (
+        await fetch(`${relayUrl}/v1/envelopes?${query}`, { headers: { authorization: `Bearer ${stored.token}` } })
+      ).json()) as { envelopes: { envelope_id: string }[] };
+      const envelopeId = feed.envelopes.at(-1)?.envelope_id;
+      expect(envelopeId).toMatch(/^env_/);
+
+      const cdp = await pushContext.newCDPSession(pushPage);
+      const registrationId = new Promise<string>((resolve) => {
+        cdp.on(
+          "ServiceWorker.workerRegistrationUpdated",
+          (event: { registrations: { registrationId: string; scopeURL: string }[] }) => {
+            const found = event.registrations.find((registration) => registration.scopeURL === `${relayUrl}/app/`);
+            if (found) resolve(found.registrationId);
+          },
+        );
+      });
+      await cdp.send("ServiceWorker.enable");
+      await cdp.send("ServiceWorker.deliverPushMessage", {
+        origin: relayUrl,
+        registrationId: await registrationId,
+        // Exactly what the relay pushes: nothing readable.
+        data: JSON.stringify({ envelope_id: envelopeId, version: "1" }),
+      });
+      const shown = async () =>
+        pushPage.evaluate(async () => {
+          const registration = await navigator.serviceWorker.getRegistration("/app/");
+          const notifications = (await registration?.getNotifications()) ?? [];
+          return notifications.map((notification) => ({ title: notification.title, body: notification.body }));
+        });
+      await expect
+        .poll(shown, { timeout: 10_000 })
+        .toEqual([{ title: "mobile · claude", body: "Ship release 2.4 to the app store?" }]);
+    } finally {
+      await pushContext.close();
+    }
+  });
+
+  it("a 403 from the relay keeps the pairing (fault injected on the answer POST only)", async () => {
+    const asking = ask(live, ["Rotate the API key?", "--agent", "goose", "--ttl", "60"]);
+    const card = page.getByRole("article", { name: "Question from goose" });
+    await visible(card.getByRole("button", { name: "Allow" }), 20_000);
+    // The real relay answers 403 only for a foreign device or installation, which this phone cannot produce; the
+    // status is injected on this one request to check what the phone does with it (spec 2, Errors 3).
+    await page.route("**/v1/interaction-responses", (route) =>
+      route.fulfill({ status: 403, contentType: "application/json", body: '{"error":{"code":"forbidden"}}' }),
+    );
+    await card.getByRole("button", { name: "Allow" }).click();
+    await hasText(card.getByRole("status"), "Not allowed to answer this (403)");
+    await page.unroute("**/v1/interaction-responses");
+    await page.reload();
+    await visible(page.getByText(/Paired as/), 10_000);
+    // The question is still open at the broker: answer it there so notify ask ends.
+    const [pending] = (await live.call("GET", "/v1/interactions?pending=true&agent=goose")).body as {
+      id: string;
+      request_digest: string;
+      nonce: string;
+    }[];
+    await live.call("POST", `/v1/interactions/${pending?.id}/respond`, {
+      response_id: "desktop-2",
+      request_digest: pending?.request_digest,
+      nonce: pending?.nonce,
+      choice_id: "deny",
+      source: "desktop",
+    });
+    expect(await asking).toMatchObject({ code: 0, stdout: "deny\n" });
+  });
+
+  it("a revoked phone is unpaired by the relay's 401 and returns to pairing", async () => {
+    const devices = (
+      await relay.request({
+        url: "/v1/devices",
+        headers: { authorization: `Bearer ${installation.token}` },
+      })
+    ).json();
+    const deviceId = devices.devices[0].device_id as string;
+    const revoked = await relay.request({
+      method: "DELETE",
+      url: `/v1/devices/${deviceId}`,
+      headers: { authorization: `Bearer ${installation.token}` },
+    });
+    expect(revoked.status).toBe(204);
+    await page.reload();
+    await visible(page.getByRole("heading", { name: "Pair this phone" }), 20_000);
+    await hasText(page.getByRole("status"), /unpaired/);
+    const stored = await page.evaluate(
+      () =>
+        new Promise<unknown>((resolve) => {
+          const open = indexedDB.open("notify-phone");
+          open.onsuccess = () => {
+            const get = open.result.transaction("kv").objectStore("kv").get("pairing");
+            get.onsuccess = () => resolve(get.result ?? null);
+          };
+        }),
+    );
+    expect(stored).toBeNull();
+    // The only console errors are the refused requests themselves (the injected 403, the 401 after revoking).
+    expect(problems.filter((line) => !/status of 40[13]/.test(line))).toEqual([]);
+  });
+});
