@@ -237,7 +237,8 @@ describe.runIf(run)("phone PWA in Chromium against the real relay and broker", (
       source: "desktop",
     });
     expect(answered.status).toBe(200);
-    expect(await asking).toMatchObject({ code: 0, stdout: "deny\n" });
+    // `notify ask` exits 3 when the answer is deny (docs/cli.md), and prints it all the same.
+    expect(await asking).toMatchObject({ code: 3, stdout: "deny\n" });
     await hasText(card.getByRole("status"), "Answered elsewhere", 20_000);
     expect(await card.getByRole("button", { name: "Allow" }).isDisabled()).toBe(true);
     await page.screenshot({ path: join(SCREENSHOTS, "phone-answered-elsewhere.png") });
@@ -379,7 +380,8 @@ describe.runIf(run)("phone PWA in Chromium against the real relay and broker", (
       choice_id: "deny",
       source: "desktop",
     });
-    expect(await asking).toMatchObject({ code: 0, stdout: "deny\n" });
+    // `notify ask` exits 3 when the answer is deny (docs/cli.md), and prints it all the same.
+    expect(await asking).toMatchObject({ code: 3, stdout: "deny\n" });
   });
 
   it("a revoked phone is unpaired by the relay's 401 and returns to pairing", async () => {

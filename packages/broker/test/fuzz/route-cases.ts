@@ -18,6 +18,9 @@ export interface Fixtures {
   outboxItem: string;
   upstream: string;
   routerRoute: string;
+  /** A sound file name that is not there, and the name fuzzed uploads are sent as. */
+  missingSound: string;
+  soundUpload: string;
 }
 
 export interface RouteCase {
@@ -35,6 +38,8 @@ export interface RouteCase {
    * regeneration, switching the router off).
    */
   refusedOnly?: boolean;
+  /** The route reads its body as raw bytes: the JSON shape checks do not apply, only the other properties. */
+  rawBody?: boolean;
 }
 
 const inOneHour = (): string => new Date(Date.now() + 3_600_000).toISOString().replace(/\.\d+Z$/, "Z");
@@ -240,6 +245,11 @@ export const ROUTE_CASES: RouteCase[] = [
       maxVisibleToasts: 5,
     }),
   },
+  { method: "GET", path: "/ui/api/sounds", family: "ui" },
+  { method: "PUT", path: "/ui/api/sounds/types", family: "ui", body: () => ({ info: "chime", error: "alert" }) },
+  { method: "DELETE", path: "/ui/api/sounds/files/{missingSound}", family: "ui", refusedOnly: true },
+  // The upload takes raw bytes (no JSON parsing): every mutant is just a file that is not a WAV (400).
+  { method: "PUT", path: "/ui/api/sounds/files/{soundUpload}", family: "ui", rawBody: true },
   { method: "GET", path: "/ui/api/types", family: "ui" },
   {
     method: "PUT",

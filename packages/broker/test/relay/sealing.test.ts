@@ -33,7 +33,8 @@ describe("sealing questions for paired phones (spec 2, relay interaction-request
     const asked = await broker.call("POST", "/v1/interactions/request", question);
     expect(asked.status).toBe(201);
     const interaction = asked.body as Json;
-    expect(await broker.dispatcher.runDue()).toBe(1);
+    // The question and its notification half (issue 12: a native question has one), each an envelope.
+    expect(await broker.dispatcher.runDue()).toBe(2);
 
     const expected = {
       payload_kind: "interaction-request",
@@ -57,9 +58,14 @@ describe("sealing questions for paired phones (spec 2, relay interaction-request
       },
     };
     for (const phone of phones) {
-      const payloads = await fetchPayloads(relay, phone);
+      const payloads = (await fetchPayloads(relay, phone)) as Json[];
       // toStrictEqual: no extra field (turn_id, native_request_id stay on the machine), none missing.
-      expect(payloads).toStrictEqual([expected]);
+      expect(payloads.filter((payload) => payload.payload_kind === "interaction-request")).toStrictEqual([expected]);
+      // The companion notification names the question's text as its message and carries no nonce or digest.
+      const companion = payloads.find((payload) => payload.payload_kind === "notification");
+      expect(companion?.notification).toMatchObject({ message: question.prompt, project: "notify" });
+      expect(JSON.stringify(companion)).not.toContain(interaction.nonce);
+      expect(JSON.stringify(companion)).not.toContain(interaction.request_digest);
     }
     // One envelope, two recipients: the JWE names each device by kid, with the spec's algorithms.
     const stored = (await relay.envelopes(phones[0] as Json)).json() as Json;
@@ -152,9 +158,14 @@ describe("sealing questions for paired phones (spec 2, relay interaction-request
     await broker.call("POST", "/v1/notifications", { title: "Build done", message: "secret message text" });
     await broker.dispatcher.runDue();
     const payloads = (await fetchPayloads(relay, phone)) as Json[];
-    expect(payloads).toHaveLength(1);
-    expect(payloads[0]).toMatchObject({ payload_kind: "notification", notification: { title: "Build done" } });
-    expect(payloads[0].notification).not.toHaveProperty("message");
+    // No question; the two notifications (the question's half and "Build done") go as titles only.
+    expect(payloads.map((payload) => payload.payload_kind)).toEqual(["notification", "notification"]);
+    expect(payloads.map((payload) => payload.notification.title).sort()).toEqual([
+      "Build done",
+      "Permission needed from unknown",
+    ]);
+    for (const payload of payloads) expect(payload.notification).not.toHaveProperty("message");
+    expect(JSON.stringify(payloads)).not.toContain("secret");
     const publish = await broker.call("POST", `/v1/interactions/${"int_x"}/publish`);
     expect(publish.status).toBe(404);
   });
