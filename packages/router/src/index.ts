@@ -13,12 +13,7 @@ export {
 } from "./config/records.js";
 export { type KeySealer, migrateRouterDatabase } from "./config/store.js";
 export { allCoolingAnswer, CooldownBook, cooldownMs, FAILOVER_STATUSES } from "./failover.js";
-export {
-  type RouterPluginOptions,
-  type RouterRuntimeSettings,
-  type RouterServices,
-  routerPlugin,
-} from "./http/plugin.js";
+export { type RouterPluginOptions, type RouterRuntimeSettings, routerPlugin } from "./http/plugin.js";
 export { type IdGenerator, randomId, sequentialIds } from "./ids.js";
 export type {
   AssistantMessage,
@@ -46,6 +41,7 @@ export type {
 export { WIRES } from "./ir.js";
 export { type AttemptRecord, Ledger, type RequestRecord } from "./ledger/ledger.js";
 export { type StrippedIds, stripReplayedIds } from "./replayed-ids.js";
+export { createRouter, type RouterOptions, type RouterServices } from "./router.js";
 export { type Selection, selectTargets, type Target } from "./select.js";
 export { encodeSseEvent, type SseEvent, sseDecoderStream } from "./sse.js";
 export {
