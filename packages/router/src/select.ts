@@ -1,4 +1,5 @@
 import type { ConfigSnapshot, Route, Upstream } from "./config/records.js";
+import { expandSameModel, sameModelTargets } from "./smart-switching.js";
 
 export interface Target {
   upstream: Upstream;
@@ -57,14 +58,28 @@ function byRouteOrExplicit(snapshot: ConfigSnapshot, model: string): Selection |
 
 /**
  * Route selection (spec 3): a pure function of one configuration snapshot and the requested model string.
- * 1 combo or alias by name; 2 explicit provider/model; (3 the agent's native model: a later issue); 4 a bare ID
- * declared by exactly one enabled upstream (two or more: ambiguous_model); 5 the default route (also for a
- * request with no model; none set: missing_model); 6 unknown_model.
+ * 1 combo or alias by name; 2 explicit provider/model; (3 the agent's native model: see `selectNative`); 4 a bare
+ * ID declared by exactly one enabled upstream (two or more: ambiguous_model); 5 the default route (also for a
+ * request with no model; none set: missing_model); 6 unknown_model. With smart switching on (`switch_strategy` not
+ * `off`), rule 4 takes every provider that lists the model, and every resolved list is expanded with the same
+ * model at the other providers (smart-switching.ts).
  */
 export function selectTargets(snapshot: ConfigSnapshot, requested: string | undefined): Selection {
+  const selection = selectRouted(snapshot, requested);
+  if (!selection.ok || snapshot.settings.switch_strategy === "off") return selection;
+  return { ...selection, targets: expandSameModel(snapshot, selection.targets) };
+}
+
+function selectRouted(snapshot: ConfigSnapshot, requested: string | undefined): Selection {
+  const switching = snapshot.settings.switch_strategy !== "off";
   if (requested !== undefined && requested !== "") {
     const direct = byRouteOrExplicit(snapshot, requested);
     if (direct) return direct;
+    if (switching) {
+      // Smart switching rule 3: a bare model several providers list goes to all of them, in cost-kind order.
+      const listing = sameModelTargets(snapshot, requested);
+      if (listing.length > 0) return { ok: true, targets: listing, routeKind: "model_list", routeName: null };
+    }
     const declaring = snapshot.upstreams.filter((upstream) => upstream.enabled && upstream.models.includes(requested));
     if (declaring.length > 1) return { ok: false, error: "ambiguous_model" };
     const [only] = declaring;

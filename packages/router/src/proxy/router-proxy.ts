@@ -4,6 +4,7 @@ import { allCoolingAnswer } from "../failover.js";
 import type { DecodedRequest } from "../ir.js";
 import { type AttemptRecord, type Outcome, type RequestRecord, tokensOf } from "../ledger/ledger.js";
 import { SELECTION_STATUS, selectTargets } from "../select.js";
+import { SwitchState, switchGroup } from "../smart-switching.js";
 import { TranslationError } from "../translation-error.js";
 import { WIRE_CODECS } from "../wires/codecs.js";
 import { decodeResponsesRequest } from "../wires/responses/decode-request.js";
@@ -24,9 +25,12 @@ import {
  */
 export class RouterProxy {
   private readonly now: () => number;
+  /** Smart switching's memory (sticky targets, round-robin turns): in memory only. */
+  readonly switching: SwitchState;
 
   constructor(private readonly deps: ProxyDependencies) {
     this.now = deps.now ?? Date.now;
+    this.switching = new SwitchState();
   }
 
   async handle(call: ProxyCall): Promise<void> {
@@ -137,12 +141,22 @@ export class RouterProxy {
       return;
     }
 
+    const strategy = snapshot.settings.switch_strategy;
+    const group = switchGroup(selection, requestedModel);
+    const ordered = this.switching.order(strategy, group, selection.targets);
     let last: Failure | undefined;
-    for (const target of selection.targets) {
+    for (const target of ordered) {
       if (call.clientGone.aborted) break;
       if (this.deps.cooldowns.cooling(target.upstream.slug, target.model)) continue;
       const result = await tryTarget(context, target);
-      if (result.kind === "done" || result.kind === "final") return;
+      if (result.kind === "done") {
+        // A committed stream that broke counts as a failure of its target (sticky lets go of it).
+        if (record.outcome === "ok") this.switching.succeeded(strategy, group, target);
+        else this.switching.failed(group, target);
+        return;
+      }
+      if (result.kind === "final") return;
+      this.switching.failed(group, target);
       last = result.failure;
     }
     if (call.clientGone.aborted) {
