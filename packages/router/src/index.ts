@@ -40,6 +40,7 @@ export type {
 } from "./ir.js";
 export { WIRES } from "./ir.js";
 export { type AttemptRecord, Ledger, type RequestRecord } from "./ledger/ledger.js";
+export { DEFAULT_NATIVE_BASE_URL, isNativeFamily } from "./native.js";
 export { type StrippedIds, stripReplayedIds } from "./replayed-ids.js";
 export { createRouter, type RouterOptions, type RouterServices } from "./router.js";
 export { type Selection, selectTargets, type Target } from "./select.js";

@@ -5,6 +5,7 @@ import type { KeySealer } from "./config/store.js";
 import { CooldownBook } from "./failover.js";
 import { answerModelRequest, modelEndpoints, type RouterRuntimeSettings } from "./http/model-endpoint.js";
 import { Ledger } from "./ledger/ledger.js";
+import { DEFAULT_NATIVE_BASE_URL } from "./native.js";
 import type { RouterLog } from "./proxy/request-context.js";
 import { RouterProxy } from "./proxy/router-proxy.js";
 import { DEFAULT_TIMEOUTS, UpstreamClient, type UpstreamTimeouts } from "./upstreams/client.js";
@@ -65,6 +66,7 @@ export function createRouter(options: RouterOptions): RouterServices {
     log: options.log,
     version: options.version,
     now,
+    nativeBaseUrl: () => options.settings().nativeBaseUrl ?? DEFAULT_NATIVE_BASE_URL,
   });
   const prune = (): void => {
     try {

@@ -103,6 +103,35 @@ export function switchGroup(selection: Extract<Selection, { ok: true }>, request
 export class SwitchState {
   private readonly sticky = new Map<string, string>();
   private readonly turns = new Map<string, number>();
+  /** Native groups whose vendor refused, until when (rule 6: retried after its bounded cooldown). */
+  private readonly nativeRest = new Map<string, number>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /**
+   * The order for a native request (rule 6): the vendor first unless it is resting after a refusal that a fallback
+   * answered. In `sticky` mode the kept fallback leads until it fails; in every other mode the vendor is retried
+   * once its bounded cooldown ends.
+   */
+  orderNative(strategy: SwitchStrategy, group: string, targets: readonly Target[]): Target[] {
+    // Sticky: the kept target leads (a routed fallback once the vendor refused), and with none kept, the vendor.
+    if (strategy === "sticky") return this.order("sticky", group, targets);
+    const ordered = [...targets];
+    const until = this.nativeRest.get(group);
+    if (until === undefined) return ordered;
+    if (until <= this.now()) {
+      this.nativeRest.delete(group);
+      return ordered;
+    }
+    const routed = ordered.filter((target) => target.native !== true);
+    // The vendor is rested only while a fallback is left to take the request.
+    return routed.length > 0 ? [...routed, ...ordered.filter((target) => target.native === true)] : ordered;
+  }
+
+  /** The vendor refused a native request that a fallback then took (rule 6). */
+  nativeRefused(group: string, cooldownMs: number): void {
+    this.nativeRest.set(group, this.now() + Math.max(cooldownMs, 1_000));
+  }
 
   /** The order to try `targets` in for one request of `group`. */
   order(strategy: SwitchStrategy, group: string, targets: readonly Target[]): Target[] {
@@ -123,6 +152,7 @@ export class SwitchState {
 
   succeeded(strategy: SwitchStrategy, group: string, target: Target): void {
     if (strategy === "sticky") this.sticky.set(group, targetKey(target));
+    if (target.native) this.nativeRest.delete(group);
   }
 
   failed(group: string, target: Target): void {

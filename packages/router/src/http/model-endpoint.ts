@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:
 import { bearerCredential, isLoopbackHost, secretMatches } from "@notify/contracts/guards";
 import { jsonShapeProblem } from "@notify/contracts/json-shape";
 import type { Wire } from "../ir.js";
+import { type ClientCredential, clientCredential } from "../native.js";
 import type { RouterLog } from "../proxy/request-context.js";
 import type { RouterProxy } from "../proxy/router-proxy.js";
 import { type RouterErrorCode, wireError } from "./wire-errors.js";
@@ -13,6 +14,8 @@ export interface RouterRuntimeSettings {
   maxRequestBodyBytes: number;
   /** RouterLedgerRetentionDays: ledger rows older than this are pruned at start and once a day. */
   ledgerRetentionDays: number;
+  /** RouterNativeBaseUrl: the agent's own vendor (default its public API); tests point it at a loopback mock. */
+  nativeBaseUrl?: string;
 }
 
 /** A request refused before its body is read (or because of it). */
@@ -164,19 +167,50 @@ export function answerModelRequest(
       refuse(response, wire, refusal as Refusal);
       return;
     }
-    void serve(wire, countTokens, body, request.headers, response, dependencies);
+    const url = request.url ?? "";
+    const query = url.indexOf("?");
+    void serve(
+      {
+        wire,
+        countTokens,
+        body,
+        rawBody: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks),
+        query: query === -1 ? "" : url.slice(query),
+        credential: wire === "messages" ? ownCredential(request.headers, settings) : undefined,
+      },
+      request.headers,
+      response,
+      dependencies,
+    );
   });
+}
+
+/** The client's own vendor credential, when the router key came in x-notify-router-key (Authentication 2). */
+function ownCredential(headers: IncomingHttpHeaders, settings: RouterRuntimeSettings): ClientCredential | undefined {
+  const expected = settings.key;
+  const header = headers["x-notify-router-key"];
+  if (expected === undefined || typeof header !== "string") return undefined;
+  const isRouterKey = (value: string): boolean => secretMatches(value, expected, true);
+  return clientCredential(headers, isRouterKey(header), isRouterKey);
+}
+
+interface ReadRequest {
+  wire: Wire;
+  countTokens: boolean;
+  body: unknown;
+  rawBody: Buffer;
+  query: string;
+  credential: ClientCredential | undefined;
 }
 
 /** One model request, its body read and parsed: the proxy writes status, headers and bytes itself. */
 async function serve(
-  wire: Wire,
-  countTokens: boolean,
-  body: unknown,
+  read: ReadRequest,
   headers: IncomingHttpHeaders,
   response: ServerResponse,
   dependencies: { proxy: RouterProxy; log: RouterLog },
 ): Promise<void> {
+  const { wire, countTokens, body } = read;
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
     refuse(response, wire, NOT_OBJECT);
     return;
@@ -190,6 +224,9 @@ async function serve(
       inboundWire: wire,
       countTokens,
       body,
+      rawBody: read.rawBody,
+      query: read.query,
+      ...(read.credential ? { credential: read.credential } : {}),
       headers,
       response,
       clientGone: gone.signal,

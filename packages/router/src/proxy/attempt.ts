@@ -9,6 +9,7 @@ import { providerErrorCode } from "../upstream-error.js";
 import { connectionFailureCode } from "../upstreams/client.js";
 import { WIRE_CODECS } from "../wires/codecs.js";
 import { firstChunk, parseJson, readBounded } from "./body-plumbing.js";
+import { tryNative } from "./native-attempt.js";
 import { type Hop, prepareHop } from "./prepare-hop.js";
 import {
   type AttemptResult,
@@ -39,7 +40,11 @@ export interface AttemptContext {
  * One attempt at one target: prepare the hop, open the key, send, and either fail over (nothing reached the
  * client), answer a final error, or relay the reply (one-shot or streamed).
  */
-export async function tryTarget(context: RequestContext, target: Target): Promise<AttemptResult> {
+export async function tryTarget(
+  context: RequestContext,
+  target: Target,
+  options: { hasFallback: boolean } = { hasFallback: false },
+): Promise<AttemptResult> {
   const { call, record, attempts, deps, now } = context;
   const { upstream, model } = target;
   const upstreamWire = wireFor(upstream, model);
@@ -74,6 +79,7 @@ export async function tryTarget(context: RequestContext, target: Target): Promis
 
   const hop = prepareHop(context, target);
   if ("failure" in hop) return fail(hop.failure);
+  if (hop.native) return tryNative(context, hop, attempt, options.hasFallback);
   const { translated } = hop;
 
   let key: string | undefined;

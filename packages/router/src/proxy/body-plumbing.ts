@@ -140,7 +140,7 @@ export function relay(
  * Reads a whole upstream body, keeping at most `limit` bytes, from its own 'data' events (one promise, no async
  * iterator). Rejects with the body's error, or when it closes before its end.
  */
-export function readBounded(body: Readable, limit: number): Promise<string> {
+export function readBoundedBytes(body: Readable, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -151,7 +151,7 @@ export function readBounded(body: Readable, limit: number): Promise<string> {
       },
       end: () => {
         unwatch();
-        resolve((chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString("utf8"));
+        resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
       },
       close: () => {
         unwatch();
@@ -163,6 +163,11 @@ export function readBounded(body: Readable, limit: number): Promise<string> {
       },
     });
   });
+}
+
+/** `readBoundedBytes` as UTF-8 text. */
+export async function readBounded(body: Readable, limit: number): Promise<string> {
+  return (await readBoundedBytes(body, limit)).toString("utf8");
 }
 
 export function parseJson(text: string): unknown {

@@ -10,6 +10,8 @@ export interface Hop {
   target: Target;
   upstreamWire: Wire;
   translated: TranslatedRequest;
+  /** The agent's own vendor: the client's bytes go as they are (`translated.body` is not used). */
+  native?: true;
 }
 
 /**
@@ -19,6 +21,17 @@ export interface Hop {
  */
 export function prepareHop(context: RequestContext, target: Target): Hop | { failure: Failure } {
   const { call, body, decoded, record, deps } = context;
+  if (target.native) {
+    // Native requests stay byte for byte: no model rewrite, no effort mapping, nothing rendered.
+    const translated = {
+      body,
+      warnings: [],
+      replayedIdsStripped: 0,
+      stream: body.stream === true,
+      customToolNames: new Set<string>(),
+    };
+    return { target, upstreamWire: "messages", translated, native: true };
+  }
   const upstreamWire = wireFor(target.upstream, target.model);
   let translated: TranslatedRequest;
   try {

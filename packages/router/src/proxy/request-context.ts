@@ -4,6 +4,7 @@ import type { CooldownBook } from "../failover.js";
 import { type RouterErrorCode, wireError } from "../http/wire-errors.js";
 import type { DecodedRequest, Usage, Wire } from "../ir.js";
 import { type AttemptRecord, type Ledger, type Outcome, type RequestRecord, tokensOf } from "../ledger/ledger.js";
+import type { ClientCredential } from "../native.js";
 import type { UpstreamClient } from "../upstreams/client.js";
 
 export interface RouterLog {
@@ -19,12 +20,20 @@ export interface ProxyDependencies {
   log: RouterLog;
   version: string;
   now?: () => number;
+  /** The agent's own vendor (config key RouterNativeBaseUrl). */
+  nativeBaseUrl?: () => string;
 }
 
 export interface ProxyCall {
   inboundWire: Wire;
   countTokens: boolean;
   body: unknown;
+  /** The body's bytes as the client sent them: a native request forwards them unchanged. */
+  rawBody?: Buffer;
+  /** The inbound query string with its `?`, or "" (forwarded to the native vendor only). */
+  query?: string;
+  /** The client's own vendor credential (the router key came in x-notify-router-key); native requests only. */
+  credential?: ClientCredential;
   headers: IncomingHttpHeaders;
   /** Hijacked from fastify: the proxy writes status, headers and bytes itself. */
   response: ServerResponse;
@@ -37,6 +46,8 @@ export interface Failure {
   code: RouterErrorCode;
   message: string;
   retryAfter?: string;
+  /** The native vendor's own answer: the client gets it unchanged when nothing after it serves the request. */
+  vendorAnswer?: { status: number; headers: Record<string, string>; body: Buffer };
   /** The request could not be rendered for the target (e.g. previous_response_id on a translated hop). */
   render?: boolean;
 }

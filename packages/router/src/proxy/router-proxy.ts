@@ -1,14 +1,16 @@
 import { randomHex } from "@notify/contracts/ids";
 import type { ConfigSnapshot } from "../config/records.js";
-import { allCoolingAnswer } from "../failover.js";
+import { allCoolingAnswer, cooldownMs } from "../failover.js";
 import type { DecodedRequest } from "../ir.js";
 import { type AttemptRecord, type Outcome, type RequestRecord, tokensOf } from "../ledger/ledger.js";
-import { SELECTION_STATUS, selectTargets } from "../select.js";
+import { DEFAULT_NATIVE_BASE_URL } from "../native.js";
+import { nativeGroup, SELECTION_STATUS, selectTargets, type Target } from "../select.js";
 import { SwitchState, switchGroup } from "../smart-switching.js";
 import { TranslationError } from "../translation-error.js";
 import { WIRE_CODECS } from "../wires/codecs.js";
 import { decodeResponsesRequest } from "../wires/responses/decode-request.js";
 import { tryTarget } from "./attempt.js";
+import { sendVendorAnswer } from "./native-attempt.js";
 import {
   type Failure,
   type ProxyCall,
@@ -30,7 +32,7 @@ export class RouterProxy {
 
   constructor(private readonly deps: ProxyDependencies) {
     this.now = deps.now ?? Date.now;
-    this.switching = new SwitchState();
+    this.switching = new SwitchState(this.now);
   }
 
   async handle(call: ProxyCall): Promise<void> {
@@ -106,7 +108,12 @@ export class RouterProxy {
     context.decoded = decoded;
 
     const snapshot: ConfigSnapshot = this.deps.config.snapshot();
-    const selection = selectTargets(snapshot, requestedModel);
+    // Selection rule 3 applies to a messages-wire client that kept its own vendor credential.
+    const native =
+      call.inboundWire === "messages" && call.credential !== undefined
+        ? { baseUrl: this.deps.nativeBaseUrl?.() ?? DEFAULT_NATIVE_BASE_URL }
+        : undefined;
+    const selection = selectTargets(snapshot, requestedModel, native ? { native } : {});
     if (!selection.ok) {
       const messages: Record<typeof selection.error, string> = {
         missing_model: "the request names no model and no default route is set",
@@ -142,13 +149,19 @@ export class RouterProxy {
     }
 
     const strategy = snapshot.settings.switch_strategy;
-    const group = switchGroup(selection, requestedModel);
-    const ordered = this.switching.order(strategy, group, selection.targets);
+    const isNative = selection.routeKind === "native";
+    const group = isNative ? nativeGroup(requestedModel ?? "") : switchGroup(selection, requestedModel);
+    const ordered = isNative
+      ? this.switching.orderNative(strategy, group, selection.targets)
+      : this.switching.order(strategy, group, selection.targets);
+    const cooling = (target: Target): boolean =>
+      target.native !== true && this.deps.cooldowns.cooling(target.upstream.slug, target.model) !== undefined;
     let last: Failure | undefined;
-    for (const target of ordered) {
+    for (const [index, target] of ordered.entries()) {
       if (call.clientGone.aborted) break;
-      if (this.deps.cooldowns.cooling(target.upstream.slug, target.model)) continue;
-      const result = await tryTarget(context, target);
+      if (cooling(target)) continue;
+      const hasFallback = ordered.slice(index + 1).some((next) => !cooling(next));
+      const result = await tryTarget(context, target, { hasFallback });
       if (result.kind === "done") {
         // A committed stream that broke counts as a failure of its target (sticky lets go of it).
         if (record.outcome === "ok") this.switching.succeeded(strategy, group, target);
@@ -157,6 +170,16 @@ export class RouterProxy {
       }
       if (result.kind === "final") return;
       this.switching.failed(group, target);
+      if (target.native) {
+        const answer = result.failure.vendorAnswer;
+        this.switching.nativeRefused(
+          group,
+          cooldownMs(
+            answer ? { status: answer.status, headers: answer.headers } : { connectionError: true },
+            this.now(),
+          ),
+        );
+      }
       last = result.failure;
     }
     if (call.clientGone.aborted) {
@@ -171,6 +194,9 @@ export class RouterProxy {
     };
     const outcome: Outcome =
       attempts.length > 1 ? "failed_over_exhausted" : failure.render ? "client_error" : "upstream_error";
-    sendError(context, failure, outcome);
+    // The native vendor's own answer goes back unchanged when it is the last failure (Errors 3).
+    if (failure.vendorAnswer)
+      sendVendorAnswer(context, failure, outcome === "client_error" ? "upstream_error" : outcome);
+    else sendError(context, failure, outcome);
   }
 }
