@@ -2,6 +2,7 @@ export const ROUTER_PACKAGE = "@notify/router";
 
 export { type CollectedReply, collectReply } from "./collect-reply.js";
 export { RouterConfig, RouterConfigError } from "./config/config-service.js";
+export type { EffortOverrides, EffortScope } from "./config/effort-config.js";
 export {
   type ConfigSnapshot,
   destinationProblem,
@@ -12,6 +13,25 @@ export {
   type Upstream,
 } from "./config/records.js";
 export { type KeySealer, migrateRouterDatabase } from "./config/store.js";
+export {
+  EFFORT_FAMILIES,
+  EFFORT_LEVELS,
+  type EffortFamily,
+  type EffortLevel,
+  familyById,
+  familyOf,
+} from "./effort/families.js";
+export {
+  automaticTable,
+  type EffortDecision,
+  type EffortOverride,
+  type EffortTable,
+  effortTable,
+  mapEffort,
+  overrideProblem,
+} from "./effort/mapping.js";
+export { type EffortView, effortView } from "./effort/view.js";
+export { readEffort, writeEffort } from "./effort/wire-fields.js";
 export { allCoolingAnswer, CooldownBook, cooldownMs, FAILOVER_STATUSES } from "./failover.js";
 export { type RouterPluginOptions, type RouterRuntimeSettings, routerPlugin } from "./http/plugin.js";
 export { type IdGenerator, randomId, sequentialIds } from "./ids.js";

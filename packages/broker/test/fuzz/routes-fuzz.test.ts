@@ -207,6 +207,7 @@ beforeAll(async () => {
     outboxItem,
     upstream: upstream.id,
     routerRoute: routerRoute.id,
+    effortFamily: "gpt-5",
   };
 
   // /health is asked every 20 ms for the whole suite, over its own connections.

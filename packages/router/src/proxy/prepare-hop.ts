@@ -1,4 +1,7 @@
-import { wireFor } from "../config/records.js";
+import { type ConfigSnapshot, wireFor } from "../config/records.js";
+import { familyOf } from "../effort/families.js";
+import { automaticTable, type EffortTable, layered, mapEffort } from "../effort/mapping.js";
+import { readEffort, writeEffort } from "../effort/wire-fields.js";
 import type { Wire } from "../ir.js";
 import type { Target } from "../select.js";
 import { type TranslatedRequest, translateRequest } from "../translate.js";
@@ -16,8 +19,9 @@ export interface Hop {
 
 /**
  * The stage between "target resolved" and "request rendered": everything that depends on the concrete target
- * (its wire, its native model) happens here, once per attempt. Translation or passthrough of the body, then the
- * per-target adjustments. Returns a render failure when the target cannot express the request.
+ * (its wire, its native model) happens here, once per attempt: a native target keeps the client's bytes; any other
+ * gets its body translated (or passed through) and then its effort mapped (effort/). Returns a render failure when
+ * the target cannot express the request.
  */
 export function prepareHop(context: RequestContext, target: Target): Hop | { failure: Failure } {
   const { call, body, decoded, record, deps } = context;
@@ -51,5 +55,21 @@ export function prepareHop(context: RequestContext, target: Target): Hop | { fai
     );
   }
   for (const warning of translated.warnings) if (!record.notes.includes(warning.code)) record.notes.push(warning.code);
+  // Effort mapping: once per hop, for this concrete model, on the target wire's own field only.
+  const decision = mapEffort(readEffort(call.inboundWire, body), targetEffortTable(context.snapshot, target));
+  const mapped = writeEffort(upstreamWire, translated.body as Record<string, unknown>, decision);
+  if (mapped !== translated.body) translated = { ...translated, body: mapped };
   return { target, upstreamWire, translated };
+}
+
+/** The effort table of a target: its family's automatic table under the family and per-model override sets. */
+export function targetEffortTable(snapshot: ConfigSnapshot | undefined, target: Target): EffortTable | undefined {
+  const family = familyOf(target.model);
+  if (!family) return undefined;
+  const overrides = snapshot?.effort;
+  return layered(
+    automaticTable(family),
+    overrides?.families[family.id],
+    overrides?.models[`${target.upstream.slug}/${target.model}`],
+  );
 }

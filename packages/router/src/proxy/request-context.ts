@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { RouterConfig } from "../config/config-service.js";
+import type { ConfigSnapshot } from "../config/records.js";
 import type { CooldownBook } from "../failover.js";
 import { type RouterErrorCode, wireError } from "../http/wire-errors.js";
 import type { DecodedRequest, Usage, Wire } from "../ir.js";
@@ -66,6 +67,8 @@ export interface RequestContext {
   /** Undefined when the inbound wire could not decode it (a passthrough hop may still carry it). */
   decoded: DecodedRequest | undefined;
   readonly requestedModel: string | undefined;
+  /** The configuration this request was selected with (set once selection starts). */
+  snapshot?: ConfigSnapshot;
   readonly record: RequestRecord;
   readonly attempts: AttemptRecord[];
 }

@@ -108,6 +108,7 @@ export class RouterProxy {
     context.decoded = decoded;
 
     const snapshot: ConfigSnapshot = this.deps.config.snapshot();
+    context.snapshot = snapshot;
     // Selection rule 3 applies to a messages-wire client that kept its own vendor credential.
     const native =
       call.inboundWire === "messages" && call.credential !== undefined
