@@ -41,7 +41,6 @@ export const uiRouterRoutes: FastifyPluginAsync<UiRouterOptions> = async (app, {
       base_path: "/router/v1",
       max_request_body_bytes: current.maxRequestBodyBytes,
       ledger_retention_days: current.ledgerRetentionDays,
-      native_base_url: current.nativeBaseUrl,
       upstreams: upstreams.length,
       routes: routes.length,
       ...routing,
