@@ -100,6 +100,15 @@ export function switchGroup(selection: Extract<Selection, { ok: true }>, request
  * Rule 5's memory, in memory only: `sticky` keeps the last target that completed successfully in its group until
  * it fails; `round_robin` rotates the starting target per group; `ordered` (and `off`) start at the first target.
  */
+/** Groups remembered per map at most: a client naming ever new explicit models cannot grow the memory without end. */
+export const MAX_SWITCH_GROUPS = 10_000;
+
+/** Sets a key, first forgetting everything when the map is full (the state is a hint; losing it is harmless). */
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  if (!map.has(key) && map.size >= MAX_SWITCH_GROUPS) map.clear();
+  map.set(key, value);
+}
+
 export class SwitchState {
   private readonly sticky = new Map<string, string>();
   private readonly turns = new Map<string, number>();
@@ -130,7 +139,7 @@ export class SwitchState {
 
   /** The vendor refused a native request that a fallback then took (rule 6). */
   nativeRefused(group: string, cooldownMs: number): void {
-    this.nativeRest.set(group, this.now() + Math.max(cooldownMs, 1_000));
+    remember(this.nativeRest, group, this.now() + Math.max(cooldownMs, 1_000));
   }
 
   /** The order to try `targets` in for one request of `group`. */
@@ -143,7 +152,7 @@ export class SwitchState {
     }
     if (strategy === "round_robin") {
       const turn = this.turns.get(group) ?? 0;
-      this.turns.set(group, turn + 1);
+      remember(this.turns, group, turn + 1);
       const start = turn % targets.length;
       return [...targets.slice(start), ...targets.slice(0, start)];
     }
@@ -151,7 +160,7 @@ export class SwitchState {
   }
 
   succeeded(strategy: SwitchStrategy, group: string, target: Target): void {
-    if (strategy === "sticky") this.sticky.set(group, targetKey(target));
+    if (strategy === "sticky") remember(this.sticky, group, targetKey(target));
     if (target.native) this.nativeRest.delete(group);
   }
 
@@ -162,5 +171,10 @@ export class SwitchState {
   /** The kept target of a group (tests and the status page). */
   kept(group: string): string | undefined {
     return this.sticky.get(group);
+  }
+
+  /** How many groups are remembered, per map (tests). */
+  size(): { sticky: number; turns: number; nativeRest: number } {
+    return { sticky: this.sticky.size, turns: this.turns.size, nativeRest: this.nativeRest.size };
   }
 }

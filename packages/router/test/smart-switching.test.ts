@@ -4,6 +4,7 @@ import { selectTargets } from "../src/index.js";
 import {
   costKind,
   expandSameModel,
+  MAX_SWITCH_GROUPS,
   SwitchState,
   sameModelKey,
   sameModelTargets,
@@ -193,5 +194,19 @@ describe("rule 5: ordered, sticky and round_robin", () => {
     const base = { ok: true as const, targets };
     expect(switchGroup({ ...base, routeKind: "combo", routeName: "chain" }, "chain")).toBe("route:chain");
     expect(switchGroup({ ...base, routeKind: "model_list", routeName: null }, "Big-Model-4")).toBe("model:big-model-4");
+  });
+
+  it("remembers a bounded number of groups", () => {
+    const state = new SwitchState();
+    for (let index = 0; index <= MAX_SWITCH_GROUPS + 5; index++) {
+      state.order("round_robin", `model:${index}`, targets);
+      state.succeeded("sticky", `model:${index}`, first);
+      state.nativeRefused(`native:${index}`, 1_000);
+    }
+    const size = state.size();
+    expect(size.turns).toBeLessThanOrEqual(MAX_SWITCH_GROUPS);
+    expect(size.sticky).toBeLessThanOrEqual(MAX_SWITCH_GROUPS);
+    expect(size.nativeRest).toBeLessThanOrEqual(MAX_SWITCH_GROUPS);
+    expect(size.turns).toBeGreaterThan(0);
   });
 });
