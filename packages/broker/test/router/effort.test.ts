@@ -129,6 +129,17 @@ describe("effort mapping through the proxy", () => {
     await router.addUpstream({ slug: "chat2", wire: "chat", base_url: chat.url });
     expect((await chatEffort("chat2/gpt-5", "max")).reasoning_effort).toBe("medium");
 
+    // A model of no family omits effort until the owner gives it a per-model set.
+    expect("reasoning_effort" in (await chatEffort("chat/house-model", "max"))).toBe(false);
+    const house = await router.ui("PUT", "/router/effort/models", {
+      model: "chat/house-model",
+      levels: { xhigh: "high", max: "high" },
+    });
+    expect(house.status, house.text).toBe(200);
+    expect((await chatEffort("chat/house-model", "max")).reasoning_effort).toBe("high");
+    expect((await chatEffort("chat/house-model", "low")).reasoning_effort).toBe("low");
+    expect((await router.ui("DELETE", "/router/effort/models?model=chat%2Fhouse-model")).status).toBe(204);
+
     expect((await router.ui("DELETE", "/router/effort/models?model=chat%2Fgpt-5")).status).toBe(204);
     expect((await router.ui("DELETE", "/router/effort/families/gpt-5")).status).toBe(204);
     expect((await router.ui("DELETE", "/router/effort/families/gpt-5")).status).toBe(404);

@@ -58,6 +58,16 @@ export function effortTable(
   return layered(automaticTable(family), overrides.family, overrides.model);
 }
 
+/**
+ * The base under a per-model override for a model of no known family: the five names as themselves. Without such an
+ * override an unknown model omits effort; with one, the owner has said what the model takes.
+ */
+export const IDENTITY_TABLE: EffortTable = {
+  accepted: EFFORT_LEVELS,
+  levels: { low: "low", medium: "medium", high: "high", xhigh: "xhigh", max: "max" },
+  default: null,
+};
+
 /** Lays override sets over a table, each level (and the default) from the last set that names it. */
 export function layered(base: EffortTable, ...sets: (EffortOverride | undefined)[]): EffortTable {
   const table: EffortTable = { accepted: base.accepted, levels: { ...base.levels }, default: base.default };
@@ -114,15 +124,7 @@ export function overrideProblem(
   if (set.default !== undefined && set.default !== null && !accepted.includes(set.default)) {
     return `default: ${JSON.stringify(set.default)} is not accepted here`;
   }
-  const table = layered(
-    base ?? {
-      accepted,
-      levels: { low: "low", medium: "medium", high: "high", xhigh: "xhigh", max: "max" },
-      default: null,
-    },
-    ...under,
-    set,
-  );
+  const table = layered(base ?? IDENTITY_TABLE, ...under, set);
   let highest = -1;
   let highestLevel = "";
   for (const level of EFFORT_LEVELS) {

@@ -1,6 +1,6 @@
 import { type ConfigSnapshot, wireFor } from "../config/records.js";
 import { familyOf } from "../effort/families.js";
-import { automaticTable, type EffortTable, layered, mapEffort } from "../effort/mapping.js";
+import { automaticTable, type EffortTable, IDENTITY_TABLE, layered, mapEffort } from "../effort/mapping.js";
 import { readEffort, writeEffort } from "../effort/wire-fields.js";
 import type { Wire } from "../ir.js";
 import type { Target } from "../select.js";
@@ -64,12 +64,10 @@ export function prepareHop(context: RequestContext, target: Target): Hop | { fai
 
 /** The effort table of a target: its family's automatic table under the family and per-model override sets. */
 export function targetEffortTable(snapshot: ConfigSnapshot | undefined, target: Target): EffortTable | undefined {
-  const family = familyOf(target.model);
-  if (!family) return undefined;
   const overrides = snapshot?.effort;
-  return layered(
-    automaticTable(family),
-    overrides?.families[family.id],
-    overrides?.models[`${target.upstream.slug}/${target.model}`],
-  );
+  const modelSet = overrides?.models[`${target.upstream.slug}/${target.model}`];
+  const family = familyOf(target.model);
+  // A model of no family omits effort, unless the owner gave it a per-model override set.
+  if (!family) return modelSet ? layered(IDENTITY_TABLE, modelSet) : undefined;
+  return layered(automaticTable(family), overrides?.families[family.id], modelSet);
 }
