@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { DatabaseSync, DatabaseSync as RouterDatabase } from "node:sqlite";
-import type { Ledger, UpstreamTimeouts } from "@notify/router";
+import type { UpstreamTimeouts } from "@notify/router";
 import type { FastifyInstance } from "fastify";
 import { ConfigError } from "./config/config-file.js";
 import { resolveDataDir } from "./config/paths.js";
@@ -199,15 +199,6 @@ export function createBroker(options: BrokerOptions): Broker {
   // (under 2 ms measured inside ledger writes), less than the ~10 MB a checkpoint thread would add to the RSS of
   // 1,000 concurrent streams.
   const routerSettings = new RouterSettingsFile(settings.dataDir);
-  let pruneTimer: NodeJS.Timeout | undefined;
-  const pruneLedger = (ledger: Ledger): void => {
-    try {
-      const removed = ledger.prune(routerSettings.get().ledgerRetentionDays, clock.now());
-      if (removed > 0) logger.info(`router ledger: pruned ${removed} request(s) past retention`);
-    } catch {
-      logger.warn("router ledger: prune failed");
-    }
-  };
   const uiSessions = new UiSessions(settings.authToken, clock);
   const presentation = new PresentationSettingsFile(settings.dataDir, (message) => logger.warn(message));
   const events = new ArcConsumer(new ArcEventStore(db), notifications, interactions, clock);
@@ -236,12 +227,6 @@ export function createBroker(options: BrokerOptions): Broker {
       settings: routerSettings,
       sealer,
       ...(options.routerTimeouts ? { timeouts: options.routerTimeouts } : {}),
-      // The ledger is pruned at start and once a day (spec 3, Request ledger).
-      onReady: ({ ledger }) => {
-        pruneLedger(ledger);
-        pruneTimer = setInterval(() => pruneLedger(ledger), 86_400_000);
-        pruneTimer.unref();
-      },
     },
   });
   app.server.on("request", () => {
@@ -277,7 +262,6 @@ export function createBroker(options: BrokerOptions): Broker {
       interactions.stop();
       await dispatcher.stop();
       await relayPoller.stop();
-      if (pruneTimer) clearInterval(pruneTimer);
       flushBatch(db);
       await checkpoints?.stop();
       db.close();

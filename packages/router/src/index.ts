@@ -2,6 +2,7 @@ export const ROUTER_PACKAGE = "@notify/router";
 
 export { type CollectedReply, collectReply } from "./collect-reply.js";
 export { RouterConfig, RouterConfigError } from "./config/config-service.js";
+export type { EffortOverrides, EffortScope } from "./config/effort-config.js";
 export {
   type ConfigSnapshot,
   destinationProblem,
@@ -12,13 +13,27 @@ export {
   type Upstream,
 } from "./config/records.js";
 export { type KeySealer, migrateRouterDatabase } from "./config/store.js";
-export { allCoolingAnswer, CooldownBook, cooldownMs, FAILOVER_STATUSES } from "./failover.js";
 export {
-  type RouterPluginOptions,
-  type RouterRuntimeSettings,
-  type RouterServices,
-  routerPlugin,
-} from "./http/plugin.js";
+  EFFORT_FAMILIES,
+  EFFORT_LEVELS,
+  type EffortFamily,
+  type EffortLevel,
+  familyById,
+  familyOf,
+} from "./effort/families.js";
+export {
+  automaticTable,
+  type EffortDecision,
+  type EffortOverride,
+  type EffortTable,
+  effortTable,
+  mapEffort,
+  overrideProblem,
+} from "./effort/mapping.js";
+export { type EffortView, effortView } from "./effort/view.js";
+export { readEffort, writeEffort } from "./effort/wire-fields.js";
+export { allCoolingAnswer, CooldownBook, cooldownMs, FAILOVER_STATUSES } from "./failover.js";
+export { type RouterPluginOptions, type RouterRuntimeSettings, routerPlugin } from "./http/plugin.js";
 export { type IdGenerator, randomId, sequentialIds } from "./ids.js";
 export type {
   AssistantMessage,
@@ -45,7 +60,9 @@ export type {
 } from "./ir.js";
 export { WIRES } from "./ir.js";
 export { type AttemptRecord, Ledger, type RequestRecord } from "./ledger/ledger.js";
+export { DEFAULT_NATIVE_BASE_URL, isNativeFamily } from "./native.js";
 export { type StrippedIds, stripReplayedIds } from "./replayed-ids.js";
+export { createRouter, type RouterOptions, type RouterServices } from "./router.js";
 export { type Selection, selectTargets, type Target } from "./select.js";
 export { encodeSseEvent, type SseEvent, sseDecoderStream } from "./sse.js";
 export {

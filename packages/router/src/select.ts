@@ -1,9 +1,21 @@
 import type { ConfigSnapshot, Route, Upstream } from "./config/records.js";
+import { isNativeFamily, nativeUpstream } from "./native.js";
+import { expandSameModel, sameModelKey, sameModelTargets } from "./smart-switching.js";
 
 export interface Target {
   upstream: Upstream;
   /** The native model ID, verbatim (further slashes kept). */
   model: string;
+  /** The agent's own vendor with the client's own credential (selection rule 3). */
+  native?: true;
+}
+
+export interface SelectionOptions {
+  /**
+   * Selection rule 3 applies: a messages-wire request whose client kept its own vendor credential. The vendor's
+   * base URL comes with it (config key RouterNativeBaseUrl).
+   */
+  native?: { baseUrl: string };
 }
 
 export type RouteKind = "explicit" | "alias" | "combo" | "native" | "model_list" | "default";
@@ -57,14 +69,35 @@ function byRouteOrExplicit(snapshot: ConfigSnapshot, model: string): Selection |
 
 /**
  * Route selection (spec 3): a pure function of one configuration snapshot and the requested model string.
- * 1 combo or alias by name; 2 explicit provider/model; (3 the agent's native model: a later issue); 4 a bare ID
- * declared by exactly one enabled upstream (two or more: ambiguous_model); 5 the default route (also for a
- * request with no model; none set: missing_model); 6 unknown_model.
+ * 1 combo or alias by name; 2 explicit provider/model; 3 the agent's native model (`selectNative`); 4 a bare
+ * ID declared by exactly one enabled upstream (two or more: ambiguous_model); 5 the default route (also for a
+ * request with no model; none set: missing_model); 6 unknown_model. With smart switching on (`switch_strategy` not
+ * `off`), rule 4 takes every provider that lists the model, and every resolved list is expanded with the same
+ * model at the other providers (smart-switching.ts).
  */
-export function selectTargets(snapshot: ConfigSnapshot, requested: string | undefined): Selection {
+export function selectTargets(
+  snapshot: ConfigSnapshot,
+  requested: string | undefined,
+  options: SelectionOptions = {},
+): Selection {
+  if (options.native && requested && isNativeFamily(requested) && !routeByName(snapshot, requested)) {
+    return selectNative(snapshot, requested, options.native.baseUrl);
+  }
+  const selection = selectRouted(snapshot, requested);
+  if (!selection.ok || snapshot.settings.switch_strategy === "off") return selection;
+  return { ...selection, targets: expandSameModel(snapshot, selection.targets) };
+}
+
+function selectRouted(snapshot: ConfigSnapshot, requested: string | undefined): Selection {
+  const switching = snapshot.settings.switch_strategy !== "off";
   if (requested !== undefined && requested !== "") {
     const direct = byRouteOrExplicit(snapshot, requested);
     if (direct) return direct;
+    if (switching) {
+      // Smart switching rule 3: a bare model several providers list goes to all of them, in cost-kind order.
+      const listing = sameModelTargets(snapshot, requested);
+      if (listing.length > 0) return { ok: true, targets: listing, routeKind: "model_list", routeName: null };
+    }
     const declaring = snapshot.upstreams.filter((upstream) => upstream.enabled && upstream.models.includes(requested));
     if (declaring.length > 1) return { ok: false, error: "ambiguous_model" };
     const [only] = declaring;
@@ -80,3 +113,29 @@ export function selectTargets(snapshot: ConfigSnapshot, requested: string | unde
   if (requested === undefined || requested === "") return { ok: false, error: "missing_model" };
   return { ok: false, error: "unknown_model" };
 }
+
+/**
+ * Selection rule 3 with Smart switching rule 6: the vendor first, then the equivalent model at the configured
+ * providers, then the cross-model fallback route (`native_fallback_route`). One-way: a native target is never
+ * added to any other request's list.
+ */
+function selectNative(snapshot: ConfigSnapshot, model: string, baseUrl: string): Selection {
+  const targets: Target[] = [{ upstream: nativeUpstream(baseUrl), model, native: true }];
+  const seen = new Set<string>();
+  const add = (target: Target): void => {
+    const key = `${target.upstream.slug}\u0000${target.model}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    targets.push(target);
+  };
+  for (const target of sameModelTargets(snapshot, model)) add(target);
+  const fallback = snapshot.settings.native_fallback_route;
+  if (fallback) {
+    const resolved = byRouteOrExplicit(snapshot, fallback);
+    if (resolved?.ok) for (const target of resolved.targets) add(target);
+  }
+  return { ok: true, targets, routeKind: "native", routeName: null };
+}
+
+/** The group smart switching remembers a native request's state in. */
+export const nativeGroup = (model: string): string => `native:${sameModelKey(model)}`;

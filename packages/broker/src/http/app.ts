@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import type { DatabaseSync } from "node:sqlite";
 import { isLoopbackHost } from "@notify/contracts/guards";
 import { jsonShapeProblem } from "@notify/contracts/json-shape";
-import { type KeySealer, type RouterServices, routerPlugin, type UpstreamTimeouts } from "@notify/router";
+import { createRouter, type KeySealer, type RouterServices, routerPlugin, type UpstreamTimeouts } from "@notify/router";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import type { PresentationSettingsFile } from "../config/presentation-settings.js";
 import type { DomainBus } from "../domain/bus.js";
@@ -99,12 +99,25 @@ export interface HttpLimits {
 
 export const HTTP_LIMITS: HttpLimits = { headersTimeoutMs: 15_000, requestTimeoutMs: 30_000, maxConnections: 4096 };
 
+const ROUTER_PREFIX = "/router/v1";
+
 /** Builds the broker's HTTP app without listening, so tests use `app.inject()`. */
 export function buildApp(options: AppOptions): FastifyInstance {
   const clock = options.clock ?? systemClock;
   const startedAt = options.startedAt ?? clock.now();
   let closing = false;
-  let routerServices: RouterServices | undefined;
+  // The router is built before it is mounted: the lane below and the management routes use the same services.
+  const routerServices = createRouter({
+    prefix: ROUTER_PREFIX,
+    db: options.router.db,
+    sealer: options.router.sealer,
+    version: VERSION,
+    settings: () => options.router.settings.get(),
+    log: { info: (message) => options.logger.info(message), warn: (message) => options.logger.warn(message) },
+    now: () => clock.now(),
+    ...(options.router.timeouts ? { timeouts: options.router.timeouts } : {}),
+  });
+  options.router.onReady?.(routerServices);
   const limits: HttpLimits = { ...HTTP_LIMITS, ...options.limits };
   const app = Fastify({
     // The provider router's model endpoints are answered on their own lane (RouterServices.lane) before fastify
@@ -118,7 +131,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
           connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs, limits.requestTimeoutMs),
         },
         (request, response) => {
-          if (!closing && routerServices?.lane(request, response)) return;
+          if (!closing && routerServices.lane(request, response)) return;
           handler(request, response);
         },
       );
@@ -236,24 +249,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
     },
     { prefix: "/v1" },
   );
-  app.register(routerPlugin, {
-    prefix: "/router/v1",
-    db: options.router.db,
-    sealer: options.router.sealer,
-    version: VERSION,
-    settings: () => options.router.settings.get(),
-    log: { info: (message) => options.logger.info(message), warn: (message) => options.logger.warn(message) },
-    now: () => clock.now(),
-    ...(options.router.timeouts ? { timeouts: options.router.timeouts } : {}),
-    onReady: (services) => {
-      routerServices = services;
-      options.router.onReady?.(services);
-    },
-  });
-  const router = (): RouterServices => {
-    if (!routerServices) throw new Error("router not ready");
-    return routerServices;
-  };
+  app.register(routerPlugin, { prefix: ROUTER_PREFIX, router: routerServices });
+  const router = (): RouterServices => routerServices;
 
   const uiEvents = new UiEventLog(options.ui.bus);
   app.addHook("onClose", (_instance, done) => {

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { DEFAULT_NATIVE_BASE_URL, destinationProblem } from "@notify/router";
 import { readConfigFile, updateConfigFile } from "../config/config-file.js";
 
 export const DEFAULT_ROUTER_MAX_BODY = 32 * 1024 * 1024;
@@ -9,6 +10,8 @@ export interface RouterKeys {
   key: string | undefined;
   maxRequestBodyBytes: number;
   ledgerRetentionDays: number;
+  /** RouterNativeBaseUrl: the agent's own vendor; a value breaking the destination rule falls back to the default. */
+  nativeBaseUrl: string;
 }
 
 /** `nrk_` and 32 random bytes, base64url. */
@@ -21,7 +24,8 @@ const positive = (value: unknown, fallback: number): number =>
 
 /**
  * The router's config.json keys (spec 3): RouterEnabled (false), RouterKey (generated when first enabled),
- * RouterMaxRequestBodyBytes (32 MiB), RouterLedgerRetentionDays (30). Held in memory, written through atomically.
+ * RouterMaxRequestBodyBytes (32 MiB), RouterLedgerRetentionDays (30), RouterNativeBaseUrl (the vendor's public API).
+ * Held in memory, written through atomically.
  */
 export class RouterSettingsFile {
   private current: RouterKeys;
@@ -40,6 +44,11 @@ export class RouterSettingsFile {
       key: typeof contents.RouterKey === "string" && contents.RouterKey.length > 0 ? contents.RouterKey : undefined,
       maxRequestBodyBytes: positive(contents.RouterMaxRequestBodyBytes, DEFAULT_ROUTER_MAX_BODY),
       ledgerRetentionDays: positive(contents.RouterLedgerRetentionDays, DEFAULT_LEDGER_RETENTION_DAYS),
+      nativeBaseUrl:
+        typeof contents.RouterNativeBaseUrl === "string" &&
+        destinationProblem(contents.RouterNativeBaseUrl) === undefined
+          ? contents.RouterNativeBaseUrl.replace(/\/+$/, "")
+          : DEFAULT_NATIVE_BASE_URL,
     };
   }
 

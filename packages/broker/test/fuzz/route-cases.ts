@@ -21,6 +21,8 @@ export interface Fixtures {
   /** A sound file name that is not there, and the name fuzzed uploads are sent as. */
   missingSound: string;
   soundUpload: string;
+  /** An effort family id (they are fixed, not created). */
+  effortFamily: string;
 }
 
 export interface RouteCase {
@@ -365,6 +367,27 @@ export const ROUTE_CASES: RouteCase[] = [
   },
   { method: "DELETE", path: "/ui/api/router/routes/{routerRoute}", family: "ui", refusedOnly: true },
   { method: "GET", path: "/ui/api/router/activity", family: "ui", query: { limit: "5" } },
+  { method: "GET", path: "/ui/api/router/effort", family: "ui" },
+  {
+    method: "PUT",
+    path: "/ui/api/router/effort/families/{effortFamily}",
+    family: "ui",
+    body: () => ({ levels: { high: "medium", xhigh: "medium", max: "medium" }, default: null }),
+  },
+  { method: "DELETE", path: "/ui/api/router/effort/families/{effortFamily}", family: "ui", refusedOnly: true },
+  {
+    method: "PUT",
+    path: "/ui/api/router/effort/models",
+    family: "ui",
+    body: () => ({ model: "fx/gpt-5", levels: { max: null }, default: "low" }),
+  },
+  {
+    method: "DELETE",
+    path: "/ui/api/router/effort/models",
+    family: "ui",
+    query: { model: "fx/none" },
+    refusedOnly: true,
+  },
 ];
 
 /** `{name}` placeholders filled from the fixtures. */

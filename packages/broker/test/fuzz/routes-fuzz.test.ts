@@ -229,6 +229,7 @@ beforeAll(async () => {
     routerRoute: routerRoute.id,
     missingSound: "nope.wav",
     soundUpload: "fuzz.wav",
+    effortFamily: "gpt-5",
   };
 
   // /health is asked every 20 ms for the whole suite, over its own connections.

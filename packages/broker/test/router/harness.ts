@@ -7,7 +7,7 @@ import type { UpstreamTimeouts } from "@notify/router";
 import OpenAI from "openai";
 import { expect } from "vitest";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
-import { readConfigFile } from "../../src/config/config-file.js";
+import { readConfigFile, updateConfigFile } from "../../src/config/config-file.js";
 import type { MockWire } from "./mock-upstream.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies loosely.
@@ -86,9 +86,11 @@ export interface RouterBroker {
 
 /** A real broker on loopback with the router switched on through /ui/api, as an owner would do it. */
 export async function startRouterBroker(
-  options: { routerTimeouts?: UpstreamTimeouts; enable?: boolean } = {},
+  options: { routerTimeouts?: UpstreamTimeouts; enable?: boolean; config?: Record<string, unknown> } = {},
 ): Promise<RouterBroker> {
   const dataDir = mkdtempSync(join(tmpdir(), "notify-router-"));
+  // config.json keys read at start (e.g. RouterNativeBaseUrl pointing at a loopback "vendor").
+  if (options.config) updateConfigFile(dataDir, (contents) => Object.assign(contents, options.config));
   const broker = await startBroker({
     dataDir,
     port: 0,

@@ -15,6 +15,8 @@ export interface Hit {
   // biome-ignore lint/suspicious/noExplicitAny: the recorded body is read loosely by tests.
   body: any;
   bytes: number;
+  /** The body exactly as received. */
+  raw: Buffer;
 }
 
 export type Action =
@@ -77,7 +79,8 @@ export class MockUpstream {
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
-    const raw = Buffer.concat(chunks).toString("utf8");
+    const rawBytes = Buffer.concat(chunks);
+    const raw = rawBytes.toString("utf8");
     let body: unknown;
     try {
       body = JSON.parse(raw);
@@ -85,7 +88,7 @@ export class MockUpstream {
       body = undefined;
     }
     const path = (request.url ?? "").replace(/^\/v1/, "");
-    this.hits.push({ path, headers: request.headers, body, bytes: raw.length });
+    this.hits.push({ path, headers: request.headers, body, bytes: raw.length, raw: rawBytes });
     response.on("close", () => {
       if (response.writableFinished) return;
       this.aborted += 1;

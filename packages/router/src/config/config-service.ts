@@ -1,5 +1,7 @@
 import type { DatabaseSync } from "node:sqlite";
+import type { EffortOverride } from "../effort/mapping.js";
 import { transaction } from "../transaction.js";
+import { EffortOverrideStore, type EffortOverrides, type EffortScope } from "./effort-config.js";
 import {
   type ConfigSnapshot,
   destinationProblem,
@@ -42,6 +44,7 @@ const bool = (value: unknown, field: string, fallback: boolean): boolean => {
  */
 export class RouterConfig {
   private readonly store: RouterConfigStore;
+  private readonly effort: EffortOverrideStore;
   private snapshotCache: ConfigSnapshot | undefined;
 
   constructor(
@@ -50,6 +53,7 @@ export class RouterConfig {
     private readonly now: () => string = () => new Date().toISOString(),
   ) {
     this.store = new RouterConfigStore(db);
+    this.effort = new EffortOverrideStore(db);
   }
 
   snapshot(): ConfigSnapshot {
@@ -57,8 +61,25 @@ export class RouterConfig {
       upstreams: this.store.upstreams(),
       routes: this.store.routes(),
       settings: this.store.settings(),
+      effort: this.effort.all(),
     };
     return this.snapshotCache;
+  }
+
+  /**
+   * Stores (or with `null` removes) one effort override set: a family id, or a `provider/model`. Refused unless
+   * bounded (values the model accepts, or null = omit) and monotonic (docs/router.md, Effort mapping).
+   */
+  saveEffortOverride(scope: EffortScope, name: string, input: unknown): EffortOverrides {
+    return transaction(this.store.db, () => {
+      if (input !== null) {
+        const problem = this.effort.problem(scope, name, input, this.effort.all());
+        if (problem) fail(problem);
+      }
+      this.effort.save(scope, name, input as EffortOverride | null, this.now());
+      this.changed();
+      return this.effort.all();
+    });
   }
 
   /** Opened keys by upstream id (null: the upstream has none), for as long as the configuration is unchanged. */

@@ -1,4 +1,5 @@
 import type { Wire } from "../ir.js";
+import type { EffortOverrides } from "./effort-config.js";
 
 /** Spec 3 names wires `responses_wire`, `chat_wire`, `messages_wire` in records; the IR says `responses` etc. */
 export const RECORD_WIRES = ["responses_wire", "chat_wire", "messages_wire"] as const;
@@ -53,6 +54,8 @@ export interface ConfigSnapshot {
   upstreams: readonly Upstream[];
   routes: readonly Route[];
   settings: RouterSettings;
+  /** Effort override sets; absent means none. */
+  effort?: EffortOverrides;
 }
 
 /** The wire a model is served over at an upstream: its `model_wires` entry, else the upstream's own wire. */

@@ -38,6 +38,10 @@ const MIGRATIONS: string[] = [
   `ALTER TABLE upstreams ADD COLUMN auth TEXT NOT NULL DEFAULT 'api_key';
    ALTER TABLE upstreams ADD COLUMN model_wires TEXT NOT NULL DEFAULT '{}';
    ALTER TABLE upstreams ADD COLUMN credential_ref TEXT;`,
+  // Effort override sets (spec 3): per family id and per provider/model.
+  `CREATE TABLE effort_overrides (
+     scope TEXT NOT NULL, name TEXT NOT NULL, override TEXT NOT NULL, updated_at TEXT NOT NULL,
+     PRIMARY KEY (scope, name)) STRICT;`,
 ];
 
 export function migrateRouterDatabase(db: DatabaseSync): void {

@@ -35,7 +35,7 @@ export class UpstreamClient {
 
   async send(
     url: string,
-    options: { method: "GET" | "POST"; headers: Record<string, string>; body?: string; signal: AbortSignal },
+    options: { method: "GET" | "POST"; headers: Record<string, string>; body?: string | Buffer; signal: AbortSignal },
   ): Promise<Dispatcher.ResponseData> {
     const { agent, request } = await this.client();
     return request(url, {

@@ -1,4 +1,4 @@
-import { RouterConfigError, type RouterServices } from "@notify/router";
+import { effortView, familyById, RouterConfigError, type RouterServices } from "@notify/router";
 import type { FastifyPluginAsync } from "fastify";
 import { invalid } from "../../domain/errors.js";
 import type { RouterSettingsFile } from "../../router/router-settings.js";
@@ -98,6 +98,37 @@ export const uiRouterRoutes: FastifyPluginAsync<UiRouterOptions> = async (app, {
   app.delete<IdParams>("/router/routes/:id", async (request, reply) => {
     if (!router().config.findRoute(request.params.id)) return reply.code(404).send({ error: "route not found" });
     guarded(() => router().config.deleteRoute(request.params.id));
+    return reply.code(204).send();
+  });
+
+  // Effort mapping (docs/router.md): families with their automatic tables, and the two override sets.
+  const effort = () => effortView(router().config.snapshot());
+  app.get("/router/effort", async () => effort());
+  app.put<IdParams>("/router/effort/families/:id", async (request, reply) => {
+    if (!familyById(request.params.id)) return reply.code(404).send({ error: "effort family not found" });
+    guarded(() => router().config.saveEffortOverride("family", request.params.id, body(request.body)));
+    return effort();
+  });
+  app.delete<IdParams>("/router/effort/families/:id", async (request, reply) => {
+    if (!router().config.snapshot().effort?.families[request.params.id]) {
+      return reply.code(404).send({ error: "no override for this family" });
+    }
+    router().config.saveEffortOverride("family", request.params.id, null);
+    return reply.code(204).send();
+  });
+  // A model is `provider/model` (slashes inside): it travels in the body, and in the query string to delete.
+  app.put("/router/effort/models", async (request) => {
+    const { model, ...set } = body(request.body);
+    if (typeof model !== "string") throw invalid("model must be a provider/model string");
+    guarded(() => router().config.saveEffortOverride("model", model, set));
+    return effort();
+  });
+  app.delete("/router/effort/models", async (request, reply) => {
+    const model = (request.query as Record<string, string | undefined>).model;
+    if (model === undefined || !router().config.snapshot().effort?.models[model]) {
+      return reply.code(404).send({ error: "no override for this model" });
+    }
+    router().config.saveEffortOverride("model", model, null);
     return reply.code(204).send();
   });
 
