@@ -152,8 +152,10 @@ export function App() {
                   next.questions.unshift(card.question);
                 }
               } else if (card && "notice" in card) {
-                // Beyond v1: a notice that a question settled elsewhere closes its card instead of listing.
-                const closed = card.notice.notification.interaction_id;
+                // Beyond v1: a notice that a question settled elsewhere closes its card instead of listing. A
+                // question's companion notification (interaction_id, no status) is not listed: its card says it.
+                const { interaction_id: closed, interaction_status: status } = card.notice.notification;
+                if (closed !== undefined && status === undefined) continue;
                 if (closed !== undefined) {
                   next.questions = next.questions.map((known) =>
                     known.question.id === closed && known.state.kind === "open"

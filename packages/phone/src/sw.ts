@@ -31,7 +31,22 @@ self.addEventListener("push", (event) => {
           const cursor = await get<string>("cursor");
           const page = await envelopes(pairing.token, cursor, 0);
           const row = page.envelopes.find((item) => item.envelope_id === pushed.envelope_id) ?? page.envelopes.at(-1);
-          const opened = row ? await openCard(row.envelope_id, row.envelope, pairing.deviceId, keys.privateKey) : null;
+          let opened = row ? await openCard(row.envelope_id, row.envelope, pairing.deviceId, keys.privateKey) : null;
+          // A question's companion notification (interaction_id, no status) is shown as its question when the
+          // question's envelope is in the same page: the person sees the question once, with its prompt.
+          const companionOf =
+            opened && "notice" in opened && opened.notice.notification.interaction_status === undefined
+              ? opened.notice.notification.interaction_id
+              : undefined;
+          if (companionOf !== undefined) {
+            for (const other of page.envelopes) {
+              const candidate = await openCard(other.envelope_id, other.envelope, pairing.deviceId, keys.privateKey);
+              if (candidate && "question" in candidate && candidate.question.question.id === companionOf) {
+                opened = candidate;
+                break;
+              }
+            }
+          }
           if (opened && "question" in opened) {
             const question = opened.question.question;
             title = [question.project, question.agent].filter(Boolean).join(" · ") || "Notify";

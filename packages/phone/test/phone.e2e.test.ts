@@ -2,7 +2,8 @@
 // and a real broker (listening on loopback): pairing from the #pair= link, a question card (project, agent, full
 // prompt, countdown, one button per choice named by its label; a text box and "Send" for text), answers that make
 // `notify ask` print them and exit 0, an expired card that sends nothing, and a revoked phone unpaired by a 401.
-// Screenshots at 390x844 go to docs/screenshots/phone-*.png.
+// Screenshots at 390x844 go to a temp dir; NOTIFY_SCREENSHOTS=1 writes them to docs/screenshots/phone-*.png (the
+// committed ones), so an ordinary test run leaves the work tree as it was.
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,7 +18,8 @@ import { RelayHarness } from "../../relay/test/helpers.js";
 const CHROMIUM = "/usr/bin/chromium";
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const APP_DIR = join(ROOT, "packages/phone/dist");
-const SCREENSHOTS = join(ROOT, "docs/screenshots");
+const SCREENSHOTS =
+  process.env.NOTIFY_SCREENSHOTS === "1" ? join(ROOT, "docs/screenshots") : mkdtempSync(join(tmpdir(), "phone-shots-"));
 const NOTIFY = join(ROOT, "packages/broker/bin/notify.js");
 
 function chromiumAvailable(): boolean {

@@ -35,6 +35,8 @@ export function notificationPayload(payload: OutboundPayload): NotificationPaylo
   if (payload.message !== undefined) notification.message = payload.message;
   if (payload.project !== undefined) notification.project = payload.project;
   if (payload.key !== undefined) notification.key = payload.key;
+  // The companion notification of a question names it, so a phone shows the question once (its card), not twice.
+  if (payload.interaction !== undefined) notification.interaction_id = payload.interaction.id;
   return { payload_kind: "notification", contract_version: RELAY_CONTRACT_VERSION, notification };
 }
 

@@ -63,7 +63,11 @@ describe("sealing questions for paired phones (spec 2, relay interaction-request
       expect(payloads.filter((payload) => payload.payload_kind === "interaction-request")).toStrictEqual([expected]);
       // The companion notification names the question's text as its message and carries no nonce or digest.
       const companion = payloads.find((payload) => payload.payload_kind === "notification");
-      expect(companion?.notification).toMatchObject({ message: question.prompt, project: "notify" });
+      expect(companion?.notification).toMatchObject({
+        message: question.prompt,
+        project: "notify",
+        interaction_id: interaction.id,
+      });
       expect(JSON.stringify(companion)).not.toContain(interaction.nonce);
       expect(JSON.stringify(companion)).not.toContain(interaction.request_digest);
     }
