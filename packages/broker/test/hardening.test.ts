@@ -178,7 +178,7 @@ describe("5-7. deep nesting and lone surrogates are 400 on every route family, n
       `{"title":"t","message":"m","metadata":${nested(5_000)}}`,
     );
     expect(reply.status, reply.text).toBe(400);
-    expect(reply.body.error).toContain("nests deeper");
+    expect((reply.body as Json).error).toContain("nests deeper");
     expect((await broker.call("GET", "/v1/notifications")).body).toEqual([]);
   });
 
@@ -196,7 +196,7 @@ describe("5-7. deep nesting and lone surrogates are 400 on every route family, n
     expect(text).toContain("\\ud800");
     const events = await broker.call("POST", "/v1/events", text);
     expect(events.status, events.text).toBe(400);
-    expect(events.body.error).toBe("source.agent must be valid Unicode (it holds a lone surrogate)");
+    expect((events.body as Json).error).toBe("source.agent must be valid Unicode (it holds a lone surrogate)");
     const notifications = await broker.call("POST", "/v1/notifications", '{"title":"t\\udc00","message":"m"}');
     expect(notifications.status).toBe(400);
     expect((await broker.call("GET", "/v1/notifications")).body).toEqual([]);

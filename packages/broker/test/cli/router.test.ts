@@ -174,7 +174,7 @@ describe("notify router activity", () => {
     const key = String(routerKeyInConfig(cli.dataDir));
     const reply = await chat(key);
     expect(reply.status).toBe(200);
-    expect((await reply.json()).choices[0].message.content).toBe("Hello from the mock.");
+    expect(((await reply.json()) as Json).choices[0].message.content).toBe("Hello from the mock.");
     // The upstream got its own (sealed, then opened) key, never the router key.
     expect(upstream.hits).toHaveLength(1);
     expect(upstream.hits[0]?.path).toBe("/v1/chat/completions");

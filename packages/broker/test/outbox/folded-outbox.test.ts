@@ -48,14 +48,20 @@ describe("folded outbox (migration 5)", () => {
     const routes = await threeRoutes(broker, hook.url);
     const created = await post(broker, { title: "Build done", message: "All green" });
     // The dispatcher has not run: the list itself shows the items (the store's list, then the HTTP read).
-    expect(broker.outbox.list({ status: "Pending", limit: 10 }).map((item) => item.notificationId)).toEqual([
-      created.id,
-      created.id,
-      created.id,
-    ]);
+    expect(
+      broker.outbox
+        .list({ status: "Pending", limit: 10 })
+        .map((item) => (item as { notificationId?: string }).notificationId),
+    ).toEqual([created.id, created.id, created.id]);
     const listed = await outbox(broker);
     expect(listed.counts).toEqual({ Pending: 3 });
-    expect(listed.items.map((item: Json) => [item.notificationId, item.status, item.attempts])).toEqual([
+    expect(
+      listed.items.map((item: Json) => [
+        (item as { notificationId?: string }).notificationId,
+        item.status,
+        item.attempts,
+      ]),
+    ).toEqual([
       [created.id, "Pending", 0],
       [created.id, "Pending", 0],
       [created.id, "Pending", 0],
@@ -179,7 +185,9 @@ describe("folded outbox (migration 5)", () => {
     expect(outboxRows(db)).toBe(9);
     const listed = await outbox(broker);
     expect(listed.counts).toEqual({ Pending: 12 });
-    expect(listed.items.filter((item: Json) => item.notificationId === other.id)).toHaveLength(6);
+    expect(
+      listed.items.filter((item: Json) => (item as { notificationId?: string }).notificationId === other.id),
+    ).toHaveLength(6);
 
     expect(await broker.dispatcher.runDue()).toBe(12);
     const titles = hook.received.map((request) => JSON.parse(request.body).notification.title);
@@ -199,7 +207,7 @@ describe("folded outbox (migration 5)", () => {
     const store = new OutboxStore(db);
     expect(store.hasUnexpanded()).toBe(false);
     const oldItems = (items = store.list({ limit: 10 })) =>
-      items.map((item) => [item.notificationId, item.routeId, item.status]);
+      items.map((item) => [(item as { notificationId?: string }).notificationId, item.routeId, item.status]);
     const before = [
       ["ntf_bbb", "rte_1", "Pending"],
       ["ntf_aaa", "rte_2", "DeadLetter"],
@@ -244,7 +252,9 @@ describe("folded outbox (migration 5)", () => {
     expect(steps).toEqual([768, 768, 768, 696]); // 256, 256, 256 and 232 notifications
     const items = broker.outbox.list({ limit: 5000 }).reverse(); // oldest first
     expect(items).toHaveLength(3000);
-    expect(items.map((item) => item.notificationId)).toEqual(ids.flatMap((id) => [id, id, id]));
+    expect(items.map((item) => (item as { notificationId?: string }).notificationId)).toEqual(
+      ids.flatMap((id) => [id, id, id]),
+    );
     expect(items.map((item) => item.routeId)).toEqual(ids.flatMap(() => routes));
     expect(new Set(items.map((item) => item.id)).size).toBe(3000);
     expect(broker.outbox.counts()).toEqual({ Pending: 3000 });
@@ -283,7 +293,7 @@ describe("folded outbox (migration 5)", () => {
     const second = broker.notifications.create({ agent: "a", type: "info", title: "second", message: "m" });
     await nextTurn();
     const items = broker.outbox.list({ limit: 10 });
-    expect(items.map((item) => item.notificationId)).toEqual([
+    expect(items.map((item) => (item as { notificationId?: string }).notificationId)).toEqual([
       second.notification.id,
       second.notification.id,
       second.notification.id,

@@ -120,7 +120,9 @@ describe("outbox store (migration 4: rowid cursor)", () => {
     expect(db.prepare("PRAGMA user_version").get()).toEqual({ user_version: MIGRATIONS.length });
     const store = new OutboxStore(db);
     const items = store.list({ limit: 10 }).reverse(); // oldest first
-    expect(items.map((item) => [item.notificationId, item.status, item.attempts])).toEqual([
+    expect(
+      items.map((item) => [(item as { notificationId?: string }).notificationId, item.status, item.attempts]),
+    ).toEqual([
       ["ntf_aaa", "Delivered", 1],
       ["ntf_bbb", "DeadLetter", 6],
     ]);
@@ -132,10 +134,14 @@ describe("outbox store (migration 4: rowid cursor)", () => {
     expect(items[0]?.payload.message).toBeUndefined(); // include_message 0 kept
     expect(items[1]).toMatchObject({ lastCode: "http_500", updatedAt: "2026-11-01T10:05:00.000Z" });
     expect(items[1]?.payload).toMatchObject({ title: "second", message: "m" });
-    expect(store.list({ status: "DeadLetter", limit: 10 }).map((item) => item.notificationId)).toEqual(["ntf_bbb"]);
+    expect(
+      store
+        .list({ status: "DeadLetter", limit: 10 })
+        .map((item) => (item as { notificationId?: string }).notificationId),
+    ).toEqual(["ntf_bbb"]);
     // Ids round-trip, and ids of another form are unknown rather than mistaken for a row.
     const id = items[1]?.id as string;
-    expect(store.byId(id)?.notificationId).toBe("ntf_bbb");
+    expect((store.byId(id) as { notificationId?: string } | undefined)?.notificationId).toBe("ntf_bbb");
     expect(store.byId("obx_x2")).toBeUndefined();
     expect(store.byId(`${id}0`)).toBeUndefined();
   });

@@ -135,10 +135,10 @@ describe.runIf(runs)("sounds through soundCommand (a recording script)", () => {
   it("an imported sound chosen for a type is played; a file that lies about its type is refused", async () => {
     const { broker, create, played, ui } = await setup();
     const bell = wavFile(toneSamples("ping", 100));
-    const imported = await ui("PUT", "/sounds/files/bell.wav", bell, "audio/wav");
+    const imported = await ui("PUT", "/sounds/files/bell.wav", new Uint8Array(bell), "audio/wav");
     expect(imported.status).toBe(201);
     expect(await imported.json()).toMatchObject({ name: "bell", format: "wav", bytes: bell.length });
-    const lying = await ui("PUT", "/sounds/files/horn.mp3", bell, "audio/mpeg");
+    const lying = await ui("PUT", "/sounds/files/horn.mp3", new Uint8Array(bell), "audio/mpeg");
     expect(lying.status).toBe(400);
     expect(await lying.json()).toEqual({ error: "horn.mp3 is not a MP3 file: its bytes are WAV data" });
     const huge = Buffer.alloc(10 * 1024 * 1024 + 1);

@@ -84,7 +84,9 @@ describe("sealing questions for paired phones (spec 2, relay interaction-request
     expect(jwe.recipients.every((recipient: Json) => recipient.header.alg === "ECDH-ES+A256KW")).toBe(true);
     expect(JSON.parse(Buffer.from(jwe.protected, "base64url").toString())).toEqual({ enc: "A256GCM" });
     // Nothing readable on the relay: not the prompt, not the nonce, not the digest.
-    const bytes = readFileSync(join(relay.dir.path, "relay.db")).toString("latin1");
+    const bytes = readFileSync(join((relay as unknown as { dir: { path: string } }).dir.path, "relay.db")).toString(
+      "latin1",
+    );
     for (const secret of ["Which branch", interaction.nonce, interaction.request_digest, "production"]) {
       expect(bytes).not.toContain(secret);
     }

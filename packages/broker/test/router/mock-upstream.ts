@@ -161,7 +161,8 @@ function thirds(text: string): string[] {
   return [text.slice(0, size), text.slice(size, 2 * size), text.slice(2 * size)];
 }
 
-const named = (payload: { type: string }): string => `event: ${payload.type}\ndata: ${JSON.stringify(payload)}\n\n`;
+const named = (payload: Record<string, unknown> & { type: string }): string =>
+  `event: ${payload.type}\ndata: ${JSON.stringify(payload)}\n\n`;
 const bare = (payload: unknown): string => `data: ${JSON.stringify(payload)}\n\n`;
 
 const responsesUsage = () => ({

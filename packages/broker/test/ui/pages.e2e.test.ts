@@ -100,7 +100,9 @@ describe.skipIf(!run)("web UI pages in Chromium", () => {
     const volume = page.getByRole("spinbutton", { name: "Volume" });
     await volume.fill("35");
     await volume.press("Enter");
-    await page.waitForFunction(async () => (await (await fetch("/ui/api/presentation")).json()).volume === 35);
+    await page.waitForFunction(
+      async () => ((await (await fetch("/ui/api/presentation")).json()) as { volume: number }).volume === 35,
+    );
     const toasts = page.getByRole("spinbutton", { name: "Most toasts at once" });
     await toasts.fill("25");
     await toasts.blur();
