@@ -118,7 +118,12 @@ describe("the client's credential and headers", () => {
       "x-claude-code-session-id": "s",
     });
     expect(
-      nativeReplyHeaders({ "retry-after": "3", "set-cookie": "x", "request-id": "r", "content-type": "a/b" }),
+      nativeReplyHeaders({
+        "retry-after": "3",
+        "set-cookie": "x",
+        "request-id": "r",
+        "content-type": "a/b",
+      } as unknown as Parameters<typeof nativeReplyHeaders>[0]),
     ).toEqual({
       "retry-after": "3",
       "request-id": "r",
