@@ -37,7 +37,7 @@ describe.skipIf(!run)("Settings page: Sounds in Chromium", () => {
 
     const { page, context, problems } = await signedInPage(browser(), ui);
     await page.goto(`${ui.broker.url}/ui/settings`);
-    const sounds = page.getByRole("region", { name: "Sounds" });
+    const sounds = page.getByRole("region", { name: "Sounds", exact: true });
     await sounds.getByText("chime, ping, alert, knock").waitFor();
     await sounds.getByText("No imported sounds.").waitFor();
 
