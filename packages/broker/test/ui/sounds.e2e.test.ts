@@ -1,7 +1,8 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { MAX_SOUND_BYTES, SoundTooLarge } from "../../src/presentation/sounds/sound-library.js";
 import { toneSamples, wavFile } from "../../src/presentation/sounds/tones.js";
 import type { Json } from "../helpers.js";
 import { axeViolations, chromiumAvailable, signedInPage, startUiBroker, type UiBroker, useBrowser } from "./browser.js";
@@ -24,6 +25,7 @@ describe.skipIf(!run)("Settings page: Sounds in Chromium", () => {
   });
   afterEach(async () => {
     await ui.close();
+    rmSync(files, { recursive: true, force: true });
   });
 
   it("imports a WAV, refuses an .mp3 holding WAV bytes, sets a type's sound across a reload, deletes the file", async () => {
@@ -117,6 +119,18 @@ describe.skipIf(!run)("Settings page: Sounds in Chromium", () => {
     await review.selectOption("ping");
     await page.waitForFunction(async () => (await (await fetch("/ui/api/sounds")).json()).typeSounds.review === "ping");
     expect((await ui.ui<Json>("GET", "/sounds")).body.typeSounds).toEqual({ review: "ping" });
+    await context.close();
+  });
+
+  it("shows the broker's 413 message for a file over 10 MB and imports nothing", async () => {
+    const big = join(files, "huge.wav");
+    const wav = wavFile(new Int16Array(MAX_SOUND_BYTES / 2)); // 44 header bytes over the limit
+    writeFileSync(big, wav);
+    const { page, context } = await signedInPage(browser(), ui);
+    await page.goto(`${ui.broker.url}/ui/settings`);
+    await page.getByLabel("Import a sound").setInputFiles(big);
+    await page.getByRole("alert").getByText(new SoundTooLarge().message).waitFor();
+    expect((await ui.ui<Listing>("GET", "/sounds")).body.imported).toEqual([]);
     await context.close();
   });
 });
