@@ -122,12 +122,21 @@ await call(
   true,
 );
 await call("POST", "/ui/api/router/routes", { name: "coder", kind: "alias", targets: ["local-llm/qwen3-coder"] }, true);
+// An imported sound (the broker's own knock tone as a WAV file) chosen for two types, and one type silenced.
+const { toneSamples, wavFile } = await import("../../broker/dist/presentation/sounds/tones.js");
+await fetch(`${broker.url}/ui/api/sounds/files/doorbell.wav`, {
+  method: "PUT",
+  headers: { authorization: `Bearer ${token}`, "x-notify-ui": "1", "content-type": "audio/wav" },
+  body: wavFile(toneSamples("knock", 80)),
+});
+await call("PUT", "/ui/api/sounds/types", { deploy: "doorbell", permission_required: "doorbell", info: "none" }, true);
 
 const pages = [
   ["inbox", "/ui/"],
   ["question", `/ui/questions/${permission.id}`],
   ["notification", `/ui/notifications/${failed.id}`],
   ["settings", "/ui/settings"],
+  ["settings-sounds", "/ui/settings", "Sounds"],
   ["outbound", "/ui/outbound"],
   ["router", "/ui/router"],
 ];
@@ -155,10 +164,19 @@ try {
       const page = await context.newPage();
       page.on("console", (message) => message.type() === "error" && console.error(`${device}: ${message.text()}`));
       await page.goto(`${broker.url}/ui/login?t=${broker.uiSessions.createLinkToken().token}`);
-      for (const [name, path] of pages) {
-        if (scheme === "dark" && name !== "inbox") continue;
+      for (const [name, path, section] of pages) {
+        if (scheme === "dark" && name !== "inbox" && name !== "settings-sounds") continue;
         await page.goto(`${broker.url}${path}`);
         await page.getByRole("heading", { level: 1 }).first().waitFor();
+        if (section) {
+          const heading = page.getByRole("heading", { name: section, level: 2, exact: true });
+          await heading.waitFor();
+          // Below the sticky navigation bar, not under it.
+          await heading.evaluate((element) => {
+            element.scrollIntoView({ block: "start" });
+            window.scrollBy(0, -(document.querySelector("header")?.offsetHeight ?? 0) - 16);
+          });
+        }
         await page.waitForTimeout(300);
         const file = `${name}-${device}${scheme === "dark" ? "-dark" : ""}.png`;
         await page.screenshot({ path: join(out, file) });

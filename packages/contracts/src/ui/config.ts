@@ -163,3 +163,26 @@ export interface RouterRequest {
   error_code: string | null;
   attempts: RouterAttempt[];
 }
+
+/** An imported sound file (`<data dir>/sounds/<name>.<format>`), as listed and as the import answers (201). */
+export interface ImportedSound {
+  name: string;
+  format: "wav" | "mp3";
+  bytes: number;
+  /** Hex SHA-256 of the file. */
+  sha256: string;
+}
+
+/** GET /ui/api/sounds (and PUT /ui/api/sounds/types): what a toast can play and which type plays what. */
+export interface SoundsListing {
+  builtIn: string[];
+  imported: ImportedSound[];
+  /** The per-type choice: type ID to sound name or `none`; a type not listed plays its default. */
+  typeSounds: Record<string, string>;
+  /** The built-in types' default sounds. */
+  defaults: Record<string, string>;
+  maxBytes: number;
+}
+
+/** PUT /ui/api/sounds/types: a sound name, `none` (silent) or null (back to the default) per type ID. */
+export type TypeSoundsPatch = Record<string, string | null>;

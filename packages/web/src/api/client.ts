@@ -1,6 +1,7 @@
 import type {
   DeliveryResult,
   ErrorBody,
+  ImportedSound,
   InboxSnapshot,
   NotificationStatusBody,
   OutboundKind,
@@ -18,7 +19,9 @@ import type {
   RouterStatus,
   RouterUpstream,
   SessionInfo,
+  SoundsListing,
   TypeDefinition,
+  TypeSoundsPatch,
   UiInteraction,
   UiNotification,
   UiRespondBody,
@@ -44,16 +47,20 @@ export function onUnauthorized(listener: Listener): () => void {
   return () => unauthorizedListeners.delete(listener);
 }
 
-/** The one place the page talks to the broker: same-origin cookie, `X-Notify-UI: 1` on every change. */
+/**
+ * The one place the page talks to the broker: same-origin cookie, `X-Notify-UI: 1` on every change. A Blob body
+ * (a sound file) goes as its raw bytes; anything else as JSON.
+ */
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (method !== "GET") headers["x-notify-ui"] = "1";
-  if (body !== undefined) headers["content-type"] = "application/json";
+  const raw = body instanceof Blob;
+  if (body !== undefined) headers["content-type"] = raw ? "application/octet-stream" : "application/json";
   const response = await fetch(`/ui/api${path}`, {
     method,
     headers,
     credentials: "same-origin",
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    ...(body !== undefined ? { body: raw ? body : JSON.stringify(body) } : {}),
   });
   if (response.status === 204) return undefined as T;
   const data = (await response.json().catch(() => undefined)) as unknown;
@@ -83,6 +90,14 @@ export const api = {
   savePresentation: (patch: PresentationPatch) => call<PresentationSettings>("PUT", "/presentation", patch),
   types: () => call<TypeDefinition[]>("GET", "/types"),
   saveTypes: (types: TypeDefinition[]) => call<TypeDefinition[]>("PUT", "/types", types),
+
+  sounds: {
+    list: () => call<SoundsListing>("GET", "/sounds"),
+    /** Imports a .wav or .mp3 file under its own name (the broker checks the bytes). */
+    import: (file: File) => call<ImportedSound>("PUT", `/sounds/files/${id(file.name)}`, file),
+    remove: (name: string) => call<void>("DELETE", `/sounds/files/${id(name)}`),
+    setTypes: (patch: TypeSoundsPatch) => call<SoundsListing>("PUT", "/sounds/types", patch),
+  },
 
   outbound: {
     kinds: () => call<OutboundKind[]>("GET", "/outbound/kinds"),

@@ -2,6 +2,7 @@ import type { PresentationPatch, PresentationSettings } from "@notify/contracts/
 import { useEffect, useState } from "react";
 import { api } from "../api/client.js";
 import { messageOf, useLoad } from "../use-load.js";
+import { SoundsEditor } from "./sounds-editor.js";
 import { TypesEditor } from "./types-editor.js";
 
 const SWITCHES: { key: keyof PresentationSettings; label: string; help: string }[] = [
@@ -24,6 +25,7 @@ export function SettingsPage() {
   const { data, error } = useLoad(api.presentation);
   const [settings, setSettings] = useState<PresentationSettings>();
   const [status, setStatus] = useState<string>("");
+  const [typesRound, setTypesRound] = useState(0);
   useEffect(() => setSettings(data), [data]);
 
   const save = async (patch: PresentationPatch) => {
@@ -106,7 +108,8 @@ export function SettingsPage() {
           </div>
         </form>
       )}
-      <TypesEditor />
+      <SoundsEditor typesRound={typesRound} />
+      <TypesEditor onSaved={() => setTypesRound((round) => round + 1)} />
     </section>
   );
 }

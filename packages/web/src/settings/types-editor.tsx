@@ -6,7 +6,7 @@ import { messageOf, useLoad } from "../use-load.js";
 const PRIORITIES: Priority[] = ["low", "normal", "high", "critical"];
 
 /** Custom notification types (PUT /ui/api/types replaces the whole list). */
-export function TypesEditor() {
+export function TypesEditor({ onSaved }: { onSaved?: () => void }) {
   const { data: types, error, reload } = useLoad(api.types);
   const [message, setMessage] = useState("");
   const [draft, setDraft] = useState({ id: "", label: "", defaultPriority: "" });
@@ -16,6 +16,7 @@ export function TypesEditor() {
       await api.saveTypes(next);
       setMessage("Saved");
       reload();
+      onSaved?.();
       return true;
     } catch (failure) {
       setMessage(`Not saved: ${messageOf(failure)}`);
