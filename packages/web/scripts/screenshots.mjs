@@ -1,10 +1,12 @@
 // Screenshots of every page of the web UI at 1280x800 and 390x844, light and dark, into docs/screenshots/.
 // Run after `npm install` (which builds the broker and the page): node packages/web/scripts/screenshots.mjs
+import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { startBroker } from "../../broker/dist/broker.js";
+import { buildApp, SqliteStore } from "../../relay/dist/index.js";
 
 const out = new URL("../../../docs/screenshots/", import.meta.url).pathname;
 const dataDir = mkdtempSync(join(tmpdir(), "notify-shots-"));
@@ -123,6 +125,24 @@ await call(
 );
 await call("POST", "/ui/api/router/routes", { name: "coder", kind: "alias", targets: ["local-llm/qwen3-coder"] }, true);
 
+// A real relay on loopback for the Relay page: enrolled, one phone paired (a throwaway X25519 key).
+const enrollmentToken = "nre_screenshots-only-0123456789";
+const relay = buildApp({
+  store: new SqliteStore(join(dataDir, "relay.db")),
+  enrollmentToken,
+  publicUrl: "https://relay.example.net",
+  appDir: false,
+});
+const relayUrl = (await relay.app.listen({ port: 0, host: "127.0.0.1" })).replace("localhost", "127.0.0.1");
+await call("POST", "/ui/api/relay/enroll", { url: relayUrl, enrollmentToken }, true);
+const { code } = await call("POST", "/ui/api/relay/pairings", undefined, true);
+const jwk = generateKeyPairSync("x25519").publicKey.export({ format: "jwk" });
+await fetch(`${relayUrl}/v1/pairings/claim`, {
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify({ code, device_name: "Pixel 9", public_key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x } }),
+});
+
 const pages = [
   ["inbox", "/ui/"],
   ["question", `/ui/questions/${permission.id}`],
@@ -130,6 +150,7 @@ const pages = [
   ["settings", "/ui/settings"],
   ["outbound", "/ui/outbound"],
   ["router", "/ui/router"],
+  ["relay", "/ui/relay"],
 ];
 const viewports = [
   ["desktop", { width: 1280, height: 800 }],
@@ -159,6 +180,10 @@ try {
         if (scheme === "dark" && name !== "inbox") continue;
         await page.goto(`${broker.url}${path}`);
         await page.getByRole("heading", { level: 1 }).first().waitFor();
+        if (name === "relay") {
+          await page.getByRole("button", { name: "Pair a phone" }).click();
+          await page.getByRole("img", { name: /QR code/ }).waitFor();
+        }
         await page.waitForTimeout(300);
         const file = `${name}-${device}${scheme === "dark" ? "-dark" : ""}.png`;
         await page.screenshot({ path: join(out, file) });
@@ -170,5 +195,6 @@ try {
 } finally {
   await browser.close();
   await broker.close();
+  await relay.app.close();
   rmSync(dataDir, { recursive: true, force: true });
 }
