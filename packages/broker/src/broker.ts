@@ -176,6 +176,8 @@ export function createBroker(options: BrokerOptions): Broker {
   interactions.setRelay(questionOutbox);
   interactions.onCreatedInTransaction((interaction) => questionOutbox.enqueueNew(interaction));
   interactions.onAnsweredInTransaction((interaction) => questionOutbox.enqueueClosed(interaction));
+  // Cancelled, expired or superseded closes the phone's card too (issue 14, beyond v1), not only an answer.
+  interactions.onSettledWithoutAnswerInTransaction((interaction) => questionOutbox.enqueueClosed(interaction));
   // API requests received (counted on the HTTP server below): deliveries yield to API traffic, not to their own load.
   let apiRequests = 0;
   const dispatcher = new Dispatcher(outbox, outbound, clock, logger, {

@@ -159,7 +159,7 @@ export function App() {
                 if (closed !== undefined) {
                   next.questions = next.questions.map((known) =>
                     known.question.id === closed && known.state.kind === "open"
-                      ? { ...known, state: { kind: "elsewhere" } }
+                      ? { ...known, state: { kind: "elsewhere", status: status ?? "answered" } }
                       : known,
                   );
                 } else next.notices.unshift(card.notice);

@@ -8,7 +8,8 @@ export type CardState =
   | { kind: "open" }
   | { kind: "sending" }
   | { kind: "recorded"; answer: string }
-  | { kind: "elsewhere" }
+  /** Closed by someone or something else: `status` from the relay's closed notice (answered when unknown). */
+  | { kind: "elsewhere"; status?: string }
   | { kind: "refused"; status: number };
 
 export interface QuestionCard {

@@ -9,6 +9,13 @@ export interface QuestionCardProps {
   onText(text: string): void;
 }
 
+/** What a closed notice's interaction_status means to the person holding the phone. */
+const CLOSED_TEXT: Record<string, string> = {
+  answered: "Answered elsewhere",
+  cancelled: "Cancelled: no answer needed",
+  superseded: "Replaced by a newer question",
+};
+
 function stateLine(card: Card): string | undefined {
   switch (card.state.kind) {
     case "open":
@@ -18,7 +25,9 @@ function stateLine(card: Card): string | undefined {
     case "recorded":
       return `Sent: ${card.state.answer}`;
     case "elsewhere":
-      return "Answered elsewhere";
+      // An expiry is said by the countdown ("Expired"), which stays.
+      if (card.state.status === "expired") return undefined;
+      return CLOSED_TEXT[card.state.status ?? "answered"] ?? "Closed elsewhere";
     case "refused":
       return card.state.status === 403 ? "Not allowed to answer this (403)" : `Refused (${card.state.status})`;
     default: {
@@ -33,7 +42,9 @@ export function QuestionCard({ card, now, onChoice, onText }: QuestionCardProps)
   const { question } = card;
   const [text, setText] = useState("");
   const textId = useId();
-  const expired = Date.parse(question.expires_at) <= now;
+  // The broker's expired notice wins over this phone's clock (which may run behind).
+  const closedAsExpired = card.state.kind === "elsewhere" && card.state.status === "expired";
+  const expired = closedAsExpired || Date.parse(question.expires_at) <= now;
   const disabled = expired || card.state.kind !== "open" || card.senderId === null;
   const status = stateLine(card);
   return (
@@ -46,7 +57,7 @@ export function QuestionCard({ card, now, onChoice, onText }: QuestionCardProps)
         <span className="agent">{question.agent ?? "unknown agent"}</span>
       </p>
       <p className="prompt">{question.prompt}</p>
-      {card.state.kind === "recorded" || card.state.kind === "elsewhere" ? null : (
+      {card.state.kind === "recorded" || (card.state.kind === "elsewhere" && !closedAsExpired) ? null : (
         <p className="countdown" role="timer">
           {expired ? "Expired" : `Expires in ${remaining(question.expires_at, now)}`}
         </p>

@@ -246,6 +246,17 @@ describe.runIf(run)("phone PWA in Chromium against the real relay and broker", (
     await page.screenshot({ path: join(SCREENSHOTS, "phone-answered-elsewhere.png") });
   });
 
+  it("cancelled on the desktop, the phone's card closes saying so (beyond v1 closed notice)", async () => {
+    const asking = ask(live, ["Rebase onto main?", "--agent", "cline", "--project", "shop-api"]);
+    const card = page.getByRole("article", { name: "Question from cline" });
+    await visible(card.getByRole("button", { name: "Allow" }), 20_000);
+    const [pending] = (await live.call("GET", "/v1/interactions?pending=true&agent=cline")).body as { id: string }[];
+    expect((await live.call("POST", `/v1/interactions/${pending?.id}/cancel`)).status).toBe(200);
+    await asking;
+    await hasText(card.getByRole("status"), "Cancelled: no answer needed", 20_000);
+    expect(await card.getByRole("button", { name: "Allow" }).isDisabled()).toBe(true);
+  });
+
   it("an expired card is disabled and sends nothing", async () => {
     const expiresAt = new Date(Date.now() + 4000).toISOString();
     const event = await live.call("POST", "/v1/events", {

@@ -1,10 +1,12 @@
 // Screenshots of every page of the web UI at 1280x800 and 390x844, light and dark, into docs/screenshots/.
 // Run after `npm install` (which builds the broker and the page): node packages/web/scripts/screenshots.mjs
+import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { startBroker } from "../../broker/dist/broker.js";
+import { buildApp, SqliteStore } from "../../relay/dist/index.js";
 
 const out = new URL("../../../docs/screenshots/", import.meta.url).pathname;
 const dataDir = mkdtempSync(join(tmpdir(), "notify-shots-"));
@@ -131,6 +133,24 @@ await fetch(`${broker.url}/ui/api/sounds/files/doorbell.wav`, {
 });
 await call("PUT", "/ui/api/sounds/types", { deploy: "doorbell", permission_required: "doorbell", info: "none" }, true);
 
+// A real relay on loopback for the Relay page: enrolled, one phone paired (a throwaway X25519 key).
+const enrollmentToken = "nre_screenshots-only-0123456789";
+const relay = buildApp({
+  store: new SqliteStore(join(dataDir, "relay.db")),
+  enrollmentToken,
+  publicUrl: "https://relay.example.net",
+  appDir: false,
+});
+const relayUrl = (await relay.app.listen({ port: 0, host: "127.0.0.1" })).replace("localhost", "127.0.0.1");
+await call("POST", "/ui/api/relay/enroll", { url: relayUrl, enrollmentToken }, true);
+const { code } = await call("POST", "/ui/api/relay/pairings", undefined, true);
+const jwk = generateKeyPairSync("x25519").publicKey.export({ format: "jwk" });
+await fetch(`${relayUrl}/v1/pairings/claim`, {
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify({ code, device_name: "Pixel 9", public_key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x } }),
+});
+
 const pages = [
   ["inbox", "/ui/"],
   ["question", `/ui/questions/${permission.id}`],
@@ -139,6 +159,7 @@ const pages = [
   ["settings-sounds", "/ui/settings", "Sounds"],
   ["outbound", "/ui/outbound"],
   ["router", "/ui/router"],
+  ["relay", "/ui/relay"],
 ];
 const viewports = [
   ["desktop", { width: 1280, height: 800 }],
@@ -177,6 +198,10 @@ try {
             window.scrollBy(0, -(document.querySelector("header")?.offsetHeight ?? 0) - 16);
           });
         }
+        if (name === "relay") {
+          await page.getByRole("button", { name: "Pair a phone" }).click();
+          await page.getByRole("img", { name: /QR code/ }).waitFor();
+        }
         await page.waitForTimeout(300);
         const file = `${name}-${device}${scheme === "dark" ? "-dark" : ""}.png`;
         await page.screenshot({ path: join(out, file) });
@@ -188,5 +213,6 @@ try {
 } finally {
   await browser.close();
   await broker.close();
+  await relay.app.close();
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -5,6 +5,7 @@ import { InboxPage } from "./inbox/inbox-page.js";
 import { ItemDetail } from "./inbox/item-detail.js";
 import { Link, usePath } from "./navigation.js";
 import { OutboundPage } from "./outbound/outbound-page.js";
+import { RelayPage } from "./relay/relay-page.js";
 import { RouterPage } from "./router/router-page.js";
 import { SettingsPage } from "./settings/settings-page.js";
 
@@ -13,6 +14,7 @@ const PAGES = [
   { path: "/ui/settings", label: "Settings" },
   { path: "/ui/outbound", label: "Outbound" },
   { path: "/ui/router", label: "Router" },
+  { path: "/ui/relay", label: "Relay" },
 ];
 
 type Session = { state: "checking" } | { state: "in"; info: SessionInfo } | { state: "out" } | { state: "down" };
@@ -101,6 +103,7 @@ function Page({ path }: { path: string }) {
   if (path === "/ui/settings") return <SettingsPage />;
   if (path === "/ui/outbound") return <OutboundPage />;
   if (path === "/ui/router") return <RouterPage />;
+  if (path === "/ui/relay") return <RelayPage />;
   if (path === "/ui") return <InboxPage />;
   return (
     <section className="notice">

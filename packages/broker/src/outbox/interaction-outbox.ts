@@ -75,7 +75,7 @@ export class InteractionOutbox {
   }
 
   /**
-   * Inside the transaction that answers a question (beyond v1): every relay provider that was given the question
+   * Inside the transaction that answers, cancels, expires or supersedes a question (beyond v1): every relay provider that was given the question
    * gets one more item, which the adapter sends as a "closed" notice since the question is no longer pending.
    */
   enqueueClosed(interaction: InteractionDto): number {

@@ -1,3 +1,4 @@
+import qrcode from "qrcode";
 import { DomainError, invalid } from "../domain/errors.js";
 import type { OutboundService } from "../outbox/outbound-service.js";
 import type { ProviderProfile } from "../outbox/types.js";
@@ -16,6 +17,8 @@ export interface PairingCode {
   code: string;
   link: string;
   expires_at: string;
+  /** The link as an SVG QR code (no script, no style attribute: shown as an <img> under the page's CSP). */
+  svg: string;
 }
 
 export interface DeviceSummary {
@@ -95,7 +98,12 @@ export class RelayAdmin {
     const profile = this.provider(idOrName);
     const reply = await this.call(profile, "/v1/pairings", "POST", {});
     if (!reply.ok) throw failed(reply);
-    const pairing = reply.body as PairingCode;
+    const body = reply.body as Partial<PairingCode>;
+    if (typeof body.code !== "string" || typeof body.link !== "string" || typeof body.expires_at !== "string") {
+      throw new RelayUnavailableError("an unexpected body");
+    }
+    const svg = await qrcode.toString(body.link, { type: "svg", errorCorrectionLevel: "M", margin: 2 });
+    const pairing: PairingCode = { code: body.code, link: body.link, expires_at: body.expires_at, svg };
     const settings = relaySettings(profile.settings);
     const until = Date.parse(pairing.expires_at);
     expectNewDevice(settings.url, settings.installationId, Number.isNaN(until) ? Date.now() + 600_000 : until);

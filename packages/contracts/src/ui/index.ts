@@ -1,2 +1,3 @@
 export * from "./config.js";
+export * from "./relay.js";
 export * from "./schemas.js";

@@ -13,6 +13,9 @@ import type {
   OutboxItem,
   PresentationPatch,
   PresentationSettings,
+  RelayDeviceList,
+  RelayEnrollBody,
+  RelayPairing,
   RouterRequest,
   RouterRoute,
   RouterSettingsInput,
@@ -116,6 +119,13 @@ export const api = {
     deleteRoute: (routeId: string) => call<void>("DELETE", `/outbound/routes/${id(routeId)}`),
     outbox: (status?: string) => call<Outbox>("GET", `/outbound/outbox${status ? `?status=${id(status)}` : ""}`),
     retry: (itemId: string) => call<OutboxItem>("POST", `/outbound/outbox/${id(itemId)}/retry`),
+  },
+
+  relay: {
+    enroll: (body: RelayEnrollBody) => call<OutboundProvider>("POST", "/relay/enroll", body),
+    pair: () => call<RelayPairing>("POST", "/relay/pairings"),
+    devices: () => call<RelayDeviceList>("GET", "/relay/devices"),
+    revoke: (deviceId: string) => call<void>("DELETE", `/relay/devices/${id(deviceId)}`),
   },
 
   router: {
