@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addRelayProvider, type LiveBroker, liveBroker } from "../../broker/test/relay/broker-client.js";
+import { CHROMIUM_ARGS } from "../../broker/test/ui/browser.js";
 import { SqliteStore } from "../../relay/src/store/sqlite/sqlite-store.js";
 import { RelayHarness } from "../../relay/test/helpers.js";
 
@@ -93,16 +94,7 @@ describe.runIf(run)("phone PWA in Chromium against the real relay and broker", (
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
+      args: CHROMIUM_ARGS,
     });
     context = await browser.newContext({
       viewport: { width: 390, height: 844 },

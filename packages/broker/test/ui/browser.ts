@@ -23,23 +23,25 @@ export function chromiumAvailable(): boolean {
  * One headless Chromium per test file (files run in parallel), with the flags DEVELOPERS.md lists. Playwright
  * gives every launch a fresh, empty --user-data-dir of its own.
  */
+/** The flags every headless Chromium of the suites runs with (no background traffic on this closed network). */
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
 export function useBrowser(extraArgs: string[] = []): () => Browser {
   let browser: Browser | undefined;
   beforeAll(async () => {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        ...extraArgs,
-      ],
+      args: [...CHROMIUM_ARGS, ...extraArgs],
     });
   });
   afterAll(async () => {
