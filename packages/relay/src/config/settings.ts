@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import envPaths from "env-paths";
 import { newToken } from "../domain/tokens.js";
@@ -63,8 +64,8 @@ export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv = p
 }
 
 /**
- * Reads a secret file of the data dir, creating it with `create()` on first run. `wx` makes the first writer win
- * when two relay processes share a data dir and start together; the other reads what it wrote.
+ * Reads a secret file of the data dir, creating it with `create()` on first run. When two relay processes share a
+ * data dir and start together, the first to link its file into place wins and the other reads what it wrote.
  */
 export function readOrCreate(dataDir: string, name: string, create: () => string): string {
   const path = join(dataDir, name);
@@ -74,10 +75,17 @@ export function readOrCreate(dataDir: string, name: string, create: () => string
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // Written whole to a file of this process's own, then linked into place: link fails with EEXIST when another
+  // process got there first, and a reader never sees a file that exists but is not written yet (with `wx` alone the
+  // other process could read it empty).
+  const temporary = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  writeFileSync(temporary, `${create()}\n`, { flag: "wx", mode: 0o600 });
   try {
-    writeFileSync(path, `${create()}\n`, { flag: "wx", mode: 0o600 });
+    linkSync(temporary, path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  } finally {
+    unlinkSync(temporary);
   }
   return readFileSync(path, "utf8").trim();
 }
