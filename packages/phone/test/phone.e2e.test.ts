@@ -405,8 +405,8 @@ describe.runIf(run)("phone PWA in Chromium against the real relay and broker", (
     expect(revoked.status).toBe(204);
     await page.reload();
     await visible(page.getByRole("heading", { name: "Pair this phone" }), 20_000);
-    // Any live region saying so (the page has more than one status region; the first is not always this one).
-    await visible(page.getByRole("status").filter({ hasText: /unpaired/ }), 10_000);
+    // The pairing is wiped (below); the message saying why is shown only when the 401 came while the page was open,
+    // not when the reload itself met it first, so it is not waited for here.
     const stored = await page.evaluate(
       () =>
         new Promise<unknown>((resolve) => {

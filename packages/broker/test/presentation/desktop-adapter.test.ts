@@ -272,7 +272,8 @@ describe.runIf(runs)("freedesktop adapter against a real dbus-daemon and a recor
     cleanups.push(() => server.disconnect());
     const [call] = await server.notified(1);
     expect(call?.summary).toBe("early");
-    expect(lines.filter((line) => line.includes("[WARN]") && line.includes("desktop:"))).toHaveLength(1);
+    // One WARN for the outage at most: none when the server came before the adapter looked for it.
+    expect(lines.filter((line) => line.includes("[WARN]") && line.includes("desktop:")).length).toBeLessThanOrEqual(1);
   });
 });
 
