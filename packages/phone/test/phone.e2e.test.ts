@@ -405,8 +405,9 @@ describe.runIf(run)("phone PWA in Chromium against the real relay and broker", (
     expect(revoked.status).toBe(204);
     await page.reload();
     await visible(page.getByRole("heading", { name: "Pair this phone" }), 20_000);
-    // The pairing is wiped (below); the message saying why is shown only when the 401 came while the page was open,
-    // not when the reload itself met it first, so it is not waited for here.
+    // What the issue requires is checked: the pairing screen, and the stored pairing gone (below). The status line
+    // saying why was missing in two of four clean-clone CI runs although the pairing was wiped; not waited for here
+    // (why it is sometimes not rendered is not yet known).
     const stored = await page.evaluate(
       () =>
         new Promise<unknown>((resolve) => {
