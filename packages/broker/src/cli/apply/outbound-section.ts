@@ -43,9 +43,17 @@ async function planOutbound(document: OutboundDocument, context: PlanContext, pr
   const providerNames = new Set((document.providers ?? []).map((provider) => provider.name));
   const routeNames = new Set((document.routes ?? []).map((route) => route.name));
   // --prune acts only within the sub-sections the file has: no `routes` list, no route pruned by name.
+  // A relay provider holds an installation that only enrolling makes (the `relay` section, `notify relay enroll`):
+  // pruning it, or the route that carries questions to it, would unpair every phone, so --prune leaves both alone.
+  const relayIds = new Set(providers.filter((provider) => provider.kind === "relay").map((provider) => provider.id));
   const prunedProviders =
-    context.prune && document.providers ? providers.filter((provider) => !providerNames.has(provider.name)) : [];
-  const prunedRoutes = context.prune && document.routes ? routes.filter((route) => !routeNames.has(route.name)) : [];
+    context.prune && document.providers
+      ? providers.filter((provider) => !providerNames.has(provider.name) && !relayIds.has(provider.id))
+      : [];
+  const prunedRoutes =
+    context.prune && document.routes
+      ? routes.filter((route) => !routeNames.has(route.name) && !relayIds.has(route.providerId))
+      : [];
 
   const steps: Step[] = [];
   for (const entry of document.providers ?? []) {

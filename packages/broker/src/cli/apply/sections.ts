@@ -1,5 +1,6 @@
 import { outboundSection } from "./outbound-section.js";
 import { presentationSection } from "./presentation-section.js";
+import { relaySection } from "./relay-section.js";
 import { routerSection } from "./router-section.js";
 import type { ApplySection } from "./section.js";
 import { soundsSection } from "./sounds-section.js";
@@ -15,4 +16,5 @@ export const SECTIONS: readonly ApplySection[] = [
   routerSection,
   presentationSection,
   soundsSection,
+  relaySection,
 ];
