@@ -33,31 +33,11 @@ export interface OutboundQuestion {
   expiresAt: string;
 }
 
-export interface ProviderProfile {
-  id: string;
-  kind: string;
-  name: string;
-  settings: Record<string, unknown>;
-  /** Names of the secrets that are set; values never leave the store except to an adapter. */
-  secretNames: string[];
-  enabled: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface OutboundRoute {
-  id: string;
-  name: string;
-  providerId: string;
-  enabled: boolean;
-  minimumPriority: Priority;
-  typeId?: string;
-  project?: string;
-  agent?: string;
-  includeMessage: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
+/**
+ * A provider profile and an outbound route as stored and as /ui/api returns them: the one definition lives in
+ * @notify/contracts/ui (DESIGN.md: shared API shapes in one place), named here as the broker always has.
+ */
+export type { OutboundProvider as ProviderProfile, OutboundRoute } from "@notify/contracts/ui";
 
 /** What an outbox item delivers (DESIGN.md: the outbox carries any deliverable). */
 export type OutboxSubject = "notification" | "interaction";
