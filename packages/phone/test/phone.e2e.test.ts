@@ -155,7 +155,7 @@ describe.runIf(run)("phone PWA in Chromium against the real relay and broker", (
           const open = indexedDB.open("notify-phone");
           open.onsuccess = () => {
             const get = open.result.transaction("kv").objectStore("kv").get("keys");
-            get.onsuccess = () => resolve((get.result as { privateKey: CryptoKey }).privateKey.extractable);
+            get.onsuccess = () => resolve((get.result as { privateKey: CryptoKeyInBrowser }).privateKey.extractable);
           };
         }),
     );
@@ -297,7 +297,7 @@ describe.runIf(run)("phone PWA in Chromium against the real relay and broker", (
       const link = pairing.body.link as string;
       await pushPage.goto(link);
       await visible(pushPage.getByText(/Paired as/));
-      await pushPage.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+      await pushPage.evaluate(() => (navigator as unknown as BrowserNavigator).serviceWorker.ready.then(() => true));
       const stored = await pushPage.evaluate(
         () =>
           new Promise<{ token: string; cursor: string | undefined }>((resolve) => {
@@ -346,9 +346,12 @@ describe.runIf(run)("phone PWA in Chromium against the real relay and broker", (
       });
       const shown = async () =>
         pushPage.evaluate(async () => {
-          const registration = await navigator.serviceWorker.getRegistration("/app/");
+          const registration = await (navigator as unknown as BrowserNavigator).serviceWorker.getRegistration("/app/");
           const notifications = (await registration?.getNotifications()) ?? [];
-          return notifications.map((notification) => ({ title: notification.title, body: notification.body }));
+          return notifications.map((notification: { title: string; body: string }) => ({
+            title: notification.title,
+            body: notification.body,
+          }));
         });
       await expect
         .poll(shown, { timeout: 10_000 })
