@@ -73,8 +73,10 @@ describe.skipIf(!run)("the Relay page in Chromium", () => {
     expect(claim.status).toBe(201);
     const deviceId = (claim.json() as { device_id: string }).device_id;
 
-    await page.getByRole("button", { name: "Refresh" }).click();
+    // No click: while the code is live the page re-reads the device list, announces the phone and drops the code.
+    await page.getByRole("status").filter({ hasText: "Pixel 9 paired" }).waitFor();
     await page.getByRole("listitem").filter({ hasText: "Pixel 9" }).waitFor();
+    expect(await page.locator(".pairing-code").count()).toBe(0);
     await page.getByText(deviceId).waitFor();
     expect(await axeViolations(page)).toEqual([]);
 

@@ -9,6 +9,9 @@ export function RelayPage() {
   const providers = useLoad(api.outbound.providers);
   const relay = providers.data?.find((provider) => provider.kind === "relay");
   const [message, setMessage] = useState("");
+  // While a pairing code is live the device list is re-read every few seconds, so a phone that claims it shows up
+  // (and the spent code goes away) without a click.
+  const [pairing, setPairing] = useState<RelayPairing>();
 
   return (
     <section aria-labelledby="relay-title">
@@ -40,14 +43,28 @@ export function RelayPage() {
           />
         )}
       </div>
-      {relay && <Pairing />}
-      {relay && <Devices onMessage={setMessage} />}
+      {relay && <Pairing pairing={pairing} onPairing={setPairing} />}
+      {relay && (
+        <Devices
+          watchUntil={pairing?.expires_at}
+          onMessage={setMessage}
+          onPaired={(name) => {
+            setMessage(`${name} paired`);
+            setPairing(undefined);
+          }}
+        />
+      )}
     </section>
   );
 }
 
-function Pairing() {
-  const [pairing, setPairing] = useState<RelayPairing>();
+function Pairing({
+  pairing,
+  onPairing: setPairing,
+}: {
+  pairing: RelayPairing | undefined;
+  onPairing: (pairing: RelayPairing | undefined) => void;
+}) {
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
 
@@ -126,8 +143,37 @@ function countdown(seconds: number): string {
   return `${minutes}:${String(seconds % 60).padStart(2, "0")}`;
 }
 
-function Devices({ onMessage }: { onMessage: (text: string) => void }) {
+const WATCH_MS = 3000;
+
+function Devices({
+  watchUntil,
+  onMessage,
+  onPaired,
+}: {
+  watchUntil: string | undefined;
+  onMessage: (text: string) => void;
+  onPaired: (name: string) => void;
+}) {
   const devices = useLoad(api.relay.devices);
+  const { reload } = devices;
+  useEffect(() => {
+    const until = watchUntil === undefined ? Number.NaN : Date.parse(watchUntil);
+    if (Number.isNaN(until)) return;
+    const timer = setInterval(() => (Date.now() < until ? reload() : clearInterval(timer)), WATCH_MS);
+    return () => clearInterval(timer);
+  }, [watchUntil, reload]);
+  // A device that was not in the list when the code was made is the phone that claimed it.
+  const [known, setKnown] = useState<Set<string>>();
+  const listed = devices.data?.devices;
+  useEffect(() => {
+    if (!listed) return;
+    const ids = new Set(listed.map((device) => device.device_id));
+    if (known && watchUntil !== undefined) {
+      const fresh = listed.find((device) => !known.has(device.device_id));
+      if (fresh) onPaired(fresh.device_name);
+    }
+    if (!known || ids.size !== known.size || [...ids].some((id) => !known.has(id))) setKnown(ids);
+  }, [listed, known, watchUntil, onPaired]);
   const revoke = async (deviceId: string, name: string) => {
     try {
       await api.relay.revoke(deviceId);
