@@ -214,7 +214,7 @@ describe.skipIf(!run)("web UI pages in Chromium", () => {
     await page.getByRole("navigation", { name: "Router pages" }).getByRole("link", { name: "Routing" }).click();
     await page.getByText("Add an alias or combo").click();
     await page.getByRole("textbox", { name: "Name", exact: true }).last().fill("fast");
-    await page.getByRole("textbox", { name: /Targets/ }).fill("local/coder");
+    await page.getByRole("combobox", { name: "Target 1" }).fill("local/coder");
     await page.getByRole("button", { name: "Add route" }).click();
     await page.getByText("local/coder").waitFor();
     await page.getByRole("navigation", { name: "Router pages" }).getByRole("link", { name: "Providers" }).click();
