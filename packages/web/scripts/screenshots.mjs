@@ -195,6 +195,7 @@ const pages = [
   ["router", "/ui/router"],
   ["router-routing", "/ui/router/routing"],
   ["router-effort", "/ui/router/effort"],
+  ["router-effort-models", "/ui/router/effort"],
   ["relay", "/ui/relay"],
 ];
 const viewports = [
@@ -234,6 +235,14 @@ try {
             element.scrollIntoView({ block: "start" });
             window.scrollBy(0, -(document.querySelector("header")?.offsetHeight ?? 0) - 16);
           });
+        }
+        if (name === "router-effort") {
+          await page.getByText("GPT with xhigh").click();
+          await page.getByRole("form", { name: "Overrides for gpt-xhigh" }).waitFor();
+        }
+        if (name === "router-effort-models") {
+          await page.getByRole("tab", { name: "Per model" }).click();
+          await page.getByRole("combobox", { name: "Model (provider/model)" }).fill("openrouter/openai/gpt-5.2");
         }
         if (name === "relay") {
           await page.getByRole("button", { name: "Pair a phone" }).click();
