@@ -23,6 +23,8 @@ export function RoutingPage() {
   const routes = useLoad(api.router.routes);
   const upstreams = useLoad(api.router.upstreams);
   const [message, setMessage] = useState("");
+  // A chosen strategy shows at once; the broker's answer (a reloaded status) replaces it.
+  const [choosing, setChoosing] = useState<{ strategy: SwitchStrategy; over: unknown }>();
   const act = async (work: () => Promise<unknown>, done: string) => {
     try {
       await work();
@@ -34,6 +36,7 @@ export function RoutingPage() {
     routes.reload();
   };
   const settings = status.data;
+  const strategyShown = choosing && choosing.over === settings ? choosing.strategy : settings?.switch_strategy;
   return (
     <>
       <p className="muted" role="status">
@@ -72,13 +75,14 @@ export function RoutingPage() {
                   name="switch_strategy"
                   value={strategy}
                   aria-describedby={`strategy-${strategy}-help`}
-                  checked={settings.switch_strategy === strategy}
-                  onChange={() =>
+                  checked={strategyShown === strategy}
+                  onChange={() => {
+                    setChoosing({ strategy, over: settings });
                     void act(
                       () => api.router.saveSettings({ switch_strategy: strategy }),
                       `Smart switching: ${strategy.replace("_", " ")}`,
-                    )
-                  }
+                    );
+                  }}
                 />
                 <label htmlFor={`strategy-${strategy}`}>{strategy.replace("_", " ")}</label>
                 <p id={`strategy-${strategy}-help`} className="help">
