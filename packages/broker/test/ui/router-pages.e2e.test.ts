@@ -65,10 +65,11 @@ describe.skipIf(!run)("Router pages in Chromium: Routing and Effort mapping", ()
     expect(await subNav.getByRole("link", { name: "Providers" }).getAttribute("aria-current")).toBeNull();
 
     // The target picker offers the enabled upstreams' provider/model pairs.
-    const offered = await page
-      .locator("#router-target-choices option")
-      .evaluateAll((options) => options.map((option) => (option as { value: string }).value));
-    expect(offered).toEqual(["alpha/coder", "alpha/gpt-5", "beta/chat"]);
+    const offered = () =>
+      page
+        .locator("#router-target-choices option")
+        .evaluateAll((options) => options.map((option) => (option as { value: string }).value));
+    await expect.poll(offered).toEqual(["alpha/coder", "alpha/gpt-5", "beta/chat"]);
 
     const add = page.getByRole("form", { name: "Add an alias or combo" });
     await page.getByText("Add an alias or combo", { exact: true }).click();
@@ -196,9 +197,9 @@ describe.skipIf(!run)("Router pages in Chromium: Routing and Effort mapping", ()
     await page.goto(`${ui.broker.url}/ui/router/effort`);
     const tab = page.getByRole("tab", { name: "Families" });
     expect(await tab.getAttribute("aria-selected")).toBe("true");
+    await page.getByText("GPT-5 (gpt-5, -mini, -nano, -codex)").click();
     // All ten families are listed.
     expect(await page.locator("details.family").count()).toBe(10);
-    await page.getByText("GPT-5 (gpt-5, -mini, -nano, -codex)").click();
     const form = page.getByRole("form", { name: "Overrides for gpt-5" });
     // Rows low, medium, high, xhigh, max, default; cells: automatic, override, what requests get.
     const row = (level: string) =>
@@ -210,7 +211,7 @@ describe.skipIf(!run)("Router pages in Chromium: Routing and Effort mapping", ()
     await statusLine(page, "gpt-5: saved").waitFor();
     const family = async () => ((await effort()).families as Json[]).find((item) => item.id === "gpt-5");
     expect((await family()).override).toEqual({ levels: { low: "minimal" }, default: null });
-    expect(await row("low").getByRole("cell").last().textContent()).toBe("minimal");
+    await expect.poll(() => row("low").getByRole("cell").last().textContent()).toBe("minimal");
     // A real request asking for low now gets minimal at a gpt-5 model.
     await chat("alpha/gpt-5", { reasoning_effort: "low" });
     expect(alpha.hits.at(-1)?.body.reasoning_effort).toBe("minimal");
@@ -253,6 +254,7 @@ describe.skipIf(!run)("Router pages in Chromium: Routing and Effort mapping", ()
     await statusLine(page, "Saved the override of alpha/gpt-5").waitFor();
     expect((await effort()).models).toEqual({ "alpha/gpt-5": { levels: { low: null, max: "high" } } });
     const listed = page.getByRole("row", { name: /alpha\/gpt-5/ });
+    await listed.waitFor();
     expect((await listed.getByRole("cell").allTextContents()).slice(0, 6)).toEqual([
       "omit",
       "–",
@@ -292,8 +294,8 @@ describe.skipIf(!run)("Router pages in Chromium: Routing and Effort mapping", ()
     await page.keyboard.press("ArrowRight");
     expect(await focusedTab()).toBe("effort-tab-models");
     expect(await perModel.getAttribute("aria-selected")).toBe("true");
-    expect(await page.getByRole("tabpanel", { name: "Per model" }).isVisible()).toBe(true);
-    expect(await page.getByRole("tabpanel", { name: "Families" }).count()).toBe(0); // hidden: out of the tree
+    await page.getByRole("tabpanel", { name: "Per model" }).waitFor();
+    await page.locator("#effort-panel-families").waitFor({ state: "hidden" });
     await page.keyboard.press("ArrowRight"); // wraps
     expect(await focusedTab()).toBe("effort-tab-families");
     await page.keyboard.press("End");
@@ -327,6 +329,8 @@ describe.skipIf(!run)("Router pages in Chromium: Routing and Effort mapping", ()
       await page.getByText("Add an alias or combo", { exact: true }).click();
       await page.getByRole("form", { name: "Edit combo pair" }).waitFor();
       expect(await axeViolations(page), `routing ${viewport.width}`).toEqual([]);
+      // The open forms fit the screen: nothing wider than the viewport.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
 
       await page.goto(`${ui.broker.url}/ui/router/effort`);
       await page.getByText("GPT-5 (gpt-5, -mini, -nano, -codex)").click();

@@ -55,6 +55,9 @@ export function TargetsEditor({
         {targets.map((target, index) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: rows are positions; their text is edited in place.
           <li key={index}>
+            <span className="target-number" aria-hidden="true">
+              {index + 1}.
+            </span>
             <input
               aria-label={`Target ${index + 1}`}
               required
