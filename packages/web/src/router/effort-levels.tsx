@@ -83,7 +83,7 @@ export function LevelTable({
         <tbody>
           {ROWS.map((row) => (
             <tr key={row}>
-              <th scope="row">{row === "default" ? "no effort sent (default)" : row}</th>
+              <th scope="row">{row === "default" ? "default (none sent)" : row}</th>
               <td>{shown(below(row))}</td>
               <td>
                 <select

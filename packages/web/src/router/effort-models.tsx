@@ -25,8 +25,9 @@ export function EffortModels({ view, onChanged }: { view: EffortView; onChanged:
         <p className="muted">No per-model overrides: every model follows its family.</p>
       ) : (
         <div className="table-scroll effort-scroll">
+          <p className="help">Per-model overrides (–: the family's value applies).</p>
           <table className="effort-table">
-            <caption>Per-model overrides (– : the family's value applies)</caption>
+            <caption className="visually-hidden">Per-model overrides</caption>
             <thead>
               <tr>
                 <th scope="col">Model</th>
