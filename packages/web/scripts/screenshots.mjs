@@ -1,5 +1,6 @@
 // Screenshots of every page of the web UI at 1280x800 and 390x844, light and dark, into docs/screenshots/.
 // Run after `npm install` (which builds the broker and the page): node packages/web/scripts/screenshots.mjs
+// Names after it (e.g. `router-routing router-effort`) take only those pages.
 import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -123,7 +124,39 @@ await call(
   },
   true,
 );
+await call(
+  "POST",
+  "/ui/api/router/upstreams",
+  {
+    slug: "openrouter",
+    label: "OpenRouter",
+    wire: "chat_wire",
+    base_url: "https://openrouter.ai/api/v1",
+    models: ["anthropic/claude-sonnet-4-6", "openai/gpt-5.2", "qwen/qwen3-coder"],
+    enabled: true,
+  },
+  true,
+);
 await call("POST", "/ui/api/router/routes", { name: "coder", kind: "alias", targets: ["local-llm/qwen3-coder"] }, true);
+await call(
+  "POST",
+  "/ui/api/router/routes",
+  { name: "smart", kind: "combo", targets: ["openrouter/anthropic/claude-sonnet-4-6", "openrouter/openai/gpt-5.2"] },
+  true,
+);
+await call(
+  "PUT",
+  "/ui/api/router/settings",
+  { default_route: "coder", switch_strategy: "sticky", native_fallback_route: "combo/smart" },
+  true,
+);
+await call("PUT", "/ui/api/router/effort/families/gpt-xhigh", { levels: { low: "none" }, default: "medium" }, true);
+await call(
+  "PUT",
+  "/ui/api/router/effort/models",
+  { model: "openrouter/qwen/qwen3-coder", levels: { low: null } },
+  true,
+);
 // An imported sound (the broker's own knock tone as a WAV file) chosen for two types, and one type silenced.
 const { toneSamples, wavFile } = await import("../../broker/dist/presentation/sounds/tones.js");
 await fetch(`${broker.url}/ui/api/sounds/files/doorbell.wav`, {
@@ -151,6 +184,7 @@ await fetch(`${relayUrl}/v1/pairings/claim`, {
   body: JSON.stringify({ code, device_name: "Pixel 9", public_key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x } }),
 });
 
+const only = process.argv.slice(2);
 const pages = [
   ["inbox", "/ui/"],
   ["question", `/ui/questions/${permission.id}`],
@@ -159,6 +193,9 @@ const pages = [
   ["settings-sounds", "/ui/settings", "Sounds"],
   ["outbound", "/ui/outbound"],
   ["router", "/ui/router"],
+  ["router-routing", "/ui/router/routing"],
+  ["router-effort", "/ui/router/effort"],
+  ["router-effort-models", "/ui/router/effort"],
   ["relay", "/ui/relay"],
 ];
 const viewports = [
@@ -186,6 +223,7 @@ try {
       page.on("console", (message) => message.type() === "error" && console.error(`${device}: ${message.text()}`));
       await page.goto(`${broker.url}/ui/login?t=${broker.uiSessions.createLinkToken().token}`);
       for (const [name, path, section] of pages) {
+        if (only.length > 0 && !only.includes(name)) continue;
         if (scheme === "dark" && name !== "inbox" && name !== "settings-sounds") continue;
         await page.goto(`${broker.url}${path}`);
         await page.getByRole("heading", { level: 1 }).first().waitFor();
@@ -198,13 +236,22 @@ try {
             window.scrollBy(0, -(document.querySelector("header")?.offsetHeight ?? 0) - 16);
           });
         }
+        if (name === "router-effort") {
+          await page.getByText("GPT with xhigh").click();
+          await page.getByRole("form", { name: "Overrides for gpt-xhigh" }).waitFor();
+        }
+        if (name === "router-effort-models") {
+          await page.getByRole("tab", { name: "Per model" }).click();
+          await page.getByRole("combobox", { name: "Model (provider/model)" }).fill("openrouter/openai/gpt-5.2");
+        }
         if (name === "relay") {
           await page.getByRole("button", { name: "Pair a phone" }).click();
           await page.getByRole("img", { name: /QR code/ }).waitFor();
         }
         await page.waitForTimeout(300);
         const file = `${name}-${device}${scheme === "dark" ? "-dark" : ""}.png`;
-        await page.screenshot({ path: join(out, file) });
+        // The Router sub-pages are shown whole: their settings lie below the first screen.
+        await page.screenshot({ path: join(out, file), fullPage: name.startsWith("router-") });
         console.log(file);
       }
       await context.close();

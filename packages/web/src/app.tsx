@@ -32,8 +32,8 @@ export function App() {
   }, []);
 
   useEffect(() => {
-    const page = PAGES.find((entry) => entry.path === path);
-    document.title = page && page.path !== "/ui" ? `${page.label} · Notify` : "Notify";
+    const page = PAGES.find((entry) => entry.path !== "/ui" && isCurrent(path, entry.path));
+    document.title = page ? `${page.label} · Notify` : "Notify";
   }, [path]);
 
   return (
@@ -102,7 +102,7 @@ function Page({ path }: { path: string }) {
   }
   if (path === "/ui/settings") return <SettingsPage />;
   if (path === "/ui/outbound") return <OutboundPage />;
-  if (path === "/ui/router") return <RouterPage />;
+  if (path === "/ui/router" || path.startsWith("/ui/router/")) return <RouterPage path={path} />;
   if (path === "/ui/relay") return <RelayPage />;
   if (path === "/ui") return <InboxPage />;
   return (

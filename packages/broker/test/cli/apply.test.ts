@@ -222,7 +222,7 @@ describe("docs/apply.md", () => {
     expect(first.stderr.replace(/applied \S*example\.yaml/, "applied notify.yaml")).toBe(printed);
     const second = await notify("apply", files.write("example.json", json), "--json");
     expect(second.code).toBe(0);
-    expect(JSON.parse(second.stdout).counts).toEqual({ create: 0, update: 2, delete: 0, unchanged: 8 });
+    expect(JSON.parse(second.stdout).counts).toEqual({ create: 0, update: 2, delete: 0, unchanged: 10 });
     expect(second.stderr).toContain("updated provider team-hook: secrets\n");
     expect(second.stderr).toContain("updated upstream gateway: key\n");
     for (const output of [first, second]) {

@@ -210,11 +210,14 @@ describe.skipIf(!run)("web UI pages in Chromium", () => {
     await page.getByLabel("API key").fill(UPSTREAM_KEY);
     await page.getByRole("button", { name: "Add upstream" }).click();
     await page.getByText(/key set · 2 models/).waitFor();
+    // Aliases and combos live on the Routing sub-page; deletion and editing on Providers.
+    await page.getByRole("navigation", { name: "Router pages" }).getByRole("link", { name: "Routing" }).click();
     await page.getByText("Add an alias or combo").click();
     await page.getByRole("textbox", { name: "Name", exact: true }).last().fill("fast");
-    await page.getByRole("textbox", { name: /Targets/ }).fill("local/coder");
+    await page.getByRole("combobox", { name: "Target 1" }).fill("local/coder");
     await page.getByRole("button", { name: "Add route" }).click();
     await page.getByText("local/coder").waitFor();
+    await page.getByRole("navigation", { name: "Router pages" }).getByRole("link", { name: "Providers" }).click();
     await page.getByRole("button", { name: "Delete local" }).click();
     await page
       .getByRole("status")

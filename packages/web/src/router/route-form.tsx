@@ -1,27 +1,54 @@
+import { MAX_COMBO_TARGETS, type RouterRoute } from "@notify/contracts/ui";
 import { useState } from "react";
-import { api } from "../api/client.js";
 import { messageOf } from "../use-load.js";
+import { routerApi } from "./router-api.js";
+import { TargetsEditor } from "./targets-editor.js";
 
-/** A new alias (one target) or combo (1-8 targets, tried in order), targets as `upstream-slug/model`. */
-export function RouterRouteForm({ onSaved }: { onSaved: () => void }) {
-  const [draft, setDraft] = useState({ name: "", kind: "alias", targets: "" });
+type Kind = RouterRoute["kind"];
+
+/**
+ * A new alias (one target) or combo (1-8 targets, tried in order), or an edit of one (`route` given): name and
+ * targets; the kind is fixed once made. The broker's refusal is shown as it says it.
+ */
+export function RouterRouteForm({ route, onSaved }: { route?: RouterRoute; onSaved: (done: string) => void }) {
+  const [name, setName] = useState(route?.name ?? "");
+  const [kind, setKind] = useState<Kind>(route?.kind ?? "alias");
+  const [targets, setTargets] = useState<string[]>(route?.targets ?? [""]);
+  const [open, setOpen] = useState(false);
   const [error, setError] = useState("");
+  const what = route ? `${route.kind} ${route.name}` : "a new alias or combo";
   return (
-    <details className="add-form">
-      <summary>Add an alias or combo</summary>
+    <details
+      className={route ? "edit-form" : "add-form"}
+      open={open}
+      onToggle={(event) => setOpen(event.currentTarget.open)}
+    >
+      <summary>
+        {route ? (
+          <>
+            Edit <span className="visually-hidden">{route.name}</span>
+          </>
+        ) : (
+          "Add an alias or combo"
+        )}
+      </summary>
       <form
         className="stacked-form"
+        aria-label={route ? `Edit ${what}` : "Add an alias or combo"}
         onSubmit={async (event) => {
           event.preventDefault();
+          const list = targets.map((target) => target.trim()).filter(Boolean);
           try {
-            await api.router.saveRoute({
-              name: draft.name,
-              kind: draft.kind,
-              targets: draft.targets.split(/[\s,]+/).filter(Boolean),
-            });
+            if (route) await routerApi.patchRoute(route.id, { name, targets: list });
+            else await routerApi.createRoute({ name, kind, targets: list, enabled: true });
             setError("");
-            setDraft({ name: "", kind: "alias", targets: "" });
-            onSaved();
+            if (route) setOpen(false);
+            else {
+              setName("");
+              setKind("alias");
+              setTargets([""]);
+            }
+            onSaved(route ? `Saved ${name}` : `Added ${kind} ${name}`);
           } catch (failure) {
             setError(messageOf(failure));
           }
@@ -29,25 +56,31 @@ export function RouterRouteForm({ onSaved }: { onSaved: () => void }) {
       >
         <label>
           <span>Name</span>
-          <input required value={draft.name} onChange={(e) => setDraft({ ...draft, name: e.target.value })} />
+          <input required maxLength={64} value={name} onChange={(e) => setName(e.target.value)} />
         </label>
-        <label>
-          <span>Kind</span>
-          <select value={draft.kind} onChange={(e) => setDraft({ ...draft, kind: e.target.value })}>
-            <option value="alias">alias (one target)</option>
-            <option value="combo">combo (targets in order)</option>
-          </select>
-        </label>
-        <label>
-          <span>Targets (upstream/model, comma separated)</span>
-          <input required value={draft.targets} onChange={(e) => setDraft({ ...draft, targets: e.target.value })} />
-        </label>
+        {!route && (
+          <label>
+            <span>Kind</span>
+            <select
+              value={kind}
+              onChange={(e) => {
+                const next = e.target.value as Kind;
+                setKind(next);
+                if (next === "alias") setTargets(targets.slice(0, 1));
+              }}
+            >
+              <option value="alias">alias (one target)</option>
+              <option value="combo">combo (targets in order)</option>
+            </select>
+          </label>
+        )}
+        <TargetsEditor targets={targets} max={kind === "alias" ? 1 : MAX_COMBO_TARGETS} onChange={setTargets} />
         {error && (
           <p className="error" role="alert">
             {error}
           </p>
         )}
-        <button type="submit">Add route</button>
+        <button type="submit">{route ? "Save route" : "Add route"}</button>
       </form>
     </details>
   );

@@ -1,3 +1,4 @@
+import { type EffortDocument, parseEffort } from "./router-effort.js";
 import { isObject, unknownKeys } from "./section.js";
 
 /**
@@ -6,7 +7,7 @@ import { isObject, unknownKeys } from "./section.js";
  * phase rehearses the changes with its validator (router-rehearsal.ts) rather than copying them here.
  */
 
-const ROUTER_KEYS = ["enabled", "settings", "upstreams", "routes"] as const;
+const ROUTER_KEYS = ["enabled", "settings", "upstreams", "routes", "effort"] as const;
 export const SETTINGS_KEYS = [
   "default_route",
   "switch_strategy",
@@ -55,6 +56,7 @@ export interface RouterDocument {
   settings?: Partial<Record<SettingsField, unknown>>;
   upstreams?: UpstreamEntry[];
   routes?: RouteEntry[];
+  effort?: EffortDocument;
 }
 
 /** Every string under upstreams[].key, found on the raw value whether or not it parses. */
@@ -68,7 +70,7 @@ export function routerSecrets(value: unknown): string[] {
 /** Structural checks of `router`; problems name paths, never values. */
 export function parseRouter(value: unknown, problems: string[]): RouterDocument | undefined {
   if (!isObject(value)) {
-    problems.push("router must be an object with enabled, settings, upstreams and/or routes");
+    problems.push("router must be an object with enabled, settings, upstreams, routes and/or effort");
     return undefined;
   }
   const before = problems.length;
@@ -87,6 +89,10 @@ export function parseRouter(value: unknown, problems: string[]): RouterDocument 
   }
   if (value.routes !== undefined) {
     document.routes = parseList(value.routes, "router.routes", "name", problems, parseRoute);
+  }
+  if (value.effort !== undefined) {
+    const effort = parseEffort(value.effort, problems);
+    if (effort) document.effort = effort;
   }
   return problems.length > before ? undefined : document;
 }

@@ -15,7 +15,9 @@ export type RouterOperation =
   | { op: "save-route"; name: string; exists: boolean; body: Record<string, unknown> }
   | { op: "save-settings"; body: Record<string, unknown> }
   | { op: "delete-route"; name: string }
-  | { op: "delete-upstream"; slug: string };
+  | { op: "delete-upstream"; slug: string }
+  | { op: "save-effort"; scope: "family" | "model"; name: string; set: unknown }
+  | { op: "delete-effort"; scope: "family" | "model"; name: string };
 
 /** Stands in for the broker's sealer: the rehearsal only needs to know that a key is held, never the key. */
 const placeholderSealer: KeySealer = {
@@ -32,7 +34,12 @@ const placeholderSealer: KeySealer = {
  * broker would have.
  */
 export function rehearse(
-  current: { upstreams: Upstream[]; routes: Route[]; settings: RouterSettings },
+  current: {
+    upstreams: Upstream[];
+    routes: Route[];
+    settings: RouterSettings;
+    effort?: { families: Record<string, unknown>; models: Record<string, unknown> };
+  },
   operations: RouterOperation[],
 ): (string | undefined)[] {
   const db = new DatabaseSync(":memory:");
@@ -50,6 +57,21 @@ export function rehearse(
     } catch (error) {
       if (!(error instanceof RouterConfigError)) throw error;
       throw new Error(`the broker's router configuration does not pass the router's own checks (${error.message})`);
+    }
+    // Stored effort sets, families first (a model's set was checked on top of its family's). A family set saved
+    // after a model's is not re-checked against it (docs/router.md), so a stored set may not pass again: it is
+    // left out of the copy rather than failing the whole plan; the broker still judges every real write.
+    for (const [scope, sets] of [
+      ["family", current.effort?.families ?? {}],
+      ["model", current.effort?.models ?? {}],
+    ] as const) {
+      for (const [name, set] of Object.entries(sets)) {
+        try {
+          config.saveEffortOverride(scope, name, set);
+        } catch (error) {
+          if (!(error instanceof RouterConfigError)) throw error;
+        }
+      }
     }
 
     return operations.map((operation) => {
@@ -69,6 +91,12 @@ export function rehearse(
             break;
           case "delete-upstream":
             config.deleteUpstream(operation.slug);
+            break;
+          case "save-effort":
+            config.saveEffortOverride(operation.scope, operation.name, operation.set);
+            break;
+          case "delete-effort":
+            config.saveEffortOverride(operation.scope, operation.name, null);
             break;
           default: {
             const _exhaustive: never = operation;

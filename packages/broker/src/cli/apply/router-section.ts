@@ -1,3 +1,4 @@
+import type { EffortView } from "@notify/contracts/ui";
 import type { Route, Upstream } from "@notify/router";
 import type { BrokerClient } from "../client.js";
 import type { RouterStatus } from "../router-api.js";
@@ -10,15 +11,17 @@ import {
   UPSTREAM_FIELDS,
   type UpstreamEntry,
 } from "./router-document.js";
+import { planEffort, storedSets } from "./router-effort.js";
 import { type RouterOperation, rehearse } from "./router-rehearsal.js";
 import { type ApplySection, type Change, jsonEqual, type PlanContext, type Step, ui } from "./section.js";
 
 /**
- * `router`: the provider router's switch, settings, upstreams and routes (spec 3), through /ui/api/router.
- * Upstreams are upserted by slug, routes by name. Order: upstreams, then routes (a route names its upstreams),
- * then the settings and the switch (a default route may name a route created just before), then with --prune the
- * routes and then the upstreams the file does not name (the router refuses to delete what a route or a setting
- * still names, so the routes that named an upstream go first). Fields an entry leaves out keep the broker's value;
+ * `router`: the provider router's switch, settings, upstreams, routes and effort override sets (spec 3), through
+ * /ui/api/router. Upstreams are upserted by slug, routes by name, effort sets by family id and provider/model.
+ * Order: upstreams, then routes (a route names its upstreams), then effort sets (router-effort.ts), then the
+ * settings and the switch (a default route may name a route created just before), then with --prune the routes
+ * and then the upstreams the file does not name (the router refuses to delete what a route or a setting still
+ * names, so the routes that named an upstream go first), then the effort sets it does not name. Fields an entry leaves out keep the broker's value;
  * new upstreams get the router's defaults (disabled, auth api_key), new routes are enabled.
  */
 export const routerSection: ApplySection = {
@@ -43,11 +46,16 @@ const ROUTING_FIELDS = ["default_route", "switch_strategy", "native_fallback_rou
 
 async function planRouter(document: RouterDocument, context: PlanContext, problems: string[]): Promise<Step[]> {
   const { client } = context;
-  const [status, upstreams, routes] = await Promise.all([
+  const [status, upstreams, routes, effortView] = await Promise.all([
     ui<RouterStatus>(client, "GET", "/router/status"),
     ui<Upstream[]>(client, "GET", "/router/upstreams"),
     ui<Route[]>(client, "GET", "/router/routes"),
+    // Read only when the file has effort sets to plan.
+    document.effort ? ui<EffortView>(client, "GET", "/router/effort") : undefined,
   ]);
+  const effort = effortView
+    ? planEffort(document.effort ?? {}, effortView, context.prune)
+    : { saves: [], removals: [] };
   const planned: Planned[] = [];
   for (const entry of document.upstreams ?? []) {
     const existing = upstreams.find((upstream) => upstream.slug === entry.slug);
@@ -57,6 +65,7 @@ async function planRouter(document: RouterDocument, context: PlanContext, proble
     const existing = routes.find((route) => route.name === entry.name);
     planned.push(planRoute(entry, existing));
   }
+  planned.push(...effort.saves);
   const settings = planSettings(document, status);
   if (settings) planned.push(settings);
   // --prune acts only within the sub-sections the file has: no `routes` list, no route pruned.
@@ -89,6 +98,8 @@ async function planRouter(document: RouterDocument, context: PlanContext, proble
     }
   }
 
+  planned.push(...effort.removals);
+
   const withOperations = planned.filter((item) => item.operation !== undefined);
   const refusals = rehearse(
     {
@@ -99,6 +110,7 @@ async function planRouter(document: RouterDocument, context: PlanContext, proble
         switch_strategy: status.switch_strategy,
         native_fallback_route: status.native_fallback_route,
       },
+      ...(effortView ? { effort: storedSets(effortView) } : {}),
     },
     withOperations.map((item) => item.operation as RouterOperation),
   );
