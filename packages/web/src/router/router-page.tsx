@@ -2,13 +2,12 @@ import { useState } from "react";
 import { api } from "../api/client.js";
 import { shortTime } from "../format.js";
 import { messageOf, useLoad } from "../use-load.js";
+import { ProvidersSection } from "./providers-page.js";
 import { RouterRouteForm } from "./route-form.js";
-import { UpstreamForm } from "./upstream-form.js";
 
 /** The provider router's basics: its switch, upstreams, aliases and combos, default route, and Activity. */
 export function RouterPage() {
   const status = useLoad(api.router.status);
-  const upstreams = useLoad(api.router.upstreams);
   const routes = useLoad(api.router.routes);
   const activity = useLoad(() => api.router.activity(50));
   const [message, setMessage] = useState("");
@@ -19,7 +18,6 @@ export function RouterPage() {
       await work();
       setMessage(done);
       status.reload();
-      upstreams.reload();
       routes.reload();
     } catch (failure) {
       setMessage(messageOf(failure));
@@ -82,45 +80,12 @@ export function RouterPage() {
           </label>
         </div>
       )}
-      <div className="card">
-        <h2>Upstreams</h2>
-        {upstreams.data?.length === 0 && <p className="muted">No upstreams yet.</p>}
-        <ul className="plain-list">
-          {upstreams.data?.map((upstream) => (
-            <li key={upstream.id} className="config-row">
-              <div>
-                <strong>{upstream.label}</strong> <code>{upstream.slug}</code>{" "}
-                <span className={upstream.enabled ? "state on" : "state"}>
-                  {upstream.enabled ? "Enabled" : "Disabled"}
-                </span>
-                <p className="muted">
-                  {upstream.base_url} · {upstream.wire.replace("_wire", "")} · key {upstream.has_key ? "set" : "none"} ·{" "}
-                  {upstream.models.length} models
-                </p>
-              </div>
-              <div className="actions">
-                <button
-                  type="button"
-                  onClick={() =>
-                    void act(() => api.router.saveUpstream({ enabled: !upstream.enabled }, upstream.id), "Saved")
-                  }
-                >
-                  {upstream.enabled ? "Disable" : "Enable"} <span className="visually-hidden">{upstream.label}</span>
-                </button>
-                <button type="button" onClick={() => void act(() => api.router.deleteUpstream(upstream.id), "Deleted")}>
-                  Delete <span className="visually-hidden">{upstream.label}</span>
-                </button>
-              </div>
-              <UpstreamForm
-                key={upstream.updated_at}
-                upstream={upstream}
-                onSaved={() => act(async () => {}, "Saved")}
-              />
-            </li>
-          ))}
-        </ul>
-        <UpstreamForm onSaved={() => act(async () => {}, "Saved")} />
-      </div>
+      <ProvidersSection
+        onChanged={() => {
+          status.reload();
+          routes.reload();
+        }}
+      />
       <div className="card">
         <h2>Aliases and combos</h2>
         {routes.data?.length === 0 && <p className="muted">None yet.</p>}
