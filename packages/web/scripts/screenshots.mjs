@@ -2,6 +2,7 @@
 // Run after `npm install` (which builds the broker and the page): node packages/web/scripts/screenshots.mjs
 import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
@@ -123,6 +124,15 @@ await call(
   },
   true,
 );
+// A gateway's model list on loopback, for the Providers page's "Fetch models" shot.
+const modelServer = createServer((request, response) => {
+  request.resume();
+  response.writeHead(200, { "content-type": "application/json" });
+  const ids = ["claude-sonnet-4-6", "claude-haiku-4-5", "gpt-5.4", "gpt-5.3-codex", "qwen3.6-plus", "kimi-k2.5"];
+  response.end(JSON.stringify({ object: "list", data: [...ids, "glm-5", "gemini-3-flash"].map((id) => ({ id })) }));
+});
+await new Promise((resolve) => modelServer.listen(0, "127.0.0.1", resolve));
+const modelServerUrl = `http://127.0.0.1:${modelServer.address().port}/v1`;
 await call("POST", "/ui/api/router/routes", { name: "coder", kind: "alias", targets: ["local-llm/qwen3-coder"] }, true);
 // An imported sound (the broker's own knock tone as a WAV file) chosen for two types, and one type silenced.
 const { toneSamples, wavFile } = await import("../../broker/dist/presentation/sounds/tones.js");
@@ -159,6 +169,8 @@ const pages = [
   ["settings-sounds", "/ui/settings", "Sounds"],
   ["outbound", "/ui/outbound"],
   ["router", "/ui/router"],
+  ["providers", "/ui/router", "Providers"],
+  ["providers-fetch", "/ui/router", "Providers"],
   ["relay", "/ui/relay"],
 ];
 const viewports = [
@@ -198,6 +210,22 @@ try {
             window.scrollBy(0, -(document.querySelector("header")?.offsetHeight ?? 0) - 16);
           });
         }
+        if (name === "providers-fetch") {
+          await page.getByRole("button", { name: /^OpenCode Zen/ }).click();
+          await page.getByRole("textbox", { name: "Base URL" }).fill(modelServerUrl);
+          await page.getByLabel("API key", { exact: true }).fill("sk-screenshot");
+          await page.getByRole("button", { name: "Fetch models" }).click();
+          await page.getByRole("checkbox", { name: "claude-sonnet-4-6 messages" }).check();
+          await page.getByRole("checkbox", { name: "gpt-5.4 responses" }).check();
+          await page.getByRole("checkbox", { name: "kimi-k2.5 chat" }).check();
+          await page.locator(".model-list").evaluate((element) => {
+            element.scrollTop = 0;
+          });
+          await page.getByRole("button", { name: "Fetch models" }).evaluate((element) => {
+            element.scrollIntoView({ block: "start" });
+            window.scrollBy(0, -(document.querySelector("header")?.offsetHeight ?? 0) - 16);
+          });
+        }
         if (name === "relay") {
           await page.getByRole("button", { name: "Pair a phone" }).click();
           await page.getByRole("img", { name: /QR code/ }).waitFor();
@@ -214,5 +242,6 @@ try {
   await browser.close();
   await broker.close();
   await relay.app.close();
+  modelServer.close();
   rmSync(dataDir, { recursive: true, force: true });
 }
