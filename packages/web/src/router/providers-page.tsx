@@ -59,7 +59,7 @@ export function ProvidersSection({ onChanged }: { onChanged?: () => void }) {
   return (
     <section className="card" aria-labelledby="providers-title">
       <h2 id="providers-title">Providers</h2>
-      <p className="muted" role="status">
+      <p className="muted provider-status" role="status">
         {message}
       </p>
       {upstreams.error && <p className="error">{upstreams.error}</p>}
