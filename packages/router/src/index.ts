@@ -76,6 +76,7 @@ export { ruleWireFor, type WiredModels, wireModels } from "./presets/model-wires
 export { type StrippedIds, stripReplayedIds } from "./replayed-ids.js";
 export { createRouter, type RouterOptions, type RouterServices } from "./router.js";
 export { type Selection, selectTargets, type Target } from "./select.js";
+export { isFlatPlanUrl } from "./smart-switching.js";
 export { encodeSseEvent, type SseEvent, sseDecoderStream } from "./sse.js";
 export {
   clientWantsUsage,

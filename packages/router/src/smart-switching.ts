@@ -24,6 +24,14 @@ const COST_ORDER: readonly CostKind[] = ["subscription", "flat_plan", "local", "
 export const FLAT_PLAN_HOSTS: ReadonlySet<string> = FLAT_PLAN_BASES;
 
 /** Whether a base URL lies under one of the flat-plan places (a whole host, or a path prefix on a segment boundary). */
+export function isFlatPlanUrl(baseUrl: string, flatPlanHosts: ReadonlySet<string> = FLAT_PLAN_HOSTS): boolean {
+  try {
+    return isFlatPlan(new URL(baseUrl), flatPlanHosts);
+  } catch {
+    return false;
+  }
+}
+
 function isFlatPlan(url: URL, flatPlanHosts: ReadonlySet<string>): boolean {
   const host = url.hostname.replace(/^\[|\]$/g, "");
   if (flatPlanHosts.has(host)) return true;

@@ -3,6 +3,7 @@ import type { Upstream } from "../src/index.js";
 import {
   destinationProblem,
   FLAT_PLAN_BASES,
+  isFlatPlanUrl,
   PRESETS,
   presetBySlug,
   presetForBaseUrl,
@@ -153,5 +154,10 @@ describe("cost kind of a preset's upstream (smart switching rule 2)", () => {
     for (const preset of PRESETS) expect(costKind(record(preset.slug)), preset.slug).toBe(preset.kind);
     // The gateway shares the flat plan's host but bills per token.
     expect(costKind(record("opencode-zen"))).toBe("per_token");
+    expect(isFlatPlanUrl("https://opencode.ai/zen/go/v1")).toBe(true);
+    expect(isFlatPlanUrl("https://opencode.ai/zen/go/v1/chat/completions")).toBe(true);
+    expect(isFlatPlanUrl("https://opencode.ai/zen/v1")).toBe(false);
+    expect(isFlatPlanUrl("https://opencode.ai/zen/gopher/v1")).toBe(false);
+    expect(isFlatPlanUrl("not a url")).toBe(false);
   });
 });
