@@ -25,6 +25,7 @@ import { type DesktopOptions, startDesktop } from "./presentation/desktop.js";
 import type { Presenter } from "./presentation/presenter.js";
 import { SoundLibrary } from "./presentation/sounds/sound-library.js";
 import { AnswerPoller, type PollerOptions } from "./relay/answer-poller.js";
+import type { OtherTools } from "./router/other-tools.js";
 import { RouterSettingsFile } from "./router/router-settings.js";
 import { SecretSealer } from "./secrets/sealer.js";
 import { ArcEventStore } from "./store/arc-event-store.js";
@@ -86,6 +87,8 @@ export interface BrokerOptions {
   backgroundCheckpoints?: boolean;
   /** Test hook: short upstream timeouts for the provider router (the spec's defaults otherwise). */
   routerTimeouts?: UpstreamTimeouts;
+  /** Where other tools keep keys and model lists the router may read when asked (process.env's homes otherwise). */
+  otherTools?: OtherTools;
   /** Test hook: connection limits (HTTP_LIMITS otherwise). */
   httpLimits?: Partial<HttpLimits>;
   /** Test hook: the built web page's directory (packages/web/dist otherwise). */
@@ -229,6 +232,7 @@ export function createBroker(options: BrokerOptions): Broker {
       settings: routerSettings,
       sealer,
       ...(options.routerTimeouts ? { timeouts: options.routerTimeouts } : {}),
+      ...(options.otherTools ? { otherTools: options.otherTools } : {}),
     },
   });
   app.server.on("request", () => {
@@ -305,6 +309,8 @@ export interface StartOptions {
   echo?: (line: string) => void;
   /** Test hooks, see BrokerOptions. */
   routerTimeouts?: UpstreamTimeouts;
+  /** Test hook: the provider origins other tools' keys belong to (the vendors' public APIs otherwise). */
+  keyOrigins?: OtherTools["keyOrigins"];
   httpLimits?: Partial<HttpLimits>;
   /** Test hook: reconnect timings of the desktop adapter (the address always comes from the environment). */
   desktop?: Omit<DesktopOptions, "address">;
@@ -347,6 +353,8 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     ...(busAddress ? { desktop: { ...options.desktop, address: busAddress, env } } : {}),
     backgroundCheckpoints: true,
     ...(options.routerTimeouts ? { routerTimeouts: options.routerTimeouts } : {}),
+    // Other tools' homes are found in the broker's own environment (HOME, CODEX_HOME, CLAUDE_CONFIG_DIR).
+    otherTools: { env, ...(options.keyOrigins ? { keyOrigins: options.keyOrigins } : {}) },
     ...(options.httpLimits ? { httpLimits: options.httpLimits } : {}),
     ...(options.relayPoller ? { relayPoller: options.relayPoller } : {}),
   });

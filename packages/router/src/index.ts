@@ -6,6 +6,7 @@ export type { EffortOverrides, EffortScope } from "./config/effort-config.js";
 export {
   type ConfigSnapshot,
   destinationProblem,
+  normalizedBaseUrl,
   RECORD_WIRES,
   type RecordWire,
   type Route,
@@ -61,9 +62,21 @@ export type {
 export { WIRES } from "./ir.js";
 export { type AttemptRecord, Ledger, type RequestRecord } from "./ledger/ledger.js";
 export { DEFAULT_NATIVE_BASE_URL, isNativeFamily } from "./native.js";
+export {
+  FLAT_PLAN_BASES,
+  type KeySourceId,
+  PRESETS,
+  type PrefixRule,
+  type Preset,
+  type PresetKind,
+  presetBySlug,
+  presetForBaseUrl,
+} from "./presets/catalogue.js";
+export { ruleWireFor, type WiredModels, wireModels } from "./presets/model-wires.js";
 export { type StrippedIds, stripReplayedIds } from "./replayed-ids.js";
 export { createRouter, type RouterOptions, type RouterServices } from "./router.js";
 export { type Selection, selectTargets, type Target } from "./select.js";
+export { isFlatPlanUrl } from "./smart-switching.js";
 export { encodeSseEvent, type SseEvent, sseDecoderStream } from "./sse.js";
 export {
   clientWantsUsage,

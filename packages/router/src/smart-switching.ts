@@ -1,4 +1,5 @@
 import type { ConfigSnapshot, SwitchStrategy, Upstream } from "./config/records.js";
+import { FLAT_PLAN_BASES } from "./presets/catalogue.js";
 import type { Selection, Target } from "./select.js";
 
 /**
@@ -17,24 +18,44 @@ export type CostKind = "subscription" | "flat_plan" | "local" | "per_token";
 const COST_ORDER: readonly CostKind[] = ["subscription", "flat_plan", "local", "per_token"];
 
 /**
- * Hosts of flat-plan services. The preset catalogue (a later issue) fills it; until then no upstream is a flat plan
- * and such a service sorts with the per-token ones.
+ * Where flat-plan services live: a host, or `host/path` when one host also serves other kinds (filled from the preset
+ * catalogue, presets/catalogue.ts).
  */
-export const FLAT_PLAN_HOSTS: ReadonlySet<string> = new Set<string>();
+export const FLAT_PLAN_HOSTS: ReadonlySet<string> = FLAT_PLAN_BASES;
+
+/** Whether a base URL lies under one of the flat-plan places (a whole host, or a path prefix on a segment boundary). */
+export function isFlatPlanUrl(baseUrl: string, flatPlanHosts: ReadonlySet<string> = FLAT_PLAN_HOSTS): boolean {
+  try {
+    return isFlatPlan(new URL(baseUrl), flatPlanHosts);
+  } catch {
+    return false;
+  }
+}
+
+function isFlatPlan(url: URL, flatPlanHosts: ReadonlySet<string>): boolean {
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  if (flatPlanHosts.has(host)) return true;
+  const place = `${host}${url.pathname}`.replace(/\/+$/, "");
+  for (const base of flatPlanHosts) {
+    if (place === base || place.startsWith(`${base}/`)) return true;
+  }
+  return false;
+}
 
 /**
  * Rule 2's cost kind: a subscription via another tool's sign-in (`plan_signin_a`, `plan_signin_b`), a flat plan (by
- * host), a server on this computer (a loopback base URL), else billed per token.
+ * host or base path), a server on this computer (a loopback base URL), else billed per token.
  */
 export function costKind(upstream: Upstream, flatPlanHosts: ReadonlySet<string> = FLAT_PLAN_HOSTS): CostKind {
   if (upstream.auth === "plan_signin_a" || upstream.auth === "plan_signin_b") return "subscription";
-  let host = "";
+  let url: URL;
   try {
-    host = new URL(upstream.base_url).hostname.replace(/^\[|\]$/g, "");
+    url = new URL(upstream.base_url);
   } catch {
     return "per_token";
   }
-  if (flatPlanHosts.has(host)) return "flat_plan";
+  if (isFlatPlan(url, flatPlanHosts)) return "flat_plan";
+  const host = url.hostname.replace(/^\[|\]$/g, "");
   if (host === "127.0.0.1" || host === "::1" || host === "localhost") return "local";
   return "per_token";
 }

@@ -3,6 +3,7 @@
 // Names after it (e.g. `router-routing router-effort`) take only those pages.
 import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
@@ -137,6 +138,15 @@ await call(
   },
   true,
 );
+// A gateway's model list on loopback, for the Providers page's "Fetch models" shot.
+const modelServer = createServer((request, response) => {
+  request.resume();
+  response.writeHead(200, { "content-type": "application/json" });
+  const ids = ["claude-sonnet-4-6", "claude-haiku-4-5", "gpt-5.4", "gpt-5.3-codex", "qwen3.6-plus", "kimi-k2.5"];
+  response.end(JSON.stringify({ object: "list", data: [...ids, "glm-5", "gemini-3-flash"].map((id) => ({ id })) }));
+});
+await new Promise((resolve) => modelServer.listen(0, "127.0.0.1", resolve));
+const modelServerUrl = `http://127.0.0.1:${modelServer.address().port}/v1`;
 await call("POST", "/ui/api/router/routes", { name: "coder", kind: "alias", targets: ["local-llm/qwen3-coder"] }, true);
 await call(
   "POST",
@@ -192,10 +202,11 @@ const pages = [
   ["settings", "/ui/settings"],
   ["settings-sounds", "/ui/settings", "Sounds"],
   ["outbound", "/ui/outbound"],
-  ["router", "/ui/router"],
   ["router-routing", "/ui/router/routing"],
   ["router-effort", "/ui/router/effort"],
   ["router-effort-models", "/ui/router/effort"],
+  ["providers", "/ui/router/providers"],
+  ["providers-fetch", "/ui/router/providers", "Providers"],
   ["relay", "/ui/relay"],
 ];
 const viewports = [
@@ -244,6 +255,22 @@ try {
           await page.getByRole("tab", { name: "Per model" }).click();
           await page.getByRole("combobox", { name: "Model (provider/model)" }).fill("openrouter/openai/gpt-5.2");
         }
+        if (name === "providers-fetch") {
+          await page.getByRole("button", { name: /^OpenCode Zen/ }).click();
+          await page.getByRole("textbox", { name: "Base URL" }).fill(modelServerUrl);
+          await page.getByLabel("API key", { exact: true }).fill("sk-screenshot");
+          await page.getByRole("button", { name: "Fetch models" }).click();
+          await page.getByRole("checkbox", { name: "claude-sonnet-4-6 messages" }).check();
+          await page.getByRole("checkbox", { name: "gpt-5.4 responses" }).check();
+          await page.getByRole("checkbox", { name: "kimi-k2.5 chat" }).check();
+          await page.locator(".model-list").evaluate((element) => {
+            element.scrollTop = 0;
+          });
+          await page.getByRole("button", { name: "Fetch models" }).evaluate((element) => {
+            element.scrollIntoView({ block: "start" });
+            window.scrollBy(0, -(document.querySelector("header")?.offsetHeight ?? 0) - 16);
+          });
+        }
         if (name === "relay") {
           await page.getByRole("button", { name: "Pair a phone" }).click();
           await page.getByRole("img", { name: /QR code/ }).waitFor();
@@ -251,7 +278,7 @@ try {
         await page.waitForTimeout(300);
         const file = `${name}-${device}${scheme === "dark" ? "-dark" : ""}.png`;
         // The Router sub-pages are shown whole: their settings lie below the first screen.
-        await page.screenshot({ path: join(out, file), fullPage: name.startsWith("router-") });
+        await page.screenshot({ path: join(out, file), fullPage: name.startsWith("router-") || name === "providers" });
         console.log(file);
       }
       await context.close();
@@ -261,5 +288,6 @@ try {
   await browser.close();
   await broker.close();
   await relay.app.close();
+  modelServer.close();
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -19,7 +19,9 @@ import type { Dispatcher } from "../outbox/dispatcher.js";
 import type { OutboundService } from "../outbox/outbound-service.js";
 import type { SoundLibrary } from "../presentation/sounds/sound-library.js";
 import { RelayAdmin } from "../relay/relay-admin.js";
+import type { OtherTools } from "../router/other-tools.js";
 import type { RouterSettingsFile } from "../router/router-settings.js";
+import { prepareUpstreamInput } from "../router/upstream-input.js";
 import type { OutboxStore } from "../store/outbox-store.js";
 import { VERSION } from "../version.js";
 import { bearerMatches } from "./auth.js";
@@ -35,6 +37,7 @@ import { uiPageRoutes } from "./routes/ui-pages.js";
 import { uiPresentationRoutes } from "./routes/ui-presentation.js";
 import { uiRelayRoutes } from "./routes/ui-relay.js";
 import { uiRouterRoutes } from "./routes/ui-router.js";
+import { uiRouterPresetRoutes } from "./routes/ui-router-presets.js";
 import { uiSessionRoutes } from "./routes/ui-session.js";
 import { SOUND_UPLOAD_PREFIX, uiSoundRoutes } from "./routes/ui-sounds.js";
 import { uiStreamRoutes } from "./routes/ui-stream.js";
@@ -68,6 +71,8 @@ export interface AppOptions {
     /** Upstream timeouts; the spec's defaults unless a test sets short ones. */
     timeouts?: UpstreamTimeouts;
     onReady?: (services: RouterServices) => void;
+    /** Where other tools (Codex, Claude Code) keep their keys and model cache; read only when asked. */
+    otherTools?: OtherTools;
   };
   /** The web page: its live stream reads the bus; sessions gate /ui/api; presentation keys live in config.json. */
   ui: {
@@ -285,7 +290,13 @@ export function buildApp(options: AppOptions): FastifyInstance {
         dispatcher: options.dispatcher,
         outbox: options.outbox,
       });
-      await ui.register(uiRouterRoutes, { router, settings: options.router.settings });
+      const otherTools = options.router.otherTools ?? { env: process.env };
+      await ui.register(uiRouterRoutes, {
+        router,
+        settings: options.router.settings,
+        prepareUpstream: (input, existing) => prepareUpstreamInput(input, existing, otherTools),
+      });
+      await ui.register(uiRouterPresetRoutes, { router, tools: otherTools });
       await ui.register(uiSessionRoutes, { sessions: options.ui.sessions });
       await ui.register(uiInboxRoutes, {
         notifications: options.notifications,

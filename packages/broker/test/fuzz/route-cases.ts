@@ -352,6 +352,14 @@ export const ROUTE_CASES: RouteCase[] = [
     body: () => ({ label: "Fixture", models: ["m", "other"] }),
   },
   { method: "DELETE", path: "/ui/api/router/upstreams/{upstream}", family: "ui", refusedOnly: true },
+  { method: "GET", path: "/ui/api/router/presets", family: "ui" },
+  // Lists the fixture upstream's models with its stored key (the mock answers GET /models); nothing is saved.
+  {
+    method: "POST",
+    path: "/ui/api/router/models/fetch",
+    family: "ui",
+    body: (fixtures) => ({ upstream: fixtures.upstream }),
+  },
   { method: "GET", path: "/ui/api/router/routes", family: "ui" },
   {
     method: "POST",

@@ -101,6 +101,12 @@ export class MockUpstream {
       response.end(JSON.stringify(action.body ?? { error: { message: "mock failure", type: "server_error" } }));
       return;
     }
+    // The provider's model list (POST /ui/api/router/models/fetch asks for it).
+    if (request.method === "GET" && path === "/models") {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify({ object: "list", data: [{ id: "m" }, { id: "other" }] }));
+      return;
+    }
     if (path === "/messages/count_tokens") {
       response.writeHead(200, { "content-type": "application/json" });
       response.end(JSON.stringify({ input_tokens: 42 }));

@@ -203,12 +203,12 @@ describe.skipIf(!run)("web UI pages in Chromium", () => {
 
     // An upstream added, used by an alias, refused for deletion with the rule's error, then edited.
     const UPSTREAM_KEY = "sk-upstream-5c2e9a";
-    await page.getByText("Add an upstream").click();
+    await page.getByRole("button", { name: /Custom provider/ }).click();
     await page.getByRole("textbox", { name: "Slug" }).fill("local");
     await page.getByRole("textbox", { name: "Base URL" }).fill("http://127.0.0.1:9/v1");
-    await page.getByRole("textbox", { name: "Models (comma separated)" }).fill("coder, chat");
+    await page.getByRole("textbox", { name: "Other model IDs (comma separated)" }).fill("coder, chat");
     await page.getByLabel("API key").fill(UPSTREAM_KEY);
-    await page.getByRole("button", { name: "Add upstream" }).click();
+    await page.getByRole("button", { name: "Add provider" }).click();
     await page.getByText(/key set · 2 models/).waitFor();
     // Aliases and combos live on the Routing sub-page; deletion and editing on Providers.
     await page.getByRole("navigation", { name: "Router pages" }).getByRole("link", { name: "Routing" }).click();

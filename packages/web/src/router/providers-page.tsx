@@ -1,12 +1,113 @@
+import type { RouterUpstream } from "@notify/contracts/ui";
 import { useState } from "react";
 import { api } from "../api/client.js";
 import { messageOf, useLoad } from "../use-load.js";
+import { PresetGallery } from "./preset-gallery.js";
 import { UpstreamForm } from "./upstream-form.js";
 
-/** Router › Providers: the router's switch, and the upstream providers with their add and edit forms. */
+/** One provider's switch: it moves at once; the reloaded list (a new key) replaces it, or puts it back on failure. */
+function ProviderSwitch({
+  upstream,
+  onToggle,
+}: {
+  upstream: RouterUpstream;
+  onToggle: (enabled: boolean) => Promise<boolean>;
+}) {
+  const [enabled, setEnabled] = useState(upstream.enabled);
+  return (
+    <div className="field check provider-switch">
+      <input
+        id={`provider-on-${upstream.id}`}
+        type="checkbox"
+        role="switch"
+        aria-checked={enabled}
+        checked={enabled}
+        onChange={(event) => {
+          setEnabled(event.target.checked);
+          const wanted = event.target.checked;
+          void onToggle(wanted).then((saved) => {
+            if (!saved) setEnabled(!wanted);
+          });
+        }}
+      />
+      <label htmlFor={`provider-on-${upstream.id}`}>
+        <strong>{upstream.label}</strong> <code>{upstream.slug}</code>
+      </label>
+    </div>
+  );
+}
+
+/**
+ * The provider list (spec 3, Web interface pages: Providers): each provider with its own switch, its edit form and
+ * delete, and the preset gallery to add one. `onChanged` lets a host page reload what depends on providers.
+ */
+export function ProvidersSection({ onChanged }: { onChanged?: () => void }) {
+  const upstreams = useLoad(api.router.upstreams);
+  const [message, setMessage] = useState("");
+  const act = async (work: () => Promise<unknown>, done: string): Promise<boolean> => {
+    try {
+      await work();
+      setMessage(done);
+      upstreams.reload();
+      onChanged?.();
+      return true;
+    } catch (failure) {
+      setMessage(messageOf(failure));
+      return false;
+    }
+  };
+  return (
+    <section className="card" aria-labelledby="providers-title">
+      <h2 id="providers-title">Providers</h2>
+      <p className="muted provider-status" role="status">
+        {message}
+      </p>
+      {upstreams.error && <p className="error">{upstreams.error}</p>}
+      {upstreams.data?.length === 0 && <p className="muted">No providers yet: pick one below.</p>}
+      <ul className="plain-list" aria-label="Providers">
+        {upstreams.data?.map((upstream) => (
+          <li key={upstream.id} className="config-row">
+            <div>
+              <ProviderSwitch
+                key={upstream.updated_at}
+                upstream={upstream}
+                onToggle={(enabled) =>
+                  act(
+                    () => api.router.saveUpstream({ enabled }, upstream.id),
+                    `${upstream.label} ${enabled ? "on" : "off"}`,
+                  )
+                }
+              />
+              <p className="muted">
+                {upstream.base_url} · {upstream.wire.replace("_wire", "")} ·{" "}
+                {upstream.auth === "api_key" ? `key ${upstream.has_key ? "set" : "none"}` : "signed-in tool"} ·{" "}
+                {upstream.models.length} models
+              </p>
+            </div>
+            <div className="actions">
+              <button type="button" onClick={() => void act(() => api.router.deleteUpstream(upstream.id), "Deleted")}>
+                Delete <span className="visually-hidden">{upstream.label}</span>
+              </button>
+            </div>
+            <UpstreamForm
+              key={upstream.updated_at}
+              upstream={upstream}
+              onSaved={() => void act(async () => {}, "Saved")}
+            />
+          </li>
+        ))}
+      </ul>
+      <PresetGallery
+        taken={new Set(upstreams.data?.map((upstream) => upstream.slug))}
+        onSaved={(label) => void act(async () => {}, `Added ${label}`)}
+      />
+    </section>
+  );
+}
+
+/** Router › Providers: the router's switch, the providers with their own switches, and the preset gallery. */
 export function ProvidersPage() {
   const status = useLoad(api.router.status);
-  const upstreams = useLoad(api.router.upstreams);
   const [message, setMessage] = useState("");
   // The switch moves at once; the broker's answer (a reloaded status) replaces it.
   const [switching, setSwitching] = useState<{ enabled: boolean; over: unknown }>();
@@ -15,7 +116,6 @@ export function ProvidersPage() {
       await work();
       setMessage(done);
       status.reload();
-      upstreams.reload();
     } catch (failure) {
       setMessage(messageOf(failure));
     }
@@ -49,45 +149,7 @@ export function ProvidersPage() {
           </p>
         </div>
       )}
-      <div className="card">
-        <h2>Upstreams</h2>
-        {upstreams.data?.length === 0 && <p className="muted">No upstreams yet.</p>}
-        <ul className="plain-list">
-          {upstreams.data?.map((upstream) => (
-            <li key={upstream.id} className="config-row">
-              <div>
-                <strong>{upstream.label}</strong> <code>{upstream.slug}</code>{" "}
-                <span className={upstream.enabled ? "state on" : "state"}>
-                  {upstream.enabled ? "Enabled" : "Disabled"}
-                </span>
-                <p className="muted">
-                  {upstream.base_url} · {upstream.wire.replace("_wire", "")} · key {upstream.has_key ? "set" : "none"} ·{" "}
-                  {upstream.models.length} models
-                </p>
-              </div>
-              <div className="actions">
-                <button
-                  type="button"
-                  onClick={() =>
-                    void act(() => api.router.saveUpstream({ enabled: !upstream.enabled }, upstream.id), "Saved")
-                  }
-                >
-                  {upstream.enabled ? "Disable" : "Enable"} <span className="visually-hidden">{upstream.label}</span>
-                </button>
-                <button type="button" onClick={() => void act(() => api.router.deleteUpstream(upstream.id), "Deleted")}>
-                  Delete <span className="visually-hidden">{upstream.label}</span>
-                </button>
-              </div>
-              <UpstreamForm
-                key={upstream.updated_at}
-                upstream={upstream}
-                onSaved={() => act(async () => {}, "Saved")}
-              />
-            </li>
-          ))}
-        </ul>
-        <UpstreamForm onSaved={() => act(async () => {}, "Saved")} />
-      </div>
+      <ProvidersSection onChanged={status.reload} />
     </>
   );
 }

@@ -1,4 +1,4 @@
-import { effortView, familyById, RouterConfigError, type RouterServices } from "@notify/router";
+import { effortView, familyById, RouterConfigError, type RouterServices, type Upstream } from "@notify/router";
 import type { FastifyPluginAsync } from "fastify";
 import { invalid } from "../../domain/errors.js";
 import type { RouterSettingsFile } from "../../router/router-settings.js";
@@ -6,6 +6,8 @@ import type { RouterSettingsFile } from "../../router/router-settings.js";
 export interface UiRouterOptions {
   router: () => RouterServices;
   settings: RouterSettingsFile;
+  /** Turns `preset` and `key_source` of an upstream save into record fields (router/upstream-input.ts). */
+  prepareUpstream?: (input: Record<string, unknown>, existing: Upstream | undefined) => Record<string, unknown>;
 }
 
 type IdParams = { Params: { id: string } };
@@ -31,7 +33,12 @@ function guarded<T>(work: () => T): T {
  * Upstream keys are write-only (`has_key` only); the router key is never returned (`notify router key` reads it
  * from config.json).
  */
-export const uiRouterRoutes: FastifyPluginAsync<UiRouterOptions> = async (app, { router, settings }) => {
+export const uiRouterRoutes: FastifyPluginAsync<UiRouterOptions> = async (
+  app,
+  { router, settings, prepareUpstream },
+) => {
+  const upstreamInput = (value: unknown, existing?: Upstream) =>
+    prepareUpstream ? prepareUpstream(body(value), existing) : body(value);
   const status = () => {
     const current = settings.get();
     const { upstreams, routes, settings: routing } = router().config.snapshot();
@@ -74,12 +81,13 @@ export const uiRouterRoutes: FastifyPluginAsync<UiRouterOptions> = async (app, {
 
   app.get("/router/upstreams", async () => router().config.snapshot().upstreams);
   app.post("/router/upstreams", async (request, reply) =>
-    reply.code(201).send(guarded(() => router().config.saveUpstream(body(request.body)))),
+    reply.code(201).send(guarded(() => router().config.saveUpstream(upstreamInput(request.body)))),
   );
   // An upstream is named by its id or its slug; an unknown one is 404, not a validation error.
   app.patch<IdParams>("/router/upstreams/:id", async (request, reply) => {
-    if (!router().config.findUpstream(request.params.id)) return reply.code(404).send({ error: "upstream not found" });
-    return guarded(() => router().config.saveUpstream(body(request.body), request.params.id));
+    const existing = router().config.findUpstream(request.params.id);
+    if (!existing) return reply.code(404).send({ error: "upstream not found" });
+    return guarded(() => router().config.saveUpstream(upstreamInput(request.body, existing), request.params.id));
   });
   app.delete<IdParams>("/router/upstreams/:id", async (request, reply) => {
     if (!router().config.findUpstream(request.params.id)) return reply.code(404).send({ error: "upstream not found" });
