@@ -265,6 +265,12 @@ describe.skipIf(!run)("Router pages in Chromium: Routing and Effort mapping", ()
     ]);
     await chat("alpha/gpt-5", { reasoning_effort: "low" });
     expect(alpha.hits.at(-1)?.body).not.toHaveProperty("reasoning_effort");
+    // Edit loads the stored set into the form.
+    await page.getByRole("button", { name: "Edit alpha/gpt-5" }).click();
+    expect(await form.getByRole("combobox", { name: "Model (provider/model)" }).inputValue()).toBe("alpha/gpt-5");
+    expect(await form.getByRole("combobox", { name: "Override for low" }).inputValue()).toBe("(omit)");
+    expect(await form.getByRole("combobox", { name: "Override for max" }).inputValue()).toBe("high");
+    expect(await form.getByRole("combobox", { name: "Override for medium" }).inputValue()).toBe("");
 
     await page.getByRole("button", { name: "Remove alpha/gpt-5" }).click();
     await statusLine(page, "Removed the override of alpha/gpt-5").waitFor();
@@ -341,6 +347,15 @@ describe.skipIf(!run)("Router pages in Chromium: Routing and Effort mapping", ()
       expect(await axeViolations(page), `effort per model ${viewport.width}`).toEqual([]);
       // Nothing wider than the screen.
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
+      // The other sub-pages, reached through the sub-navigation.
+      for (const [link, heading] of [
+        ["Activity", "Activity"],
+        ["Providers", "Upstreams"],
+      ] as const) {
+        await page.getByRole("navigation", { name: "Router pages" }).getByRole("link", { name: link }).click();
+        await page.getByRole("heading", { name: heading, level: 2 }).waitFor();
+        expect(await axeViolations(page), `${link} ${viewport.width}`).toEqual([]);
+      }
       expect(problems).toEqual([]);
       await context.close();
     }
