@@ -2,7 +2,14 @@ import { createServer } from "node:http";
 import type { DatabaseSync } from "node:sqlite";
 import { isLoopbackHost } from "@notify/contracts/guards";
 import { jsonShapeProblem } from "@notify/contracts/json-shape";
-import { createRouter, type KeySealer, type RouterServices, routerPlugin, type UpstreamTimeouts } from "@notify/router";
+import {
+  createRouter,
+  type KeySealer,
+  type RouterServices,
+  routerPlugin,
+  type SubscriptionOptions,
+  type UpstreamTimeouts,
+} from "@notify/router";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import type { PresentationSettingsFile } from "../config/presentation-settings.js";
 import type { DomainBus } from "../domain/bus.js";
@@ -35,6 +42,7 @@ import { uiPageRoutes } from "./routes/ui-pages.js";
 import { uiPresentationRoutes } from "./routes/ui-presentation.js";
 import { uiRelayRoutes } from "./routes/ui-relay.js";
 import { uiRouterRoutes } from "./routes/ui-router.js";
+import { uiRouterAccountsRoutes } from "./routes/ui-router-accounts.js";
 import { uiSessionRoutes } from "./routes/ui-session.js";
 import { SOUND_UPLOAD_PREFIX, uiSoundRoutes } from "./routes/ui-sounds.js";
 import { uiStreamRoutes } from "./routes/ui-stream.js";
@@ -67,6 +75,10 @@ export interface AppOptions {
     sealer: KeySealer;
     /** Upstream timeouts; the spec's defaults unless a test sets short ones. */
     timeouts?: UpstreamTimeouts;
+    /** Where sign-in files are found (CODEX_HOME, HOME) and, in tests only, the auth server's token endpoint. */
+    subscriptions?: SubscriptionOptions;
+    /** Test hook: the flat-plan hosts. */
+    flatPlanHosts?: ReadonlySet<string>;
     onReady?: (services: RouterServices) => void;
   };
   /** The web page: its live stream reads the bus; sessions gate /ui/api; presentation keys live in config.json. */
@@ -116,6 +128,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
     log: { info: (message) => options.logger.info(message), warn: (message) => options.logger.warn(message) },
     now: () => clock.now(),
     ...(options.router.timeouts ? { timeouts: options.router.timeouts } : {}),
+    ...(options.router.subscriptions ? { subscriptions: options.router.subscriptions } : {}),
+    ...(options.router.flatPlanHosts ? { flatPlanHosts: options.router.flatPlanHosts } : {}),
   });
   options.router.onReady?.(routerServices);
   const limits: HttpLimits = { ...HTTP_LIMITS, ...options.limits };
@@ -286,6 +300,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
         outbox: options.outbox,
       });
       await ui.register(uiRouterRoutes, { router, settings: options.router.settings });
+      await ui.register(uiRouterAccountsRoutes, { router });
       await ui.register(uiSessionRoutes, { sessions: options.ui.sessions });
       await ui.register(uiInboxRoutes, {
         notifications: options.notifications,

@@ -4,6 +4,7 @@ import { automaticTable, type EffortTable, IDENTITY_TABLE, layered, mapEffort } 
 import { readEffort, writeEffort } from "../effort/wire-fields.js";
 import type { Wire } from "../ir.js";
 import type { Target } from "../select.js";
+import { adjustPlanRequest } from "../subscriptions/plan-request.js";
 import { type TranslatedRequest, translateRequest } from "../translate.js";
 import { TranslationError } from "../translation-error.js";
 import type { Failure, RequestContext } from "./request-context.js";
@@ -15,6 +16,11 @@ export interface Hop {
   translated: TranslatedRequest;
   /** The agent's own vendor: the client's bytes go as they are (`translated.body` is not used). */
   native?: true;
+  /**
+   * The upstream answers only as a stream but the client asked for one response: the stream is read whole and
+   * collected into one reply (`plan_signin_a`, spec 3 Subscription upstreams 1).
+   */
+  collect?: true;
 }
 
 /**
@@ -59,6 +65,12 @@ export function prepareHop(context: RequestContext, target: Target): Hop | { fai
   const decision = mapEffort(readEffort(call.inboundWire, body), targetEffortTable(context.snapshot, target));
   const mapped = writeEffort(upstreamWire, translated.body as Record<string, unknown>, decision);
   if (mapped !== translated.body) translated = { ...translated, body: mapped };
+  // The subscription backend's request adjustments (subscriptions/plan-request.ts), last, after effort mapping.
+  if (target.upstream.auth === "plan_signin_a" && upstreamWire === "responses") {
+    const collect = !translated.stream;
+    translated = { ...translated, body: adjustPlanRequest(translated.body as Record<string, unknown>), stream: true };
+    if (collect) return { target, upstreamWire, translated, collect: true };
+  }
   return { target, upstreamWire, translated };
 }
 
