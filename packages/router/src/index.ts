@@ -71,6 +71,7 @@ export { AGENT_ACCOUNTS_KEY, type AgentAccountEntry, parseAgentAccounts } from "
 export type { ReconcileReport } from "./subscriptions/apply-reconcile.js";
 export { CODEX_CLIENT_ID, CODEX_TOKEN_URL } from "./subscriptions/auth-server.js";
 export { defaultCodexHome, readSigninFile, type SigninEnv } from "./subscriptions/signin-file.js";
+export { isKeyTool, type KeyTool, TOOL_KEY_SOURCES, toolApiKey } from "./subscriptions/tool-keys.js";
 export type { SubscriptionOptions } from "./subscriptions/upstream-credentials.js";
 export {
   clientWantsUsage,

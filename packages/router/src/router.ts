@@ -9,7 +9,8 @@ import { DEFAULT_NATIVE_BASE_URL } from "./native.js";
 import type { RouterLog } from "./proxy/request-context.js";
 import { RouterProxy } from "./proxy/router-proxy.js";
 import { type ReconcileReport, reconcileAccounts } from "./subscriptions/apply-reconcile.js";
-import { type SubscriptionOptions, UpstreamCredentials } from "./subscriptions/upstream-credentials.js";
+import { type KeyTool, toolApiKey } from "./subscriptions/tool-keys.js";
+import { type SubscriptionOptions, signinEnv, UpstreamCredentials } from "./subscriptions/upstream-credentials.js";
 import { DEFAULT_TIMEOUTS, UpstreamClient, type UpstreamTimeouts } from "./upstreams/client.js";
 
 export interface RouterOptions {
@@ -36,6 +37,8 @@ export interface RouterServices {
   cooldowns: CooldownBook;
   /** Smart switching rule 7: one plan_signin_a provider per signed-in Codex account (run at start and on demand). */
   reconcileAccounts(): ReconcileReport;
+  /** A plain API key another tool holds (read only when the owner asks; never returned to a client). */
+  toolApiKey(tool: KeyTool): { provider: string; key: string } | undefined;
   /** Stops the daily prune, writes the waiting ledger rows and closes upstream connections. */
   close(): Promise<void>;
   /**
@@ -121,6 +124,7 @@ export function createRouter(options: RouterOptions): RouterServices {
     log: options.log,
     prefix: options.prefix,
     reconcileAccounts: reconcile,
+    toolApiKey: (tool) => toolApiKey(tool, signinEnv(options.subscriptions)),
     close: () => {
       closed ??= (async () => {
         clearInterval(pruneTimer);

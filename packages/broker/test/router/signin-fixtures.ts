@@ -37,11 +37,11 @@ export interface FakeSignin {
  * Writes `<dir>/auth.json` as Codex does (pretty JSON, two spaces), plus an unknown field whose number text
  * (`2.50`) a parse-and-reserialize would change: a rewrite must leave it byte for byte.
  */
-export function writeSigninFile(dir: string, signin: FakeSignin): string {
+export function writeSigninFile(dir: string, signin: FakeSignin, apiKey: string | null = null): string {
   mkdirSync(dir, { recursive: true });
   const path = join(dir, "auth.json");
   const text = `{
-  "OPENAI_API_KEY": null,
+  "OPENAI_API_KEY": ${JSON.stringify(apiKey)},
   "tokens": {
     "id_token": ${JSON.stringify(signin.idToken)},
     "access_token": ${JSON.stringify(signin.accessToken)},

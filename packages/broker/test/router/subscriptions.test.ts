@@ -243,6 +243,8 @@ describe("plan_signin_b", () => {
   });
 });
 
+const TOOL_KEY = "sk-TOOL-HELD-CANARY-6e6e6e";
+
 describe("saved accounts", () => {
   const ACCOUNT_KEY = "sk-ACCOUNT-CANARY-4d4d4d";
 
@@ -320,6 +322,45 @@ describe("saved accounts", () => {
     expect(gone.body.error.code).toBe("provider_key_unreadable");
   });
 
+  it("saves the plain key Codex holds only when asked (from_tool), sealed and never returned", async () => {
+    const signin = newSignin("with-key", 3600);
+    secrets.push(signin.accessToken, signin.refreshToken, signin.idToken);
+    writeSigninFile(codexHome, signin, TOOL_KEY);
+    const saved = await router.ui("POST", "/router/accounts", { from_tool: "codex", label: "Codex's key" });
+    expect(saved.status, saved.text).toBe(201);
+    expect(saved.body).toMatchObject({ provider: "openai", label: "Codex's key", has_key: true });
+    expect(saved.text).not.toContain(TOOL_KEY);
+    expect((await router.ui("GET", "/router/accounts")).text).not.toContain(TOOL_KEY);
+    await router.ui("POST", "/router/upstreams", {
+      slug: "tool-key",
+      wire: "chat_wire",
+      base_url: local.url,
+      models: ["tk"],
+      enabled: true,
+      credential_ref: `api_account:${saved.body.id}`,
+    });
+    const reply = await routerPost("/chat/completions", {
+      model: "tool-key/tk",
+      messages: [{ role: "user", content: "x" }],
+    });
+    expect(reply.status).toBe(200);
+    expect(lastHit(local).headers.authorization).toBe(`Bearer ${TOOL_KEY}`);
+    for (const [body, error] of [
+      [{ from_tool: "codex", key: "k" }, "not both"],
+      [{ from_tool: "vim" }, "from_tool must be"],
+      [{ from_tool: "codex", provider: "anthropic" }, "provider openai"],
+    ] as const) {
+      const refused = await router.ui("POST", "/router/accounts", body);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toContain(error);
+      expect(refused.text).not.toContain(TOOL_KEY);
+    }
+    writeSigninFile(codexHome, signin);
+    const none = await router.ui("POST", "/router/accounts", { from_tool: "codex" });
+    expect(none.status).toBe(400);
+    expect(none.body.error).toBe("codex holds no API key");
+  });
+
   it("refuses malformed accounts with 400 and unknown fields", async () => {
     for (const body of [
       {},
@@ -395,7 +436,14 @@ function readLogs(dataDir: string): string {
 describe("secrecy", () => {
   it("no token, exchanged key or account key is in any file of the data dir or the logs", async () => {
     await router.broker.close();
-    const canaries = [...secrets, ...auth.issued, "sk-ACCOUNT-CANARY-4d4d4d", "sk-typed-second", "sk-admin-only-key"];
+    const canaries = [
+      ...secrets,
+      ...auth.issued,
+      "sk-ACCOUNT-CANARY-4d4d4d",
+      TOOL_KEY,
+      "sk-typed-second",
+      "sk-admin-only-key",
+    ];
     expect(auth.issued.length).toBeGreaterThan(3);
     const found: string[] = [];
     for (const file of filesUnder(router.dataDir)) {

@@ -1,5 +1,5 @@
 import type { RouterConfig } from "../config/config-service.js";
-import type { Upstream } from "../config/records.js";
+import { destinationProblem, type Upstream } from "../config/records.js";
 import type { RouterLog } from "../proxy/request-context.js";
 import type { UpstreamClient } from "../upstreams/client.js";
 import type { AgentAccountEntry } from "./agent-accounts.js";
@@ -51,7 +51,11 @@ export class UpstreamCredentials {
       userAgent: `notify-router/${deps.version}`,
       now: deps.now,
       env,
-      tokenUrl: deps.options?.tokenUrl ?? CODEX_TOKEN_URL,
+      // The destination rule holds for the auth server too: an override that breaks it is ignored.
+      tokenUrl:
+        deps.options?.tokenUrl !== undefined && destinationProblem(deps.options.tokenUrl) === undefined
+          ? deps.options.tokenUrl
+          : CODEX_TOKEN_URL,
     };
     this.signinA = new SigninA(shared);
     this.signinB = new SigninB(shared);

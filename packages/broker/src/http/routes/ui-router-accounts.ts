@@ -1,4 +1,4 @@
-import { AccountInputError, type RouterServices } from "@notify/router";
+import { AccountInputError, isKeyTool, type RouterServices, TOOL_KEY_SOURCES } from "@notify/router";
 import type { FastifyPluginAsync } from "fastify";
 import { invalid } from "../../domain/errors.js";
 
@@ -12,7 +12,8 @@ type IdParams = { Params: { id: string } };
  * /ui/api/router/accounts: saved provider accounts whose keys an upstream can use (`credential_ref`
  * `api_account:<id>`, docs/router.md "Subscriptions and saved accounts"). The key is write-only: it is sealed on
  * POST and never returned (`has_key`); an account is removed whole (no edit: a new key is a new account).
- * `POST /router/accounts/reconcile` runs smart switching rule 7 (one `plan_signin_a` provider per signed-in
+ * `from_tool: "codex"` instead of `key` saves the plain API key that tool holds (read only when asked, sealed like
+ * a typed key, never returned). `POST /router/accounts/reconcile` runs smart switching rule 7 (one `plan_signin_a` provider per signed-in
  * account) on demand.
  */
 export const uiRouterAccountsRoutes: FastifyPluginAsync<UiRouterAccountsOptions> = async (app, { router }) => {
@@ -22,8 +23,21 @@ export const uiRouterAccountsRoutes: FastifyPluginAsync<UiRouterAccountsOptions>
     if (body === null || typeof body !== "object" || Array.isArray(body)) {
       throw invalid("request body must be a JSON object");
     }
+    // `from_tool` instead of `key`: the plain key that tool holds for the provider, read now because the owner asked.
+    const { from_tool: fromTool, ...fields } = body as Record<string, unknown>;
+    if (fromTool !== undefined) {
+      if (!isKeyTool(fromTool)) throw invalid(`from_tool must be one of ${Object.keys(TOOL_KEY_SOURCES).join(", ")}`);
+      if (fields.key !== undefined) throw invalid("send key or from_tool, not both");
+      const held = router().toolApiKey(fromTool);
+      if (!held) throw invalid(`${fromTool} holds no API key`);
+      if (fields.provider !== undefined && fields.provider !== held.provider) {
+        throw invalid(`${fromTool} holds a key for provider ${held.provider}`);
+      }
+      fields.provider = held.provider;
+      fields.key = held.key;
+    }
     try {
-      return reply.code(201).send(router().config.accounts.create(body as Record<string, unknown>));
+      return reply.code(201).send(router().config.accounts.create(fields));
     } catch (error) {
       if (error instanceof AccountInputError) throw invalid(error.message);
       throw error;
