@@ -26,8 +26,9 @@ export interface Hop {
 /**
  * The stage between "target resolved" and "request rendered": everything that depends on the concrete target
  * (its wire, its native model) happens here, once per attempt: a native target keeps the client's bytes; any other
- * gets its body translated (or passed through) and then its effort mapped (effort/). Returns a render failure when
- * the target cannot express the request.
+ * gets its body translated (or passed through) and then its effort mapped (effort/); a `plan_signin_a` target then
+ * gets the subscription backend's adjustments (subscriptions/plan-request.ts: stream forced on, `collect` set when
+ * the client asked for one response). Returns a render failure when the target cannot express the request.
  */
 export function prepareHop(context: RequestContext, target: Target): Hop | { failure: Failure } {
   const { call, body, decoded, record, deps } = context;
