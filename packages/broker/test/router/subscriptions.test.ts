@@ -121,6 +121,25 @@ describe("plan_signin_a", () => {
     expect(lastHit(backend).body).not.toHaveProperty("max_output_tokens");
   });
 
+  it("streams translated to a chat-wire client and collects for a messages-wire client (official SDKs)", async () => {
+    writeSignin(codexHome, newSignin("translated", 3600));
+    const chunks = await router.openai().chat.completions.create({
+      model: "codex/gpt-5-codex",
+      messages: [{ role: "user", content: "hi" }],
+      stream: true,
+    });
+    let text = "";
+    for await (const chunk of chunks) text += chunk.choices[0]?.delta.content ?? "";
+    expect(text).toBe(backend.text);
+    const message = await router.anthropic().messages.create({
+      model: "codex/gpt-5-codex",
+      max_tokens: 100,
+      messages: [{ role: "user", content: "hi" }],
+    });
+    expect(message.content[0]?.type === "text" && message.content[0].text).toBe(backend.text);
+    expect(lastHit(backend).body).toMatchObject({ stream: true, store: false, instructions: "" });
+  });
+
   it("renews a token within five minutes of expiry and writes back only the token fields", async () => {
     const signin = newSignin("expiring", 120);
     const path = writeSignin(codexHome, signin);
@@ -374,6 +393,9 @@ describe("saved accounts", () => {
       expect(reply.status, JSON.stringify(body)).toBe(400);
       expect(typeof reply.body.error).toBe("string");
     }
+    const relative = await router.ui("PATCH", "/router/upstreams/codex", { credential_ref: "profile:relative/dir" });
+    expect(relative.status).toBe(400);
+    expect(relative.body.error).toContain("absolute or ~/");
   });
 });
 

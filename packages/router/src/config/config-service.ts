@@ -228,6 +228,9 @@ export class RouterConfig {
     if (typeof ref !== "string" || ref.length > 1024 || !/^(api_account|profile):.+$/.test(ref)) {
       return fail("credential_ref must be null, api_account:<id> or profile:<directory>");
     }
+    if (ref.startsWith("profile:") && !/^profile:(\/|~\/)/.test(ref)) {
+      fail("profile:<directory> must name an absolute or ~/ directory");
+    }
     if (ref.startsWith("api_account:")) {
       if (typeof input.key === "string" && input.key !== "")
         fail("send a key or credential_ref api_account:<id>, not both");
