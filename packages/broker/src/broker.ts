@@ -1,8 +1,13 @@
 import { join } from "node:path";
 import type { DatabaseSync, DatabaseSync as RouterDatabase } from "node:sqlite";
-import type { UpstreamTimeouts } from "@notify/router";
+import {
+  AGENT_ACCOUNTS_KEY,
+  parseAgentAccounts,
+  type SubscriptionOptions,
+  type UpstreamTimeouts,
+} from "@notify/router";
 import type { FastifyInstance } from "fastify";
-import { ConfigError } from "./config/config-file.js";
+import { ConfigError, readConfigFile } from "./config/config-file.js";
 import { resolveDataDir } from "./config/paths.js";
 import { PresentationSettingsFile } from "./config/presentation-settings.js";
 import { type BrokerSettings, loadSettings } from "./config/settings.js";
@@ -89,6 +94,10 @@ export interface BrokerOptions {
   routerTimeouts?: UpstreamTimeouts;
   /** Where other tools keep keys and model lists the router may read when asked (process.env's homes otherwise). */
   otherTools?: OtherTools;
+  /** Sign-in files' environment (CODEX_HOME, HOME) and, in tests only, the auth server's token endpoint. */
+  routerSubscriptions?: SubscriptionOptions;
+  /** Test hook: the flat-plan hosts of the router (smart-switching.ts FLAT_PLAN_HOSTS otherwise). */
+  routerFlatPlanHosts?: ReadonlySet<string>;
   /** Test hook: connection limits (HTTP_LIMITS otherwise). */
   httpLimits?: Partial<HttpLimits>;
   /** Test hook: the built web page's directory (packages/web/dist otherwise). */
@@ -233,6 +242,18 @@ export function createBroker(options: BrokerOptions): Broker {
       sealer,
       ...(options.routerTimeouts ? { timeouts: options.routerTimeouts } : {}),
       ...(options.otherTools ? { otherTools: options.otherTools } : {}),
+      // RouterAgentAccounts is read from config.json each time rule 7 runs (at start and when asked).
+      subscriptions: {
+        ...options.routerSubscriptions,
+        agentAccounts: () => {
+          try {
+            return parseAgentAccounts(readConfigFile(settings.dataDir)[AGENT_ACCOUNTS_KEY]);
+          } catch {
+            return [];
+          }
+        },
+      },
+      ...(options.routerFlatPlanHosts ? { flatPlanHosts: options.routerFlatPlanHosts } : {}),
     },
   });
   app.server.on("request", () => {
@@ -311,6 +332,9 @@ export interface StartOptions {
   routerTimeouts?: UpstreamTimeouts;
   /** Test hook: the provider origins other tools' keys belong to (the vendors' public APIs otherwise). */
   keyOrigins?: OtherTools["keyOrigins"];
+  /** Test hook: the auth server's token endpoint (sign-in renewals and key exchanges). */
+  routerTokenUrl?: string;
+  routerFlatPlanHosts?: ReadonlySet<string>;
   httpLimits?: Partial<HttpLimits>;
   /** Test hook: reconnect timings of the desktop adapter (the address always comes from the environment). */
   desktop?: Omit<DesktopOptions, "address">;
@@ -355,6 +379,12 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     ...(options.routerTimeouts ? { routerTimeouts: options.routerTimeouts } : {}),
     // Other tools' homes are found in the broker's own environment (HOME, CODEX_HOME, CLAUDE_CONFIG_DIR).
     otherTools: { env, ...(options.keyOrigins ? { keyOrigins: options.keyOrigins } : {}) },
+    // The host tools' sign-in files are found through the broker's own environment (CODEX_HOME, HOME).
+    routerSubscriptions: {
+      env: { CODEX_HOME: env.CODEX_HOME, HOME: env.HOME },
+      ...(options.routerTokenUrl ? { tokenUrl: options.routerTokenUrl } : {}),
+    },
+    ...(options.routerFlatPlanHosts ? { routerFlatPlanHosts: options.routerFlatPlanHosts } : {}),
     ...(options.httpLimits ? { httpLimits: options.httpLimits } : {}),
     ...(options.relayPoller ? { relayPoller: options.relayPoller } : {}),
   });

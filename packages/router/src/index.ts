@@ -1,6 +1,7 @@
 export const ROUTER_PACKAGE = "@notify/router";
 
 export { type CollectedReply, collectReply } from "./collect-reply.js";
+export { AccountInputError, type SavedAccount } from "./config/accounts.js";
 export { RouterConfig, RouterConfigError } from "./config/config-service.js";
 export type { EffortOverrides, EffortScope } from "./config/effort-config.js";
 export {
@@ -76,8 +77,14 @@ export { ruleWireFor, type WiredModels, wireModels } from "./presets/model-wires
 export { type StrippedIds, stripReplayedIds } from "./replayed-ids.js";
 export { createRouter, type RouterOptions, type RouterServices } from "./router.js";
 export { type Selection, selectTargets, type Target } from "./select.js";
-export { isFlatPlanUrl } from "./smart-switching.js";
+export { FLAT_PLAN_HOSTS, isFlatPlanUrl } from "./smart-switching.js";
 export { encodeSseEvent, type SseEvent, sseDecoderStream } from "./sse.js";
+export { AGENT_ACCOUNTS_KEY, type AgentAccountEntry, parseAgentAccounts } from "./subscriptions/agent-accounts.js";
+export type { ReconcileReport } from "./subscriptions/apply-reconcile.js";
+export { CODEX_CLIENT_ID, CODEX_TOKEN_URL } from "./subscriptions/auth-server.js";
+export { defaultCodexHome, readSigninFile, type SigninEnv } from "./subscriptions/signin-file.js";
+export { isKeyTool, type KeyTool, TOOL_KEY_SOURCES, toolApiKey } from "./subscriptions/tool-keys.js";
+export type { SubscriptionOptions } from "./subscriptions/upstream-credentials.js";
 export {
   clientWantsUsage,
   decodeUpstreamStream,

@@ -8,6 +8,9 @@ import { Ledger } from "./ledger/ledger.js";
 import { DEFAULT_NATIVE_BASE_URL } from "./native.js";
 import type { RouterLog } from "./proxy/request-context.js";
 import { RouterProxy } from "./proxy/router-proxy.js";
+import { type ReconcileReport, reconcileAccounts } from "./subscriptions/apply-reconcile.js";
+import { type KeyTool, toolApiKey } from "./subscriptions/tool-keys.js";
+import { type SubscriptionOptions, signinEnv, UpstreamCredentials } from "./subscriptions/upstream-credentials.js";
 import { DEFAULT_TIMEOUTS, UpstreamClient, type UpstreamTimeouts } from "./upstreams/client.js";
 
 export interface RouterOptions {
@@ -22,12 +25,20 @@ export interface RouterOptions {
   prefix: string;
   timeouts?: UpstreamTimeouts;
   now?: () => number;
+  /** Where sign-in files are found (the broker's CODEX_HOME and HOME) and test-only auth endpoints. */
+  subscriptions?: SubscriptionOptions;
+  /** Test hook: the flat-plan hosts (smart-switching.ts FLAT_PLAN_HOSTS otherwise). */
+  flatPlanHosts?: ReadonlySet<string>;
 }
 
 export interface RouterServices {
   config: RouterConfig;
   ledger: Ledger;
   cooldowns: CooldownBook;
+  /** Smart switching rule 7: one plan_signin_a provider per signed-in Codex account (run at start and on demand). */
+  reconcileAccounts(): ReconcileReport;
+  /** A plain API key another tool holds (read only when the owner asks; never returned to a client). */
+  toolApiKey(tool: KeyTool): { provider: string; key: string } | undefined;
   /** Stops the daily prune, writes the waiting ledger rows and closes upstream connections. */
   close(): Promise<void>;
   /**
@@ -58,7 +69,17 @@ export function createRouter(options: RouterOptions): RouterServices {
   const ledger = new Ledger(options.db);
   const cooldowns = new CooldownBook(now);
   const client = new UpstreamClient(options.timeouts ?? DEFAULT_TIMEOUTS);
+  const credentials = new UpstreamCredentials({
+    config,
+    client,
+    log: options.log,
+    version: options.version,
+    now,
+    ...(options.subscriptions ? { options: options.subscriptions } : {}),
+  });
   const proxy = new RouterProxy({
+    credentials,
+    ...(options.flatPlanHosts ? { flatPlanHosts: options.flatPlanHosts } : {}),
     config,
     ledger,
     client,
@@ -77,6 +98,12 @@ export function createRouter(options: RouterOptions): RouterServices {
     }
   };
   prune();
+  const reconcile = (): ReconcileReport => reconcileAccounts(config, options.subscriptions, options.log);
+  try {
+    reconcile();
+  } catch {
+    options.log.warn("router: subscription accounts could not be reconciled at start");
+  }
   const pruneTimer = setInterval(prune, DAY_MS);
   pruneTimer.unref();
 
@@ -96,6 +123,8 @@ export function createRouter(options: RouterOptions): RouterServices {
     settings: options.settings,
     log: options.log,
     prefix: options.prefix,
+    reconcileAccounts: reconcile,
+    toolApiKey: (tool) => toolApiKey(tool, signinEnv(options.subscriptions)),
     close: () => {
       closed ??= (async () => {
         clearInterval(pruneTimer);

@@ -2,7 +2,14 @@ import { createServer } from "node:http";
 import type { DatabaseSync } from "node:sqlite";
 import { isLoopbackHost } from "@notify/contracts/guards";
 import { jsonShapeProblem } from "@notify/contracts/json-shape";
-import { createRouter, type KeySealer, type RouterServices, routerPlugin, type UpstreamTimeouts } from "@notify/router";
+import {
+  createRouter,
+  type KeySealer,
+  type RouterServices,
+  routerPlugin,
+  type SubscriptionOptions,
+  type UpstreamTimeouts,
+} from "@notify/router";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import type { PresentationSettingsFile } from "../config/presentation-settings.js";
 import type { DomainBus } from "../domain/bus.js";
@@ -37,6 +44,7 @@ import { uiPageRoutes } from "./routes/ui-pages.js";
 import { uiPresentationRoutes } from "./routes/ui-presentation.js";
 import { uiRelayRoutes } from "./routes/ui-relay.js";
 import { uiRouterRoutes } from "./routes/ui-router.js";
+import { uiRouterAccountsRoutes } from "./routes/ui-router-accounts.js";
 import { uiRouterPresetRoutes } from "./routes/ui-router-presets.js";
 import { uiSessionRoutes } from "./routes/ui-session.js";
 import { SOUND_UPLOAD_PREFIX, uiSoundRoutes } from "./routes/ui-sounds.js";
@@ -70,6 +78,10 @@ export interface AppOptions {
     sealer: KeySealer;
     /** Upstream timeouts; the spec's defaults unless a test sets short ones. */
     timeouts?: UpstreamTimeouts;
+    /** Where sign-in files are found (CODEX_HOME, HOME) and, in tests only, the auth server's token endpoint. */
+    subscriptions?: SubscriptionOptions;
+    /** Test hook: the flat-plan hosts. */
+    flatPlanHosts?: ReadonlySet<string>;
     onReady?: (services: RouterServices) => void;
     /** Where other tools (Codex, Claude Code) keep their keys and model cache; read only when asked. */
     otherTools?: OtherTools;
@@ -121,6 +133,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
     log: { info: (message) => options.logger.info(message), warn: (message) => options.logger.warn(message) },
     now: () => clock.now(),
     ...(options.router.timeouts ? { timeouts: options.router.timeouts } : {}),
+    ...(options.router.subscriptions ? { subscriptions: options.router.subscriptions } : {}),
+    ...(options.router.flatPlanHosts ? { flatPlanHosts: options.router.flatPlanHosts } : {}),
   });
   options.router.onReady?.(routerServices);
   const limits: HttpLimits = { ...HTTP_LIMITS, ...options.limits };
@@ -297,6 +311,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
         prepareUpstream: (input, existing) => prepareUpstreamInput(input, existing, otherTools),
       });
       await ui.register(uiRouterPresetRoutes, { router, tools: otherTools });
+      await ui.register(uiRouterAccountsRoutes, { router });
       await ui.register(uiSessionRoutes, { sessions: options.ui.sessions });
       await ui.register(uiInboxRoutes, {
         notifications: options.notifications,

@@ -23,6 +23,8 @@ export interface Fixtures {
   soundUpload: string;
   /** An effort family id (they are fixed, not created). */
   effortFamily: string;
+  /** A saved provider account (/ui/api/router/accounts). */
+  account: string;
 }
 
 export interface RouteCase {
@@ -375,6 +377,15 @@ export const ROUTE_CASES: RouteCase[] = [
   },
   { method: "DELETE", path: "/ui/api/router/routes/{routerRoute}", family: "ui", refusedOnly: true },
   { method: "GET", path: "/ui/api/router/activity", family: "ui", query: { limit: "5" } },
+  { method: "GET", path: "/ui/api/router/accounts", family: "ui" },
+  {
+    method: "POST",
+    path: "/ui/api/router/accounts",
+    family: "ui",
+    body: () => ({ provider: "openai", label: "Fuzz", key: "sk-fuzz-account-key", admin_only: false }),
+  },
+  { method: "DELETE", path: "/ui/api/router/accounts/{account}", family: "ui", refusedOnly: true },
+  { method: "POST", path: "/ui/api/router/accounts/reconcile", family: "ui" },
   { method: "GET", path: "/ui/api/router/effort", family: "ui" },
   {
     method: "PUT",

@@ -23,7 +23,14 @@ import { BAD_IDS, bodyMutants, type Mutant, queryMutants } from "./mutations.js"
 import { type Family, type Fixtures, fillPath, type Json, ROUTE_CASES, type RouteCase } from "./route-cases.js";
 
 const ROUTER_MAX_BODY = 1_048_576;
-const SECRETS = ["s3cret-value", "sk-fuzz-upstream-key", "fixture-upstream-secret", "fixture-hook-secret"];
+const SECRETS = [
+  "s3cret-value",
+  "sk-fuzz-upstream-key",
+  "fixture-upstream-secret",
+  "fixture-hook-secret",
+  "sk-fuzz-account-key",
+  "fixture-account-secret",
+];
 
 let broker: RunningBroker;
 let dataDir: string;
@@ -219,7 +226,13 @@ beforeAll(async () => {
     kind: "alias",
     targets: ["fx/m"],
   });
+  const account = await setUp("POST", "/ui/api/router/accounts", "ui", {
+    provider: "openai",
+    label: "Fixture",
+    key: "fixture-account-secret",
+  });
   fixtures = {
+    account: account.id,
     notification: notification.id,
     interaction: interaction.id,
     provider: provider.id,

@@ -72,6 +72,8 @@ export interface RouterBroker {
     models?: string[];
     key?: string;
     model_wires?: Record<string, string>;
+    auth?: string;
+    credential_ref?: string | null;
   }): Promise<Json>;
   addRoute(name: string, kind: "alias" | "combo", targets: string[]): Promise<Json>;
   /** Ledger rows, newest first. */
@@ -86,7 +88,15 @@ export interface RouterBroker {
 
 /** A real broker on loopback with the router switched on through /ui/api, as an owner would do it. */
 export async function startRouterBroker(
-  options: { routerTimeouts?: UpstreamTimeouts; enable?: boolean; config?: Record<string, unknown> } = {},
+  options: {
+    routerTimeouts?: UpstreamTimeouts;
+    enable?: boolean;
+    config?: Record<string, unknown>;
+    /** The broker's environment (CODEX_HOME, HOME for sign-in files); empty by default. */
+    env?: NodeJS.ProcessEnv;
+    routerTokenUrl?: string;
+    routerFlatPlanHosts?: ReadonlySet<string>;
+  } = {},
 ): Promise<RouterBroker> {
   const dataDir = mkdtempSync(join(tmpdir(), "notify-router-"));
   // config.json keys read at start (e.g. RouterNativeBaseUrl pointing at a loopback "vendor").
@@ -94,8 +104,10 @@ export async function startRouterBroker(
   const broker = await startBroker({
     dataDir,
     port: 0,
-    env: {},
+    env: options.env ?? {},
     ...(options.routerTimeouts ? { routerTimeouts: options.routerTimeouts } : {}),
+    ...(options.routerTokenUrl ? { routerTokenUrl: options.routerTokenUrl } : {}),
+    ...(options.routerFlatPlanHosts ? { routerFlatPlanHosts: options.routerFlatPlanHosts } : {}),
   });
   const ui = (method: string, path: string, body?: unknown) =>
     raw(`${broker.url}/ui/api${path}`, {

@@ -1,6 +1,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import type { EffortOverride } from "../effort/mapping.js";
 import { transaction } from "../transaction.js";
+import { SavedAccounts } from "./accounts.js";
 import { EffortOverrideStore, type EffortOverrides, type EffortScope } from "./effort-config.js";
 import {
   type ConfigSnapshot,
@@ -46,6 +47,8 @@ export class RouterConfig {
   private readonly store: RouterConfigStore;
   private readonly effort: EffortOverrideStore;
   private snapshotCache: ConfigSnapshot | undefined;
+  /** Saved provider accounts, whose keys upstreams reference as `api_account:<id>`. */
+  readonly accounts: SavedAccounts;
 
   constructor(
     db: DatabaseSync,
@@ -54,6 +57,7 @@ export class RouterConfig {
   ) {
     this.store = new RouterConfigStore(db);
     this.effort = new EffortOverrideStore(db);
+    this.accounts = new SavedAccounts(db, sealer, now);
   }
 
   snapshot(): ConfigSnapshot {
@@ -166,14 +170,7 @@ export class RouterConfig {
         if (!(RECORD_WIRES as readonly string[]).includes(modelWire as string))
           fail(`model_wires.${model} is not a wire`);
       }
-      const credentialRef =
-        input.credential_ref === undefined ? (existing?.credential_ref ?? null) : input.credential_ref;
-      if (
-        credentialRef !== null &&
-        (typeof credentialRef !== "string" || !/^(api_account|profile):.+$/.test(credentialRef))
-      ) {
-        fail("credential_ref must be null, api_account:<id> or profile:<directory>");
-      }
+      const credentialRef = this.credentialRefOf(input, existing);
       const id = existing?.id ?? newRecordId("ups");
       let sealed = existing ? this.store.sealedKey(id) : null;
       if (input.key !== undefined) {
@@ -182,6 +179,8 @@ export class RouterConfig {
           sealed = this.sealer.seal(id, { key: input.key });
         else fail("key must be a string (or null to remove it)");
       }
+      // One credential source at a time: a saved account's key replaces a typed one.
+      if (credentialRef?.startsWith("api_account:")) sealed = null;
       // A key reaches only the host it was saved for: moving base_url to another origin needs the key again.
       if (
         existing !== undefined &&
@@ -212,6 +211,34 @@ export class RouterConfig {
       this.changed();
       return upstream;
     });
+  }
+
+  /**
+   * The credential_ref a change leaves: `null`, `api_account:<id>` (a saved account that exists and can send model
+   * requests: an admin-only key is refused) or `profile:<directory>`. A typed key, or its removal, replaces an
+   * `api_account:` reference (spec 3, Subscription upstreams 5); sending both in one change is refused.
+   */
+  private credentialRefOf(input: Input, existing: Upstream | undefined): string | null {
+    if (input.credential_ref === undefined) {
+      const kept = existing?.credential_ref ?? null;
+      return input.key !== undefined && kept?.startsWith("api_account:") ? null : kept;
+    }
+    const ref = input.credential_ref;
+    if (ref === null) return null;
+    if (typeof ref !== "string" || ref.length > 1024 || !/^(api_account|profile):.+$/.test(ref)) {
+      return fail("credential_ref must be null, api_account:<id> or profile:<directory>");
+    }
+    if (ref.startsWith("profile:") && !/^profile:(\/|~\/)/.test(ref)) {
+      fail("profile:<directory> must name an absolute or ~/ directory");
+    }
+    if (ref.startsWith("api_account:")) {
+      if (typeof input.key === "string" && input.key !== "")
+        fail("send a key or credential_ref api_account:<id>, not both");
+      const account = this.accounts.find(ref.slice("api_account:".length));
+      if (!account) fail(`no saved account ${ref.slice("api_account:".length)}`);
+      if (account?.admin_only) fail("an admin-only account key cannot send model requests");
+    }
+    return ref;
   }
 
   deleteUpstream(ref: string): void {

@@ -42,6 +42,11 @@ const MIGRATIONS: string[] = [
   `CREATE TABLE effort_overrides (
      scope TEXT NOT NULL, name TEXT NOT NULL, override TEXT NOT NULL, updated_at TEXT NOT NULL,
      PRIMARY KEY (scope, name)) STRICT;`,
+  // Saved provider accounts (spec 3, "a key saved in live-quota accounts"): a sealed key per account, opened per
+  // attempt by an upstream whose credential_ref is api_account:<id>.
+  `CREATE TABLE accounts (
+     id TEXT PRIMARY KEY, provider TEXT NOT NULL, label TEXT NOT NULL, sealed_key TEXT NOT NULL,
+     admin_only INTEGER NOT NULL, created_at TEXT NOT NULL) STRICT;`,
 ];
 
 export function migrateRouterDatabase(db: DatabaseSync): void {

@@ -4,6 +4,7 @@ import { cooldownMs, FAILOVER_STATUSES } from "../failover.js";
 import type { Reply, Usage } from "../ir.js";
 import type { AttemptRecord } from "../ledger/ledger.js";
 import type { Target } from "../select.js";
+import { collectedReply } from "../subscriptions/collected-reply.js";
 import { translateResponse } from "../translate.js";
 import { providerErrorCode } from "../upstream-error.js";
 import { connectionFailureCode } from "../upstreams/client.js";
@@ -20,7 +21,7 @@ import {
   sendError,
 } from "./request-context.js";
 import { streamReply } from "./stream.js";
-import { upstreamHeaders, upstreamPath } from "./upstream-request.js";
+import { attemptHeaders, upstreamPath } from "./upstream-request.js";
 
 const MAX_ERROR_BODY = 64 * 1024;
 const MAX_REPLY_BODY = 256 * 1024 * 1024;
@@ -43,7 +44,7 @@ export interface AttemptContext {
 export async function tryTarget(
   context: RequestContext,
   target: Target,
-  options: { hasFallback: boolean } = { hasFallback: false },
+  options: { hasFallback: boolean; stale?: string } = { hasFallback: false },
 ): Promise<AttemptResult> {
   const { call, record, attempts, deps, now } = context;
   const { upstream, model } = target;
@@ -82,17 +83,11 @@ export async function tryTarget(
   if (hop.native) return tryNative(context, hop, attempt, options.hasFallback);
   const { translated } = hop;
 
-  let key: string | undefined;
-  try {
-    key = deps.config.openKey(upstream);
-  } catch {
-    return fail({
-      status: 503,
-      code: "provider_key_unreadable",
-      message: `the key of upstream ${upstream.slug} cannot be read`,
-    });
-  }
-  const headers = upstreamHeaders(context, upstreamWire, translated.stream, key);
+  // The attempt's credential (subscriptions/upstream-credentials.ts): a typed or saved key, or a sign-in's token.
+  const opened = await deps.credentials.open(upstream, options.stale);
+  if (!opened.ok) return fail(opened.failure);
+  const key = opened.credential.key;
+  const headers = attemptHeaders(context, upstream, upstreamWire, translated.stream, opened.credential);
 
   const upstreamAbort = new AbortController();
   const onGone = (): void => upstreamAbort.abort();
@@ -158,6 +153,13 @@ export async function tryTarget(
         `router: upstream ${upstream.slug} model ${model} answered ${status}${providerCode ? ` (${providerCode})` : ""}`,
       );
       const retryAfter = response.headers["retry-after"];
+      // A subscription backend's 401: the sign-in is read again (renewed if it still holds this token) and the
+      // target tried once more, as a new attempt (spec 3, Subscription upstreams 1 and 2).
+      if (status === 401 && upstream.auth !== "api_key" && options.stale === undefined && key !== undefined) {
+        attempt.error_code = code;
+        attempt.duration_ms = now() - startedMs;
+        return tryTarget(context, target, { ...options, stale: key });
+      }
       if (FAILOVER_STATUSES.has(status)) {
         const duration = cooldownMs({ status, headers: response.headers }, now());
         deps.cooldowns.cool(upstream.slug, model, duration, status === 429 || status === 529);
@@ -183,6 +185,8 @@ export async function tryTarget(
       secrets: key === undefined ? [] : [key],
       clientModel: context.requestedModel ?? model,
     };
+    if (hop.collect)
+      return await collectedReply(context, attemptContext, response.body, { connectionFailure, canceled });
     if (!translated.stream) {
       let text: string;
       try {

@@ -4,6 +4,7 @@ import { automaticTable, type EffortTable, IDENTITY_TABLE, layered, mapEffort } 
 import { readEffort, writeEffort } from "../effort/wire-fields.js";
 import type { Wire } from "../ir.js";
 import type { Target } from "../select.js";
+import { adjustPlanRequest } from "../subscriptions/plan-request.js";
 import { type TranslatedRequest, translateRequest } from "../translate.js";
 import { TranslationError } from "../translation-error.js";
 import type { Failure, RequestContext } from "./request-context.js";
@@ -15,13 +16,19 @@ export interface Hop {
   translated: TranslatedRequest;
   /** The agent's own vendor: the client's bytes go as they are (`translated.body` is not used). */
   native?: true;
+  /**
+   * The upstream answers only as a stream but the client asked for one response: the stream is read whole and
+   * collected into one reply (`plan_signin_a`, spec 3 Subscription upstreams 1).
+   */
+  collect?: true;
 }
 
 /**
  * The stage between "target resolved" and "request rendered": everything that depends on the concrete target
  * (its wire, its native model) happens here, once per attempt: a native target keeps the client's bytes; any other
- * gets its body translated (or passed through) and then its effort mapped (effort/). Returns a render failure when
- * the target cannot express the request.
+ * gets its body translated (or passed through) and then its effort mapped (effort/); a `plan_signin_a` target then
+ * gets the subscription backend's adjustments (subscriptions/plan-request.ts: stream forced on, `collect` set when
+ * the client asked for one response). Returns a render failure when the target cannot express the request.
  */
 export function prepareHop(context: RequestContext, target: Target): Hop | { failure: Failure } {
   const { call, body, decoded, record, deps } = context;
@@ -59,6 +66,12 @@ export function prepareHop(context: RequestContext, target: Target): Hop | { fai
   const decision = mapEffort(readEffort(call.inboundWire, body), targetEffortTable(context.snapshot, target));
   const mapped = writeEffort(upstreamWire, translated.body as Record<string, unknown>, decision);
   if (mapped !== translated.body) translated = { ...translated, body: mapped };
+  // The subscription backend's request adjustments (subscriptions/plan-request.ts), last, after effort mapping.
+  if (target.upstream.auth === "plan_signin_a" && upstreamWire === "responses") {
+    const collect = !translated.stream;
+    translated = { ...translated, body: adjustPlanRequest(translated.body as Record<string, unknown>), stream: true };
+    if (collect) return { target, upstreamWire, translated, collect: true };
+  }
   return { target, upstreamWire, translated };
 }
 

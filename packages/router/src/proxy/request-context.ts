@@ -6,6 +6,7 @@ import { type RouterErrorCode, wireError } from "../http/wire-errors.js";
 import type { DecodedRequest, Usage, Wire } from "../ir.js";
 import { type AttemptRecord, type Ledger, type Outcome, type RequestRecord, tokensOf } from "../ledger/ledger.js";
 import type { ClientCredential } from "../native.js";
+import type { UpstreamCredentials } from "../subscriptions/upstream-credentials.js";
 import type { UpstreamClient } from "../upstreams/client.js";
 
 export interface RouterLog {
@@ -23,6 +24,10 @@ export interface ProxyDependencies {
   now?: () => number;
   /** The agent's own vendor (config key RouterNativeBaseUrl). */
   nativeBaseUrl?: () => string;
+  /** Each attempt's credential: typed key, saved account, or subscription sign-in (subscriptions/). */
+  credentials: UpstreamCredentials;
+  /** Hosts of flat-plan services (smart-switching.ts FLAT_PLAN_HOSTS unless a test injects a set). */
+  flatPlanHosts?: ReadonlySet<string>;
 }
 
 export interface ProxyCall {

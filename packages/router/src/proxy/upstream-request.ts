@@ -1,4 +1,8 @@
+import type { Upstream } from "../config/records.js";
 import type { Wire } from "../ir.js";
+import { isFlatPlanUrl } from "../smart-switching.js";
+import { conversationId } from "../subscriptions/conversation-id.js";
+import type { UpstreamCredential } from "../subscriptions/outcome.js";
 import type { RequestContext } from "./request-context.js";
 
 // The per-wire shape of an upstream request: the path appended to the upstream's base URL and the headers that
@@ -26,6 +30,7 @@ export function upstreamHeaders(
   key: string | undefined,
 ): Record<string, string> {
   const { call } = context;
+  // NOTE: every upstream request carries the router's own User-Agent (spec 3, Subscription upstreams 4).
   const headers: Record<string, string> = {
     "content-type": "application/json",
     accept: stream ? "text/event-stream" : "application/json",
@@ -39,6 +44,30 @@ export function upstreamHeaders(
     if (call.inboundWire === "messages" && typeof beta === "string") headers["anthropic-beta"] = beta;
   } else if (key !== undefined) {
     headers.authorization = `Bearer ${key}`;
+  }
+  return headers;
+}
+
+/** The session header of the flat-plan host (spec 3, Subscription upstreams 4). */
+export const FLAT_PLAN_SESSION_HEADER = "x-opencode-session";
+
+/**
+ * The headers of one attempt at a routed upstream: the wire's own (above) with this attempt's credential, the
+ * credential's account- and client-identifying headers (`plan_signin_a`), and the agent's own conversation id:
+ * as `session_id` to the `plan_signin_a` backend (as the Codex CLI sends it) and as `x-opencode-session` to a flat-plan
+ * place (FLAT_PLAN_HOSTS, host or host/path; the one flat-plan preset, OpenCode Go, refuses a request without it). A per-process id stands in when the agent sent none.
+ */
+export function attemptHeaders(
+  context: RequestContext,
+  upstream: Upstream,
+  upstreamWire: Wire,
+  stream: boolean,
+  credential: UpstreamCredential,
+): Record<string, string> {
+  const headers = { ...upstreamHeaders(context, upstreamWire, stream, credential.key), ...credential.headers };
+  if (upstream.auth === "plan_signin_a") headers.session_id = conversationId(context.call.headers, context.body);
+  if (isFlatPlanUrl(upstream.base_url, context.deps.flatPlanHosts)) {
+    headers[FLAT_PLAN_SESSION_HEADER] = conversationId(context.call.headers, context.body);
   }
   return headers;
 }
