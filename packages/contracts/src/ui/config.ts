@@ -129,8 +129,21 @@ export interface RouterUpstream {
   models: string[];
   enabled: boolean;
   auth: string;
+  /** Where the key comes from instead of `has_key`: `api_account:<id>` (a saved account) or `profile:<dir>`. */
+  credential_ref?: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** GET /ui/api/router/accounts: a saved provider account; its key is write-only (docs/router.md). */
+export interface RouterAccount {
+  id: string;
+  provider: string;
+  label: string;
+  /** A key that only administers the provider: never offered as an upstream's key. */
+  admin_only: boolean;
+  has_key: true;
+  created_at: string;
 }
 
 export interface RouterRoute {

@@ -2,6 +2,7 @@ import type { RouterUpstream } from "@notify/contracts/ui";
 import { useState } from "react";
 import { api } from "../api/client.js";
 import { messageOf, useLoad } from "../use-load.js";
+import { AccountsCard } from "./accounts-card.js";
 import { PresetGallery } from "./preset-gallery.js";
 import { UpstreamForm } from "./upstream-form.js";
 
@@ -109,6 +110,7 @@ export function ProvidersSection({ onChanged }: { onChanged?: () => void }) {
 export function ProvidersPage() {
   const status = useLoad(api.router.status);
   const [message, setMessage] = useState("");
+  const [accountsRound, setAccountsRound] = useState(0);
   // The switch moves at once; the broker's answer (a reloaded status) replaces it.
   const [switching, setSwitching] = useState<{ enabled: boolean; over: unknown }>();
   const act = async (work: () => Promise<unknown>, done: string) => {
@@ -149,7 +151,8 @@ export function ProvidersPage() {
           </p>
         </div>
       )}
-      <ProvidersSection onChanged={status.reload} />
+      <ProvidersSection key={accountsRound} onChanged={status.reload} />
+      <AccountsCard onChanged={() => setAccountsRound((round) => round + 1)} />
     </>
   );
 }

@@ -1,7 +1,8 @@
 import type { RouterUpstream } from "@notify/contracts/ui";
 import { useState } from "react";
 import { api } from "../api/client.js";
-import { messageOf } from "../use-load.js";
+import { messageOf, useLoad } from "../use-load.js";
+import { accountsApi } from "./accounts-card.js";
 
 const WIRES = ["responses_wire", "chat_wire", "messages_wire"];
 
@@ -46,6 +47,8 @@ export function UpstreamForm({ upstream, onSaved }: { upstream?: RouterUpstream;
         onSubmit={async (event) => {
           event.preventDefault();
           const keyInput = event.currentTarget.elements.namedItem("upstream-key") as HTMLInputElement | null;
+          const keyFrom = event.currentTarget.elements.namedItem("upstream-key-from") as HTMLSelectElement | null;
+          const reference = keyFromChange(upstream, keyFrom?.value, Boolean(keyInput?.value));
           try {
             await api.router.saveUpstream(
               {
@@ -55,6 +58,7 @@ export function UpstreamForm({ upstream, onSaved }: { upstream?: RouterUpstream;
                 wire: draft.wire,
                 models: draft.models.split(/[\s,]+/).filter(Boolean),
                 ...(keyInput?.value ? { key: keyInput.value } : {}),
+                ...reference,
               },
               upstream?.id,
             );
@@ -101,6 +105,7 @@ export function UpstreamForm({ upstream, onSaved }: { upstream?: RouterUpstream;
           <span>API key{upstream ? (upstream.has_key ? " (set; leave empty to keep it)" : " (none set)") : ""}</span>
           <input name="upstream-key" type="password" autoComplete="off" />
         </label>
+        {upstream && open && upstream.auth === "api_key" && <KeyFrom upstream={upstream} />}
         {error && (
           <p className="error" role="alert">
             {error}
@@ -109,5 +114,43 @@ export function UpstreamForm({ upstream, onSaved }: { upstream?: RouterUpstream;
         <button type="submit">{upstream ? "Save upstream" : "Add upstream"}</button>
       </form>
     </details>
+  );
+}
+
+/**
+ * What a save changes about the key's source: choosing a saved account sends `credential_ref: api_account:<id>`;
+ * going back to "the key typed above" drops the reference (a typed key replaces it by itself, spec 3).
+ */
+function keyFromChange(
+  upstream: RouterUpstream | undefined,
+  chosen: string | undefined,
+  typedKey: boolean,
+): { credential_ref?: string | null } {
+  if (!upstream || chosen === undefined) return {};
+  const current = upstream.credential_ref?.startsWith("api_account:") ? upstream.credential_ref : "";
+  if (chosen === current || typedKey) return {};
+  return { credential_ref: chosen === "" ? null : chosen };
+}
+
+/** "Key from": the typed key, or a saved account that can send model requests (admin-only keys are not offered). */
+function KeyFrom({ upstream }: { upstream: RouterUpstream }) {
+  const accounts = useLoad(accountsApi.list);
+  const current = upstream.credential_ref?.startsWith("api_account:") ? upstream.credential_ref : "";
+  const usable = accounts.data?.filter((account) => !account.admin_only) ?? [];
+  return (
+    <label>
+      <span>Key from</span>
+      <select name="upstream-key-from" defaultValue={current} key={`${current}-${usable.length}`}>
+        <option value="">The API key field above</option>
+        {usable.map((account) => (
+          <option key={account.id} value={`api_account:${account.id}`}>
+            Saved account: {account.label} ({account.provider})
+          </option>
+        ))}
+        {current && !usable.some((account) => `api_account:${account.id}` === current) && (
+          <option value={current}>A removed account (requests fail until you choose another)</option>
+        )}
+      </select>
+    </label>
   );
 }
