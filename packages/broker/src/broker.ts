@@ -88,6 +88,8 @@ export interface BrokerOptions {
   routerTimeouts?: UpstreamTimeouts;
   /** Test hook: connection limits (HTTP_LIMITS otherwise). */
   httpLimits?: Partial<HttpLimits>;
+  /** Where the agent connectors look for Codex and Claude Code (process.env otherwise). */
+  agentEnv?: NodeJS.ProcessEnv;
   /** Test hook: the built web page's directory (packages/web/dist otherwise). */
   uiDir?: string;
   /** Toasts and sounds on this session bus (startBroker passes DBUS_SESSION_BUS_ADDRESS); none without it. */
@@ -229,6 +231,7 @@ export function createBroker(options: BrokerOptions): Broker {
       settings: routerSettings,
       sealer,
       ...(options.routerTimeouts ? { timeouts: options.routerTimeouts } : {}),
+      ...(options.agentEnv ? { agentEnv: options.agentEnv } : {}),
     },
   });
   app.server.on("request", () => {
@@ -346,6 +349,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     logger,
     ...(busAddress ? { desktop: { ...options.desktop, address: busAddress, env } } : {}),
     backgroundCheckpoints: true,
+    agentEnv: env,
     ...(options.routerTimeouts ? { routerTimeouts: options.routerTimeouts } : {}),
     ...(options.httpLimits ? { httpLimits: options.httpLimits } : {}),
     ...(options.relayPoller ? { relayPoller: options.relayPoller } : {}),
