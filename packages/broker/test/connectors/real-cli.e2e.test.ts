@@ -229,4 +229,3 @@ describe("agent connectors with the real CLIs", () => {
     expect(readFileSync(claudeFile, "utf8")).toBe(CLAUDE_BEFORE);
   }, 300_000);
 });
-
