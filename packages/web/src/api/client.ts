@@ -54,7 +54,7 @@ export function onUnauthorized(listener: Listener): () => void {
  * The one place the page talks to the broker: same-origin cookie, `X-Notify-UI: 1` on every change. A Blob body
  * (a sound file) goes as its raw bytes; anything else as JSON.
  */
-async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (method !== "GET") headers["x-notify-ui"] = "1";
   const raw = body instanceof Blob;

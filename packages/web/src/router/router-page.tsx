@@ -2,6 +2,7 @@ import { useState } from "react";
 import { api } from "../api/client.js";
 import { shortTime } from "../format.js";
 import { messageOf, useLoad } from "../use-load.js";
+import { AgentsPage } from "./agents-page.js";
 import { RouterRouteForm } from "./route-form.js";
 import { UpstreamForm } from "./upstream-form.js";
 
@@ -139,6 +140,8 @@ export function RouterPage() {
         </ul>
         <RouterRouteForm onSaved={() => act(async () => {}, "Saved")} />
       </div>
+      {/* Until the router's sub-pages have a registry (router-pages.ts), the Agents page sits here. */}
+      <AgentsPage nested />
       <div className="card">
         <h2>Activity</h2>
         {activity.data?.length === 0 && <p className="muted">No requests yet.</p>}
