@@ -159,6 +159,7 @@ const pages = [
   ["settings-sounds", "/ui/settings", "Sounds"],
   ["outbound", "/ui/outbound"],
   ["router", "/ui/router"],
+  ["router-agents", "/ui/router", "Agents"],
   ["relay", "/ui/relay"],
 ];
 const viewports = [
