@@ -13,7 +13,13 @@ import { ConnectorError, ConnectorService } from "../../src/connectors/connector
 // biome-ignore lint/suspicious/noExplicitAny: tests read JSON loosely.
 type Json = any;
 
-/** Fixtures in the real files' shapes; each names its source in its first lines (or below). */
+/**
+ * Fixtures in the real files' shapes: `codex-config.toml` follows https://developers.openai.com/codex/config-sample
+ * (root keys, then `[agents]`, `[model_providers.<id>]`, `[profiles.<name>]`, `[tui]`); `claude-settings.json` the
+ * example of https://code.claude.com/docs/en/settings ("Settings files": `$schema`, `permissions`, `env`, `model`);
+ * `codex-models-cache.json` Codex's `models_cache.json` (`fetched_at`, `etag`, `client_version`, `models` of
+ * `ModelInfo`, codex-rs/protocol/src/openai_models.rs).
+ */
 const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url));
 const fixture = (name: string): string => readFileSync(join(FIXTURES, name), "utf8");
 
