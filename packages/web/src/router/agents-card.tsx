@@ -19,9 +19,11 @@ export function AgentCard(props: {
   const connected = accounts.find((account) => account.connected);
   const [model, setModel] = useState("");
   const [effort, setEffort] = useState("");
-  const [replace, setReplace] = useState(false);
+  const [replace, setReplace] = useState<boolean>();
   const installed = accounts.some((account) => account.installed);
+  // Until the person picks something, the selects show what the connection uses.
   const chosen = model || connected?.model || "";
+  const chosenEffort = effort || connected?.effort || "";
 
   return (
     <section className="card" aria-labelledby={`agent-${agent}`}>
@@ -51,7 +53,7 @@ export function AgentCard(props: {
       {agent === "codex" ? (
         <div className="field">
           <label htmlFor={`effort-${agent}`}>Reasoning effort</label>
-          <select id={`effort-${agent}`} value={effort} onChange={(event) => setEffort(event.target.value)}>
+          <select id={`effort-${agent}`} value={chosenEffort} onChange={(event) => setEffort(event.target.value)}>
             <option value="">Codex's default</option>
             {EFFORTS.map((level) => (
               <option key={level}>{level}</option>
@@ -63,7 +65,7 @@ export function AgentCard(props: {
           <input
             id={`replace-${agent}`}
             type="checkbox"
-            checked={replace}
+            checked={replace ?? connected?.replace_lineup === true}
             onChange={(event) => setReplace(event.target.checked)}
           />
           <label htmlFor={`replace-${agent}`}>Show only the routed models in the picker</label>
@@ -76,8 +78,8 @@ export function AgentCard(props: {
           onClick={() =>
             void props.onConnect({
               ...(chosen ? { model: chosen } : {}),
-              ...(effort ? { effort } : {}),
-              ...(agent === "claude-code" && replace ? { replace_lineup: true } : {}),
+              ...(chosenEffort ? { effort: chosenEffort } : {}),
+              ...(agent === "claude-code" && (replace ?? connected?.replace_lineup) ? { replace_lineup: true } : {}),
             })
           }
         >
