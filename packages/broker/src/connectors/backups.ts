@@ -42,7 +42,7 @@ export class BackupStore {
 
   /** Copies `file` (which must exist) and returns the record. */
   take(agent: ConnectorAgent, account: string, file: string, reason: string): Backup {
-    mkdirSync(this.dir, { recursive: true });
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const stamp = this.now().toISOString();
     const index = this.index();
     let id = `${stamp.replaceAll(/[-:.]/g, "").replace("T", "-").replace("Z", "")}-${agent}-${basename(file).replace(/\W/g, "_")}`;

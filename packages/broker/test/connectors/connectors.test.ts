@@ -1,4 +1,14 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -241,6 +251,23 @@ describe("ConnectorService (spec 3, Agent connectors 1, 4)", () => {
     expect(readFileSync(join(codexDir(), "config.toml"), "utf8")).toBe(codexBefore);
     expect(readFileSync(join(claudeDir(), "settings.json"), "utf8")).toBe(claudeBefore);
     expect(readdirSync(join(dataDir, "connectors")).filter((name) => name.endsWith("-models.json"))).toEqual([]);
+  });
+
+  it("an owner's file keeps its mode; copies, state and new files are 0600", () => {
+    mkdirSync(claudeDir());
+    const file = join(claudeDir(), "settings.json");
+    writeFileSync(file, '{"theme":"dark"}\n', { mode: 0o640 });
+    chmodSync(file, 0o640);
+    service.connect("claude-code", {});
+    mkdirSync(codexDir());
+    service.connect("codex", {});
+    const mode = (path: string) => statSync(path).mode & 0o777;
+    expect(mode(file)).toBe(0o640);
+    expect(mode(join(codexDir(), "config.toml"))).toBe(0o600);
+    expect(mode(join(dataDir, "connectors", "state.json"))).toBe(0o600);
+    for (const backup of readdirSync(join(dataDir, "connectors", "backups"))) {
+      expect(mode(join(dataDir, "connectors", "backups", backup))).toBe(0o600);
+    }
   });
 
   it("a file Notify created goes again at disconnect; one the owner changed since keeps the owner's change", () => {
