@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -141,5 +141,12 @@ describe("notify router agents|connect|disconnect", () => {
     expect(disconnected.code).toBe(0);
     expect(JSON.parse(disconnected.stdout).accounts[0].connected).toBe(false);
     expect(existsSync(join(home, ".codex", "config.toml"))).toBe(false);
+    // The router key reaches the agent's file and the copies only: never a command's output or the broker's log.
+    for (const result of [connected, listed, unknown, refused, disconnected]) {
+      expect(result.stdout + result.stderr).not.toContain(routerKey());
+    }
+    for (const log of readdirSync(join(dataDir, "logs"))) {
+      expect(readFileSync(join(dataDir, "logs", log), "utf8")).not.toContain(routerKey());
+    }
   });
 });
