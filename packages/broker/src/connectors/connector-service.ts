@@ -118,8 +118,10 @@ export class ConnectorService {
   rewrite(): void {
     const router = this.deps.router();
     if (router.key === undefined) return;
-    const snapshot = this.deps.snapshot();
     const connections = this.state.all();
+    // Nothing connected (the usual case): no config.json read, no directory looked at.
+    if (Object.keys(connections).length === 0) return;
+    const snapshot = this.deps.snapshot();
     for (const account of this.accounts()) {
       const connection = connections[account.id];
       if (connection === undefined || !account.installed) continue;
