@@ -100,6 +100,8 @@ export interface BrokerOptions {
   routerFlatPlanHosts?: ReadonlySet<string>;
   /** Test hook: connection limits (HTTP_LIMITS otherwise). */
   httpLimits?: Partial<HttpLimits>;
+  /** Where the agent connectors look for Codex and Claude Code (process.env otherwise). */
+  agentEnv?: NodeJS.ProcessEnv;
   /** Test hook: the built web page's directory (packages/web/dist otherwise). */
   uiDir?: string;
   /** Toasts and sounds on this session bus (startBroker passes DBUS_SESSION_BUS_ADDRESS); none without it. */
@@ -254,6 +256,7 @@ export function createBroker(options: BrokerOptions): Broker {
         },
       },
       ...(options.routerFlatPlanHosts ? { flatPlanHosts: options.routerFlatPlanHosts } : {}),
+      ...(options.agentEnv ? { agentEnv: options.agentEnv } : {}),
     },
   });
   app.server.on("request", () => {
@@ -376,6 +379,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     logger,
     ...(busAddress ? { desktop: { ...options.desktop, address: busAddress, env } } : {}),
     backgroundCheckpoints: true,
+    agentEnv: env,
     ...(options.routerTimeouts ? { routerTimeouts: options.routerTimeouts } : {}),
     // Other tools' homes are found in the broker's own environment (HOME, CODEX_HOME, CLAUDE_CONFIG_DIR).
     otherTools: { env, ...(options.keyOrigins ? { keyOrigins: options.keyOrigins } : {}) },

@@ -2,7 +2,7 @@
 // Run after `npm install` (which builds the broker and the page): node packages/web/scripts/screenshots.mjs
 // Names after it (e.g. `router-routing router-effort`) take only those pages.
 import { generateKeyPairSync } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,7 +12,10 @@ import { buildApp, SqliteStore } from "../../relay/dist/index.js";
 
 const out = new URL("../../../docs/screenshots/", import.meta.url).pathname;
 const dataDir = mkdtempSync(join(tmpdir(), "notify-shots-"));
-const broker = await startBroker({ dataDir, port: 0, env: {} });
+// The agent connectors look in this HOME: Codex and Claude Code both installed, nothing of this machine's shown.
+const home = join(dataDir, "home");
+for (const dir of [".codex", ".claude"]) mkdirSync(join(home, dir), { recursive: true });
+const broker = await startBroker({ dataDir, port: 0, env: { HOME: home } });
 const token = broker.settings.authToken;
 const call = async (method, path, body, ui = false) => {
   const response = await fetch(`${broker.url}${path}`, {
@@ -167,6 +170,9 @@ await call(
   { model: "openrouter/qwen/qwen3-coder", levels: { low: null } },
   true,
 );
+// Codex connected to the router (its config.toml is written into the temporary HOME above).
+await call("PUT", "/ui/api/router/settings", { enabled: true }, true);
+await call("POST", "/ui/api/router/agents/codex/connect", { model: "coder", effort: "high" }, true);
 // An imported sound (the broker's own knock tone as a WAV file) chosen for two types, and one type silenced.
 const { toneSamples, wavFile } = await import("../../broker/dist/presentation/sounds/tones.js");
 await fetch(`${broker.url}/ui/api/sounds/files/doorbell.wav`, {
@@ -207,6 +213,7 @@ const pages = [
   ["router-effort-models", "/ui/router/effort"],
   ["providers", "/ui/router/providers"],
   ["providers-fetch", "/ui/router/providers", "Providers"],
+  ["router-agents", "/ui/router/agents"],
   ["relay", "/ui/relay"],
 ];
 const viewports = [

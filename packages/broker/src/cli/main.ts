@@ -185,7 +185,7 @@ function buildProgram(): Command {
 
   const router = program
     .command("router")
-    .description("the provider router under /router/v1: its switch, key and ledger (configure it with apply)");
+    .description("the provider router under /router/v1: its switch, key, ledger and agent connectors");
   clientCommand(router, "status", "show whether the router is on, its base URL, key, counts and routing settings")
     .option("--json", "print the status object (with base_url) as JSON")
     .action(async (options) => (await import("./commands/router.js")).routerStatus(options));
@@ -196,6 +196,26 @@ function buildProgram(): Command {
     .option("--limit <n>", "at most n requests, 1-500 (default 50)")
     .option("--json", "print the JSON array of requests, each with its attempts")
     .action(async (options) => (await import("./commands/router.js")).routerActivity(options));
+  clientCommand(
+    router,
+    "agents",
+    "list the accounts of Codex and Claude Code, whether each is connected, and the selectors",
+  )
+    .option("--json", "print {accounts, selectors} as JSON")
+    .action(async (options) => (await import("./commands/router.js")).routerAgents(options));
+  clientCommand(router, "connect <agent>", "point every installed account of codex or claude-code at the router")
+    .option("--model <selector>", "provider/model, alias or combo/<name> (default: the default route, else the first)")
+    .option("--effort <level>", "reasoning effort: low, medium, high, xhigh or max")
+    .option("--subagent-model <selector>", "the model subagents use")
+    .option("--subagent-effort <level>", "the subagents' reasoning effort (Codex)")
+    .option("--review-model <selector>", "the /review model (Codex)")
+    .option("--small-model <selector>", "the model behind the small built-in entry (Claude Code's haiku)")
+    .option("--replace-lineup", "Claude Code: the picker shows the routed rows instead of its own lineup")
+    .option("--json", "print {accounts} as JSON")
+    .action(async (agent, options) => (await import("./commands/router.js")).routerConnect({ ...options, agent }));
+  clientCommand(router, "disconnect <agent>", "take the router's settings out of every account of the agent")
+    .option("--json", "print {accounts} as JSON")
+    .action(async (agent, options) => (await import("./commands/router.js")).routerDisconnect({ ...options, agent }));
 
   return program;
 }

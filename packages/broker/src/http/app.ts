@@ -11,7 +11,10 @@ import {
   type UpstreamTimeouts,
 } from "@notify/router";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
+import { readConfigFile } from "../config/config-file.js";
 import type { PresentationSettingsFile } from "../config/presentation-settings.js";
+import { configuredAccounts } from "../connectors/accounts.js";
+import { ConnectorService } from "../connectors/connector-service.js";
 import type { DomainBus } from "../domain/bus.js";
 import type { Clock } from "../domain/clock.js";
 import { systemClock } from "../domain/clock.js";
@@ -45,6 +48,7 @@ import { uiPresentationRoutes } from "./routes/ui-presentation.js";
 import { uiRelayRoutes } from "./routes/ui-relay.js";
 import { uiRouterRoutes } from "./routes/ui-router.js";
 import { uiRouterAccountsRoutes } from "./routes/ui-router-accounts.js";
+import { uiRouterAgentRoutes } from "./routes/ui-router-agents.js";
 import { uiRouterPresetRoutes } from "./routes/ui-router-presets.js";
 import { uiSessionRoutes } from "./routes/ui-session.js";
 import { SOUND_UPLOAD_PREFIX, uiSoundRoutes } from "./routes/ui-sounds.js";
@@ -85,6 +89,8 @@ export interface AppOptions {
     onReady?: (services: RouterServices) => void;
     /** Where other tools (Codex, Claude Code) keep their keys and model cache; read only when asked. */
     otherTools?: OtherTools;
+    /** Where the agent connectors find Codex and Claude Code (HOME, CODEX_HOME, CLAUDE_CONFIG_DIR); process.env by default. */
+    agentEnv?: NodeJS.ProcessEnv;
   };
   /** The web page: its live stream reads the bus; sessions gate /ui/api; presentation keys live in config.json. */
   ui: {
@@ -270,6 +276,31 @@ export function buildApp(options: AppOptions): FastifyInstance {
   );
   app.register(routerPlugin, { prefix: ROUTER_PREFIX, router: routerServices });
   const router = (): RouterServices => routerServices;
+  const connectors = new ConnectorService({
+    dataDir: options.dataDir,
+    snapshot: () => routerServices.config.snapshot(),
+    router: () => options.router.settings.get(),
+    brokerUrl: () => {
+      const address = app.server.address();
+      return `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 47821}`;
+    },
+    configuredAccounts: () => configuredAccounts(readConfigFile(options.dataDir).RouterAgentAccounts),
+    where: { env: options.router.agentEnv ?? process.env },
+    warn: (message) => options.logger.warn(message),
+  });
+  // Spec 3, Agent connectors 4: a change of upstreams, routes or the key rewrites every connected agent.
+  const rewriteAgents = (): void => {
+    try {
+      connectors.rewrite();
+    } catch (error) {
+      options.logger.warn(`router connectors: rewrite failed: ${(error as Error).message}`);
+    }
+  };
+  const unsubscribe = [routerServices.config.onChange(rewriteAgents), options.router.settings.onChange(rewriteAgents)];
+  app.addHook("onClose", (_instance, done) => {
+    for (const stop of unsubscribe) stop();
+    done();
+  });
 
   const uiEvents = new UiEventLog(options.ui.bus);
   app.addHook("onClose", (_instance, done) => {
@@ -312,6 +343,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
       });
       await ui.register(uiRouterPresetRoutes, { router, tools: otherTools });
       await ui.register(uiRouterAccountsRoutes, { router });
+      await ui.register(uiRouterAgentRoutes, { connectors });
       await ui.register(uiSessionRoutes, { sessions: options.ui.sessions });
       await ui.register(uiInboxRoutes, {
         notifications: options.notifications,

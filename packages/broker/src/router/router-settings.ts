@@ -56,6 +56,14 @@ export class RouterSettingsFile {
     return this.current;
   }
 
+  private readonly listeners = new Set<(keys: RouterKeys) => void>();
+
+  /** Called after every update (the connectors rewrite connected agents when the key changed). */
+  onChange(listener: (keys: RouterKeys) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   /** Applies a change; turning the router on generates the key when there is none yet. */
   update(change: {
     enabled?: boolean;
@@ -72,6 +80,7 @@ export class RouterSettingsFile {
         contents.RouterKey = generateRouterKey();
     });
     this.current = this.read();
+    for (const listener of this.listeners) listener(this.current);
     return this.current;
   }
 }

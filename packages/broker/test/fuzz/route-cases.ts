@@ -25,6 +25,9 @@ export interface Fixtures {
   effortFamily: string;
   /** A saved provider account (/ui/api/router/accounts). */
   account: string;
+  /** A connector agent (`codex`) and a backup id that does not exist. */
+  agent: string;
+  backup: string;
 }
 
 export interface RouteCase {
@@ -407,6 +410,19 @@ export const ROUTE_CASES: RouteCase[] = [
     query: { model: "fx/none" },
     refusedOnly: true,
   },
+  // Agent connectors: an accepted connect, disconnect or restore would write into this machine's real agent
+  // files (the fuzzed broker looks in the real HOME), so only the refusals are fuzzed.
+  { method: "GET", path: "/ui/api/router/agents", family: "ui" },
+  {
+    method: "POST",
+    path: "/ui/api/router/agents/{agent}/connect",
+    family: "ui",
+    body: () => ({ model: "fx/m", effort: "high" }),
+    refusedOnly: true,
+  },
+  { method: "POST", path: "/ui/api/router/agents/{agent}/disconnect", family: "ui", refusedOnly: true },
+  { method: "GET", path: "/ui/api/router/agents/backups", family: "ui" },
+  { method: "POST", path: "/ui/api/router/agents/backups/{backup}/restore", family: "ui", refusedOnly: true },
 ];
 
 /** `{name}` placeholders filled from the fixtures. */

@@ -243,6 +243,8 @@ beforeAll(async () => {
     missingSound: "nope.wav",
     soundUpload: "fuzz.wav",
     effortFamily: "gpt-5",
+    agent: "codex",
+    backup: "nope",
   };
 
   // /health is asked every 20 ms for the whole suite, over its own connections.

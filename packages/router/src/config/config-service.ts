@@ -88,10 +88,28 @@ export class RouterConfig {
 
   /** Opened keys by upstream id (null: the upstream has none), for as long as the configuration is unchanged. */
   private readonly openedKeys = new Map<string, string | null>();
+  private readonly listeners = new Set<() => void>();
+  private notifying = false;
+
+  /**
+   * Calls `listener` after upstreams, routes, settings or effort overrides changed (the broker rewrites connected
+   * agents, spec 3 Agent connectors 4). Called once per turn of the event loop however many changes it held, after
+   * the change's transaction committed. Returns the unsubscribe function.
+   */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
 
   private changed(): void {
     this.snapshotCache = undefined;
     this.openedKeys.clear();
+    if (this.notifying || this.listeners.size === 0) return;
+    this.notifying = true;
+    queueMicrotask(() => {
+      this.notifying = false;
+      for (const listener of this.listeners) listener();
+    });
   }
 
   findUpstream(idOrSlug: string): Upstream | undefined {

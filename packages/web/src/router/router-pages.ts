@@ -1,5 +1,6 @@
 import type { ComponentType } from "react";
 import { ActivityPage } from "./activity-page.js";
+import { AgentsSubPage } from "./agents-page.js";
 import { EffortPage } from "./effort-page.js";
 import { ProvidersPage } from "./providers-page.js";
 import { RoutingPage } from "./routing-page.js";
@@ -18,6 +19,7 @@ export interface RouterSubPage {
 export const ROUTER_PAGES: readonly RouterSubPage[] = [
   { slug: "providers", label: "Providers", Page: ProvidersPage },
   { slug: "routing", label: "Routing", Page: RoutingPage },
+  { slug: "agents", label: "Agents", Page: AgentsSubPage },
   { slug: "activity", label: "Activity", Page: ActivityPage },
   { slug: "effort", label: "Effort mapping", Page: EffortPage },
 ];

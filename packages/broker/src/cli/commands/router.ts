@@ -157,3 +157,132 @@ function routeText(record: ActivityRecord): string {
   if (record.route_kind === null) return "-";
   return record.route_name ? `${record.route_kind}:${record.route_name}` : record.route_kind;
 }
+
+export interface RouterAgentsOptions extends ClientOptions {
+  json?: boolean | undefined;
+}
+
+export interface RouterConnectOptions extends ClientOptions {
+  agent: string;
+  model?: string | undefined;
+  effort?: string | undefined;
+  subagentModel?: string | undefined;
+  subagentEffort?: string | undefined;
+  reviewModel?: string | undefined;
+  smallModel?: string | undefined;
+  replaceLineup?: boolean | undefined;
+  json?: boolean | undefined;
+}
+
+export interface RouterDisconnectOptions extends ClientOptions {
+  agent: string;
+  json?: boolean | undefined;
+}
+
+/** One account row of GET /ui/api/router/agents (packages/broker/src/connectors/connector-service.ts AccountView). */
+interface AgentAccountRow {
+  id: string;
+  agent: string;
+  label: string;
+  dir: string;
+  installed: boolean;
+  connected: boolean;
+  model: string | null;
+  effort: string | null;
+  subagent_model: string | null;
+  review_model: string | null;
+}
+
+const AGENT_COLUMNS = ["AGENT", "ACCOUNT", "DIR", "STATE", "MODEL", "EFFORT", "SUBAGENT", "REVIEW"] as const;
+
+const stateText = (row: AgentAccountRow): string =>
+  !row.installed ? "not installed" : row.connected ? "connected" : "not connected";
+
+function agentTable(rows: AgentAccountRow[]): string {
+  return formatTable([
+    [...AGENT_COLUMNS],
+    ...rows.map((row) =>
+      [
+        row.agent,
+        row.label,
+        row.dir,
+        stateText(row),
+        row.model ?? "-",
+        row.effort ?? "-",
+        row.subagent_model ?? "-",
+        row.review_model ?? "-",
+      ].map(cell),
+    ),
+  ]);
+}
+
+/** `notify router agents`: every account of Codex and Claude Code with its state, then the routed selectors. */
+export async function routerAgents(options: RouterAgentsOptions): Promise<void> {
+  const client = createClient(options);
+  const listing = await client.request<{ accounts: AgentAccountRow[]; selectors: string[] }>(
+    "GET",
+    `${ROUTER_UI}/agents`,
+    { ui: true },
+  );
+  if (options.json) {
+    printJson(listing);
+    return;
+  }
+  process.stdout.write(agentTable(listing.accounts));
+  process.stdout.write(`\nselectors: ${listing.selectors.length === 0 ? "-" : listing.selectors.join(", ")}\n`);
+}
+
+/** `notify router connect <agent>`: asks the running broker to point every installed account of the agent at it. */
+export async function routerConnect(options: RouterConnectOptions): Promise<void> {
+  const agent = agentArgument(options.agent);
+  const body: Record<string, unknown> = {};
+  for (const [field, value] of [
+    ["model", options.model],
+    ["effort", options.effort],
+    ["subagent_model", options.subagentModel],
+    ["subagent_effort", options.subagentEffort],
+    ["review_model", options.reviewModel],
+    ["small_model", options.smallModel],
+  ] as const) {
+    if (value !== undefined) body[field] = value;
+  }
+  if (options.replaceLineup) body.replace_lineup = true;
+  const client = createClient(options);
+  const result = await client.request<{ accounts: AgentAccountRow[] }>("POST", `${ROUTER_UI}/agents/${agent}/connect`, {
+    ui: true,
+    body,
+  });
+  if (options.json) {
+    printJson(result);
+    return;
+  }
+  process.stdout.write(agentTable(result.accounts));
+  const connected = result.accounts.filter((row) => row.connected).length;
+  process.stderr.write(
+    `notify: ${agent} connected to the router (${connected} account${connected === 1 ? "" : "s"})\n`,
+  );
+}
+
+/** `notify router disconnect <agent>`: Notify's part comes out; files nobody else changed are as before connect. */
+export async function routerDisconnect(options: RouterDisconnectOptions): Promise<void> {
+  const agent = agentArgument(options.agent);
+  const client = createClient(options);
+  const result = await client.request<{ accounts: AgentAccountRow[] }>(
+    "POST",
+    `${ROUTER_UI}/agents/${agent}/disconnect`,
+    { ui: true, body: {} },
+  );
+  if (options.json) {
+    printJson(result);
+    return;
+  }
+  process.stdout.write(agentTable(result.accounts));
+  process.stderr.write(`notify: ${agent} disconnected from the router\n`);
+}
+
+function agentArgument(agent: string): string {
+  if (agent !== "codex" && agent !== "claude-code") {
+    throw new ExitError(2, `unknown agent ${agent}: codex or claude-code`);
+  }
+  return agent;
+}

@@ -1,0 +1,92 @@
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
+import type { ConnectorAgent } from "./accounts.js";
+import { readJsonFile, writeAtomically, writeJsonFile } from "./file-store.js";
+
+/** One copy of an agent file taken before Notify changed it (spec 3, Agent connectors 4). */
+export interface Backup {
+  id: string;
+  agent: ConnectorAgent;
+  account: string;
+  /** The agent file the copy was taken from (and is restored to). */
+  file: string;
+  created_at: string;
+  bytes: number;
+  /** Why it was taken: `connect`, `rewrite`, `disconnect`, `restore`. */
+  reason: string;
+}
+
+interface Stored extends Backup {
+  path: string;
+}
+
+/**
+ * Copies of agent files under `<dataDir>/connectors/backups/`, with an index beside them. A copy is taken before
+ * every change Notify makes; any copy can be put back, and putting one back first copies the current file.
+ */
+export class BackupStore {
+  private readonly dir: string;
+  private readonly indexPath: string;
+
+  constructor(
+    dataDir: string,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    this.dir = join(dataDir, "connectors", "backups");
+    this.indexPath = join(this.dir, "index.json");
+  }
+
+  private index(): Stored[] {
+    return readJsonFile<Stored[]>(this.indexPath, []);
+  }
+
+  /** Copies `file` (which must exist) and returns the record. */
+  take(agent: ConnectorAgent, account: string, file: string, reason: string): Backup {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const stamp = this.now().toISOString();
+    const index = this.index();
+    let id = `${stamp.replaceAll(/[-:.]/g, "").replace("T", "-").replace("Z", "")}-${agent}-${basename(file).replace(/\W/g, "_")}`;
+    for (let n = 2; index.some((entry) => entry.id === id); n += 1) id = `${id.replace(/-\d+$/, "")}-${n}`;
+    const path = join(this.dir, `${id}.bak`);
+    const bytes = readFileSync(file);
+    writeAtomically(path, bytes);
+    const stored: Stored = { id, agent, account, file, created_at: stamp, bytes: bytes.length, reason, path };
+    writeJsonFile(this.indexPath, [...index, stored]);
+    return publicView(stored);
+  }
+
+  /** The copies whose bytes are still there, newest first. */
+  list(): Backup[] {
+    return this.index()
+      .filter((entry) => existsSync(entry.path))
+      .reverse()
+      .map(publicView);
+  }
+
+  bytesOf(id: string): Buffer | undefined {
+    const entry = this.index().find((candidate) => candidate.id === id);
+    return entry && existsSync(entry.path) ? readFileSync(entry.path) : undefined;
+  }
+
+  find(id: string): Backup | undefined {
+    const entry = this.index().find((candidate) => candidate.id === id && existsSync(candidate.path));
+    return entry ? publicView(entry) : undefined;
+  }
+
+  /**
+   * Puts copy `id` back at its file: the current file (when there is one) is copied first. The directory must still
+   * exist: a restore never creates an agent's directory. Returns the copy taken first, if any.
+   */
+  restore(id: string): { restored: Backup; saved?: Backup } | undefined {
+    const entry = this.index().find((candidate) => candidate.id === id && existsSync(candidate.path));
+    if (!entry) return undefined;
+    const saved = existsSync(entry.file) ? this.take(entry.agent, entry.account, entry.file, "restore") : undefined;
+    writeAtomically(entry.file, readFileSync(entry.path));
+    return { restored: publicView(entry), ...(saved ? { saved } : {}) };
+  }
+}
+
+const publicView = ({ path: _path, ...backup }: Stored): Backup => backup;
+
+/** The directory holding `file` exists (restores and writes never create one). */
+export const directoryExists = (dir: string): boolean => existsSync(dir) && statSync(dir).isDirectory();

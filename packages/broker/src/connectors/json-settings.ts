@@ -1,0 +1,26 @@
+import { ConnectorError } from "./connector-error.js";
+import { readIfExists } from "./file-store.js";
+
+type Json = Record<string, unknown>;
+
+/** A settings file's JSON object ({} when there is none); a file that is not one is refused and left as it was. */
+export function parseSettingsFile(file: string): Json {
+  const bytes = readIfExists(file);
+  if (bytes === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString("utf8"));
+  } catch (error) {
+    throw new ConnectorError(
+      409,
+      `cannot parse ${file} (${(error as Error).message}); it was left as it was: fix it, then connect again`,
+    );
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new ConnectorError(409, `${file} does not hold a JSON object; it was left as it was`);
+  }
+  return parsed as Json;
+}
+
+/** Two-space JSON with a final newline, as Claude Code writes its own settings. */
+export const serializeSettings = (document: Json): string => `${JSON.stringify(document, null, 2)}\n`;

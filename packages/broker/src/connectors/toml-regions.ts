@@ -1,0 +1,115 @@
+/**
+ * Line-level editing of a TOML file that keeps every byte Notify did not write (spec 3, Agent connectors 4:
+ * "only the router's own lines are edited (marker-comment regions in the TOML file)"). Notify's lines live between
+ * a `# >>> notify router ...` and a `# <<< notify router ...` comment; an owner's line that Notify's region would
+ * contradict is commented out with OWNER_PREFIX and un-commented when the region goes. No TOML library: a parser
+ * would re-emit the owner's file in its own layout.
+ */
+
+export const BEGIN = "# >>> notify router";
+export const END = "# <<< notify router";
+/** Put before an owner's line that a managed region overrides; removed again on strip. */
+export const OWNER_PREFIX = "#notify-router-owner# ";
+
+/** One region: its name (for the markers) and its lines. */
+export interface Region {
+  name: string;
+  lines: string[];
+}
+
+export const beginLine = (name: string): string =>
+  `${BEGIN} ${name} (written by Notify; \`notify router disconnect\` removes it) >>>`;
+export const endLine = (name: string): string => `${END} ${name} <<<`;
+
+export const regionLines = (region: Region): string[] => [
+  beginLine(region.name),
+  ...region.lines,
+  endLine(region.name),
+];
+
+/** The file's lines and its newline (CRLF kept when the owner uses it); `trailing`: it ended with a newline. */
+export interface Lines {
+  lines: string[];
+  newline: string;
+  trailing: boolean;
+}
+
+export function splitLines(text: string): Lines {
+  const newline = text.includes("\r\n") ? "\r\n" : "\n";
+  if (text === "") return { lines: [], newline, trailing: true };
+  const trailing = text.endsWith("\n");
+  const body = trailing ? text.slice(0, text.endsWith("\r\n") ? -2 : -1) : text;
+  return { lines: body.split(/\r?\n/), newline, trailing };
+}
+
+export const joinLines = ({ lines, newline, trailing }: Lines): string =>
+  lines.length === 0 ? "" : lines.join(newline) + (trailing ? newline : "");
+
+/** Removes every managed region and un-comments the owner's lines: the file as it would be without Notify. */
+export function stripRegions(text: string): string {
+  const parsed = splitLines(text);
+  const kept: string[] = [];
+  let inside = false;
+  for (const line of parsed.lines) {
+    if (!inside && line.startsWith(BEGIN)) {
+      inside = true;
+      continue;
+    }
+    if (inside) {
+      if (line.startsWith(END)) inside = false;
+      continue;
+    }
+    kept.push(line.startsWith(OWNER_PREFIX) ? line.slice(OWNER_PREFIX.length) : line);
+  }
+  return joinLines({ ...parsed, lines: kept });
+}
+
+/** Whether the text holds a managed region. */
+export const hasRegions = (text: string): boolean => splitLines(text).lines.some((line) => line.startsWith(BEGIN));
+
+/** Per line: the table it belongs to (`""` for the root) and whether it is a key line outside multi-line strings. */
+interface LineInfo {
+  table: string;
+  key: string | undefined;
+  header: boolean;
+}
+
+const HEADER = /^\s*\[\s*([^[\]]+?)\s*\]\s*(#.*)?$/;
+const ARRAY_HEADER = /^\s*\[\[\s*([^[\]]+?)\s*\]\]\s*(#.*)?$/;
+const KEY = /^\s*("(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+)\s*=/;
+
+const unquote = (key: string): string =>
+  key.startsWith('"') ? (JSON.parse(key) as string) : key.startsWith("'") ? key.slice(1, -1) : key;
+
+/** Table names without spaces around the dots or quotes on bare parts: `model_providers."x"` -> `model_providers.x`. */
+const tableName = (raw: string): string =>
+  raw
+    .split(/\s*\.\s*(?=(?:[^"']|"[^"]*"|'[^']*')*$)/)
+    .map((part) => unquote(part.trim()))
+    .join(".");
+
+export function describeLines(lines: string[]): LineInfo[] {
+  const infos: LineInfo[] = [];
+  let table = "";
+  let openString: string | undefined;
+  for (const line of lines) {
+    if (openString !== undefined) {
+      infos.push({ table, key: undefined, header: false });
+      if (line.includes(openString)) openString = undefined;
+      continue;
+    }
+    const header = ARRAY_HEADER.exec(line) ?? HEADER.exec(line);
+    if (header?.[1] !== undefined && !line.trimStart().startsWith("#")) {
+      table = tableName(header[1]);
+      infos.push({ table, key: undefined, header: true });
+      continue;
+    }
+    const key = KEY.exec(line);
+    infos.push({ table, key: key?.[1] !== undefined ? unquote(key[1]) : undefined, header: false });
+    // A multi-line string opened on this line (an odd count of its delimiter) runs on to a later line.
+    for (const delimiter of ['"""', "'''"]) {
+      if (key && line.split(delimiter).length % 2 === 0) openString = delimiter;
+    }
+  }
+  return infos;
+}

@@ -1,0 +1,82 @@
+import type { FastifyPluginAsync, FastifyReply } from "fastify";
+import { isConnectorAgent } from "../../connectors/accounts.js";
+import type { ConnectOptions } from "../../connectors/connection-state.js";
+import { ConnectorError, type ConnectorService } from "../../connectors/connector-service.js";
+import { invalid } from "../../domain/errors.js";
+
+export interface UiRouterAgentsOptions {
+  connectors: ConnectorService;
+}
+
+type AgentParams = { Params: { agent: string } };
+type BackupParams = { Params: { id: string } };
+
+/** `connect` body fields (snake_case on the wire) and their option names. */
+const SELECTOR_FIELDS = {
+  model: "model",
+  effort: "effort",
+  subagent_model: "subagentModel",
+  subagent_effort: "subagentEffort",
+  review_model: "reviewModel",
+  small_model: "smallModel",
+} as const;
+
+function connectOptions(value: unknown): Partial<ConnectOptions> {
+  if (value === undefined) return {};
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw invalid("request body must be a JSON object");
+  }
+  const options: Partial<ConnectOptions> = {};
+  for (const [field, input] of Object.entries(value as Record<string, unknown>)) {
+    if (field === "replace_lineup") {
+      if (typeof input !== "boolean") throw invalid("replace_lineup must be true or false");
+      options.replaceLineup = input;
+      continue;
+    }
+    const name = SELECTOR_FIELDS[field as keyof typeof SELECTOR_FIELDS];
+    if (name === undefined) throw invalid(`unknown field: ${field}`);
+    if (input === null) continue;
+    if (typeof input !== "string" || input.length < 1 || input.length > 300) {
+      throw invalid(`${field} must be a string of 1-300 characters`);
+    }
+    options[name] = input;
+  }
+  return options;
+}
+
+/** Connector refusals become `{error}` with their status; anything else goes to the broker's error handler. */
+function answer<T>(reply: FastifyReply, work: () => T): T | FastifyReply {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof ConnectorError) return reply.code(error.status).send({ error: error.message });
+    throw error;
+  }
+}
+
+/**
+ * /ui/api/router/agents (docs/connectors.md): the accounts of Codex and Claude Code with their connection state,
+ * connect and disconnect per agent, and the copies taken before every change with their restore.
+ */
+export const uiRouterAgentRoutes: FastifyPluginAsync<UiRouterAgentsOptions> = async (app, { connectors }) => {
+  const listing = () => ({ accounts: connectors.list(), selectors: connectors.selectors() });
+  app.get("/router/agents", async () => listing());
+
+  app.post<AgentParams>("/router/agents/:agent/connect", async (request, reply) => {
+    const { agent } = request.params;
+    if (!isConnectorAgent(agent)) return reply.code(404).send({ error: "agent not found" });
+    const options = connectOptions(request.body);
+    return answer(reply, () => ({ accounts: connectors.connect(agent, options) }));
+  });
+
+  app.post<AgentParams>("/router/agents/:agent/disconnect", async (request, reply) => {
+    const { agent } = request.params;
+    if (!isConnectorAgent(agent)) return reply.code(404).send({ error: "agent not found" });
+    return answer(reply, () => ({ accounts: connectors.disconnect(agent) }));
+  });
+
+  app.get("/router/agents/backups", async () => ({ backups: connectors.listBackups() }));
+  app.post<BackupParams>("/router/agents/backups/:id/restore", async (request, reply) =>
+    answer(reply, () => connectors.restoreBackup(request.params.id)),
+  );
+};
