@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { type AgentAccountEntry, parseAgentAccounts } from "@notify/router";
 
 /** The two hosts with connectors (spec 3, Agent connectors): host A is Codex, host B is Claude Code. */
 export const CONNECTOR_AGENTS = ["codex", "claude-code"] as const;
@@ -31,26 +32,13 @@ export interface AccountEnv {
 
 /**
  * config.json `RouterAgentAccounts`: extra account directories, `[{agent: "codex"|"claude-code", dir, label?}]`.
- * The same key lists the accounts subscription upstreams read (docs/router.md), so the shape is shared.
+ * The same key lists the accounts subscription upstreams read (docs/router.md), so one parser reads it for both
+ * (@notify/router's parseAgentAccounts: entries of another shape, or a dir not absolute or under ~/, are skipped).
  */
-export interface ConfiguredAccount {
-  agent: ConnectorAgent;
-  dir: string;
-  label?: string;
-}
+export type ConfiguredAccount = AgentAccountEntry;
 
 /** The entries of `RouterAgentAccounts` that have the documented shape; anything else is skipped. */
-export function configuredAccounts(value: unknown): ConfiguredAccount[] {
-  if (!Array.isArray(value)) return [];
-  const accounts: ConfiguredAccount[] = [];
-  for (const entry of value) {
-    if (entry === null || typeof entry !== "object") continue;
-    const { agent, dir, label } = entry as Record<string, unknown>;
-    if (typeof agent !== "string" || !isConnectorAgent(agent) || typeof dir !== "string" || dir.trim() === "") continue;
-    accounts.push({ agent, dir, ...(typeof label === "string" && label !== "" ? { label } : {}) });
-  }
-  return accounts;
-}
+export const configuredAccounts = (value: unknown): ConfiguredAccount[] => parseAgentAccounts(value);
 
 const nonEmpty = (value: string | undefined): string | undefined =>
   value !== undefined && value !== "" ? value : undefined;
