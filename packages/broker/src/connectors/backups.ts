@@ -1,20 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
+import type { AgentFileBackup } from "@notify/contracts/ui";
 import type { ConnectorAgent } from "./accounts.js";
 import { readJsonFile, writeAtomically, writeJsonFile } from "./file-store.js";
 
-/** One copy of an agent file taken before Notify changed it (spec 3, Agent connectors 4). */
-export interface Backup {
-  id: string;
-  agent: ConnectorAgent;
-  account: string;
-  /** The agent file the copy was taken from (and is restored to). */
-  file: string;
-  created_at: string;
-  bytes: number;
-  /** Why it was taken: `connect`, `rewrite`, `disconnect`, `restore`. */
-  reason: string;
-}
+/** One copy of an agent file taken before Notify changed it (the shared shape in @notify/contracts/ui). */
+export type Backup = AgentFileBackup;
 
 interface Stored extends Backup {
   path: string;

@@ -1,5 +1,6 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import type { AgentAccountView } from "@notify/contracts/ui";
 import type { ConfigSnapshot } from "@notify/router";
 import {
   type AccountEnv,
@@ -33,25 +34,8 @@ export interface ConnectorDeps {
   warn?: (message: string) => void;
 }
 
-/** One account as the Agents page and `notify router agents` show it. */
-export interface AccountView {
-  id: string;
-  agent: ConnectorAgent;
-  label: string;
-  dir: string;
-  built_in: boolean;
-  installed: boolean;
-  connected: boolean;
-  model: string | null;
-  effort: string | null;
-  subagent_model: string | null;
-  subagent_effort: string | null;
-  review_model: string | null;
-  small_model: string | null;
-  replace_lineup: boolean;
-  /** The agent files Notify has written for this account. */
-  files: string[];
-}
+/** One account as the Agents page and `notify router agents` show it (the shared shape in @notify/contracts/ui). */
+export type AccountView = AgentAccountView;
 
 export const EFFORTS = ["low", "medium", "high", "xhigh", "max"] as const;
 

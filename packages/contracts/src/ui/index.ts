@@ -1,3 +1,4 @@
+export * from "./agents.js";
 export * from "./config.js";
 export * from "./relay.js";
 export * from "./router.js";

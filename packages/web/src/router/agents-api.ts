@@ -1,36 +1,12 @@
+import type { AgentAccountView, AgentFileBackup } from "@notify/contracts/ui";
 import { call } from "../api/client.js";
 
 /**
  * /ui/api/router/agents (packages/broker/src/http/routes/ui-router-agents.ts; shapes in docs/connectors.md):
  * the accounts of Codex and Claude Code, connect and disconnect, and the copies taken before every change.
  */
-export interface AgentAccount {
-  id: string;
-  agent: "codex" | "claude-code";
-  label: string;
-  dir: string;
-  built_in: boolean;
-  installed: boolean;
-  connected: boolean;
-  model: string | null;
-  effort: string | null;
-  subagent_model: string | null;
-  subagent_effort: string | null;
-  review_model: string | null;
-  small_model: string | null;
-  replace_lineup: boolean;
-  files: string[];
-}
-
-export interface AgentBackup {
-  id: string;
-  agent: string;
-  account: string;
-  file: string;
-  created_at: string;
-  bytes: number;
-  reason: string;
-}
+export type AgentAccount = AgentAccountView;
+export type AgentBackup = AgentFileBackup;
 
 export interface ConnectInput {
   model?: string;

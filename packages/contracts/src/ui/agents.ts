@@ -1,0 +1,40 @@
+/**
+ * /ui/api/router/agents (spec 3, Agent connectors; docs/connectors.md): the accounts of the two host agents as the
+ * Agents page and `notify router agents` show them, and the copies taken before every change. The broker's
+ * connector service returns these shapes; the page reads them.
+ */
+
+export type ConnectorAgentId = "codex" | "claude-code";
+
+/** One monitored account of a host agent. */
+export interface AgentAccountView {
+  id: string;
+  agent: ConnectorAgentId;
+  label: string;
+  dir: string;
+  built_in: boolean;
+  installed: boolean;
+  connected: boolean;
+  model: string | null;
+  effort: string | null;
+  subagent_model: string | null;
+  subagent_effort: string | null;
+  review_model: string | null;
+  small_model: string | null;
+  replace_lineup: boolean;
+  /** The agent files Notify has written for this account. */
+  files: string[];
+}
+
+/** One copy of an agent file taken before Notify changed it (spec 3, Agent connectors 4). */
+export interface AgentFileBackup {
+  id: string;
+  agent: ConnectorAgentId;
+  account: string;
+  /** The agent file the copy was taken from (and is restored to). */
+  file: string;
+  created_at: string;
+  bytes: number;
+  /** Why it was taken: `connect`, `rewrite`, `disconnect`, `restore`. */
+  reason: string;
+}
