@@ -155,11 +155,22 @@ export function scenarios({
           body: body(wire === "chat" ? "mockchat/mock-fast" : "mockmsg/mock-fast", stream),
         });
       }
-      if (portkey && wire === "chat") {
-        add("portkey", "chat", "chat", stream, {
-          url: `${portkey.url}/v1/chat/completions`,
-          headers: portkeyHeaders("openai", mock),
-          body: chatBody("mock-fast", stream),
+      if (ccr && wire === "messages") {
+        // claude-code-router's passthrough: messages in, its messages-wire provider `mockmsg` out.
+        add("ccr", "messages", "messages", stream, {
+          url: `${ccr.url}/v1/messages`,
+          headers: { "content-type": "application/json", "x-api-key": ccr.apiKey, "anthropic-version": "2023-06-01" },
+          body: messagesBody("mockmsg,mock-fast", stream),
+        });
+      }
+      if (portkey) {
+        add("portkey", wire, wire, stream, {
+          url: `${portkey.url}/v1${PATHS[wire]}`,
+          headers:
+            wire === "chat"
+              ? portkeyHeaders("openai", mock)
+              : { ...portkeyHeaders("anthropic", mock), "anthropic-version": "2023-06-01" },
+          body: body("mock-fast", stream),
         });
       }
     }

@@ -86,10 +86,13 @@ const config = {
   brokerNodeArgs: args["broker-node-args"].split(" ").filter(Boolean),
 };
 
+// Issue 16: the router's added latency is judged against the bare node:http + undici proxy in the same run, paced
+// below saturation (the absolute 0.3 / 2 ms of the router core issue is beyond any Node proxy on this machine), and
+// its req/s against each peer on every row both can run.
 export const TARGETS = {
-  addedP50Ms: 0.3,
-  addedP99Ms: 2,
-  translatedRatio: 3,
+  overFloorP50Ms: 0.1,
+  overFloorP99Ms: 0.5,
+  peerRatio: 3,
   slowStreamsRssMb: 200,
 };
 
@@ -234,8 +237,14 @@ function evaluate(results) {
           directP99: direct.measurement.latencyMs.p99,
           routerP99: router.measurement.latencyMs.p99,
           addedP99: round(p99, 3),
-          p50Met: p50 < TARGETS.addedP50Ms,
-          p99Met: p99 < TARGETS.addedP99Ms,
+          ...(bare
+            ? {
+                overFloorP50: round(router.measurement.latencyMs.p50 - bare.measurement.latencyMs.p50, 3),
+                overFloorP99: round(router.measurement.latencyMs.p99 - bare.measurement.latencyMs.p99, 3),
+                p50Met: router.measurement.latencyMs.p50 - bare.measurement.latencyMs.p50 <= TARGETS.overFloorP50Ms,
+                p99Met: router.measurement.latencyMs.p99 - bare.measurement.latencyMs.p99 <= TARGETS.overFloorP99Ms,
+              }
+            : {}),
         });
       }
     }
@@ -246,9 +255,12 @@ function evaluate(results) {
     ...config.latencyConnections.flatMap((connections) => addedRows(`@c${connections}`)),
     ...config.latencyRates.flatMap((rate) => addedRows(`@c${config.connections}r${rate}`)),
   ];
+  const pacedOverFloor = config.latencyRates
+    .flatMap((rate) => addedRows(`@c${config.connections}r${rate}`))
+    .filter((row) => row.overFloorP50 !== undefined);
   const ratios = [];
   for (const peer of ["portkey", "ccr"]) {
-    for (const direction of ["chat->messages", "messages->chat"]) {
+    for (const direction of ["chat->chat", "messages->messages", "chat->messages", "messages->chat"]) {
       for (const mode of ["json", "stream"]) {
         const router = measured(`router:${direction}:${mode}`);
         const peerScenario = byId.get(`${peer}:${direction}:${mode}`);
@@ -267,7 +279,7 @@ function evaluate(results) {
           routerRps: router.measurement.rps,
           peerRps: peerScenario.measurement.rps,
           ratio: round(ratio, 2),
-          met: ratio >= TARGETS.translatedRatio,
+          met: ratio >= TARGETS.peerRatio,
         });
       }
     }
@@ -285,12 +297,13 @@ function evaluate(results) {
   return {
     added,
     addedFewConnections,
+    pacedOverFloor,
     ratios,
     slow: slowRows,
     met: {
-      addedP50: all(added, "p50Met"),
-      addedP99: all(added, "p99Met"),
-      translatedRatio: all(
+      overFloorP50: all(pacedOverFloor, "p50Met"),
+      overFloorP99: all(pacedOverFloor, "p99Met"),
+      peerRatio: all(
         ratios.filter((row) => row.supported),
         "met",
       ),
@@ -326,6 +339,12 @@ async function cpuProfile(mock, results) {
       path: "/chat/completions",
       headers: bearer,
       body: chatBody("mockchat/mock-fast", true),
+    },
+    {
+      case: "passthrough messages stream",
+      path: "/messages",
+      headers: apiKey,
+      body: messagesBody("mockmsg/mock-fast", true),
     },
     {
       case: "translated chat->messages json",
@@ -532,22 +551,23 @@ function markdown(results) {
   out();
   out("| target | case | figure | result |");
   out("|---|---|---|---|");
-  for (const row of evaluation.added) {
+  for (const row of evaluation.pacedOverFloor) {
+    const where = `${row.case}, ${row.connections} conn. ${row.rate} req/s`;
     out(
-      `| added p50 < ${TARGETS.addedP50Ms} ms, passthrough, ${row.connections} conn. | ${row.case} | ${fmt(row.routerP50, 3)} - ${fmt(row.directP50, 3)} = ${signed(row.addedP50)} ms${floor(row.floorAddedP50)} | ${yes(row.p50Met)} |`,
+      `| p50 within ${TARGETS.overFloorP50Ms} ms of the bare proxy | ${where} | ${fmt(row.routerP50, 3)} - ${fmt(row.routerP50 - row.overFloorP50, 3)} = ${signed(row.overFloorP50)} ms | ${yes(row.p50Met)} |`,
     );
     out(
-      `| added p99 < ${TARGETS.addedP99Ms} ms, passthrough, ${row.connections} conn. | ${row.case} | ${fmt(row.routerP99, 3)} - ${fmt(row.directP99, 3)} = ${signed(row.addedP99)} ms${floor(row.floorAddedP99)} | ${yes(row.p99Met)} |`,
+      `| p99 within ${TARGETS.overFloorP99Ms} ms of the bare proxy | ${where} | ${fmt(row.routerP99, 3)} - ${fmt(row.routerP99 - row.overFloorP99, 3)} = ${signed(row.overFloorP99)} ms | ${yes(row.p99Met)} |`,
     );
   }
   for (const row of evaluation.ratios) {
     if (!row.supported) {
       out(
-        `| translated >= ${TARGETS.translatedRatio}x ${row.peer} | ${row.case} | ${row.peer} cannot: ${cell(row.error, 110)} | n/a |`,
+        `| router >= ${TARGETS.peerRatio}x ${row.peer} req/s | ${row.case} | ${row.peer} cannot: ${cell(row.error, 110)} | n/a |`,
       );
     } else {
       out(
-        `| translated >= ${TARGETS.translatedRatio}x ${row.peer} | ${row.case} | ${fmt(row.routerRps, 0)} / ${fmt(row.peerRps, 0)} req/s = ${fmt(row.ratio, 2)}x | ${yes(row.met)} |`,
+        `| router >= ${TARGETS.peerRatio}x ${row.peer} req/s | ${row.case} | ${fmt(row.routerRps, 0)} / ${fmt(row.peerRps, 0)} req/s = ${fmt(row.ratio, 2)}x | ${yes(row.met)} |`,
       );
     }
   }
@@ -556,15 +576,16 @@ function markdown(results) {
       `| ${results.config.slowStreams} slow streams < ${TARGETS.slowStreamsRssMb} MB RSS | ${row.case} | peak ${fmt(row.peakRssMb, 1)} MB, ${row.ok}/${row.streams} streams ok | ${yes(row.met)} |`,
     );
   }
-  if (evaluation.addedFewConnections.length) {
+  const contextRows = [...evaluation.added, ...evaluation.addedFewConnections];
+  if (contextRows.length) {
     out();
     out(
-      "Added latency without queueing: 1 connection, and 10 connections paced to a fixed total rate below saturation (each connection sends on its own even schedule; load.mjs pacedRun), for context next to the closed-loop target rows:",
+      "Added latency over direct to the mock, with the bare proxy's own (the floor) for context: closed loop, 1 connection, and 10 connections paced to a fixed total rate below saturation (each connection sends on its own even schedule; load.mjs pacedRun):",
     );
     out();
     out("| case | connections | offered rate | p50 router - direct | p99 router - direct |");
     out("|---|---:|---:|---|---|");
-    for (const row of evaluation.addedFewConnections) {
+    for (const row of contextRows) {
       out(
         `| ${row.case} | ${row.connections} | ${row.rate === undefined ? "closed loop" : `${row.rate} req/s`} | ${fmt(row.routerP50, 3)} - ${fmt(row.directP50, 3)} = ${signed(row.addedP50)} ms${floor(row.floorAddedP50)} | ${fmt(row.routerP99, 3)} - ${fmt(row.directP99, 3)} = ${signed(row.addedP99)} ms${floor(row.floorAddedP99)} |`,
       );
@@ -724,7 +745,7 @@ async function main() {
   const { met } = results.evaluation;
   const profileAll = config.profile === "always";
   const auto = config.profile === "auto";
-  const speedMissed = met.addedP50 === false || met.addedP99 === false || met.translatedRatio === false;
+  const speedMissed = met.overFloorP50 === false || met.overFloorP99 === false || met.peerRatio === false;
   if (profileAll || (auto && speedMissed)) {
     try {
       results.profile = await cpuProfile(mock, results);
