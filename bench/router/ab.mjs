@@ -4,7 +4,7 @@
 // on the machine) and latency percentiles, per slice and as medians.
 //
 // Usage: node bench/router/ab.mjs --a packages/broker/dist/cli/main.js --b /other/checkout/packages/broker/dist/cli/main.js
-//          [--slices 6] [--seconds 3] [--connections 10] [--rate 500] [--stream] [--client chat|messages]
+//          [--slices 6] [--seconds 3] [--connections 10] [--rate 500] [--stream] [--client chat|messages] [--upstream chat|messages]
 // --rate paces the load (each connection on its own schedule, `rate` requests/s in all); 0 is closed loop.
 import { parseArgs } from "node:util";
 import { percentile, procCpuSeconds, progress, round } from "./lib.mjs";
@@ -22,6 +22,8 @@ const { values: args } = parseArgs({
     stream: { type: "boolean", default: false },
     // The client's wire and the upstream: chat (passthrough to mockchat) or messages (translated to mockchat).
     client: { type: "string", default: "chat" },
+    // The upstream's wire: chat (mockchat) or messages (mockmsg); a messages client to messages is passthrough.
+    upstream: { type: "string", default: "chat" },
   },
 });
 if (!args.a || !args.b) throw new Error("--a and --b (paths to notify CLIs) are required");
@@ -30,6 +32,7 @@ const seconds = Number(args.seconds);
 const connections = Number(args.connections);
 const rate = Number(args.rate);
 
+const upstreamSlug = args.upstream === "messages" ? "mockmsg" : "mockchat";
 const mock = await startMock({ slowChunks: 20, slowDelayMs: 100, fastChunks: 8 });
 const brokers = {
   a: await startRouter(mock, { cli: args.a, label: "ab-a" }),
@@ -46,7 +49,7 @@ async function slice(name, durationSeconds) {
     const request = {
       url: `${broker.url}/router/v1/${messages ? "messages" : "chat/completions"}`,
       headers: { "content-type": "application/json", authorization: `Bearer ${broker.key}` },
-      body: messages ? messagesBody("mockchat/mock-fast", args.stream) : chatBody("mockchat/mock-fast", args.stream),
+      body: (messages ? messagesBody : chatBody)(`${upstreamSlug}/mock-fast`, args.stream),
       connections,
       durationSeconds,
     };
