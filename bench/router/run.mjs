@@ -26,7 +26,7 @@ import {
   streamText,
   waitForIdleMachine,
 } from "./lib.mjs";
-import { autocannonRun, chatBody, check, measure, messagesBody, scenarios } from "./load.mjs";
+import { autocannonRun, chatBody, check, measure, mergeSlices, messagesBody, scenarios } from "./load.mjs";
 import { slowStreams } from "./slow-streams.mjs";
 import {
   peersInstalled,
@@ -42,6 +42,9 @@ const { values: args } = parseArgs({
   options: {
     duration: { type: "string", default: "6" },
     warmup: { type: "string", default: "1" },
+    // Each row is measured in this many slices, the rows compared with each other (same client, upstream and mode)
+    // taking turns slice by slice, so a change in the machine's other load falls on all of them alike.
+    rounds: { type: "string", default: "3" },
     connections: { type: "string", default: "10" },
     // Extra direct/router passthrough rows at these connection counts (added latency without queueing).
     "latency-connections": { type: "string", default: "1" },
@@ -71,6 +74,7 @@ const { values: args } = parseArgs({
 const config = {
   durationSeconds: Number(args.duration),
   warmupSeconds: Number(args.warmup),
+  rounds: Math.max(1, Number(args.rounds)),
   connections: Number(args.connections),
   latencyConnections: args["latency-connections"].split(",").filter(Boolean).map(Number),
   latencyRates: args["latency-rate"].split(",").filter(Boolean).map(Number),
@@ -528,7 +532,7 @@ function markdown(results) {
     `Commit ${results.code.commit}${results.code.packagesDirty ? " with uncommitted changes in packages/" : ""}, router dist ${results.code.routerDistSha256} (built ${results.code.routerDistBuiltAt}); ${results.machine.nproc} cores ${results.machine.cpuModel}; Node ${results.machine.node}; load average at start ${results.machine.loadAverage.join(" ")}.`,
   );
   out(
-    `"bare" is bench/router/bare-proxy.mjs (node:http + undici, nothing else), the floor for any Node proxy. Closed loop, ${results.config.warmupSeconds} s warm-up + ${results.config.durationSeconds} s per row, ${results.config.connections} connections unless the row says otherwise; the mock streams ${results.config.fastChunks} text chunks. Peers: @portkey-ai/gateway ${results.peerVersions.portkey ?? "-"} (@hono/node-server ${results.peerVersions.honoNodeServer ?? "-"}), @musistudio/claude-code-router ${results.peerVersions.ccr ?? "-"}. "Other load" is CPU used on the machine by processes outside this run.`,
+    `"bare" is bench/router/bare-proxy.mjs (node:http + undici, nothing else), the floor for any Node proxy. Closed loop, ${results.config.warmupSeconds} s warm-up + ${results.config.durationSeconds} s per row in ${results.config.rounds} slices taken in turn with the other rows of its group, ${results.config.connections} connections unless the row says otherwise; the mock streams ${results.config.fastChunks} text chunks. Peers: @portkey-ai/gateway ${results.peerVersions.portkey ?? "-"} (@hono/node-server ${results.peerVersions.honoNodeServer ?? "-"}), @musistudio/claude-code-router ${results.peerVersions.ccr ?? "-"}. "Other load" is CPU used on the machine by processes outside this run.`,
   );
   out();
   out("| client -> upstream | through | kind | req/s | p50 ms | p99 ms | CPU ms/req | RSS MB | other load (cores) |");
@@ -702,30 +706,51 @@ async function main() {
     progress(
       `${list.length} scenarios, at most ${list.length * (config.durationSeconds + config.warmupSeconds)} s of load`,
     );
+    // Rows of one group (the same client, upstream, mode and load) take turns: each is measured in `rounds` slices
+    // of duration / rounds seconds, in alternating order, after its check and one warm-up.
+    const groups = new Map();
     for (const scenario of list) {
       const entry = { ...scenario };
       results.scenarios.push(entry);
-      entry.check = await check(scenario);
-      if (!entry.check.ok) {
-        progress(`${scenario.id}: cannot (${cell(entry.check.error, 200)}); not measured`);
-        continue;
+      if (!groups.has(scenario.group)) groups.set(scenario.group, []);
+      groups.get(scenario.group).push(entry);
+    }
+    const sliceSeconds = config.durationSeconds / config.rounds;
+    for (const entries of groups.values()) {
+      const live = [];
+      for (const entry of entries) {
+        entry.check = await check(entry);
+        if (entry.check.ok) live.push(entry);
+        else progress(`${entry.id}: cannot (${cell(entry.check.error, 200)}); not measured`);
       }
-      try {
-        entry.measurement = await measure(scenario, {
-          connections: config.connections,
-          durationSeconds: config.durationSeconds,
-          warmupSeconds: config.warmupSeconds,
-          pids,
-          mock,
-        });
+      const slices = new Map(live.map((entry) => [entry, []]));
+      for (let round = 0; round < config.rounds; round++) {
+        const order = round % 2 === 0 ? live : [...live].reverse();
+        for (const entry of order) {
+          if (entry.error) continue;
+          try {
+            const { samples, ...slice } = await measure(entry, {
+              connections: config.connections,
+              durationSeconds: sliceSeconds,
+              warmupSeconds: round === 0 ? config.warmupSeconds : 0,
+              pids,
+              mock,
+            });
+            slices.get(entry).push({ ...slice, samples });
+          } catch (error) {
+            entry.error = `${error.name}: ${error.message}`;
+            progress(`${entry.id}: ${entry.error}`);
+          }
+        }
+      }
+      for (const entry of live) {
+        if (entry.error) continue;
+        entry.measurement = mergeSlices(slices.get(entry));
         const m = entry.measurement;
         const errors = m.non2xx || m.errors ? `, ${m.non2xx} non-2xx, ${m.errors} errors` : "";
         progress(
-          `${scenario.id}: ${m.rps} req/s, p50 ${m.latencyMs.p50} ms, p99 ${m.latencyMs.p99} ms${errors}, other load ${m.foreignCores} cores`,
+          `${entry.id}: ${m.rps} req/s (slices ${m.sliceRps.join(", ")}), p50 ${m.latencyMs.p50} ms, p99 ${m.latencyMs.p99} ms${errors}, other load ${m.foreignCores} cores`,
         );
-      } catch (error) {
-        entry.error = `${error.name}: ${error.message}`;
-        progress(`${scenario.id}: ${entry.error}`);
       }
     }
     for (const peer of [portkey, ccr]) {
