@@ -3,13 +3,13 @@
 // load is stopped (SIGSTOP) for the slice. Reports each broker's CPU per request (from /proc, robust to other load
 // on the machine) and latency percentiles, per slice and as medians.
 //
-// Usage: node bench/router/ab.mjs --a packages/broker/dist/cli/main.js --b /other/checkout/packages/broker/dist/cli/main.js
-//          [--slices 6] [--seconds 3] [--connections 10] [--rate 500] [--stream] [--client chat|messages]
+// Usage: node bench/router/ab.mjs --a packages/broker/dist/cli/main.js --b /other/checkout/packages/broker/dist/cli/main.js|bare
+//          [--slices 6] [--seconds 3] [--connections 10] [--rate 500] [--stream] [--client chat|messages] [--upstream chat|messages]
 // --rate paces the load (each connection on its own schedule, `rate` requests/s in all); 0 is closed loop.
 import { parseArgs } from "node:util";
 import { percentile, procCpuSeconds, progress, round } from "./lib.mjs";
 import { autocannonRun, chatBody, messagesBody, pacedRun } from "./load.mjs";
-import { startMock, startRouter } from "./targets.mjs";
+import { startBareProxy, startMock, startRouter } from "./targets.mjs";
 
 const { values: args } = parseArgs({
   options: {
@@ -22,6 +22,8 @@ const { values: args } = parseArgs({
     stream: { type: "boolean", default: false },
     // The client's wire and the upstream: chat (passthrough to mockchat) or messages (translated to mockchat).
     client: { type: "string", default: "chat" },
+    // The upstream's wire: chat (mockchat) or messages (mockmsg); a messages client to messages is passthrough.
+    upstream: { type: "string", default: "chat" },
   },
 });
 if (!args.a || !args.b) throw new Error("--a and --b (paths to notify CLIs) are required");
@@ -30,11 +32,11 @@ const seconds = Number(args.seconds);
 const connections = Number(args.connections);
 const rate = Number(args.rate);
 
+const upstreamSlug = args.upstream === "messages" ? "mockmsg" : "mockchat";
 const mock = await startMock({ slowChunks: 20, slowDelayMs: 100, fastChunks: 8 });
-const brokers = {
-  a: await startRouter(mock, { cli: args.a, label: "ab-a" }),
-  b: await startRouter(mock, { cli: args.b, label: "ab-b" }),
-};
+// "bare" instead of a CLI path: bench/router/bare-proxy.mjs (the floor; --a bare --b bare measures its own spread).
+const start = (cli, label) => (cli === "bare" ? startBareProxy(mock) : startRouter(mock, { cli, label }));
+const brokers = { a: await start(args.a, "ab-a"), b: await start(args.b, "ab-b") };
 const rows = { a: [], b: [] };
 
 async function slice(name, durationSeconds) {
@@ -43,10 +45,11 @@ async function slice(name, durationSeconds) {
   other.child.kill("SIGSTOP");
   try {
     const messages = args.client === "messages";
+    const bare = broker.key === undefined;
     const request = {
-      url: `${broker.url}/router/v1/${messages ? "messages" : "chat/completions"}`,
-      headers: { "content-type": "application/json", authorization: `Bearer ${broker.key}` },
-      body: messages ? messagesBody("mockchat/mock-fast", args.stream) : chatBody("mockchat/mock-fast", args.stream),
+      url: `${broker.url}${bare ? "/v1" : "/router/v1"}/${messages ? "messages" : "chat/completions"}`,
+      headers: { "content-type": "application/json", ...(bare ? {} : { authorization: `Bearer ${broker.key}` }) },
+      body: (messages ? messagesBody : chatBody)(bare ? "mock-fast" : `${upstreamSlug}/mock-fast`, args.stream),
       connections,
       durationSeconds,
     };

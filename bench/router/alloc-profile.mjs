@@ -3,13 +3,17 @@
 // allocated (garbage too) per call site, not only what is still alive.
 import { round } from "./lib.mjs";
 
-/** The inspector's WebSocket URL from the child's "Debugger listening on ws://..." line. */
+/**
+ * The inspector's WebSocket URL from the child's last "Debugger listening on ws://..." line: `notify serve`
+ * re-executes itself in place with its V8 flags (process.execve), so the first URL is the one before that.
+ */
 export function inspectorUrl(lines) {
+  let url;
   for (const line of lines) {
     const match = /ws:\/\/127\.0\.0\.1:\d+\/[\w-]+/.exec(line);
-    if (match) return match[0];
+    if (match) url = match[0];
   }
-  return undefined;
+  return url;
 }
 
 export async function connectInspector(url) {

@@ -155,11 +155,22 @@ export function scenarios({
           body: body(wire === "chat" ? "mockchat/mock-fast" : "mockmsg/mock-fast", stream),
         });
       }
-      if (portkey && wire === "chat") {
-        add("portkey", "chat", "chat", stream, {
-          url: `${portkey.url}/v1/chat/completions`,
-          headers: portkeyHeaders("openai", mock),
-          body: chatBody("mock-fast", stream),
+      if (ccr && wire === "messages") {
+        // claude-code-router's passthrough: messages in, its messages-wire provider `mockmsg` out.
+        add("ccr", "messages", "messages", stream, {
+          url: `${ccr.url}/v1/messages`,
+          headers: { "content-type": "application/json", "x-api-key": ccr.apiKey, "anthropic-version": "2023-06-01" },
+          body: messagesBody("mockmsg,mock-fast", stream),
+        });
+      }
+      if (portkey) {
+        add("portkey", wire, wire, stream, {
+          url: `${portkey.url}/v1${PATHS[wire]}`,
+          headers:
+            wire === "chat"
+              ? portkeyHeaders("openai", mock)
+              : { ...portkeyHeaders("anthropic", mock), "anthropic-version": "2023-06-01" },
+          body: body("mock-fast", stream),
         });
       }
     }
@@ -339,6 +350,41 @@ export function autocannonRun({ url, headers, body, connections, durationSeconds
 }
 
 /**
+ * Slices of one scenario measured at different times (see `--rounds`) as one measurement: counts and CPU added up,
+ * latency percentiles over all the samples, cores and other load weighted by each slice's time.
+ */
+export function mergeSlices(slices) {
+  const sum = (pick) => slices.reduce((total, slice) => total + (pick(slice) ?? 0), 0);
+  const elapsed = sum((slice) => slice.elapsedSeconds);
+  const weighted = (pick) => round(sum((slice) => pick(slice) * slice.elapsedSeconds) / elapsed, 2);
+  const requests = sum((slice) => slice.requests);
+  const duration = sum((slice) => slice.durationSeconds);
+  const last = slices.at(-1);
+  const cpu = slices.every((slice) => slice.targetCpuSeconds !== undefined)
+    ? sum((slice) => slice.targetCpuSeconds)
+    : undefined;
+  return {
+    connections: last.connections,
+    ...(last.rate === undefined ? {} : { rate: last.rate }),
+    slices: slices.length,
+    requests,
+    non2xx: sum((slice) => slice.non2xx),
+    errors: sum((slice) => slice.errors),
+    timeouts: sum((slice) => slice.timeouts),
+    durationSeconds: round(duration, 3),
+    rps: round(requests / duration, 1),
+    latencyMs: summarize(slices.flatMap((slice) => slice.samples)),
+    upstreamRequests: sum((slice) => slice.upstreamRequests),
+    cores: Object.fromEntries(Object.keys(last.cores).map((name) => [name, weighted((slice) => slice.cores[name])])),
+    machineCores: weighted((slice) => slice.machineCores),
+    foreignCores: weighted((slice) => slice.foreignCores),
+    targetCpuMsPerRequest: cpu === undefined ? undefined : round((cpu * 1000) / requests, 3),
+    targetRssMb: last.targetRssMb,
+    sliceRps: slices.map((slice) => slice.rps),
+  };
+}
+
+/**
  * Warm-up, then the measured run, with CPU seconds of every process involved and of the whole machine (what is
  * left over is other work on the machine, reported as `foreignCores`).
  */
@@ -369,6 +415,7 @@ export async function measure(scenario, { connections, durationSeconds, warmupSe
   const ok = result["2xx"];
   const targetPid = pids[scenario.target === "direct" ? "mock" : scenario.target];
   return {
+    samples,
     connections: request.connections,
     ...(request.rate === undefined ? {} : { rate: request.rate }),
     requests: ok,
@@ -382,6 +429,8 @@ export async function measure(scenario, { connections, durationSeconds, warmupSe
     cores: Object.fromEntries(Object.entries(cores).map(([name, value]) => [name, round(value, 2)])),
     machineCores: round(machineCores, 2),
     foreignCores: round(Math.max(0, machineCores - ours), 2),
+    elapsedSeconds,
+    targetCpuSeconds: scenario.target === "direct" ? undefined : cores[scenario.target] * elapsedSeconds,
     targetCpuMsPerRequest:
       scenario.target === "direct" ? undefined : round((cores[scenario.target] * elapsedSeconds * 1000) / ok, 3),
     targetRssMb: round(procMemory(targetPid).rssKb / 1024, 1),

@@ -1,5 +1,5 @@
 // CPU profile of one broker under one load (development aid):
-// node bench/router/prof-one.mjs [--stream] [--rate N] [--client chat|messages]
+// node bench/router/prof-one.mjs [--stream] [--rate N] [--client chat|messages] [--upstream chat|messages]
 import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { formatSummary, profileFiles, summarizeProfiles } from "./cpuprofile-top.mjs";
@@ -15,9 +15,12 @@ const { values: args } = parseArgs({
     cli: { type: "string" },
     // chat: passthrough to mockchat; messages: a messages client translated to mockchat.
     client: { type: "string", default: "chat" },
+    // The upstream's wire: chat (mockchat) or messages (mockmsg); a messages client to messages is passthrough.
+    upstream: { type: "string", default: "chat" },
   },
 });
 rmSync(args.dir, { recursive: true, force: true });
+const upstreamSlug = args.upstream === "messages" ? "mockmsg" : "mockchat";
 const mock = await startMock({ slowChunks: 20, slowDelayMs: 100, fastChunks: 8 });
 const broker = await startRouter(mock, {
   ...(args.cli ? { cli: args.cli } : {}),
@@ -27,7 +30,7 @@ const messages = args.client === "messages";
 const request = {
   url: `${broker.url}/router/v1/${messages ? "messages" : "chat/completions"}`,
   headers: { "content-type": "application/json", authorization: `Bearer ${broker.key}` },
-  body: messages ? messagesBody("mockchat/mock-fast", args.stream) : chatBody("mockchat/mock-fast", args.stream),
+  body: (messages ? messagesBody : chatBody)(`${upstreamSlug}/mock-fast`, args.stream),
   connections: 10,
   durationSeconds: Number(args.seconds),
 };

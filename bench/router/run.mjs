@@ -26,7 +26,7 @@ import {
   streamText,
   waitForIdleMachine,
 } from "./lib.mjs";
-import { autocannonRun, chatBody, check, measure, messagesBody, scenarios } from "./load.mjs";
+import { autocannonRun, chatBody, check, measure, mergeSlices, messagesBody, scenarios } from "./load.mjs";
 import { slowStreams } from "./slow-streams.mjs";
 import {
   peersInstalled,
@@ -42,6 +42,9 @@ const { values: args } = parseArgs({
   options: {
     duration: { type: "string", default: "6" },
     warmup: { type: "string", default: "1" },
+    // Each row is measured in this many slices, the rows compared with each other (same client, upstream and mode)
+    // taking turns slice by slice, so a change in the machine's other load falls on all of them alike.
+    rounds: { type: "string", default: "3" },
     connections: { type: "string", default: "10" },
     // Extra direct/router passthrough rows at these connection counts (added latency without queueing).
     "latency-connections": { type: "string", default: "1" },
@@ -71,6 +74,7 @@ const { values: args } = parseArgs({
 const config = {
   durationSeconds: Number(args.duration),
   warmupSeconds: Number(args.warmup),
+  rounds: Math.max(1, Number(args.rounds)),
   connections: Number(args.connections),
   latencyConnections: args["latency-connections"].split(",").filter(Boolean).map(Number),
   latencyRates: args["latency-rate"].split(",").filter(Boolean).map(Number),
@@ -86,10 +90,13 @@ const config = {
   brokerNodeArgs: args["broker-node-args"].split(" ").filter(Boolean),
 };
 
+// Issue 16: the router's added latency is judged against the bare node:http + undici proxy in the same run, paced
+// below saturation (the absolute 0.3 / 2 ms of the router core issue is beyond any Node proxy on this machine), and
+// its req/s against each peer on every row both can run.
 export const TARGETS = {
-  addedP50Ms: 0.3,
-  addedP99Ms: 2,
-  translatedRatio: 3,
+  overFloorP50Ms: 0.1,
+  overFloorP99Ms: 0.5,
+  peerRatio: 3,
   slowStreamsRssMb: 200,
 };
 
@@ -234,8 +241,14 @@ function evaluate(results) {
           directP99: direct.measurement.latencyMs.p99,
           routerP99: router.measurement.latencyMs.p99,
           addedP99: round(p99, 3),
-          p50Met: p50 < TARGETS.addedP50Ms,
-          p99Met: p99 < TARGETS.addedP99Ms,
+          ...(bare
+            ? {
+                overFloorP50: round(router.measurement.latencyMs.p50 - bare.measurement.latencyMs.p50, 3),
+                overFloorP99: round(router.measurement.latencyMs.p99 - bare.measurement.latencyMs.p99, 3),
+                p50Met: router.measurement.latencyMs.p50 - bare.measurement.latencyMs.p50 <= TARGETS.overFloorP50Ms,
+                p99Met: router.measurement.latencyMs.p99 - bare.measurement.latencyMs.p99 <= TARGETS.overFloorP99Ms,
+              }
+            : {}),
         });
       }
     }
@@ -246,9 +259,12 @@ function evaluate(results) {
     ...config.latencyConnections.flatMap((connections) => addedRows(`@c${connections}`)),
     ...config.latencyRates.flatMap((rate) => addedRows(`@c${config.connections}r${rate}`)),
   ];
+  const pacedOverFloor = config.latencyRates
+    .flatMap((rate) => addedRows(`@c${config.connections}r${rate}`))
+    .filter((row) => row.overFloorP50 !== undefined);
   const ratios = [];
   for (const peer of ["portkey", "ccr"]) {
-    for (const direction of ["chat->messages", "messages->chat"]) {
+    for (const direction of ["chat->chat", "messages->messages", "chat->messages", "messages->chat"]) {
       for (const mode of ["json", "stream"]) {
         const router = measured(`router:${direction}:${mode}`);
         const peerScenario = byId.get(`${peer}:${direction}:${mode}`);
@@ -267,7 +283,7 @@ function evaluate(results) {
           routerRps: router.measurement.rps,
           peerRps: peerScenario.measurement.rps,
           ratio: round(ratio, 2),
-          met: ratio >= TARGETS.translatedRatio,
+          met: ratio >= TARGETS.peerRatio,
         });
       }
     }
@@ -285,12 +301,13 @@ function evaluate(results) {
   return {
     added,
     addedFewConnections,
+    pacedOverFloor,
     ratios,
     slow: slowRows,
     met: {
-      addedP50: all(added, "p50Met"),
-      addedP99: all(added, "p99Met"),
-      translatedRatio: all(
+      overFloorP50: all(pacedOverFloor, "p50Met"),
+      overFloorP99: all(pacedOverFloor, "p99Met"),
+      peerRatio: all(
         ratios.filter((row) => row.supported),
         "met",
       ),
@@ -326,6 +343,12 @@ async function cpuProfile(mock, results) {
       path: "/chat/completions",
       headers: bearer,
       body: chatBody("mockchat/mock-fast", true),
+    },
+    {
+      case: "passthrough messages stream",
+      path: "/messages",
+      headers: apiKey,
+      body: messagesBody("mockmsg/mock-fast", true),
     },
     {
       case: "translated chat->messages json",
@@ -509,7 +532,7 @@ function markdown(results) {
     `Commit ${results.code.commit}${results.code.packagesDirty ? " with uncommitted changes in packages/" : ""}, router dist ${results.code.routerDistSha256} (built ${results.code.routerDistBuiltAt}); ${results.machine.nproc} cores ${results.machine.cpuModel}; Node ${results.machine.node}; load average at start ${results.machine.loadAverage.join(" ")}.`,
   );
   out(
-    `"bare" is bench/router/bare-proxy.mjs (node:http + undici, nothing else), the floor for any Node proxy. Closed loop, ${results.config.warmupSeconds} s warm-up + ${results.config.durationSeconds} s per row, ${results.config.connections} connections unless the row says otherwise; the mock streams ${results.config.fastChunks} text chunks. Peers: @portkey-ai/gateway ${results.peerVersions.portkey ?? "-"} (@hono/node-server ${results.peerVersions.honoNodeServer ?? "-"}), @musistudio/claude-code-router ${results.peerVersions.ccr ?? "-"}. "Other load" is CPU used on the machine by processes outside this run.`,
+    `"bare" is bench/router/bare-proxy.mjs (node:http + undici, nothing else), the floor for any Node proxy. Closed loop, ${results.config.warmupSeconds} s warm-up + ${results.config.durationSeconds} s per row in ${results.config.rounds} slices taken in turn with the other rows of its group, ${results.config.connections} connections unless the row says otherwise; the mock streams ${results.config.fastChunks} text chunks. Peers: @portkey-ai/gateway ${results.peerVersions.portkey ?? "-"} (@hono/node-server ${results.peerVersions.honoNodeServer ?? "-"}), @musistudio/claude-code-router ${results.peerVersions.ccr ?? "-"}. "Other load" is CPU used on the machine by processes outside this run.`,
   );
   out();
   out("| client -> upstream | through | kind | req/s | p50 ms | p99 ms | CPU ms/req | RSS MB | other load (cores) |");
@@ -532,22 +555,23 @@ function markdown(results) {
   out();
   out("| target | case | figure | result |");
   out("|---|---|---|---|");
-  for (const row of evaluation.added) {
+  for (const row of evaluation.pacedOverFloor) {
+    const where = `${row.case}, ${row.connections} conn. ${row.rate} req/s`;
     out(
-      `| added p50 < ${TARGETS.addedP50Ms} ms, passthrough, ${row.connections} conn. | ${row.case} | ${fmt(row.routerP50, 3)} - ${fmt(row.directP50, 3)} = ${signed(row.addedP50)} ms${floor(row.floorAddedP50)} | ${yes(row.p50Met)} |`,
+      `| p50 within ${TARGETS.overFloorP50Ms} ms of the bare proxy | ${where} | ${fmt(row.routerP50, 3)} - ${fmt(row.routerP50 - row.overFloorP50, 3)} = ${signed(row.overFloorP50)} ms | ${yes(row.p50Met)} |`,
     );
     out(
-      `| added p99 < ${TARGETS.addedP99Ms} ms, passthrough, ${row.connections} conn. | ${row.case} | ${fmt(row.routerP99, 3)} - ${fmt(row.directP99, 3)} = ${signed(row.addedP99)} ms${floor(row.floorAddedP99)} | ${yes(row.p99Met)} |`,
+      `| p99 within ${TARGETS.overFloorP99Ms} ms of the bare proxy | ${where} | ${fmt(row.routerP99, 3)} - ${fmt(row.routerP99 - row.overFloorP99, 3)} = ${signed(row.overFloorP99)} ms | ${yes(row.p99Met)} |`,
     );
   }
   for (const row of evaluation.ratios) {
     if (!row.supported) {
       out(
-        `| translated >= ${TARGETS.translatedRatio}x ${row.peer} | ${row.case} | ${row.peer} cannot: ${cell(row.error, 110)} | n/a |`,
+        `| router >= ${TARGETS.peerRatio}x ${row.peer} req/s | ${row.case} | ${row.peer} cannot: ${cell(row.error, 110)} | n/a |`,
       );
     } else {
       out(
-        `| translated >= ${TARGETS.translatedRatio}x ${row.peer} | ${row.case} | ${fmt(row.routerRps, 0)} / ${fmt(row.peerRps, 0)} req/s = ${fmt(row.ratio, 2)}x | ${yes(row.met)} |`,
+        `| router >= ${TARGETS.peerRatio}x ${row.peer} req/s | ${row.case} | ${fmt(row.routerRps, 0)} / ${fmt(row.peerRps, 0)} req/s = ${fmt(row.ratio, 2)}x | ${yes(row.met)} |`,
       );
     }
   }
@@ -556,15 +580,16 @@ function markdown(results) {
       `| ${results.config.slowStreams} slow streams < ${TARGETS.slowStreamsRssMb} MB RSS | ${row.case} | peak ${fmt(row.peakRssMb, 1)} MB, ${row.ok}/${row.streams} streams ok | ${yes(row.met)} |`,
     );
   }
-  if (evaluation.addedFewConnections.length) {
+  const contextRows = [...evaluation.added, ...evaluation.addedFewConnections];
+  if (contextRows.length) {
     out();
     out(
-      "Added latency without queueing: 1 connection, and 10 connections paced to a fixed total rate below saturation (each connection sends on its own even schedule; load.mjs pacedRun), for context next to the closed-loop target rows:",
+      "Added latency over direct to the mock, with the bare proxy's own (the floor) for context: closed loop, 1 connection, and 10 connections paced to a fixed total rate below saturation (each connection sends on its own even schedule; load.mjs pacedRun):",
     );
     out();
     out("| case | connections | offered rate | p50 router - direct | p99 router - direct |");
     out("|---|---:|---:|---|---|");
-    for (const row of evaluation.addedFewConnections) {
+    for (const row of contextRows) {
       out(
         `| ${row.case} | ${row.connections} | ${row.rate === undefined ? "closed loop" : `${row.rate} req/s`} | ${fmt(row.routerP50, 3)} - ${fmt(row.directP50, 3)} = ${signed(row.addedP50)} ms${floor(row.floorAddedP50)} | ${fmt(row.routerP99, 3)} - ${fmt(row.directP99, 3)} = ${signed(row.addedP99)} ms${floor(row.floorAddedP99)} |`,
       );
@@ -681,30 +706,51 @@ async function main() {
     progress(
       `${list.length} scenarios, at most ${list.length * (config.durationSeconds + config.warmupSeconds)} s of load`,
     );
+    // Rows of one group (the same client, upstream, mode and load) take turns: each is measured in `rounds` slices
+    // of duration / rounds seconds, in alternating order, after its check and one warm-up.
+    const groups = new Map();
     for (const scenario of list) {
       const entry = { ...scenario };
       results.scenarios.push(entry);
-      entry.check = await check(scenario);
-      if (!entry.check.ok) {
-        progress(`${scenario.id}: cannot (${cell(entry.check.error, 200)}); not measured`);
-        continue;
+      if (!groups.has(scenario.group)) groups.set(scenario.group, []);
+      groups.get(scenario.group).push(entry);
+    }
+    const sliceSeconds = config.durationSeconds / config.rounds;
+    for (const entries of groups.values()) {
+      const live = [];
+      for (const entry of entries) {
+        entry.check = await check(entry);
+        if (entry.check.ok) live.push(entry);
+        else progress(`${entry.id}: cannot (${cell(entry.check.error, 200)}); not measured`);
       }
-      try {
-        entry.measurement = await measure(scenario, {
-          connections: config.connections,
-          durationSeconds: config.durationSeconds,
-          warmupSeconds: config.warmupSeconds,
-          pids,
-          mock,
-        });
+      const slices = new Map(live.map((entry) => [entry, []]));
+      for (let round = 0; round < config.rounds; round++) {
+        const order = round % 2 === 0 ? live : [...live].reverse();
+        for (const entry of order) {
+          if (entry.error) continue;
+          try {
+            const { samples, ...slice } = await measure(entry, {
+              connections: config.connections,
+              durationSeconds: sliceSeconds,
+              warmupSeconds: round === 0 ? config.warmupSeconds : 0,
+              pids,
+              mock,
+            });
+            slices.get(entry).push({ ...slice, samples });
+          } catch (error) {
+            entry.error = `${error.name}: ${error.message}`;
+            progress(`${entry.id}: ${entry.error}`);
+          }
+        }
+      }
+      for (const entry of live) {
+        if (entry.error) continue;
+        entry.measurement = mergeSlices(slices.get(entry));
         const m = entry.measurement;
         const errors = m.non2xx || m.errors ? `, ${m.non2xx} non-2xx, ${m.errors} errors` : "";
         progress(
-          `${scenario.id}: ${m.rps} req/s, p50 ${m.latencyMs.p50} ms, p99 ${m.latencyMs.p99} ms${errors}, other load ${m.foreignCores} cores`,
+          `${entry.id}: ${m.rps} req/s (slices ${m.sliceRps.join(", ")}), p50 ${m.latencyMs.p50} ms, p99 ${m.latencyMs.p99} ms${errors}, other load ${m.foreignCores} cores`,
         );
-      } catch (error) {
-        entry.error = `${error.name}: ${error.message}`;
-        progress(`${scenario.id}: ${entry.error}`);
       }
     }
     for (const peer of [portkey, ccr]) {
@@ -724,7 +770,7 @@ async function main() {
   const { met } = results.evaluation;
   const profileAll = config.profile === "always";
   const auto = config.profile === "auto";
-  const speedMissed = met.addedP50 === false || met.addedP99 === false || met.translatedRatio === false;
+  const speedMissed = met.overFloorP50 === false || met.overFloorP99 === false || met.peerRatio === false;
   if (profileAll || (auto && speedMissed)) {
     try {
       results.profile = await cpuProfile(mock, results);

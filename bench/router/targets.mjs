@@ -46,10 +46,11 @@ export async function startMock({ slowChunks, slowDelayMs, fastChunks }) {
   };
 }
 
-async function uiApi(url, method, path, body) {
+/** /ui/api as the CLI calls it: the broker's bearer token (config.json authToken) and X-Notify-UI: 1. */
+async function uiApi(url, token, method, path, body) {
   const response = await fetch(`${url}/ui/api${path}`, {
     method,
-    headers: { "content-type": "application/json", "x-notify-ui": "1" },
+    headers: { "content-type": "application/json", "x-notify-ui": "1", authorization: `Bearer ${token}` },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -79,7 +80,8 @@ export async function startRouter(mock, { cli = BROKER_CLI, nodeArgs = [], label
   const match = await waitForLine([stderr, stdout], child, /listening on http:\/\/127\.0\.0\.1:(\d+)/, "broker");
   const port = Number(match[1]);
   const url = `http://127.0.0.1:${port}`;
-  const status = await uiApi(url, "PUT", "/router/settings", { enabled: true });
+  const token = JSON.parse(readFileSync(join(dataDir, "config.json"), "utf8")).authToken;
+  const status = await uiApi(url, token, "PUT", "/router/settings", { enabled: true });
   if (!status.enabled) throw new Error("router did not switch on");
   const key = JSON.parse(readFileSync(join(dataDir, "config.json"), "utf8")).RouterKey;
   if (typeof key !== "string") throw new Error("no RouterKey in config.json after enabling the router");
@@ -87,7 +89,7 @@ export async function startRouter(mock, { cli = BROKER_CLI, nodeArgs = [], label
     ["mockchat", "chat_wire"],
     ["mockmsg", "messages_wire"],
   ]) {
-    await uiApi(url, "POST", "/router/upstreams", {
+    await uiApi(url, token, "POST", "/router/upstreams", {
       slug,
       wire,
       base_url: mock.base,
@@ -159,8 +161,8 @@ export async function startPortkey() {
 /**
  * @musistudio/claude-code-router: `cli.js start` runs the server in the foreground and reads
  * $HOME/.claude-code-router/config.json, so HOME is a fresh temp dir. It takes the messages wire in
- * (POST /v1/messages) and sends the chat wire to an OpenAI-compatible provider; `model: "provider,model"` names the
- * provider explicitly (like the router's provider/model).
+ * (POST /v1/messages) and sends it on to provider `mock` (chat wire, translated) or `mockmsg` (messages wire,
+ * passthrough); `model: "provider,model"` names the provider explicitly (like the router's provider/model).
  */
 export async function startCcr(mock) {
   const port = await freePort();
@@ -175,6 +177,15 @@ export async function startCcr(mock) {
     API_TIMEOUT_MS: 600_000,
     Providers: [
       { name: "mock", api_base_url: `${mock.base}/chat/completions`, api_key: "mock-upstream-key", models: MODELS },
+      // A messages-wire provider: with its one transformer "Anthropic" (the transformer of CCR's own /v1/messages
+      // entry point) CCR bypasses translation and forwards the body as it is, the passthrough it is used for.
+      {
+        name: "mockmsg",
+        api_base_url: `${mock.base}/messages`,
+        api_key: "mock-upstream-key",
+        models: MODELS,
+        transformer: { use: ["Anthropic"] },
+      },
     ],
     Router: { default: "mock,mock-fast" },
   };

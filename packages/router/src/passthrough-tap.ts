@@ -1,7 +1,7 @@
 import type { RelayedStreamState } from "./http/wire-errors.js";
 import type { StreamPart, Usage, Wire } from "./ir.js";
 import { isObject, parseObject } from "./json.js";
-import { SseParser } from "./sse.js";
+import { SseScanner } from "./sse.js";
 import {
   malformedChunkPart,
   TRUNCATED_STREAM_MESSAGE,
@@ -21,7 +21,7 @@ type ErrorPart = Extract<StreamPart, { type: "error" }>;
  * hands it here, with no second stream pipeline (the full decoders serve translated streams).
  */
 export class PassthroughTap {
-  private readonly parser = new SseParser();
+  private readonly scanner = new SseScanner((event, data) => this.onEvent(event, data));
   private finished = false;
   usage: Usage | undefined;
   failure: ErrorPart | undefined;
@@ -32,12 +32,12 @@ export class PassthroughTap {
   constructor(private readonly wire: Wire) {}
 
   push(chunk: Uint8Array): void {
-    for (const event of this.parser.push(chunk)) this.onEvent(event.event, event.data);
+    this.scanner.push(chunk);
   }
 
   /** Call when the upstream body ended: a stream without its terminal event is a failure (truncated). */
   end(): void {
-    for (const event of this.parser.end()) this.onEvent(event.event, event.data);
+    this.scanner.end();
     if (!this.finished) this.failure ??= truncatedStreamPart() as ErrorPart;
   }
 

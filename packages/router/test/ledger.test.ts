@@ -1,7 +1,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { migrateRouterDatabase } from "../src/config/store.js";
-import { type AttemptRecord, Ledger, type RequestRecord } from "../src/ledger/ledger.js";
+import { type AttemptRecord, Ledger, type RequestRecord, requestId } from "../src/ledger/ledger.js";
 
 const DAY = 86_400_000;
 const NOW = Date.parse("2026-06-01T00:00:00Z");
@@ -68,5 +68,16 @@ describe("ledger (spec 3, Request ledger record)", () => {
     expect(attempts.map((row) => row.request_id)).toEqual(["edge", "new"]);
     expect(ledger.prune(1, NOW)).toBe(1);
     expect(ledger.activity(10).map((row) => row.id)).toEqual(["new"]);
+  });
+});
+
+describe("request ids", () => {
+  it("are req_ and 24 hex digits, ordered by start time and distinct within one millisecond", () => {
+    const ids = [NOW, NOW + 1, NOW + 1, NOW + 1, NOW + 60_000, NOW + DAY].map((ms) => requestId(ms));
+    for (const id of ids) expect(id).toMatch(/^req_[0-9a-f]{24}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    const [first, second, , , third, fourth] = ids as [string, string, string, string, string, string];
+    expect(first < second && second < third && third < fourth).toBe(true);
+    expect(requestId(0)).toMatch(/^req_000000000000[0-9a-f]{12}$/);
   });
 });

@@ -57,6 +57,10 @@ describe("SSE decoder (WHATWG event stream interpretation)", () => {
     ]);
   });
 
+  it("strips the byte order mark at the start only, wherever the chunks split it", async () => {
+    await expectSameAtEveryBoundary("\uFEFFdata: x\n\ndata: \uFEFFy\n\n", [{ data: "x" }, { data: "\uFEFFy" }]);
+  });
+
   it("delivers a last event whose blank line never came", async () => {
     expect(await decode("data: one\n\ndata: two")).toEqual([{ data: "one" }, { data: "two" }]);
   });

@@ -1,4 +1,5 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { randomHex } from "@notify/contracts/ids";
 import type { Usage, Wire } from "../ir.js";
 import { transaction } from "../transaction.js";
 
@@ -62,6 +63,16 @@ interface RequestRow {
 }
 
 const DAY_MS = 86_400_000;
+
+/**
+ * A request id (`req_` and 24 hex digits, as before): the start time in milliseconds, then 6 random bytes. Ordered
+ * by time, so the attempts table's primary key (request_id, ordinal) grows at its right edge: a batch of random ids
+ * dirtied about one index page per request (one WAL frame each: 1.9 page writes per request on the main thread),
+ * ordered ones a few pages per batch.
+ */
+export function requestId(nowMs: number): string {
+  return `req_${Math.max(0, Math.floor(nowMs)).toString(16).padStart(12, "0").slice(-12)}${randomHex(6)}`;
+}
 /**
  * How long a finished request may wait for its ledger write (batched with every other one in the window). A write
  * holds the event loop (every request arriving meanwhile waits) for about 7.5 us per request plus a commit, so

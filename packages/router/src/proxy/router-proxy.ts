@@ -1,8 +1,7 @@
-import { randomHex } from "@notify/contracts/ids";
 import type { ConfigSnapshot } from "../config/records.js";
 import { allCoolingAnswer, cooldownMs } from "../failover.js";
 import type { DecodedRequest } from "../ir.js";
-import { type AttemptRecord, type Outcome, type RequestRecord, tokensOf } from "../ledger/ledger.js";
+import { type AttemptRecord, type Outcome, type RequestRecord, requestId, tokensOf } from "../ledger/ledger.js";
 import { DEFAULT_NATIVE_BASE_URL } from "../native.js";
 import { nativeGroup, SELECTION_STATUS, selectTargets, type Target } from "../select.js";
 import { SwitchState, switchGroup } from "../smart-switching.js";
@@ -40,7 +39,7 @@ export class RouterProxy {
     const body = call.body as Record<string, unknown>;
     const requestedModel = typeof body?.model === "string" ? body.model : undefined;
     const record: RequestRecord = {
-      id: `req_${randomHex(12)}`,
+      id: requestId(startedMs),
       started_at: new Date(startedMs).toISOString(),
       finished_at: null,
       inbound_wire: call.inboundWire,

@@ -8,7 +8,7 @@ import { clientWantsUsage } from "../translate.js";
 import { CONNECTION_FAILED_MESSAGE, TRUNCATED_STREAM_MESSAGE } from "../upstream-error.js";
 import { connectionFailureCode } from "../upstreams/client.js";
 import type { AttemptContext } from "./attempt.js";
-import { drained, relay } from "./body-plumbing.js";
+import { drained, relay, TurnWriter } from "./body-plumbing.js";
 import { type AttemptResult, finishOk, type RequestContext } from "./request-context.js";
 
 /**
@@ -59,10 +59,12 @@ export async function streamReply(
     connection: "keep-alive",
   });
   const gone = (): boolean => call.clientGone.aborted || response.destroyed;
+  // Every write goes through one writer: what arrives in one turn of the event loop leaves in one socket write.
+  const writer = new TurnWriter(response);
   // Writes one upstream chunk (relayed as is, or translated); false when the client cannot take more now.
   const onChunk = (value: Buffer): boolean => {
     if (tap) {
-      const writable = response.write(value);
+      const writable = writer.write(value);
       tap.push(value);
       attempt.bytes_streamed = true;
       return writable;
@@ -70,7 +72,7 @@ export async function streamReply(
     const text = (translator as StreamTranslator).push(value);
     if (text === "") return true;
     attempt.bytes_streamed = true;
-    return response.write(text);
+    return writer.write(text);
   };
   try {
     const writable = onChunk(first);
@@ -78,13 +80,13 @@ export async function streamReply(
     if ((await relay(upstreamBody, response, call.clientGone, onChunk)) === "end" && !gone()) {
       tap?.end();
       const rest = translator?.end() ?? "";
-      if (rest !== "") response.write(rest);
+      if (rest !== "") writer.write(rest);
     }
   } catch (error) {
     bodyError ??= error;
     failure ??= { type: "error", code: "upstream_error", message: CONNECTION_FAILED_MESSAGE };
     // A translated stream ends with its wire's own error event (a relayed one gets it below).
-    if (translator && !gone()) response.write(translator.fail());
+    if (translator && !gone()) writer.write(translator.fail());
   }
   if (gone()) {
     // The upstream request is already aborted (clientGone); the tap ends with it.
@@ -111,11 +113,11 @@ export async function streamReply(
     failure !== undefined &&
     (failure.message === TRUNCATED_STREAM_MESSAGE || failure.message === CONNECTION_FAILED_MESSAGE);
   if (passthrough && truncated) {
-    response.write(
+    writer.write(
       wireErrorEvent(call.inboundWire, "upstream_error", "upstream stream ended before completion", relayed),
     );
   }
-  response.end();
+  writer.end();
   if (failure) {
     const code =
       bodyError !== undefined && connectionFailureCode(bodyError) === "timeout" ? "timeout" : "upstream_error";
