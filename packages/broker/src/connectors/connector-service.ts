@@ -79,7 +79,10 @@ export class ConnectorService {
       throw new ConnectorError(409, "the router is off: switch it on first (the Providers page or `notify apply`)");
     }
     const options = this.checkedOptions(input);
-    for (const account of installed) this.write(account, options, this.state.get(account.id), "connect");
+    // Every account's files are read and worked out before any is written: one that cannot be parsed refuses the
+    // whole connect, and no other account is left connected by half.
+    const commits = installed.map((account) => this.prepare(account, options, this.state.get(account.id), "connect"));
+    for (const commit of commits) commit();
     return this.list().filter((account) => account.agent === agent);
   }
 
@@ -176,12 +179,20 @@ export class ConnectorService {
     return { ...input, model };
   }
 
-  private write(
+  private write(account: AgentAccount, options: ConnectOptions, previous: Connection | undefined, reason: string) {
+    this.prepare(account, options, previous, reason)();
+  }
+
+  /**
+   * Reads and works out what connecting `account` writes (throwing, with nothing written, when a file cannot be
+   * parsed), and returns the step that writes it: backups, the agent's files, the catalogue and the state.
+   */
+  private prepare(
     account: AgentAccount,
     options: ConnectOptions,
     previous: Connection | undefined,
     reason: string,
-  ): void {
+  ): () => void {
     const router = this.deps.router();
     const snapshot = this.deps.snapshot();
     const now = (this.deps.now?.() ?? new Date()).toISOString();
@@ -196,7 +207,7 @@ export class ConnectorService {
     };
     if (account.agent === "codex") {
       const catalog = join(this.deps.dataDir, "connectors", `${account.id.replace(":", "-")}-models.json`);
-      writeJsonFile(catalog, buildCodexCatalog(snapshot, hostCachedModels(account.dir)));
+      const entries = buildCodexCatalog(snapshot, hostCachedModels(account.dir));
       const file = join(account.dir, "config.toml");
       const current = readIfExists(file)?.toString("utf8") ?? "";
       const text = connectCodexConfig(current, {
@@ -209,32 +220,32 @@ export class ConnectorService {
         reviewModel: options.reviewModel,
         catalogPath: catalog,
       });
-      connection.files[file] = writeAgentFile(this.backups, account, file, text, previous?.files[file], reason);
-      connection.catalog = catalog;
-    } else {
-      const file = join(account.dir, "settings.json");
-      const document = parseSettingsFile(file);
-      const prior = previous?.prior ?? recordPrior(document);
-      const next = connectClaudeSettings(document, prior, {
-        baseUrl: `${base}/router`,
-        routerKey: router.key as string,
-        model: options.model,
-        smallModel: options.smallModel,
-        subagentModel: options.subagentModel,
-        selectors: routedSelectors(snapshot).map((selector) => ({ id: selector.id, model: selector.model })),
-        replaceLineup: options.replaceLineup === true,
-      });
-      connection.files[file] = writeAgentFile(
-        this.backups,
-        account,
-        file,
-        serializeSettings(next),
-        previous?.files[file],
-        reason,
-      );
-      connection.prior = prior;
+      return () => {
+        writeJsonFile(catalog, entries);
+        connection.files[file] = writeAgentFile(this.backups, account, file, text, previous?.files[file], reason);
+        connection.catalog = catalog;
+        this.state.put(account.id, connection);
+      };
     }
-    this.state.put(account.id, connection);
+    // Claude Code: a JSON merge of settings.json.
+    const file = join(account.dir, "settings.json");
+    const document = parseSettingsFile(file);
+    const prior = previous?.prior ?? recordPrior(document);
+    const next = connectClaudeSettings(document, prior, {
+      baseUrl: `${base}/router`,
+      routerKey: router.key as string,
+      model: options.model,
+      smallModel: options.smallModel,
+      subagentModel: options.subagentModel,
+      selectors: routedSelectors(snapshot).map((selector) => ({ id: selector.id, model: selector.model })),
+      replaceLineup: options.replaceLineup === true,
+    });
+    const text = serializeSettings(next);
+    return () => {
+      connection.files[file] = writeAgentFile(this.backups, account, file, text, previous?.files[file], reason);
+      connection.prior = prior;
+      this.state.put(account.id, connection);
+    };
   }
 
   private release(account: AgentAccount, connection: Connection): void {

@@ -327,6 +327,37 @@ describe("ConnectorService (spec 3, Agent connectors 1, 4)", () => {
     expect(existsSync(join(codexDir(), "config.toml"))).toBe(false);
   });
 
+  it("connects all of an agent's accounts or none: one unparsable file refuses the connect before any write", () => {
+    const work = join(root, "work-claude");
+    mkdirSync(claudeDir());
+    mkdirSync(work);
+    const before = '{\n  "theme": "dark"\n}\n';
+    writeFileSync(join(claudeDir(), "settings.json"), before);
+    writeFileSync(join(work, "settings.json"), '{"theme": "light",');
+    const both = new ConnectorService({
+      dataDir,
+      snapshot: () => snapshot,
+      router: () => router,
+      brokerUrl: () => "http://127.0.0.1:47821",
+      configuredAccounts: () => [{ agent: "claude-code", dir: work, label: "work" }],
+      where: { env: { HOME: home } },
+    });
+    expect(() => both.connect("claude-code", {})).toThrow(/cannot parse .*work-claude.*settings\.json/);
+    // The first account, which parses, was not written either: no half-connected agent, no backup, no state.
+    expect(readFileSync(join(claudeDir(), "settings.json"), "utf8")).toBe(before);
+    expect(both.listBackups()).toEqual([]);
+    expect(both.list().filter((account) => account.connected)).toEqual([]);
+    // Fixed, it connects both.
+    writeFileSync(join(work, "settings.json"), '{"theme": "light"}\n');
+    both.connect("claude-code", {});
+    expect(
+      both
+        .list()
+        .filter((account) => account.connected)
+        .map((account) => account.label),
+    ).toEqual(["default", "work"]);
+  });
+
   it("extra accounts from RouterAgentAccounts are listed once and connected in their own directories", () => {
     const extra = join(root, "work-codex");
     mkdirSync(extra);
