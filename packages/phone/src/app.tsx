@@ -6,7 +6,11 @@ import { InboxList } from "./inbox-list.js";
 import { NotificationsToggle } from "./notifications-toggle.js";
 import { PairScreen } from "./pair-screen.js";
 import { claim, envelopes, RelayStatusError } from "./relay-client.js";
-import { type DeviceKeys, get, type Pairing, put, wipePairing } from "./storage.js";
+import { type DeviceKeys, get, type Pairing, put, remove, wipePairing } from "./storage.js";
+
+/** Why the phone was last unpaired (a 401 from the relay), shown on the pairing screen until it pairs again. */
+const UNPAIRED_REASON = "unpaired-reason";
+
 import { useNow } from "./use-now.js";
 
 interface Inbox {
@@ -34,6 +38,8 @@ export function App() {
 
   const unpair = useCallback(async (why: string) => {
     await wipePairing();
+    // Kept until the next pairing: the app opened again later (or reloaded at once) still says why.
+    await put(UNPAIRED_REASON, why);
     keys.current = undefined;
     setInbox({ questions: [], notices: [] });
     setPairing(null);
@@ -53,6 +59,7 @@ export function App() {
         deviceName: deviceName(),
       };
       await put("pairing", stored);
+      await remove(UNPAIRED_REASON);
       keys.current = made;
       setPairing(stored);
       setMessage(undefined);
@@ -89,6 +96,7 @@ export function App() {
         setPairing(stored);
         return;
       }
+      setMessage(await get<string>(UNPAIRED_REASON));
       setPairing(null);
       if (code) await pair(code);
     })();
