@@ -6,6 +6,7 @@ import http from "node:http";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { chromium } from "playwright-core";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../packages/web/scripts/chromium.mjs";
 import { procMemory, progress, REPO_ROOT, round, sleep, startBroker, summarize } from "../broker/lib.mjs";
 
 const args = Object.fromEntries(
@@ -52,19 +53,7 @@ const api = (method, path, body, ui = false) =>
   });
 const loginLink = async () => (await api("POST", "/ui/api/session/link", undefined, true)).body.url;
 
-const browser = await chromium.launch({
-  executablePath: "/usr/bin/chromium",
-  args: [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-  ],
-});
+const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS] });
 
 /** Every row that enters a page's DOM, with the wall-clock time it appeared (injected before the page's scripts). */
 const OBSERVER = () => {

@@ -94,7 +94,7 @@ describe.runIf(run)("phone PWA in Chromium against the real relay and broker", (
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: CHROMIUM_ARGS,
+      args: [...CHROMIUM_ARGS],
     });
     context = await browser.newContext({
       viewport: { width: 390, height: 844 },

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { startBroker } from "../../broker/dist/broker.js";
 import { buildApp, SqliteStore } from "../../relay/dist/index.js";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium.mjs";
 
 const out = new URL("../../../docs/screenshots/", import.meta.url).pathname;
 const dataDir = mkdtempSync(join(tmpdir(), "notify-shots-"));
@@ -220,19 +221,7 @@ const viewports = [
   ["desktop", { width: 1280, height: 800 }],
   ["phone", { width: 390, height: 844 }],
 ];
-const browser = await chromium.launch({
-  executablePath: "/usr/bin/chromium",
-  args: [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-  ],
-});
+const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS] });
 try {
   for (const scheme of ["light", "dark"]) {
     for (const [device, viewport] of viewports) {

@@ -4,9 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../../web/scripts/chromium.mjs";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
 
-export const CHROMIUM = "/usr/bin/chromium";
+export const CHROMIUM = CHROMIUM_PATH;
+/** The flags every headless Chromium runs with: one list (web/scripts/chromium.mjs) for the suites, screenshots and bench. */
+export { CHROMIUM_ARGS };
 
 /**
  * Chromium for end-to-end tests: Debian's package (.ci/run installs it). Missing under CI=true is a failure;
@@ -23,18 +26,6 @@ export function chromiumAvailable(): boolean {
  * One headless Chromium per test file (files run in parallel), with the flags DEVELOPERS.md lists. Playwright
  * gives every launch a fresh, empty --user-data-dir of its own.
  */
-/** The flags every headless Chromium of the suites runs with (no background traffic on this closed network). */
-export const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
 export function useBrowser(extraArgs: string[] = []): () => Browser {
   let browser: Browser | undefined;
   beforeAll(async () => {
