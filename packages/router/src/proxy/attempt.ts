@@ -9,7 +9,7 @@ import { translateResponse } from "../translate.js";
 import { providerErrorCode } from "../upstream-error.js";
 import { connectionFailureCode } from "../upstreams/client.js";
 import { WIRE_CODECS } from "../wires/codecs.js";
-import { firstChunk, parseJson, readBounded } from "./body-plumbing.js";
+import { parseJson, readBounded } from "./body-plumbing.js";
 import { tryNative } from "./native-attempt.js";
 import { type Hop, prepareHop } from "./prepare-hop.js";
 import {
@@ -20,7 +20,7 @@ import {
   type RequestContext,
   sendError,
 } from "./request-context.js";
-import { streamReply } from "./stream.js";
+import { canceledAttempt, streamFromFirstChunk } from "./stream.js";
 import { attemptHeaders, upstreamPath } from "./upstream-request.js";
 
 const MAX_ERROR_BODY = 64 * 1024;
@@ -92,13 +92,7 @@ export async function tryTarget(
   const upstreamAbort = new AbortController();
   const onGone = (): void => upstreamAbort.abort();
   call.clientGone.addEventListener("abort", onGone, { once: true });
-  const canceled = (): AttemptResult => {
-    attempt.error_code = "canceled";
-    attempt.duration_ms = now() - startedMs;
-    record.outcome = "canceled";
-    record.status = null;
-    return { kind: "final" };
-  };
+  const canceled = (): AttemptResult => canceledAttempt(context, { attempt, startedMs });
   // A connection error or timeout before any byte reached the client: cool down and try the next target.
   const connectionFailure = (error: unknown): AttemptResult => {
     if (call.clientGone.aborted) return canceled();
@@ -201,21 +195,7 @@ export async function tryTarget(
     }
     // The attempt commits with the first byte the client gets, so nothing is written before the upstream has sent
     // one: a stream that fails or ends before its first byte still fails over like a connection error.
-    let opened: Buffer | undefined;
-    try {
-      opened = await firstChunk(response.body);
-    } catch (error) {
-      if (call.clientGone.aborted) return canceled();
-      record.upstream_slug = null;
-      record.upstream_model = null;
-      return connectionFailure(error);
-    }
-    if (opened === undefined) {
-      record.upstream_slug = null;
-      record.upstream_model = null;
-      return connectionFailure(Object.assign(new Error("empty stream"), { code: "UND_ERR_SOCKET" }));
-    }
-    return await streamReply(context, attemptContext, response.body, opened);
+    return await streamFromFirstChunk(context, attemptContext, response.body, connectionFailure);
   } finally {
     call.clientGone.removeEventListener("abort", onGone);
   }

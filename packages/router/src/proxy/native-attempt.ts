@@ -6,7 +6,7 @@ import { providerErrorCode } from "../upstream-error.js";
 import { connectionFailureCode } from "../upstreams/client.js";
 import { WIRE_CODECS } from "../wires/codecs.js";
 import type { AttemptContext } from "./attempt.js";
-import { firstChunk, parseJson, readBoundedBytes } from "./body-plumbing.js";
+import { parseJson, readBoundedBytes } from "./body-plumbing.js";
 import type { Hop } from "./prepare-hop.js";
 import {
   type AttemptResult,
@@ -16,7 +16,7 @@ import {
   type RequestContext,
   sendError,
 } from "./request-context.js";
-import { streamReply } from "./stream.js";
+import { canceledAttempt, streamFromFirstChunk } from "./stream.js";
 
 const MAX_VENDOR_ERROR_BODY = 1024 * 1024;
 const MAX_REPLY_BODY = 256 * 1024 * 1024;
@@ -42,13 +42,7 @@ export async function tryNative(
     attempt.duration_ms = now() - startedMs;
     return { kind: "failover", failure };
   };
-  const canceled = (): AttemptResult => {
-    attempt.error_code = "canceled";
-    attempt.duration_ms = now() - startedMs;
-    record.outcome = "canceled";
-    record.status = null;
-    return { kind: "final" };
-  };
+  const canceled = (): AttemptResult => canceledAttempt(context, { attempt, startedMs });
   if (credential === undefined || call.rawBody === undefined) {
     // Selection offers the vendor only with a credential; this guards the invariant.
     return fail({ status: 502, code: "upstream_error", message: "no client credential for the native vendor" });
@@ -134,21 +128,7 @@ export async function tryNative(
       finishOk(record, status, reply?.usage);
       return { kind: "done" };
     }
-    let opened: Buffer | undefined;
-    try {
-      opened = await firstChunk(response.body);
-    } catch (error) {
-      if (call.clientGone.aborted) return canceled();
-      record.upstream_slug = null;
-      record.upstream_model = null;
-      return connectionFailure(error);
-    }
-    if (opened === undefined) {
-      record.upstream_slug = null;
-      record.upstream_model = null;
-      return connectionFailure(Object.assign(new Error("empty stream"), { code: "UND_ERR_SOCKET" }));
-    }
-    return await streamReply(context, attemptContext, response.body, opened);
+    return await streamFromFirstChunk(context, attemptContext, response.body, connectionFailure);
   } finally {
     call.clientGone.removeEventListener("abort", onGone);
   }

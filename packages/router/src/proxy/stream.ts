@@ -8,8 +8,49 @@ import { clientWantsUsage } from "../translate.js";
 import { CONNECTION_FAILED_MESSAGE, TRUNCATED_STREAM_MESSAGE } from "../upstream-error.js";
 import { connectionFailureCode } from "../upstreams/client.js";
 import type { AttemptContext } from "./attempt.js";
-import { drained, relay, TurnWriter } from "./body-plumbing.js";
+import { drained, firstChunk, relay, TurnWriter } from "./body-plumbing.js";
 import { type AttemptResult, finishOk, type RequestContext } from "./request-context.js";
+
+/** An attempt that ends because the client went away: recorded `canceled`, nothing more is written. */
+export function canceledAttempt(
+  context: RequestContext,
+  { attempt, startedMs }: Pick<AttemptContext, "attempt" | "startedMs">,
+): AttemptResult {
+  attempt.error_code = "canceled";
+  attempt.duration_ms = context.now() - startedMs;
+  context.record.outcome = "canceled";
+  context.record.status = null;
+  return { kind: "final" };
+}
+
+/**
+ * A streamed upstream reply, routed or native. The attempt commits with the first byte the client gets, so nothing
+ * is written before the upstream has sent one: a stream that fails or ends before its first byte still fails over
+ * like a connection error (`connectionFailure`, which each caller words and cools down its own way).
+ */
+export async function streamFromFirstChunk(
+  context: RequestContext,
+  attemptContext: AttemptContext,
+  upstreamBody: Readable,
+  connectionFailure: (error: unknown) => AttemptResult,
+): Promise<AttemptResult> {
+  const { record } = context;
+  let opened: Buffer | undefined;
+  try {
+    opened = await firstChunk(upstreamBody);
+  } catch (error) {
+    if (context.call.clientGone.aborted) return canceledAttempt(context, attemptContext);
+    record.upstream_slug = null;
+    record.upstream_model = null;
+    return connectionFailure(error);
+  }
+  if (opened === undefined) {
+    record.upstream_slug = null;
+    record.upstream_model = null;
+    return connectionFailure(Object.assign(new Error("empty stream"), { code: "UND_ERR_SOCKET" }));
+  }
+  return await streamReply(context, attemptContext, upstreamBody, opened);
+}
 
 /**
  * Relays a streamed reply whose first chunk has arrived. Once the first byte is written the attempt is committed:
