@@ -76,8 +76,8 @@ export interface AuthHit {
 /** The auth server on loopback: refreshes rotate all three tokens; exchanges mint `sk-exchanged-<n>`. */
 export class AuthMock {
   readonly hits: AuthHit[] = [];
-  /** The next answers, in order (status and body); when empty the grant succeeds. */
-  readonly script: { status: number; body: unknown }[] = [];
+  /** The next answers, in order (status, body, extra headers); when empty the grant succeeds. */
+  readonly script: { status: number; body: unknown; headers?: Record<string, string> }[] = [];
   /** Every token this server issued (for the secrecy scan). */
   readonly issued: string[] = [];
   url = "";
@@ -92,7 +92,7 @@ export class AuthMock {
       : Object.fromEntries(new URLSearchParams(raw));
     this.hits.push({ headers: request.headers, contentType, raw, fields });
     const scripted = this.script.shift();
-    response.writeHead(scripted?.status ?? 200, { "content-type": "application/json" });
+    response.writeHead(scripted?.status ?? 200, { "content-type": "application/json", ...scripted?.headers });
     if (scripted) return void response.end(JSON.stringify(scripted.body));
     this.count += 1;
     if (fields.grant_type === "refresh_token") {

@@ -1,4 +1,7 @@
+import { once } from "node:events";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -220,6 +223,33 @@ describe("plan_signin_a", () => {
     expect(reply.status).toBe(503);
     expect(reply.body.error.code).toBe("subscription_signed_out");
     expect(await logContaining("run `codex login`")).toContain("renewal refused (HTTP 400)");
+  });
+});
+
+describe("the destination rule at the auth server", () => {
+  it("follows no redirect from the token endpoint: the renewal fails and nothing reaches the other host", async () => {
+    const elsewhere: string[] = [];
+    const thief = createServer((request, response) => {
+      elsewhere.push(`${request.method} ${request.url}`);
+      request.resume();
+      response.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+    thief.listen(0, "127.0.0.1");
+    await once(thief, "listening");
+    try {
+      const signin = newSignin("redirected", 60);
+      const path = writeSignin(codexHome, signin);
+      const before = readFileSync(path, "utf8");
+      const port = (thief.address() as AddressInfo).port;
+      auth.script.push({ status: 307, body: {}, headers: { location: `http://127.0.0.1:${port}/oauth/token` } });
+      const reply = await routerPost("/responses", { model: "codex/gpt-5-codex", input: "hi" });
+      expect(reply.status).toBeGreaterThanOrEqual(500);
+      expect(elsewhere).toEqual([]);
+      expect(readFileSync(path, "utf8")).toBe(before);
+    } finally {
+      thief.closeAllConnections();
+      await new Promise<void>((resolve) => thief.close(() => resolve()));
+    }
   });
 });
 
