@@ -33,3 +33,27 @@ export function useLoad<T>(load: () => Promise<T>): {
 export function messageOf(failure: unknown): string {
   return failure instanceof ApiError ? failure.message : "Could not reach the broker.";
 }
+
+/**
+ * A page's change, as every page makes one: runs `work`, puts `done` (or the broker's refusal, in its words) in the
+ * page's status line, and reloads what the change touched: after a success, or (`always`) after a refusal too, for
+ * pages whose shown state a refused change can leave stale. Resolves true when the change went through.
+ */
+export function actionRunner(
+  setMessage: (text: string) => void,
+  reload: () => void,
+  reloadAfter: "success" | "always" = "success",
+): (work: () => Promise<unknown>, done: string) => Promise<boolean> {
+  return async (work, done) => {
+    let ok = false;
+    try {
+      await work();
+      setMessage(done);
+      ok = true;
+    } catch (failure) {
+      setMessage(messageOf(failure));
+    }
+    if (ok || reloadAfter === "always") reload();
+    return ok;
+  };
+}

@@ -2,7 +2,7 @@ import type { DeliveryResult, OutboundProvider } from "@notify/contracts/ui";
 import { useState } from "react";
 import { api } from "../api/client.js";
 import { shortTime } from "../format.js";
-import { messageOf, useLoad } from "../use-load.js";
+import { actionRunner, messageOf, useLoad } from "../use-load.js";
 import { ProviderForm } from "./provider-form.js";
 import { RouteForm } from "./route-form.js";
 
@@ -18,17 +18,11 @@ export function OutboundPage() {
   const [message, setMessage] = useState("");
   const [results, setResults] = useState<Record<string, DeliveryResult | string>>({});
 
-  const act = async (work: () => Promise<unknown>, done: string) => {
-    try {
-      await work();
-      setMessage(done);
-      providers.reload();
-      routes.reload();
-      outbox.reload();
-    } catch (failure) {
-      setMessage(messageOf(failure));
-    }
-  };
+  const act = actionRunner(setMessage, () => {
+    providers.reload();
+    routes.reload();
+    outbox.reload();
+  });
   const test = async (provider: OutboundProvider) => {
     setResults((all) => ({ ...all, [provider.id]: "Sending…" }));
     try {

@@ -2,7 +2,7 @@ import type { RouterAccount } from "@notify/contracts/ui";
 import { useState } from "react";
 import { call } from "../api/client.js";
 import { shortTime } from "../format.js";
-import { messageOf, useLoad } from "../use-load.js";
+import { actionRunner, useLoad } from "../use-load.js";
 
 /** /ui/api/router/accounts (docs/router.md, "Subscriptions and saved accounts"). */
 export const accountsApi = {
@@ -21,18 +21,10 @@ export function AccountsCard({ onChanged }: { onChanged?: () => void }) {
   const accounts = useLoad(accountsApi.list);
   const [message, setMessage] = useState("");
   const [draft, setDraft] = useState({ provider: "", label: "", adminOnly: false });
-  const act = async (work: () => Promise<unknown>, done: string): Promise<boolean> => {
-    try {
-      await work();
-      setMessage(done);
-      accounts.reload();
-      onChanged?.();
-      return true;
-    } catch (failure) {
-      setMessage(messageOf(failure));
-      return false;
-    }
-  };
+  const act = actionRunner(setMessage, () => {
+    accounts.reload();
+    onChanged?.();
+  });
   return (
     <section className="card" aria-labelledby="accounts-title">
       <h2 id="accounts-title">Saved accounts</h2>

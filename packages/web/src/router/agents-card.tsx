@@ -12,8 +12,8 @@ export function AgentCard(props: {
   name: string;
   accounts: AgentAccount[];
   selectors: string[];
-  onConnect: (input: ConnectInput) => Promise<void>;
-  onDisconnect: () => Promise<void>;
+  onConnect: (input: ConnectInput) => Promise<unknown>;
+  onDisconnect: () => Promise<unknown>;
 }) {
   const { agent, name, accounts, selectors } = props;
   const connected = accounts.find((account) => account.connected);

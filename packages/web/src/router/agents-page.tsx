@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { shortTime } from "../format.js";
-import { messageOf, useLoad } from "../use-load.js";
+import { actionRunner, useLoad } from "../use-load.js";
 import { type AgentAccount, agentsApi } from "./agents-api.js";
 import { AgentCard } from "./agents-card.js";
 
@@ -18,16 +18,14 @@ export function AgentsPage({ nested = false }: { nested?: boolean }) {
   const listing = useLoad(agentsApi.list);
   const backups = useLoad(agentsApi.backups);
   const [message, setMessage] = useState("");
-  const act = async (work: () => Promise<unknown>, done: string) => {
-    try {
-      await work();
-      setMessage(done);
-    } catch (failure) {
-      setMessage(messageOf(failure));
-    }
-    listing.reload();
-    backups.reload();
-  };
+  const act = actionRunner(
+    setMessage,
+    () => {
+      listing.reload();
+      backups.reload();
+    },
+    "always",
+  );
   const Heading = nested ? "h2" : "h1";
   const accounts = listing.data?.accounts ?? [];
 

@@ -1,7 +1,7 @@
 import type { RouterUpstream } from "@notify/contracts/ui";
 import { useState } from "react";
 import { api } from "../api/client.js";
-import { messageOf, useLoad } from "../use-load.js";
+import { actionRunner, useLoad } from "../use-load.js";
 import { AccountsCard } from "./accounts-card.js";
 import { PresetGallery } from "./preset-gallery.js";
 import { UpstreamForm } from "./upstream-form.js";
@@ -45,18 +45,10 @@ function ProviderSwitch({
 export function ProvidersSection({ onChanged }: { onChanged?: () => void }) {
   const upstreams = useLoad(api.router.upstreams);
   const [message, setMessage] = useState("");
-  const act = async (work: () => Promise<unknown>, done: string): Promise<boolean> => {
-    try {
-      await work();
-      setMessage(done);
-      upstreams.reload();
-      onChanged?.();
-      return true;
-    } catch (failure) {
-      setMessage(messageOf(failure));
-      return false;
-    }
-  };
+  const act = actionRunner(setMessage, () => {
+    upstreams.reload();
+    onChanged?.();
+  });
   return (
     <section className="card" aria-labelledby="providers-title">
       <h2 id="providers-title">Providers</h2>
@@ -113,15 +105,7 @@ export function ProvidersPage() {
   const [accountsRound, setAccountsRound] = useState(0);
   // The switch moves at once; the broker's answer (a reloaded status) replaces it.
   const [switching, setSwitching] = useState<{ enabled: boolean; over: unknown }>();
-  const act = async (work: () => Promise<unknown>, done: string) => {
-    try {
-      await work();
-      setMessage(done);
-      status.reload();
-    } catch (failure) {
-      setMessage(messageOf(failure));
-    }
-  };
+  const act = actionRunner(setMessage, status.reload);
 
   return (
     <>

@@ -9,7 +9,7 @@ export function RoutesCard({
   act,
 }: {
   routes: RouterRoute[] | undefined;
-  act: (work: () => Promise<unknown>, done: string) => Promise<void>;
+  act: (work: () => Promise<unknown>, done: string) => Promise<unknown>;
 }) {
   return (
     <div className="card">

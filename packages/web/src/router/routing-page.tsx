@@ -1,7 +1,7 @@
 import { SWITCH_STRATEGIES, type SwitchStrategy } from "@notify/contracts/ui";
 import { useState } from "react";
 import { api } from "../api/client.js";
-import { messageOf, useLoad } from "../use-load.js";
+import { actionRunner, useLoad } from "../use-load.js";
 import { RoutesCard } from "./routes-card.js";
 import { Choices, ROUTE_CHOICES, routeChoices, TARGET_CHOICES, targetChoices } from "./targets-editor.js";
 
@@ -25,16 +25,14 @@ export function RoutingPage() {
   const [message, setMessage] = useState("");
   // A chosen strategy shows at once; the broker's answer (a reloaded status) replaces it.
   const [choosing, setChoosing] = useState<{ strategy: SwitchStrategy; over: unknown }>();
-  const act = async (work: () => Promise<unknown>, done: string) => {
-    try {
-      await work();
-      setMessage(done);
-    } catch (failure) {
-      setMessage(messageOf(failure));
-    }
-    status.reload();
-    routes.reload();
-  };
+  const act = actionRunner(
+    setMessage,
+    () => {
+      status.reload();
+      routes.reload();
+    },
+    "always",
+  );
   const settings = status.data;
   const strategyShown = choosing && choosing.over === settings ? choosing.strategy : settings?.switch_strategy;
   return (
@@ -120,7 +118,7 @@ function RouteSetting({
 }: {
   label: string;
   value: string | null;
-  onSave: (value: string | null) => Promise<void>;
+  onSave: (value: string | null) => Promise<unknown>;
 }) {
   const [draft, setDraft] = useState(value ?? "");
   return (
