@@ -7,10 +7,31 @@ import {
   type StreamPart,
   sequentialIds,
   sseDecoderStream,
+  type Upstream,
   type Usage,
   WIRE_CODECS,
   type Wire,
 } from "../src/index.js";
+
+/** An enabled chat-wire upstream record at `https://<slug>.example/v1` declaring `models`; `fields` override. */
+export function upstreamRecord(slug: string, models: string[], fields: Partial<Upstream> = {}): Upstream {
+  return {
+    id: `ups_${slug}`,
+    slug,
+    label: slug,
+    wire: "chat_wire",
+    base_url: `https://${slug}.example/v1`,
+    has_key: false,
+    models,
+    enabled: true,
+    auth: "api_key",
+    model_wires: {},
+    credential_ref: null,
+    created_at: "2026-01-01T00:00:00.000Z",
+    updated_at: "",
+    ...fields,
+  };
+}
 
 const FIXTURES = fileURLToPath(new URL("./__fixtures__/", import.meta.url));
 

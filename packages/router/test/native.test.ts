@@ -3,26 +3,12 @@ import type { ConfigSnapshot, Upstream } from "../src/index.js";
 import { selectTargets } from "../src/index.js";
 import { clientCredential, isNativeFamily, nativeReplyHeaders, nativeRequestHeaders } from "../src/native.js";
 import { SwitchState } from "../src/smart-switching.js";
+import { upstreamRecord } from "./helpers.js";
 
 /** The agent's own native models (spec 3): selection rule 3, the credential, headers, and rule 6's rest. */
 
-function upstream(slug: string, models: string[]): Upstream {
-  return {
-    id: `ups_${slug}`,
-    slug,
-    label: slug,
-    wire: "chat_wire",
-    base_url: `https://${slug}.example/v1`,
-    has_key: false,
-    models,
-    enabled: true,
-    auth: "api_key",
-    model_wires: {},
-    credential_ref: null,
-    created_at: `2026-01-01T00:00:0${slug.length % 10}.000Z`,
-    updated_at: "",
-  };
-}
+const upstream = (slug: string, models: string[]): Upstream =>
+  upstreamRecord(slug, models, { created_at: `2026-01-01T00:00:0${slug.length % 10}.000Z` });
 
 const config = (settings: Partial<ConfigSnapshot["settings"]> = {}, routes: ConfigSnapshot["routes"] = []) => ({
   upstreams: [upstream("paid", ["claude-x-1", "other"]), upstream("local2", ["other"])],

@@ -11,6 +11,7 @@ import {
   wireModels,
 } from "../src/index.js";
 import { costKind } from "../src/smart-switching.js";
+import { upstreamRecord } from "./helpers.js";
 
 /** The preset catalogue (spec 3, Preset catalogue): the table's counts, base URLs and the per-model wire rules. */
 
@@ -132,21 +133,13 @@ describe("cost kind of a preset's upstream (smart switching rule 2)", () => {
   const record = (slug: string): Upstream => {
     const preset = presetBySlug(slug);
     if (!preset) throw new Error(slug);
-    return {
-      id: `ups_${slug}`,
-      slug,
+    return upstreamRecord(slug, [], {
       label: preset.label,
       wire: preset.wire,
       base_url: preset.base_url,
-      has_key: false,
-      models: [],
-      enabled: true,
       auth: preset.auth,
-      model_wires: {},
-      credential_ref: null,
       created_at: "",
-      updated_at: "",
-    };
+    });
   };
 
   it("matches each preset's declared kind, the flat plan by its path on a shared host", () => {

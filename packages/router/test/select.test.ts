@@ -1,26 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { ConfigSnapshot, Route, RouterSettings, Upstream } from "../src/index.js";
 import { selectTargets } from "../src/index.js";
+import { upstreamRecord } from "./helpers.js";
 
 /** Route selection (spec 3): a pure function of one configuration snapshot and the requested model string. */
 
-function upstream(slug: string, models: string[] = [], enabled = true): Upstream {
-  return {
-    id: `ups_${slug}`,
-    slug,
-    label: slug,
-    wire: "chat_wire",
-    base_url: `https://${slug}.example/v1`,
-    has_key: false,
-    models,
-    enabled,
-    auth: "api_key",
-    model_wires: {},
-    credential_ref: null,
-    created_at: "2026-01-01T00:00:00.000Z",
-    updated_at: "2026-01-01T00:00:00.000Z",
-  };
-}
+const upstream = (slug: string, models: string[] = [], enabled = true): Upstream =>
+  upstreamRecord(slug, models, { enabled, updated_at: "2026-01-01T00:00:00.000Z" });
 
 function route(name: string, kind: Route["kind"], targets: string[], enabled = true): Route {
   return {

@@ -10,6 +10,7 @@ import {
   sameModelTargets,
   switchGroup,
 } from "../src/smart-switching.js";
+import { upstreamRecord } from "./helpers.js";
 
 /** Smart switching (spec 3, rules 1-5): expansion is pure; the strategies' memory is SwitchState. */
 
@@ -17,22 +18,7 @@ let added = 0;
 function upstream(slug: string, models: string[], fields: Partial<Upstream> = {}): Upstream {
   // The order providers were added is the snapshot's order (created_at, then slug).
   const created = new Date(Date.UTC(2026, 0, 1, 0, 0, added++)).toISOString();
-  return {
-    id: `ups_${slug}`,
-    slug,
-    label: slug,
-    wire: "chat_wire",
-    base_url: `https://${slug}.example/v1`,
-    has_key: false,
-    models,
-    enabled: true,
-    auth: "api_key",
-    model_wires: {},
-    credential_ref: null,
-    created_at: created,
-    updated_at: created,
-    ...fields,
-  };
+  return upstreamRecord(slug, models, { created_at: created, updated_at: created, ...fields });
 }
 
 function route(name: string, kind: Route["kind"], targets: string[]): Route {
