@@ -1,11 +1,6 @@
 import { join } from "node:path";
 import type { DatabaseSync, DatabaseSync as RouterDatabase } from "node:sqlite";
-import {
-  AGENT_ACCOUNTS_KEY,
-  parseAgentAccounts,
-  type SubscriptionOptions,
-  type UpstreamTimeouts,
-} from "@notify/router";
+import { AGENT_ACCOUNTS_KEY, parseAgentAccounts, type UpstreamTimeouts } from "@notify/router";
 import type { FastifyInstance } from "fastify";
 import { ConfigError, readConfigFile } from "./config/config-file.js";
 import { resolveDataDir } from "./config/paths.js";
@@ -92,15 +87,19 @@ export interface BrokerOptions {
   backgroundCheckpoints?: boolean;
   /** Test hook: short upstream timeouts for the provider router (the spec's defaults otherwise). */
   routerTimeouts?: UpstreamTimeouts;
-  /** Where other tools keep keys and model lists the router may read when asked (process.env's homes otherwise). */
-  otherTools?: OtherTools;
-  /** Sign-in files' environment (CODEX_HOME, HOME) and, in tests only, the auth server's token endpoint. */
-  routerSubscriptions?: SubscriptionOptions;
+  /** Test hook: the provider origins other tools' keys belong to (the vendors' public APIs otherwise). */
+  keyOrigins?: OtherTools["keyOrigins"];
+  /** Test hook: the auth server's token endpoint (sign-in renewals and key exchanges). */
+  routerTokenUrl?: string;
   /** Test hook: the flat-plan hosts of the router (smart-switching.ts FLAT_PLAN_HOSTS otherwise). */
   routerFlatPlanHosts?: ReadonlySet<string>;
   /** Test hook: connection limits (HTTP_LIMITS otherwise). */
   httpLimits?: Partial<HttpLimits>;
-  /** Where the agent connectors look for Codex and Claude Code (process.env otherwise). */
+  /**
+   * Where Codex and Claude Code live (HOME, CODEX_HOME, CLAUDE_CONFIG_DIR; process.env otherwise): one environment
+   * for the agent connectors, the sign-in files of subscription upstreams, and the keys and model lists other tools
+   * hold.
+   */
   agentEnv?: NodeJS.ProcessEnv;
   /** Test hook: the built web page's directory (packages/web/dist otherwise). */
   uiDir?: string;
@@ -123,6 +122,7 @@ function openRouterDatabase(path: string): RouterDatabase {
 export function createBroker(options: BrokerOptions): Broker {
   const clock = options.clock ?? systemClock;
   const { settings, logger } = options;
+  const agentEnv = options.agentEnv ?? process.env;
   logger.addSecret(settings.authToken);
   const databasePath = options.databasePath ?? join(settings.dataDir, DATABASE_FILE_NAME);
   const db = openDatabase(databasePath);
@@ -243,10 +243,11 @@ export function createBroker(options: BrokerOptions): Broker {
       settings: routerSettings,
       sealer,
       ...(options.routerTimeouts ? { timeouts: options.routerTimeouts } : {}),
-      ...(options.otherTools ? { otherTools: options.otherTools } : {}),
+      otherTools: { env: agentEnv, ...(options.keyOrigins ? { keyOrigins: options.keyOrigins } : {}) },
       // RouterAgentAccounts is read from config.json each time rule 7 runs (at start and when asked).
       subscriptions: {
-        ...options.routerSubscriptions,
+        env: { CODEX_HOME: agentEnv.CODEX_HOME, HOME: agentEnv.HOME },
+        ...(options.routerTokenUrl ? { tokenUrl: options.routerTokenUrl } : {}),
         agentAccounts: () => {
           try {
             return parseAgentAccounts(readConfigFile(settings.dataDir)[AGENT_ACCOUNTS_KEY]);
@@ -256,7 +257,7 @@ export function createBroker(options: BrokerOptions): Broker {
         },
       },
       ...(options.routerFlatPlanHosts ? { flatPlanHosts: options.routerFlatPlanHosts } : {}),
-      ...(options.agentEnv ? { agentEnv: options.agentEnv } : {}),
+      agentEnv,
     },
   });
   app.server.on("request", () => {
@@ -379,15 +380,11 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     logger,
     ...(busAddress ? { desktop: { ...options.desktop, address: busAddress, env } } : {}),
     backgroundCheckpoints: true,
+    // Codex and Claude Code are found in the broker's own environment (HOME, CODEX_HOME, CLAUDE_CONFIG_DIR).
     agentEnv: env,
     ...(options.routerTimeouts ? { routerTimeouts: options.routerTimeouts } : {}),
-    // Other tools' homes are found in the broker's own environment (HOME, CODEX_HOME, CLAUDE_CONFIG_DIR).
-    otherTools: { env, ...(options.keyOrigins ? { keyOrigins: options.keyOrigins } : {}) },
-    // The host tools' sign-in files are found through the broker's own environment (CODEX_HOME, HOME).
-    routerSubscriptions: {
-      env: { CODEX_HOME: env.CODEX_HOME, HOME: env.HOME },
-      ...(options.routerTokenUrl ? { tokenUrl: options.routerTokenUrl } : {}),
-    },
+    ...(options.keyOrigins ? { keyOrigins: options.keyOrigins } : {}),
+    ...(options.routerTokenUrl ? { routerTokenUrl: options.routerTokenUrl } : {}),
     ...(options.routerFlatPlanHosts ? { routerFlatPlanHosts: options.routerFlatPlanHosts } : {}),
     ...(options.httpLimits ? { httpLimits: options.httpLimits } : {}),
     ...(options.relayPoller ? { relayPoller: options.relayPoller } : {}),

@@ -88,9 +88,9 @@ export interface AppOptions {
     flatPlanHosts?: ReadonlySet<string>;
     onReady?: (services: RouterServices) => void;
     /** Where other tools (Codex, Claude Code) keep their keys and model cache; read only when asked. */
-    otherTools?: OtherTools;
-    /** Where the agent connectors find Codex and Claude Code (HOME, CODEX_HOME, CLAUDE_CONFIG_DIR); process.env by default. */
-    agentEnv?: NodeJS.ProcessEnv;
+    otherTools: OtherTools;
+    /** Where the agent connectors find Codex and Claude Code (HOME, CODEX_HOME, CLAUDE_CONFIG_DIR). */
+    agentEnv: NodeJS.ProcessEnv;
   };
   /** The web page: its live stream reads the bus; sessions gate /ui/api; presentation keys live in config.json. */
   ui: {
@@ -285,7 +285,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
       return `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 47821}`;
     },
     configuredAccounts: () => configuredAccounts(readConfigFile(options.dataDir).RouterAgentAccounts),
-    where: { env: options.router.agentEnv ?? process.env },
+    where: { env: options.router.agentEnv },
     warn: (message) => options.logger.warn(message),
   });
   // Spec 3, Agent connectors 4: a change of upstreams, routes or the key rewrites every connected agent.
@@ -335,7 +335,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
         dispatcher: options.dispatcher,
         outbox: options.outbox,
       });
-      const otherTools = options.router.otherTools ?? { env: process.env };
+      const { otherTools } = options.router;
       await ui.register(uiRouterRoutes, {
         router,
         settings: options.router.settings,
