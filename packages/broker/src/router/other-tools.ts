@@ -2,6 +2,7 @@ import { readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { KeySourceId } from "@notify/router";
+import { builtInDir } from "../connectors/accounts.js";
 
 /**
  * What other tools on this computer hold that the router may use, read only when the owner asks (spec 3,
@@ -49,10 +50,8 @@ export function keyOrigin(tools: OtherTools, source: KeySourceId): string {
 
 const home = (env: NodeJS.ProcessEnv): string => (env.HOME && env.HOME !== "" ? env.HOME : homedir());
 
-/** Codex's home: `$CODEX_HOME`, else `~/.codex` (openai/codex codex-rs/core/src/config: find_codex_home). */
-export function codexHome(env: NodeJS.ProcessEnv): string {
-  return env.CODEX_HOME && env.CODEX_HOME !== "" ? env.CODEX_HOME : join(home(env), ".codex");
-}
+/** Codex's home: `$CODEX_HOME`, else `~/.codex`, as the connectors find the built-in account. */
+export const codexHome = (env: NodeJS.ProcessEnv): string => builtInDir("codex", { env });
 
 /** Claude Code's global state file: `$CLAUDE_CONFIG_DIR/.claude.json`, else `~/.claude.json`. */
 function claudeStateFile(env: NodeJS.ProcessEnv): string {
