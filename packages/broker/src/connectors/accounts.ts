@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { type AgentAccountEntry, parseAgentAccounts } from "@notify/router";
+import type { AgentAccountEntry } from "@notify/router";
 
 /** The two hosts with connectors (spec 3, Agent connectors): host A is Codex, host B is Claude Code. */
 export const CONNECTOR_AGENTS = ["codex", "claude-code"] as const;
@@ -36,9 +36,6 @@ export interface AccountEnv {
  * (@notify/router's parseAgentAccounts: entries of another shape, or a dir not absolute or under ~/, are skipped).
  */
 export type ConfiguredAccount = AgentAccountEntry;
-
-/** The entries of `RouterAgentAccounts` that have the documented shape; anything else is skipped. */
-export const configuredAccounts = (value: unknown): ConfiguredAccount[] => parseAgentAccounts(value);
 
 const nonEmpty = (value: string | undefined): string | undefined =>
   value !== undefined && value !== "" ? value : undefined;

@@ -11,9 +11,7 @@ import {
   type UpstreamTimeouts,
 } from "@notify/router";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
-import { readConfigFile } from "../config/config-file.js";
 import type { PresentationSettingsFile } from "../config/presentation-settings.js";
-import { configuredAccounts } from "../connectors/accounts.js";
 import { ConnectorService } from "../connectors/connector-service.js";
 import type { DomainBus } from "../domain/bus.js";
 import type { Clock } from "../domain/clock.js";
@@ -284,7 +282,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
       const address = app.server.address();
       return `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 47821}`;
     },
-    configuredAccounts: () => configuredAccounts(readConfigFile(options.dataDir).RouterAgentAccounts),
+    // The same reading of config.json's RouterAgentAccounts that rule 7 uses (broker.ts).
+    configuredAccounts: () => options.router.subscriptions?.agentAccounts?.() ?? [],
     where: { env: options.router.agentEnv },
     warn: (message) => options.logger.warn(message),
   });
