@@ -7,5 +7,7 @@ export default defineConfig({
     pool: "forks",
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // expect.poll's own default (1 s) is shorter than a wait across processes takes on a loaded 2-core machine.
+    expect: { poll: { timeout: 20_000 } },
   },
 });

@@ -89,7 +89,7 @@ describe("the broker as a process, over a real socket", () => {
     }
     const { code } = await broker.exited;
     expect(code).toBe(0);
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(Date.now() - started).toBeLessThan(15_000); // not the 300 s wait
     expect(broker.stderr()).toMatch(/SIGTERM received/);
     expect(broker.stderr()).toMatch(/broker stopped/);
     // A clean close checkpoints the WAL; the store opens again with the interaction intact.

@@ -18,7 +18,7 @@ describe("GET /v1/interactions/{id}/wait (spec 1)", () => {
     await broker.call("POST", `/v1/interactions/${created.id}/respond`, answer(created));
     const started = Date.now();
     const reply = await broker.call("GET", `/v1/interactions/${created.id}/wait?timeout=300`);
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(Date.now() - started).toBeLessThan(10_000); // not the 300 s wait
     expect(reply.status).toBe(200);
     expect((reply.body as Json).status).toBe("answered");
   });
@@ -93,7 +93,7 @@ describe("GET /v1/interactions/{id}/wait (spec 1)", () => {
     const started = Date.now();
     await broker.close();
     const reply = await waiting;
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(Date.now() - started).toBeLessThan(10_000); // not the 300 s wait
     expect(reply.status).toBe(200);
     expect((reply.body as Json).status).toBe("pending");
   });

@@ -227,7 +227,7 @@ export function envelopeFor(installation: Enrolled, deviceIds: string[]) {
 }
 
 /** Waits for a condition the test cannot subscribe to (a held poll registering), checking every few ms. */
-export async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+export async function until(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error("condition not met in time");

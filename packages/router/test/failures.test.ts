@@ -139,6 +139,6 @@ describe("cancellation", () => {
     await reader.read();
     await reader.cancel();
     // Cancellation travels up the pipe chain asynchronously.
-    await vi.waitFor(() => expect(cancelled).toBe(true));
+    await vi.waitFor(() => expect(cancelled).toBe(true), { timeout: 10_000 });
   });
 });

@@ -58,7 +58,7 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv = cliEnv()): Cli
   void done.then(() => {
     exited = true;
   });
-  const stderrMatching = (pattern: RegExp, timeoutMs = 10_000): Promise<RegExpExecArray> =>
+  const stderrMatching = (pattern: RegExp, timeoutMs = 20_000): Promise<RegExpExecArray> =>
     new Promise((resolve, reject) => {
       const check = (): void => {
         const match = pattern.exec(stderr);

@@ -69,7 +69,7 @@ export function filesContaining(dir: string, needle: string, except: readonly st
 }
 
 /** Polls until `check` returns a value other than undefined. */
-export async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+export async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -27,7 +27,7 @@ export function spawnHook(args: string[], stdin: unknown, env: NodeJS.ProcessEnv
       resolve({ code, signal, stdout, stderr });
     });
   });
-  const stderrMatching = (pattern: RegExp, timeoutMs = 10_000): Promise<RegExpExecArray> =>
+  const stderrMatching = (pattern: RegExp, timeoutMs = 20_000): Promise<RegExpExecArray> =>
     new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         finish();

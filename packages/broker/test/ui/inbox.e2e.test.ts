@@ -130,13 +130,13 @@ describe.skipIf(!run)("web UI inbox in Chromium", () => {
     await page
       .getByRole("article", { name: "Drop the cache?" })
       .getByText("Cancelled by the agent")
-      .waitFor({ timeout: 5000 });
+      .waitFor();
     await ask({ kind: "permission", prompt: "Open port 22?", key: "firewall" });
     await ask({ kind: "permission", prompt: "Open port 2222?", key: "firewall" });
     await page
       .getByRole("article", { name: "Open port 22?" })
       .getByText("Replaced by a newer question")
-      .waitFor({ timeout: 5000 });
+      .waitFor();
     await page.getByRole("article", { name: "Open port 2222?" }).getByRole("button", { name: "Allow" }).waitFor();
     expect(problems).toEqual([]);
     await context.close();

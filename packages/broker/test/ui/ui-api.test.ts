@@ -130,7 +130,7 @@ describe("GET /ui/api/stream", () => {
     const started = Date.now();
     await ui.close();
     open.pop();
-    expect(Date.now() - started).toBeLessThan(3000);
+    expect(Date.now() - started).toBeLessThan(10_000); // a stream left open would hold close() forever
     reader.close();
   });
 });
