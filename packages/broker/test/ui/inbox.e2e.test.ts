@@ -127,16 +127,10 @@ describe.skipIf(!run)("web UI inbox in Chromium", () => {
     const cancelled = await ask({ kind: "permission", prompt: "Drop the cache?" });
     await page.getByRole("article", { name: "Drop the cache?" }).getByRole("button", { name: "Allow" }).waitFor();
     await ui.v1("POST", `/interactions/${cancelled.id}/cancel`);
-    await page
-      .getByRole("article", { name: "Drop the cache?" })
-      .getByText("Cancelled by the agent")
-      .waitFor();
+    await page.getByRole("article", { name: "Drop the cache?" }).getByText("Cancelled by the agent").waitFor();
     await ask({ kind: "permission", prompt: "Open port 22?", key: "firewall" });
     await ask({ kind: "permission", prompt: "Open port 2222?", key: "firewall" });
-    await page
-      .getByRole("article", { name: "Open port 22?" })
-      .getByText("Replaced by a newer question")
-      .waitFor();
+    await page.getByRole("article", { name: "Open port 22?" }).getByText("Replaced by a newer question").waitFor();
     await page.getByRole("article", { name: "Open port 2222?" }).getByRole("button", { name: "Allow" }).waitFor();
     expect(problems).toEqual([]);
     await context.close();
