@@ -26,6 +26,7 @@ export async function relayEnroll(options: RelayEnrollOptions): Promise<void> {
   const profile = await createClient(options).request<ProviderProfile>("POST", "/ui/api/relay/enroll", {
     ui: true,
     body: { url: options.url, enrollmentToken: options.enrollmentToken, name: options.name },
+    flags: { url: "the relay URL", enrollmentToken: "--enrollment-token", name: "--name" },
   });
   if (options.json) return printJson(profile);
   process.stdout.write(
