@@ -1,5 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type CliBroker, closedPort, startCliBroker } from "../cli/cli-harness.js";
+import { tempDir } from "../helpers.js";
+import { type BrokerProcess, spawnBroker } from "../process-helpers.js";
 import { claude, codex } from "./fixtures.js";
 import { spawnHook, WAITING } from "./hook-harness.js";
 
@@ -243,4 +245,60 @@ describe("PostToolUse of a call that never asked costs a read, not an event", ()
       await limited.close();
     }
   });
+});
+
+// Issue 21, item 10: with the broker stopped (SIGSTOP: it accepts connections and never answers), the hook was
+// still blocked at 200 s, and the agent waits up to its 660 s hook timeout. Every request is bounded now: the hook
+// ends by its question's expiry plus a few seconds, printing no decision. A real broker process, short ttl.
+describe("the hook never outlives its question (issue 21, item 10)", () => {
+  const TTL = 4;
+  /** Expiry, the 5 s grace, and room for a loaded machine to start and stop processes. */
+  const LIMIT_MS = (TTL + 5 + 12) * 1000;
+  let broker: BrokerProcess | undefined;
+  let dataDir: string;
+  afterEach(async () => {
+    if (broker !== undefined) {
+      broker.child.kill("SIGCONT");
+      broker.child.kill("SIGTERM");
+      await broker.exited;
+      broker = undefined;
+    }
+  });
+  const target = (process: BrokerProcess): string[] => ["--port", String(process.port), "--data-dir", dataDir];
+
+  it("stopped before the question is created: the hook exits quietly by the expiry", async () => {
+    dataDir = tempDir();
+    broker = await spawnBroker(dataDir);
+    broker.child.kill("SIGSTOP");
+    const started = Date.now();
+    const hook = spawnHook(
+      ["claude-code", "PermissionRequest", "--ttl", String(TTL), ...target(broker)],
+      inSession(claude.permissionRequestBash, "s-stopped-early"),
+    );
+    const killer = setTimeout(() => hook.child.kill("SIGKILL"), 90_000);
+    const result = await hook.done;
+    clearTimeout(killer);
+    const elapsed = Date.now() - started;
+    expect(result).toMatchObject({ code: 0, signal: null, stdout: "" });
+    expect(result.stderr).toContain("the agent decides");
+    expect(elapsed).toBeLessThan(LIMIT_MS);
+  }, 120_000);
+
+  it("stopped while the hook waits for the answer: the hook exits quietly by the expiry", async () => {
+    dataDir = tempDir();
+    broker = await spawnBroker(dataDir);
+    const hook = spawnHook(
+      ["codex", "PermissionRequest", "--ttl", String(TTL), ...target(broker)],
+      inSession(codex.permissionRequestBash, "s-stopped-late"),
+    );
+    await hook.stderrMatching(WAITING, 30_000);
+    const started = Date.now();
+    broker.child.kill("SIGSTOP");
+    const killer = setTimeout(() => hook.child.kill("SIGKILL"), 90_000);
+    const result = await hook.done;
+    clearTimeout(killer);
+    expect(result).toMatchObject({ code: 0, signal: null, stdout: "" });
+    expect(result.stderr).toContain("the agent decides");
+    expect(Date.now() - started).toBeLessThan(LIMIT_MS);
+  }, 120_000);
 });
