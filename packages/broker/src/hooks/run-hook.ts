@@ -200,7 +200,8 @@ async function settle(run: HookRun, producer: ArcProducer, plan: HookPlan): Prom
   const keys = open
     .map((interaction) => interaction.key)
     .filter(
-      (key): key is string => key !== undefined && ("key" in target ? key === target.key : key.startsWith(prefix)),
+      (key): key is string =>
+        key !== undefined && ("keys" in target ? target.keys.includes(key) : key.startsWith(prefix)),
     );
   for (const key of new Set(keys)) {
     try {

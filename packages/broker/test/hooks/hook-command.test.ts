@@ -302,3 +302,42 @@ describe("the hook never outlives its question (issue 21, item 10)", () => {
     expect(Date.now() - started).toBeLessThan(LIMIT_MS);
   }, 120_000);
 });
+
+// Issue 21, item 11: two simultaneous identical permission requests of one session shared one question, and one
+// "allow" released both. A call the agent names (tool_use_id) or a subagent's call (agent_id) gets its own question.
+describe("one approval releases one call (issue 21, item 11)", () => {
+  it("two identical PreToolUse calls with their own tool_use_id: two questions; allowing one releases only it", async () => {
+    const payload = (id: string) => ({ ...inSession(claude.preToolUseWrite, "s-two-calls"), tool_use_id: id });
+    const first = spawnHook(["claude-code", "PreToolUse", ...cli.target], payload("toolu_first"));
+    const second = spawnHook(["claude-code", "PreToolUse", ...cli.target], payload("toolu_second"));
+    const firstId = (await first.stderrMatching(WAITING, 30_000))[1] ?? "";
+    const secondId = (await second.stderrMatching(WAITING, 30_000))[1] ?? "";
+    expect(secondId).not.toBe(firstId);
+    expect(await respond(firstId, "allow")).toBe(200);
+    const released = await first.done;
+    expect(JSON.parse(released.stdout).hookSpecificOutput.permissionDecision).toBe("allow");
+    // The other call is still asking.
+    const { body: other } = await cli.api<Json>("GET", `/v1/interactions/${secondId}`);
+    expect(other.status).toBe("pending");
+    expect(second.child.exitCode).toBeNull();
+    expect(await respond(secondId, "deny")).toBe(200);
+    expect(JSON.parse((await second.done).stdout).hookSpecificOutput.permissionDecision).toBe("deny");
+  });
+
+  it("two subagents asking for the same command at once: two questions", async () => {
+    const payload = (agentId: string) => ({
+      ...inSession(codex.permissionRequestBash, "s-subagents"),
+      agent_id: agentId,
+    });
+    const first = spawnHook(["codex", "PermissionRequest", ...cli.target], payload("sub-1"));
+    const second = spawnHook(["codex", "PermissionRequest", ...cli.target], payload("sub-2"));
+    const firstId = (await first.stderrMatching(WAITING, 30_000))[1] ?? "";
+    const secondId = (await second.stderrMatching(WAITING, 30_000))[1] ?? "";
+    expect(secondId).not.toBe(firstId);
+    expect(await respond(firstId, "allow")).toBe(200);
+    expect(JSON.parse((await first.done).stdout).hookSpecificOutput.decision.behavior).toBe("allow");
+    expect((await cli.api<Json>("GET", `/v1/interactions/${secondId}`)).body.status).toBe("pending");
+    expect(await respond(secondId, "allow")).toBe(200);
+    expect((await second.done).code).toBe(0);
+  });
+});
