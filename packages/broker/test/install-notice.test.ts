@@ -73,7 +73,9 @@ describe("the install notice about the pinned Node (issue 21, item 23)", () => {
         const output = `${run.stdout}\n${run.stderr}`;
         expect(output).toContain("npm warn EBADENGINE Unsupported engine");
         expect(output).toContain(`npm runs on Node ${systemNode} here`);
-        expect(run.stderr.indexOf("notify: npm runs on Node")).toBeGreaterThan(run.stderr.lastIndexOf("npm warn EBADENGINE"));
+        expect(run.stderr.indexOf("notify: npm runs on Node")).toBeGreaterThan(
+          run.stderr.lastIndexOf("npm warn EBADENGINE"),
+        );
       } finally {
         rmSync(project, { recursive: true, force: true });
       }
