@@ -10,6 +10,7 @@ import { DomainBus } from "./domain/bus.js";
 import { type Clock, systemClock } from "./domain/clock.js";
 import { ArcConsumer } from "./events/arc-consumer.js";
 import { buildApp, type HttpLimits } from "./http/app.js";
+import { removeLoginPage } from "./http/ui/login-page-file.js";
 import { UiSessions } from "./http/ui/ui-sessions.js";
 import { linkNativeQuestions } from "./interactions/native-notification.js";
 import { InteractionService } from "./interactions/service.js";
@@ -215,7 +216,8 @@ export function createBroker(options: BrokerOptions): Broker {
   // (under 2 ms measured inside ledger writes), less than the ~10 MB a checkpoint thread would add to the RSS of
   // 1,000 concurrent streams.
   const routerSettings = new RouterSettingsFile(settings.dataDir);
-  const uiSessions = new UiSessions(settings.authToken, clock);
+  // A used link's redirect page goes at once (cli/commands/open.ts, issue 21 item 1).
+  const uiSessions = new UiSessions(settings.authToken, clock, (token) => removeLoginPage(settings.dataDir, token));
   const presentation = new PresentationSettingsFile(settings.dataDir, (message) => logger.warn(message));
   const events = new ArcConsumer(new ArcEventStore(db), notifications, interactions, clock);
   const waiters = new WaitRegistry(bus, interactions);
@@ -274,6 +276,7 @@ export function createBroker(options: BrokerOptions): Broker {
         sounds,
         logger,
         clock,
+        dataDir: settings.dataDir,
         loginLink: (next) => {
           const address = app.server.address();
           if (typeof address !== "object" || address === null) return undefined;

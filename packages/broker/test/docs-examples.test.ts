@@ -4,7 +4,8 @@
  * placeholders a reader fills in by hand (`int_...`, `<id>`) get the ids the earlier commands printed.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -194,6 +195,97 @@ describe("the docs' /v1/events examples paste and run (issue 10)", () => {
       expect(reply.interaction).toMatchObject({ status: "pending" });
     } finally {
       rmSync(bin, { recursive: true, force: true });
+    }
+  });
+});
+
+/** `notify` on PATH, as a reader who installed it has: a directory holding a wrapper of the built CLI. */
+function notifyOnPath(): string {
+  const bin = mkdtempSync(join(tmpdir(), "notify-bin-"));
+  writeFileSync(
+    join(bin, "notify"),
+    `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, "packages/broker/dist/cli/main.js")}" "$@"\n`,
+  );
+  chmodSync(join(bin, "notify"), 0o755);
+  return bin;
+}
+
+/** A loopback stand-in for an OpenAI-compatible upstream (Ollama's /v1): one chat completion per request. */
+async function chatUpstream(): Promise<{ port: number; requests: Json[]; close(): Promise<void> }> {
+  const requests: Json[] = [];
+  const server = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk: Buffer) => {
+      body += chunk.toString();
+    });
+    request.on("end", () => {
+      requests.push({ method: request.method, url: request.url, body: body ? JSON.parse(body) : undefined });
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(
+        JSON.stringify({
+          id: "chatcmpl-docs",
+          object: "chat.completion",
+          created: 1,
+          model: "qwen3:8b",
+          choices: [{ index: 0, message: { role: "assistant", content: "Hi from the docs" }, finish_reason: "stop" }],
+          usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const port = typeof address === "object" && address !== null ? address.port : 0;
+  return { port, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+// Issue 21, item 14: router.md's set-up curls got 401 (no bearer token). Its shell blocks run here as written; the
+// upstream they name (an Ollama on 11434) is a loopback stand-in, and only ports change.
+describe("docs/router.md's shell blocks run as written (issue 21, item 14)", () => {
+  it("Switching it on: the router on, an upstream added, a model answered through the router key", async () => {
+    const upstream = await chatUpstream();
+    const bin = notifyOnPath();
+    try {
+      const commands = shellBlock("docs/router.md", "## Switching it on").map((command) =>
+        command.replaceAll("127.0.0.1:11434", `127.0.0.1:${upstream.port}`),
+      );
+      expect(commands[0]).toBe(`B=http://127.0.0.1:${broker.port}`);
+      const run = await bash(commands.join("\n"), { PATH: `${bin}:${env.PATH ?? ""}` }).done;
+      expect(run.code, `${run.stderr}\n${run.stdout}`).toBe(0);
+      expect(run.stdout).toContain('"Hi from the docs"');
+      expect(upstream.requests).toEqual([
+        expect.objectContaining({
+          method: "POST",
+          url: "/v1/chat/completions",
+          body: expect.objectContaining({ model: "qwen3:8b" }),
+        }),
+      ]);
+    } finally {
+      await upstream.close();
+      rmSync(bin, { recursive: true, force: true });
+    }
+  });
+
+  it("CLI: apply, status, key, key --regenerate and activity all succeed", async () => {
+    const bin = notifyOnPath();
+    const work = mkdtempSync(join(tmpdir(), "notify-docs-cli-"));
+    try {
+      writeFileSync(join(work, "notify.yaml"), "router:\n  enabled: true\n");
+      const commands = shellBlock("docs/router.md", /\n## CLI\n/);
+      expect(commands.map((command) => command.split(/\s+/).slice(0, 3).join(" "))).toEqual([
+        "notify apply notify.yaml",
+        "notify router status",
+        "notify router key",
+        "notify router key",
+        "notify router activity",
+      ]);
+      for (const command of commands) {
+        const run = await bash(`cd '${work}'\n${command}`, { PATH: `${bin}:${env.PATH ?? ""}` }).done;
+        expect(run.code, `${command}\n${run.stderr}`).toBe(0);
+      }
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+      rmSync(work, { recursive: true, force: true });
     }
   });
 });

@@ -16,8 +16,10 @@ export class HttpFailure extends ExitError {
     readonly status: number,
     readonly serverMessage: string,
     hint = "",
+    /** False when the message names the command's flags: the status code would only distract from them. */
+    withStatus = true,
   ) {
-    super(1, `${status} ${serverMessage}${hint}`);
+    super(1, withStatus ? `${status} ${serverMessage}${hint}` : `${serverMessage}${hint}`);
     this.name = "HttpFailure";
   }
 }
@@ -34,6 +36,11 @@ export interface RequestOptions {
    * loopback Host those routes demand comes with the `127.0.0.1` base URL.
    */
   ui?: boolean;
+  /**
+   * The command's flag for each body or query field the broker may name in a 400 (`ttl_seconds` is `--ttl`), so
+   * the person reads the flag they typed, not the API's field (issue 21, item 21).
+   */
+  flags?: Record<string, string>;
 }
 
 export interface BrokerClient {
@@ -116,6 +123,11 @@ export function createClient(options: ClientOptions, env: NodeJS.ProcessEnv = pr
           parsed !== null && typeof parsed === "object" && typeof (parsed as { error?: unknown }).error === "string"
             ? (parsed as { error: string }).error
             : response.statusText || "request failed";
+        const named =
+          response.status === 400 && requestOptions.flags !== undefined
+            ? withFlagNames(serverMessage, requestOptions.flags)
+            : serverMessage;
+        if (named !== serverMessage) throw new HttpFailure(response.status, named, "", false);
         throw new HttpFailure(response.status, serverMessage, response.status === 401 ? missingTokenHint : "");
       }
       // A DELETE answers 204 with no body.
@@ -124,6 +136,28 @@ export function createClient(options: ClientOptions, env: NodeJS.ProcessEnv = pr
       return parsed as T;
     },
   };
+}
+
+/**
+ * A broker's 400 message with each API field it names replaced by the command's flag: `ttl_seconds must be
+ * 30-3600` becomes `--ttl must be 30-3600`. Only a field that begins one of the message's problems (they are
+ * joined with `; `) is replaced, so the same word inside a sentence stays as it is. An element of a repeated flag is counted from 1
+ * (`choices[1].id must match ...` becomes `the id of --choice #2 must match ...`).
+ */
+export function withFlagNames(message: string, flags: Record<string, string>): string {
+  let named = message;
+  for (const [field, flag] of Object.entries(flags)) {
+    const escaped = field.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    named = named.replace(
+      new RegExp(`(?<=^|; )${escaped}(?:\\[(\\d+)\\](?:\\.(\\w+))?)?(?![\\w-])`, "g"),
+      (_match, index: string | undefined, part: string | undefined) => {
+        if (index === undefined) return flag;
+        const element = `${flag} #${Number(index) + 1}`;
+        return part === undefined ? element : `the ${part} of ${element}`;
+      },
+    );
+  }
+  return named;
 }
 
 /** Where the broker is and which token to present (the resolution order of createClient). */

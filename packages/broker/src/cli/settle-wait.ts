@@ -6,6 +6,8 @@ import { ExitError } from "./exit-error.js";
 /** Seconds per long-poll (spec 1: wait timeout 1-300, default 60); the request allows some slack on top. */
 const WAIT_SECONDS = 60;
 const WAIT_SLACK_MS = 30_000;
+/** No request runs past the question's expiry by more than this: a stopped broker cannot hold a waiter longer. */
+const EXPIRY_GRACE_MS = 5_000;
 
 export interface SettleWaitOptions {
   /** Aborts the wait (SIGINT, SIGTERM); the promise rejects with the abort. */
@@ -69,7 +71,7 @@ export async function waitUntilSettled(
     try {
       const request: Parameters<BrokerClient["request"]>[2] = {
         query: { timeout: String(seconds) },
-        timeoutMs: seconds * 1000 + WAIT_SLACK_MS,
+        timeoutMs: Math.max(1_000, Math.min(seconds * 1000 + WAIT_SLACK_MS, expiresAt + EXPIRY_GRACE_MS - now())),
       };
       if (options.signal !== undefined) request.signal = options.signal;
       current = await client.request<InteractionDto>("GET", path, request);

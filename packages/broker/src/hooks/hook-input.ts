@@ -6,12 +6,14 @@
  * Shapes (fixtures in test/hooks/fixtures cite them):
  * - Claude Code: https://code.claude.com/docs/en/hooks ("Hook input"): every event has session_id,
  *   transcript_path, cwd, hook_event_name (and permission_mode); PreToolUse, PermissionRequest and PostToolUse add
- *   tool_name, tool_input (PostToolUse also tool_response; PreToolUse and PostToolUse tool_use_id);
+ *   tool_name, tool_input (PostToolUse also tool_response; PreToolUse and PostToolUse tool_use_id, PermissionRequest
+ *   none); a subagent's events add agent_id and agent_type;
  *   Notification adds message and notification_type; Stop adds stop_hook_active and last_assistant_message.
  * - Codex CLI: https://developers.openai.com/codex/hooks ("PermissionRequest", "Stop") and its generated input
  *   schemas (codex-rs/hooks/schema/generated/*.command.input.schema.json): session_id, turn_id, cwd,
  *   hook_event_name, model, permission_mode, transcript_path, tool_name ("Bash" or "NetworkAccess"),
- *   tool_input {command, description?}; Stop adds stop_hook_active and last_assistant_message.
+ *   tool_input {command, description?}, agent_id? and agent_type? (a subagent); PreToolUse and PostToolUse add
+ *   tool_use_id, PermissionRequest has none; Stop adds stop_hook_active and last_assistant_message.
  * - Codex's older `notify` program (config.toml `notify = [...]`, https://developers.openai.com/codex/config-advanced
  *   "Notifications"): one JSON argument {type: "agent-turn-complete", "thread-id", "turn-id", cwd,
  *   "input-messages", "last-assistant-message"}.
@@ -24,6 +26,8 @@ export interface HookInput {
   toolName?: string;
   toolInput?: unknown;
   toolUseId?: string;
+  /** The subagent that raised the event (both agents send `agent_id` for a subagent, on every event of its calls). */
+  agentId?: string;
   message?: string;
   title?: string;
   notificationType?: string;
@@ -60,6 +64,7 @@ export function parseHookInput(text: string): HookInput | undefined {
   set("toolName", text_("tool_name"));
   if ("tool_input" in record) input.toolInput = record.tool_input;
   set("toolUseId", text_("tool_use_id"));
+  set("agentId", text_("agent_id"));
   set("message", text_("message"));
   set("title", text_("title"));
   set("notificationType", text_("notification_type"));

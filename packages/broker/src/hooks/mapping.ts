@@ -17,8 +17,8 @@ export type DecisionFormat = "permission-request" | "pre-tool-use";
 export interface HookPlan {
   sender: ArcSender;
   context: ArcContext;
-  /** Open questions to withdraw first: the one of this tool call, or every one of the session. */
-  settle?: { key: string } | { session: string };
+  /** Open questions to withdraw first: those of this tool call (under any key it may have), or every one of the session. */
+  settle?: { keys: string[] } | { session: string };
   /** An answerable permission request to open and wait for. */
   ask?: { key: string; message: string; format: DecisionFormat };
   /** A notification, keyed per session so it updates in place. */
@@ -29,14 +29,32 @@ const hash = (value: string): string => createHash("sha256").update(value).diges
 
 /**
  * A question's key: per agent session and tool call. The tool call is named by its tool and input, which every
- * event about it carries (PermissionRequest has no tool_use_id in Codex), so PostToolUse finds the same key.
+ * event about it carries (PermissionRequest has no tool_use_id, in Claude Code or Codex), so PostToolUse finds the
+ * same key; and by the subagent (`agent_id`) that makes it, so two subagents running the same command at once ask
+ * two questions. Two identical calls of the same (sub)agent at once still share one question: nothing in the
+ * payload tells them apart, and PostToolUse must find the question again.
  */
-export function toolCallKey(agent: AgentId, sessionId: string | undefined, toolName: string, input: unknown): string {
+export function toolCallKey(
+  agent: AgentId,
+  sessionId: string | undefined,
+  toolName: string,
+  input: unknown,
+  subagent?: string,
+): string {
   // A shell call is named by its command alone: Codex's PermissionRequest adds a description (and says
   // NetworkAccess) that its PostToolUse for the same call does not carry.
   const { detail, kind } = callIdentity(toolName, input);
-  const call = canonicalize({ session: sessionId ?? "", kind, detail }) ?? "";
+  const call =
+    canonicalize({ session: sessionId ?? "", kind, detail, ...(subagent !== undefined ? { subagent } : {}) }) ?? "";
   return `${agent}:tool:${hash(call)}`;
+}
+
+/**
+ * The key of a question about a tool call the agent names (Claude Code's and Codex's `tool_use_id`): each call gets
+ * its own question, so one answer never releases two runs (issue 21, item 11).
+ */
+export function toolUseKey(agent: AgentId, sessionId: string | undefined, toolUseId: string): string {
+  return `${agent}:tool:${hash(canonicalize({ session: sessionId ?? "", call: toolUseId }) ?? "")}`;
 }
 
 function callIdentity(toolName: string, input: unknown): { kind: string; detail: unknown } {
@@ -110,7 +128,10 @@ export function planHook(agent: AgentId, event: string, input: HookInput, option
       // Codex's PreToolUse can only deny, never allow (its hooks page), so only its PermissionRequest asks.
       if (name === "PreToolUse" && agent === "codex") return plan;
       plan.ask = {
-        key: toolCallKey(agent, input.sessionId, input.toolName, input.toolInput),
+        key:
+          input.toolUseId !== undefined
+            ? toolUseKey(agent, input.sessionId, input.toolUseId)
+            : toolCallKey(agent, input.sessionId, input.toolName, input.toolInput, input.agentId),
         message: permissionPrompt(agent, input.toolName, input.toolInput, project),
         format: name === "PermissionRequest" ? "permission-request" : "pre-tool-use",
       };
@@ -120,7 +141,13 @@ export function planHook(agent: AgentId, event: string, input: HookInput, option
     case "PostToolUseFailure":
       // The tool ran (or failed) after all: its question, if one is open, is no longer needed.
       if (input.toolName === undefined) return plan;
-      plan.settle = { key: toolCallKey(agent, input.sessionId, input.toolName, input.toolInput) };
+      // The question may be under the call's id (a PreToolUse asked) or its command (a PermissionRequest asked).
+      plan.settle = {
+        keys: [
+          ...(input.toolUseId !== undefined ? [toolUseKey(agent, input.sessionId, input.toolUseId)] : []),
+          toolCallKey(agent, input.sessionId, input.toolName, input.toolInput, input.agentId),
+        ],
+      };
       return plan;
     case "Notification": {
       // The permission dialog's own notification: the PermissionRequest hook already asks that question.

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { ArcHttpError, ArcProducer } from "@notify/contracts/producer";
 import type { BrokerClient } from "../cli/client.js";
 import { waitUntilSettled } from "../cli/settle-wait.js";
@@ -26,6 +27,37 @@ export interface HookRun {
   backoff?: { baseMs: number; maxMs: number };
 }
 
+/** Each request but the long-poll gets this long (issue 21, item 10: the hook never waits unbounded). */
+const REQUEST_TIMEOUT_MS = 10_000;
+/** The hook gives up this long after its question's expiry, when the broker has not said `expired` itself. */
+const EXPIRY_GRACE_MS = 5_000;
+/** The whole run of an event that asks nothing (a notification, a withdrawal). */
+const EVENT_BUDGET_MS = 30_000;
+
+/** A deadline for the whole run: every request of the hook ends by then, whatever the broker does. */
+interface Deadline {
+  signal: AbortSignal;
+  /** True once the deadline has passed. */
+  passed(): boolean;
+}
+
+function deadlineIn(ms: number): Deadline {
+  const signal = AbortSignal.timeout(Math.max(0, ms));
+  return { signal, passed: () => signal.aborted };
+}
+
+/**
+ * The producer's fetch, bounded: each request ends after REQUEST_TIMEOUT_MS or at the run's deadline. A broker that
+ * accepts the connection and then stops (SIGSTOP, a hung process) can no longer hold the hook past its question.
+ */
+function boundedFetch(deadline: Deadline): typeof globalThis.fetch {
+  return (input, init) => {
+    const signals = [deadline.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)];
+    if (init?.signal) signals.push(init.signal);
+    return globalThis.fetch(input, { ...init, signal: AbortSignal.any(signals) });
+  };
+}
+
 /** The allow/deny choices of every hook question: their ids are what the decision is read from. */
 export const HOOK_CHOICES = [
   { id: "allow", label: "Allow" },
@@ -48,18 +80,34 @@ export async function runHook(run: HookRun): Promise<string | undefined> {
     run.log("no broker token (run `notify serve` once); the agent decides");
     return undefined;
   }
-  const producer = new ArcProducer({ baseUrl: run.broker.baseUrl, token: run.broker.token, sender: plan.sender });
+  // The question's expiry plus a few seconds, or a short budget for an event that asks nothing.
+  const ttlSeconds = run.ttlSeconds ?? QUESTION_TTL_SECONDS;
+  const deadline = deadlineIn(plan.ask !== undefined ? ttlSeconds * 1000 + EXPIRY_GRACE_MS : EVENT_BUDGET_MS);
+  const producer = new ArcProducer({
+    baseUrl: run.broker.baseUrl,
+    token: run.broker.token,
+    sender: plan.sender,
+    fetch: boundedFetch(deadline),
+  });
   try {
     if (plan.settle !== undefined) await settle(run, producer, plan);
     if (plan.notify !== undefined) {
       const { key, kind, title, message } = plan.notify;
       await producer.create({ key, kind, title, message }, { context: plan.context });
     }
-    if (plan.ask !== undefined) return await ask(run, producer, plan, plan.ask);
+    if (plan.ask !== undefined) return await ask(run, producer, plan, plan.ask, deadline);
   } catch (error) {
-    run.log(describe(error));
+    run.log(deadline.passed() ? "the broker did not answer in time; the agent decides" : describe(error));
   }
   return undefined;
+}
+
+/**
+ * Failures worth sending the same event again for: a broker that took the request and did not answer in time (busy,
+ * or stopped and perhaps resumed). A refused connection is a broker that is not running: the agent decides at once.
+ */
+function retriable(error: unknown): boolean {
+  return error instanceof Error && error.name === "TimeoutError";
 }
 
 async function ask(
@@ -67,25 +115,41 @@ async function ask(
   producer: ArcProducer,
   plan: HookPlan,
   question: NonNullable<HookPlan["ask"]>,
+  deadline: Deadline,
 ): Promise<string | undefined> {
   const now = run.now ?? Date.now;
   const expiresAt = new Date(now() + (run.ttlSeconds ?? QUESTION_TTL_SECONDS) * 1000).toISOString();
-  const created = await producer.create(
-    {
-      key: question.key,
-      kind: "permission",
-      message: question.message,
-      response: { kind: "permission", choices: HOOK_CHOICES, expires_at: expiresAt },
-    },
-    { context: plan.context },
-  );
+  // The same event (same event_id) is sent again after a timeout: the broker replays it rather than asking twice.
+  const eventId = randomUUID();
+  let created: Awaited<ReturnType<ArcProducer["create"]>> | undefined;
+  for (let attempt = 1; created === undefined; attempt++) {
+    try {
+      created = await producer.create(
+        {
+          key: question.key,
+          kind: "permission",
+          message: question.message,
+          response: { kind: "permission", choices: HOOK_CHOICES, expires_at: expiresAt },
+        },
+        { context: plan.context, eventId },
+      );
+    } catch (error) {
+      if (deadline.passed()) {
+        run.log("the broker did not take the question before it would have expired; the agent decides");
+        return undefined;
+      }
+      if (run.signal.aborted || !retriable(error)) throw error;
+      if (attempt === 1) run.log("the broker does not answer; trying again until the question would expire");
+      await sleep(Math.min(1_000 * attempt, 5_000), AbortSignal.any([run.signal, deadline.signal]));
+    }
+  }
   const interaction = created.interaction as InteractionDto | null;
   if (interaction === null) return undefined;
   run.log(`waiting for an answer to interaction ${interaction.id}`);
   let settled: InteractionDto;
   try {
     settled = await waitUntilSettled(run.client, interaction, {
-      signal: run.signal,
+      signal: AbortSignal.any([run.signal, deadline.signal]),
       ...(run.backoff !== undefined ? { backoff: run.backoff } : {}),
       onRetry: (attempt) => {
         if (attempt === 1) run.log("lost the broker; reconnecting until the question expires");
@@ -96,6 +160,11 @@ async function ask(
       // The agent stopped waiting for us (the person answered in its own prompt): withdraw the question.
       await producer.resolve(question.key, "not_needed").catch(() => undefined);
       run.log(`stopped by the agent; withdrew interaction ${interaction.id}`);
+      return undefined;
+    }
+    if (deadline.passed()) {
+      // The broker went quiet (stopped, hung) and the question has expired meanwhile: no decision.
+      run.log(`interaction ${interaction.id} expired while the broker did not answer; the agent decides`);
       return undefined;
     }
     throw error;
@@ -131,7 +200,8 @@ async function settle(run: HookRun, producer: ArcProducer, plan: HookPlan): Prom
   const keys = open
     .map((interaction) => interaction.key)
     .filter(
-      (key): key is string => key !== undefined && ("key" in target ? key === target.key : key.startsWith(prefix)),
+      (key): key is string =>
+        key !== undefined && ("keys" in target ? target.keys.includes(key) : key.startsWith(prefix)),
     );
   for (const key of new Set(keys)) {
     try {
@@ -151,4 +221,20 @@ function describe(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof TypeError) return "cannot reach the broker; the agent decides";
   return `${message}; the agent decides`;
+}
+
+/** Waits `ms`, or rejects when `signal` aborts first. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", abort);
+      resolve();
+    }, ms);
+    const abort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", abort, { once: true });
+  });
 }

@@ -1,10 +1,10 @@
-import { spawn } from "node:child_process";
 import type { PresentationSettingsFile } from "../config/presentation-settings.js";
 import type { DomainBus } from "../domain/bus.js";
 import type { Clock } from "../domain/clock.js";
 import type { InteractionService } from "../interactions/service.js";
 import type { Logger } from "../log/logger.js";
 import type { NotificationService } from "../notifications/service.js";
+import { openLoginLink, withoutSecrets } from "./browser-opener.js";
 import { FreedesktopNotifier } from "./freedesktop/freedesktop-notifier.js";
 import { Presenter } from "./presenter.js";
 import type { SoundLibrary } from "./sounds/sound-library.js";
@@ -31,6 +31,8 @@ export interface DesktopServices {
   clock: Clock;
   /** A one-time login link to the web UI that lands on `next` (a /ui path), once the broker listens. */
   loginLink: (next: string) => string | undefined;
+  /** The data dir: the toast's Open action hands the link to the browser through a private page there. */
+  dataDir: string;
 }
 
 /** Starts toasts and sounds on the freedesktop notification service (Linux). */
@@ -49,15 +51,19 @@ export function startDesktop(options: DesktopOptions, services: DesktopServices)
     settings: services.settings,
     notifier,
     sounds: services.sounds,
-    player: new SoundPlayer(services.sounds, services.logger, options.env),
+    player: new SoundPlayer(services.sounds, services.logger, withoutSecrets(options.env ?? process.env)),
     logger: services.logger,
     clock: services.clock,
     open: (_kind, id) => {
       const link = services.loginLink(`/ui/#${id}`);
       if (link === undefined) return;
-      const child = spawn("xdg-open", [link], { stdio: "ignore", detached: true });
-      child.once("error", () => services.logger.warn("desktop: xdg-open is not available to open the web UI"));
-      child.unref();
+      // Never the link itself on a command line (issue 21, item 1): openLoginLink passes a 0600 page's path.
+      openLoginLink(link, { dataDir: services.dataDir, ...(options.env ? { env: options.env } : {}) }).then(
+        (outcome) => {
+          if (!outcome.opened) services.logger.warn(`desktop: could not open the web UI: ${outcome.problem}`);
+        },
+        (error: Error) => services.logger.warn(`desktop: could not open the web UI: ${error.message}`),
+      );
     },
   });
   presenter.start();

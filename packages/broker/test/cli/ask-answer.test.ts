@@ -133,7 +133,7 @@ describe("ask ending without an answer", () => {
   it("exits 1 on a request the broker rejects", async () => {
     const result = await notify("ask", "Pick", "--kind", "single_choice", "--choice", "only=One");
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^notify: 400 .*choices/);
+    expect(result.stderr).toBe("notify: --choice must have 2-12 entries\n");
     const malformed = await notify("ask", "Pick", "--choice", "no-equals-sign");
     expect(malformed.code).toBe(1);
     expect(malformed.stderr).toBe("notify: --choice no-equals-sign: expected id=label[:detail]\n");
@@ -141,12 +141,62 @@ describe("ask ending without an answer", () => {
 });
 
 describe("notify answer failures", () => {
-  it("exits 1 with the server's message on an unknown choice", async () => {
+  it("exits 1 on an unknown choice, listing the valid ones (issue 21, item 21)", async () => {
     const { body: created } = await cli.api<Json>("POST", "/v1/interactions/request", { prompt: "Allow rm -rf?" });
     const result = await notify("answer", created.id, "--choice", "maybe");
-    expect(result).toMatchObject({ code: 1, stdout: "", stderr: "notify: 400 unknown choice_id\n" });
+    expect(result).toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr: `notify: unknown choice maybe for interaction ${created.id}: choose one of allow (Allow), deny (Deny)\n`,
+    });
+    const text = await notify("answer", created.id, "--text", "yes");
+    expect(text).toMatchObject({
+      code: 1,
+      stderr: `notify: interaction ${created.id} is a permission question: answer with --choice allow, deny\n`,
+    });
     const { body } = await cli.api<Json>("GET", `/v1/interactions/${created.id}`);
     expect(body.status).toBe("pending");
+    const { body: question } = await cli.api<Json>("POST", "/v1/interactions/request", {
+      prompt: "Why?",
+      kind: "text",
+    });
+    expect(await notify("answer", question.id, "--choice", "allow")).toMatchObject({
+      code: 1,
+      stderr: `notify: interaction ${question.id} is a text question: answer with --text <text>\n`,
+    });
+  });
+
+  it("names the flag, not the API field, when the broker refuses a value (issue 21, item 21)", async () => {
+    expect(await notify("ask", "Deploy?", "--ttl", "5")).toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr: "notify: --ttl must be 30-3600\n",
+    });
+    expect(await notify("ask", "Why?", "--kind", "text", "--text-max-length", "9000")).toMatchObject({
+      code: 1,
+      stderr: "notify: --text-max-length must be 1-2000\n",
+    });
+    const badId = await notify("ask", "Pick", "--kind", "single_choice", "--choice", "a=A", "--choice", "b c=B");
+    expect(badId).toMatchObject({
+      code: 1,
+      stderr: "notify: the id of --choice #2 must match ^[A-Za-z0-9_-]{1,64}$\n",
+    });
+    expect(await notify("ask", "Why?", "--kind", "text", "--choice", "a=A")).toMatchObject({
+      code: 1,
+      stderr: "notify: --choice is not allowed with --kind text\n",
+    });
+    expect(await notify("send", "Title", "Body", "--priority", "urgent")).toMatchObject({
+      code: 1,
+      stderr: "notify: --priority must be one of low, normal, high, critical\n",
+    });
+    expect(await notify("list", "--status", "open")).toMatchObject({
+      code: 1,
+      stderr: "notify: --status must be one of active, dismissed, resolved\n",
+    });
+    expect(await notify("pending", "--limit", "0")).toMatchObject({
+      code: 1,
+      stderr: "notify: --limit must be an integer 1-500\n",
+    });
   });
 
   it("exits 1 on an answered interaction (409) and on an unknown id (404)", async () => {

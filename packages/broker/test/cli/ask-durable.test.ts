@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
+import { spawnBroker } from "../process-helpers.js";
 import { type CliBroker, closedPort, runCli, spawnCli, startCliBroker } from "./cli-harness.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read JSON output loosely.
@@ -47,6 +48,36 @@ describe("notify ask is as durable as the question (issue 12, item 4)", () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  it("a broker stopped mid-wait (SIGSTOP) holds ask no longer than the expiry and a few seconds (issue 21, item 10)", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "notify-ask-stopped-"));
+    const broker = await spawnBroker(dataDir);
+    try {
+      const ask = spawnCli([
+        "ask",
+        "Stopped broker?",
+        "--ttl",
+        "30",
+        "--port",
+        String(broker.port),
+        "--data-dir",
+        dataDir,
+      ]);
+      await ask.stderrMatching(WAITING, 30_000);
+      const started = Date.now();
+      broker.child.kill("SIGSTOP");
+      const result = await ask.done;
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/lost the broker; interaction \S+ expired before it could be reached again/);
+      // 30 s of question, 5 s of grace, and room for a loaded machine (it was 60 s: a poll's full wait plus slack).
+      expect(Date.now() - started).toBeLessThan(47_000);
+    } finally {
+      broker.child.kill("SIGCONT");
+      broker.child.kill("SIGTERM");
+      await broker.exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it("SIGTERM is handled like SIGINT: its own unkeyed question is cancelled, exit 143", async () => {
     const { ask, id } = await startAsk("Terminate me?");

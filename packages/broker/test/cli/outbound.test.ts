@@ -176,7 +176,7 @@ describe("notify outbound dead-letters and retry", () => {
     });
     expect(await notify("outbound", "dead-letters", "--limit", "0")).toMatchObject({
       code: 1,
-      stderr: "notify: 400 limit must be an integer 1-500\n",
+      stderr: "notify: --limit must be an integer 1-500\n",
     });
   });
 

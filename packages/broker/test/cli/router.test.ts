@@ -235,7 +235,7 @@ describe("notify router activity", () => {
   it("passes the broker's 400 for a limit out of range, and refuses a limit that is not a number", async () => {
     const zero = await notify("router", "activity", "--limit", "0");
     expect(zero.code).toBe(1);
-    expect(zero.stderr).toBe("notify: 400 limit must be an integer 1-500\n");
+    expect(zero.stderr).toBe("notify: --limit must be an integer 1-500\n");
     const word = await notify("router", "activity", "--limit", "many");
     expect(word.code).toBe(1);
     expect(word.stderr).toBe("notify: --limit must be an integer, got many\n");

@@ -82,15 +82,15 @@ describe("notify send", () => {
     expect(result).toMatchObject({ code: 2, stdout: "", stderr: "notify: 401 unauthorized\n" });
   });
 
-  it("exits 1 on a 400 and prints the server's message", async () => {
+  it("exits 1 on a 400 and prints the server's message, naming the flag (issue 21, item 21)", async () => {
     // Spec 1, presentation rule 9: 1 on any other failed response.
     const result = await notify("send", "t", "m", "--priority", "urgent");
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
-    expect(result.stderr).toMatch(/^notify: 400 .*priority/);
+    expect(result.stderr).toBe("notify: --priority must be one of low, normal, high, critical\n");
     const missing = await notify("send", "only a title");
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/^notify: 400 .*message/);
+    expect(missing.stderr).toBe("notify: --message is required\n");
   });
 
   it("exits 1 on --metadata that is not JSON, without a request", async () => {
@@ -140,7 +140,7 @@ describe("notify list", () => {
     expect(JSON.parse(noneJson.stdout)).toEqual([]);
     const invalid = await notify("list", "--limit", "501");
     expect(invalid.code).toBe(1);
-    expect(invalid.stderr).toMatch(/^notify: 400 .*limit/);
+    expect(invalid.stderr).toBe("notify: --limit must be an integer 1-500\n");
   });
 });
 

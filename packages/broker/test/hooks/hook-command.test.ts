@@ -1,5 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type CliBroker, closedPort, startCliBroker } from "../cli/cli-harness.js";
+import { tempDir } from "../helpers.js";
+import { type BrokerProcess, spawnBroker } from "../process-helpers.js";
 import { claude, codex } from "./fixtures.js";
 import { spawnHook, WAITING } from "./hook-harness.js";
 
@@ -242,5 +244,100 @@ describe("PostToolUse of a call that never asked costs a read, not an event", ()
     } finally {
       await limited.close();
     }
+  });
+});
+
+// Issue 21, item 10: with the broker stopped (SIGSTOP: it accepts connections and never answers), the hook was
+// still blocked at 200 s, and the agent waits up to its 660 s hook timeout. Every request is bounded now: the hook
+// ends by its question's expiry plus a few seconds, printing no decision. A real broker process, short ttl.
+describe("the hook never outlives its question (issue 21, item 10)", () => {
+  const TTL = 4;
+  /** Expiry, the 5 s grace, and room for a loaded machine to start and stop processes. */
+  const LIMIT_MS = (TTL + 5 + 12) * 1000;
+  let broker: BrokerProcess | undefined;
+  let dataDir: string;
+  afterEach(async () => {
+    if (broker !== undefined) {
+      broker.child.kill("SIGCONT");
+      broker.child.kill("SIGTERM");
+      await broker.exited;
+      broker = undefined;
+    }
+  });
+  const target = (process: BrokerProcess): string[] => ["--port", String(process.port), "--data-dir", dataDir];
+
+  it("stopped before the question is created: the hook exits quietly by the expiry", async () => {
+    dataDir = tempDir();
+    broker = await spawnBroker(dataDir);
+    broker.child.kill("SIGSTOP");
+    const started = Date.now();
+    const hook = spawnHook(
+      ["claude-code", "PermissionRequest", "--ttl", String(TTL), ...target(broker)],
+      inSession(claude.permissionRequestBash, "s-stopped-early"),
+    );
+    const killer = setTimeout(() => hook.child.kill("SIGKILL"), 90_000);
+    const result = await hook.done;
+    clearTimeout(killer);
+    const elapsed = Date.now() - started;
+    expect(result).toMatchObject({ code: 0, signal: null, stdout: "" });
+    expect(result.stderr).toContain("the agent decides");
+    expect(elapsed).toBeLessThan(LIMIT_MS);
+  }, 120_000);
+
+  it("stopped while the hook waits for the answer: the hook exits quietly by the expiry", async () => {
+    dataDir = tempDir();
+    broker = await spawnBroker(dataDir);
+    const hook = spawnHook(
+      ["codex", "PermissionRequest", "--ttl", String(TTL), ...target(broker)],
+      inSession(codex.permissionRequestBash, "s-stopped-late"),
+    );
+    await hook.stderrMatching(WAITING, 30_000);
+    const started = Date.now();
+    broker.child.kill("SIGSTOP");
+    const killer = setTimeout(() => hook.child.kill("SIGKILL"), 90_000);
+    const result = await hook.done;
+    clearTimeout(killer);
+    expect(result).toMatchObject({ code: 0, signal: null, stdout: "" });
+    expect(result.stderr).toContain("the agent decides");
+    expect(Date.now() - started).toBeLessThan(LIMIT_MS);
+  }, 120_000);
+});
+
+// Issue 21, item 11: two simultaneous identical permission requests of one session shared one question, and one
+// "allow" released both. A call the agent names (tool_use_id) or a subagent's call (agent_id) gets its own question.
+describe("one approval releases one call (issue 21, item 11)", () => {
+  it("two identical PreToolUse calls with their own tool_use_id: two questions; allowing one releases only it", async () => {
+    const payload = (id: string) => ({ ...inSession(claude.preToolUseWrite, "s-two-calls"), tool_use_id: id });
+    const first = spawnHook(["claude-code", "PreToolUse", ...cli.target], payload("toolu_first"));
+    const second = spawnHook(["claude-code", "PreToolUse", ...cli.target], payload("toolu_second"));
+    const firstId = (await first.stderrMatching(WAITING, 30_000))[1] ?? "";
+    const secondId = (await second.stderrMatching(WAITING, 30_000))[1] ?? "";
+    expect(secondId).not.toBe(firstId);
+    expect(await respond(firstId, "allow")).toBe(200);
+    const released = await first.done;
+    expect(JSON.parse(released.stdout).hookSpecificOutput.permissionDecision).toBe("allow");
+    // The other call is still asking.
+    const { body: other } = await cli.api<Json>("GET", `/v1/interactions/${secondId}`);
+    expect(other.status).toBe("pending");
+    expect(second.child.exitCode).toBeNull();
+    expect(await respond(secondId, "deny")).toBe(200);
+    expect(JSON.parse((await second.done).stdout).hookSpecificOutput.permissionDecision).toBe("deny");
+  });
+
+  it("two subagents asking for the same command at once: two questions", async () => {
+    const payload = (agentId: string) => ({
+      ...inSession(codex.permissionRequestBash, "s-subagents"),
+      agent_id: agentId,
+    });
+    const first = spawnHook(["codex", "PermissionRequest", ...cli.target], payload("sub-1"));
+    const second = spawnHook(["codex", "PermissionRequest", ...cli.target], payload("sub-2"));
+    const firstId = (await first.stderrMatching(WAITING, 30_000))[1] ?? "";
+    const secondId = (await second.stderrMatching(WAITING, 30_000))[1] ?? "";
+    expect(secondId).not.toBe(firstId);
+    expect(await respond(firstId, "allow")).toBe(200);
+    expect(JSON.parse((await first.done).stdout).hookSpecificOutput.decision.behavior).toBe("allow");
+    expect((await cli.api<Json>("GET", `/v1/interactions/${secondId}`)).body.status).toBe("pending");
+    expect(await respond(secondId, "allow")).toBe(200);
+    expect((await second.done).code).toBe(0);
   });
 });

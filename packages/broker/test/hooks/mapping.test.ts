@@ -48,7 +48,7 @@ describe("Claude Code events (issue 12: every mapping, documented stdin shapes)"
   it("PostToolUse withdraws the question of the same tool call (same key as its PermissionRequest)", () => {
     const asked = plan("claude-code", "PermissionRequest", claude.permissionRequestBash);
     const ran = plan("claude-code", "PostToolUse", claude.postToolUseBash);
-    expect(ran.settle).toEqual({ key: asked.ask?.key });
+    expect(ran.settle).toEqual({ keys: [expect.any(String), asked.ask?.key] });
     expect(ran.ask).toBeUndefined();
     expect(ran.notify).toBeUndefined();
   });
@@ -78,6 +78,51 @@ describe("Claude Code events (issue 12: every mapping, documented stdin shapes)"
   });
 });
 
+describe("one question per tool call the agent names (issue 21, item 11)", () => {
+  /** A documented payload with some fields changed; `source` still cites where its shape comes from. */
+  const variant = (fixture: HookFixture, fields: Record<string, unknown>): HookFixture => ({
+    source: fixture.source,
+    input: { ...fixture.input, ...fields },
+  });
+  const pre = (id: string) => variant(claude.preToolUseWrite, { tool_use_id: id });
+  it("two identical PreToolUse calls with their own tool_use_id ask two questions; each PostToolUse finds its own", () => {
+    const first = plan("claude-code", "PreToolUse", pre("toolu_A"));
+    const second = plan("claude-code", "PreToolUse", pre("toolu_B"));
+    expect(first.ask?.key).toMatch(/^claude-code:tool:[0-9a-f]{32}$/);
+    expect(second.ask?.key).not.toBe(first.ask?.key);
+    const ran = plan(
+      "claude-code",
+      "PostToolUse",
+      variant(claude.postToolUseBash, {
+        tool_name: "Write",
+        tool_input: claude.preToolUseWrite.input.tool_input,
+        tool_use_id: "toolu_A",
+      }),
+    );
+    expect(ran.settle).toMatchObject({ keys: expect.arrayContaining([first.ask?.key]) });
+    expect(ran.settle).not.toMatchObject({ keys: expect.arrayContaining([second.ask?.key]) });
+  });
+
+  it("two subagents asking for the same command ask two questions (agent_id); their PostToolUse find them", () => {
+    const asks = ["agent-1", "agent-2"].map((agentId) =>
+      plan("codex", "PermissionRequest", variant(codex.permissionRequestBash, { agent_id: agentId })),
+    );
+    expect(asks[0]?.ask?.key).not.toBe(asks[1]?.ask?.key);
+    const ran = plan("codex", "PostToolUse", variant(codex.postToolUseBash, { agent_id: "agent-2" }));
+    expect(ran.settle).toMatchObject({ keys: expect.arrayContaining([asks[1]?.ask?.key]) });
+    expect(ran.settle).not.toMatchObject({ keys: expect.arrayContaining([asks[0]?.ask?.key]) });
+  });
+
+  it("without a call id or a subagent, identical calls keep one key (the documented dedupe; keys unchanged)", () => {
+    const first = plan("claude-code", "PermissionRequest", claude.permissionRequestBash);
+    const second = plan("claude-code", "PermissionRequest", claude.permissionRequestBash);
+    expect(second.ask?.key).toBe(first.ask?.key);
+    expect(first.ask?.key).toBe(
+      toolCallKey("claude-code", "abc123", "Bash", claude.permissionRequestBash.input.tool_input),
+    );
+  });
+});
+
 describe("Codex CLI events", () => {
   it("PermissionRequest (Bash) asks with the command and its justification, with the turn id", () => {
     const result = plan("codex", "PermissionRequest", codex.permissionRequestBash);
@@ -101,7 +146,7 @@ describe("Codex CLI events", () => {
   it("PostToolUse finds the PermissionRequest's key although Codex's inputs differ (no description)", () => {
     const asked = plan("codex", "PermissionRequest", codex.permissionRequestBash);
     const ran = plan("codex", "PostToolUse", codex.postToolUseBash);
-    expect(ran.settle).toEqual({ key: asked.ask?.key });
+    expect(ran.settle).toEqual({ keys: [expect.any(String), asked.ask?.key] });
   });
 
   it("Stop and the legacy agent-turn-complete become completed, keyed per session (thread)", () => {

@@ -1,8 +1,9 @@
-import { readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { cliCommand } from "../../src/http/ui/status-page.js";
 import { DEFAULT_UI_DIR } from "../../src/http/ui/ui-static.js";
-import { type Json, type TestBroker, testBroker } from "../helpers.js";
+import { type Json, type TestBroker, tempDir, testBroker } from "../helpers.js";
 
 const UI = { "x-notify-ui": "1" };
 
@@ -80,11 +81,62 @@ describe("/ui/api session", () => {
     expect(again.statusCode).toBe(401);
     expect(again.headers["set-cookie"]).toBeUndefined();
     expect(again.body).toContain("notify open");
+    // The app's look (issue 21, item 17): its colours, a phone viewport, and a CSP that lets only that style in.
+    expect(again.body).toContain('<meta name="viewport"');
+    expect(again.body).toContain("--bg:#f6f7f9");
+    expect(again.body).toContain("prefers-color-scheme:dark");
+    expect(again.headers["content-security-policy"]).toMatch(/style-src 'sha256-[A-Za-z0-9+/=]+'/);
+    expect(again.headers["content-security-policy"]).not.toContain("script-src");
     expect((await bare(broker, "GET", "/ui/login?t=made-up")).statusCode).toBe(401);
     expect((await bare(broker, "GET", "/ui/login")).statusCode).toBe(401);
     // Neither link nor cookie reaches the log.
     expect(broker.lines.join("\n")).not.toContain(token);
     expect(broker.lines.join("\n")).not.toContain(cookie.split("=")[1]);
+  });
+
+  it("a HEAD on a login link never uses it up (issue 21, item 1)", async () => {
+    const broker = testBroker();
+    const { token } = broker.uiSessions.createLinkToken();
+    for (let i = 0; i < 3; i++) {
+      const head = await bare(broker, "HEAD", `/ui/login?t=${token}`);
+      expect(head.statusCode).toBe(200);
+      expect(head.headers["set-cookie"]).toBeUndefined();
+    }
+    expect((await bare(broker, "HEAD", "/ui/login?t=made-up")).statusCode).toBe(401);
+    const login = await bare(broker, "GET", `/ui/login?t=${token}`);
+    expect(login.statusCode).toBe(303);
+    expect(String(login.headers["set-cookie"])).toMatch(/^notify_session=/);
+    expect((await bare(broker, "HEAD", `/ui/login?t=${token}`)).statusCode).toBe(401);
+  });
+
+  it("a used link in a browser already signed in goes on to the page", async () => {
+    const broker = testBroker();
+    const { token } = broker.uiSessions.createLinkToken();
+    const login = await bare(broker, "GET", `/ui/login?t=${token}&next=/ui/settings`);
+    const cookie = String(login.headers["set-cookie"]).split(";")[0] ?? "";
+    const reload = await bare(broker, "GET", `/ui/login?t=${token}&next=/ui/settings`, { cookie });
+    expect(reload.statusCode).toBe(303);
+    expect(reload.headers.location).toBe("/ui/settings");
+    expect(reload.headers["set-cookie"]).toBeUndefined();
+  });
+
+  it("names the command as this user runs it: npx notify from a checkout, notify when installed (issue 21, item 17)", async () => {
+    const fromCheckout = cliCommand({ PATH: `${join(process.cwd(), "node_modules", ".bin")}:/usr/bin:/bin` });
+    expect(fromCheckout.command).toBe("npx notify");
+    expect(fromCheckout.checkout).toBeDefined();
+    expect(existsSync(join(fromCheckout.checkout ?? "", "packages", "broker", "bin", "notify.js"))).toBe(true);
+    // An `npm install -g`: a prefix's bin/notify that links to this very CLI.
+    const prefix = tempDir();
+    mkdirSync(join(prefix, "bin"));
+    symlinkSync(
+      join(fromCheckout.checkout ?? "", "packages", "broker", "bin", "notify.js"),
+      join(prefix, "bin", "notify"),
+    );
+    expect(cliCommand({ PATH: `${join(prefix, "bin")}:/usr/bin` })).toEqual({ command: "notify" });
+    // Another program called notify is not ours.
+    const other = tempDir();
+    writeFileSync(join(other, "notify"), "#!/bin/sh\n", { mode: 0o755 });
+    expect(cliCommand({ PATH: other }).command).toBe("npx notify");
   });
 
   it("refuses a tampered or expired cookie, and a link used after an hour", async () => {

@@ -24,6 +24,7 @@ export async function answer(options: AnswerOptions): Promise<void> {
   const path = `/v1/interactions/${encodeURIComponent(options.id)}`;
   const current = await client.request<InteractionDto>("GET", path);
   if (current.status === "answered") return reportExisting(current, options);
+  checkAnswerShape(current, options);
   let answered: InteractionDto;
   try {
     answered = await client.request<InteractionDto>("POST", `${path}/respond`, {
@@ -35,6 +36,7 @@ export async function answer(options: AnswerOptions): Promise<void> {
         text: options.text,
         source: "cli",
       },
+      flags: { choice_id: "--choice" },
     });
   } catch (error) {
     // Another answer landed between the read and the respond: the same one is not a conflict.
@@ -49,6 +51,31 @@ export async function answer(options: AnswerOptions): Promise<void> {
   }
   const given = options.choice !== undefined ? `choice ${options.choice}` : "text";
   process.stderr.write(`notify: answered interaction ${answered.id} with ${given}\n`);
+}
+
+/**
+ * The answer against the question as read, so a typo gets the valid choices instead of the broker's
+ * `unknown choice_id` (issue 21, item 21). The broker checks again: this only words the refusal.
+ */
+function checkAnswerShape(current: InteractionDto, options: AnswerOptions): void {
+  const valid = current.choices.map((choice) => choice.id).join(", ");
+  if (current.kind === "text") {
+    if (options.choice !== undefined) {
+      throw new ExitError(1, `interaction ${current.id} is a text question: answer with --text <text>`);
+    }
+    return;
+  }
+  if (options.choice === undefined) {
+    throw new ExitError(1, `interaction ${current.id} is a ${current.kind} question: answer with --choice ${valid}`);
+  }
+  if (!current.choices.some((choice) => choice.id === options.choice)) {
+    throw new ExitError(
+      1,
+      `unknown choice ${options.choice} for interaction ${current.id}: choose one of ${current.choices
+        .map((choice) => `${choice.id} (${choice.label})`)
+        .join(", ")}`,
+    );
+  }
 }
 
 function reportExisting(current: InteractionDto, options: AnswerOptions, conflict?: HttpFailure): void {

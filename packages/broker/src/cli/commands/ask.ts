@@ -62,10 +62,11 @@ export async function ask(options: AskOptions): Promise<void> {
     project: options.project,
     session_id: options.session,
   };
+  if (options.kind === "text" && choices.length > 0) throw new ExitError(1, "--choice is not allowed with --kind text");
   const client = createClient(options);
   let interaction: InteractionDto;
   try {
-    interaction = await client.request<InteractionDto>("POST", "/v1/interactions/request", { body });
+    interaction = await client.request<InteractionDto>("POST", "/v1/interactions/request", { body, flags: ASK_FLAGS });
   } catch (error) {
     throw withAskCode(error);
   }
@@ -139,6 +140,19 @@ export async function ask(options: AskOptions): Promise<void> {
     }
   }
 }
+
+/** The flag of each field of the request body, for the broker's 400s (issue 21, item 21). */
+const ASK_FLAGS = {
+  kind: "--kind",
+  prompt: "the prompt",
+  choices: "--choice",
+  text_max_length: "--text-max-length",
+  ttl_seconds: "--ttl",
+  key: "--key",
+  agent: "--agent",
+  project: "--project",
+  session_id: "--session",
+};
 
 /** A 401 exits 2 (as `send`); every other failure keeps exit 1. */
 function withAskCode(error: unknown): unknown {

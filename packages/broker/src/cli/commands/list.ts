@@ -26,6 +26,7 @@ export async function list(options: ListOptions): Promise<void> {
       agent: options.agent,
       limit: options.limit,
     },
+    flags: { type: "--type", status: "--status", project: "--project", agent: "--agent", limit: "--limit" },
   });
   if (options.json) {
     printJson(notifications);

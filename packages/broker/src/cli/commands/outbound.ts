@@ -144,6 +144,7 @@ export async function outboundDeadLetters(options: OutboundDeadLettersOptions): 
   const page = await client.request<OutboxPage>("GET", `${BASE}/outbox`, {
     ui: true,
     query: { status: "DeadLetter", limit: limit === undefined ? undefined : String(limit) },
+    flags: { limit: "--limit" },
   });
   if (options.json) {
     printJson(page.items);

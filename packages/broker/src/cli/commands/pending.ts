@@ -21,6 +21,7 @@ export async function pending(options: PendingOptions): Promise<void> {
       session: options.session,
       limit: limit === undefined ? undefined : String(limit),
     },
+    flags: { agent: "--agent", project: "--project", session: "--session", limit: "--limit" },
   });
   if (options.json) {
     printJson(list.map(withoutNonce));

@@ -1,6 +1,7 @@
 import type { ProviderProfile } from "../../outbox/types.js";
 import type { DeviceSummary, PairingCode } from "../../relay/relay-admin.js";
 import { type ClientOptions, createClient, printJson } from "../client.js";
+import { wantsColour } from "../colour.js";
 import { cell, formatTable } from "./list.js";
 
 /**
@@ -26,6 +27,7 @@ export async function relayEnroll(options: RelayEnrollOptions): Promise<void> {
   const profile = await createClient(options).request<ProviderProfile>("POST", "/ui/api/relay/enroll", {
     ui: true,
     body: { url: options.url, enrollmentToken: options.enrollmentToken, name: options.name },
+    flags: { url: "the relay URL", enrollmentToken: "--enrollment-token", name: "--name" },
   });
   if (options.json) return printJson(profile);
   process.stdout.write(
@@ -41,7 +43,11 @@ export async function relayPair(options: RelayCommandOptions): Promise<void> {
   });
   if (options.json) return printJson(pairing);
   const { default: qrcode } = await import("qrcode");
-  const qr = await qrcode.toString(pairing.link, { type: "terminal", small: true, errorCorrectionLevel: "M" });
+  // In colour on a terminal (dark on a white box, whatever the terminal's theme); elsewhere plain block
+  // characters, dark modules as `█` with a quiet zone of spaces, which read as the code on a light page.
+  const qr = wantsColour(process.stdout)
+    ? await qrcode.toString(pairing.link, { type: "terminal", small: true, errorCorrectionLevel: "M" })
+    : await qrcode.toString(pairing.link, { type: "utf8", errorCorrectionLevel: "M", margin: 2 });
   process.stdout.write(
     `${qr}\nScan with the phone's camera, or open ${pairing.link}\n` +
       `Code: ${pairing.code} (one use, until ${pairing.expires_at})\n`,

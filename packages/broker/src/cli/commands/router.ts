@@ -124,6 +124,7 @@ export async function routerActivity(options: RouterActivityOptions): Promise<vo
   const records = await client.request<ActivityRecord[]>("GET", `${ROUTER_UI}/activity`, {
     ui: true,
     query: { limit: limit === undefined ? undefined : String(limit) },
+    flags: { limit: "--limit" },
   });
   if (options.json) {
     printJson(records);
@@ -251,6 +252,15 @@ export async function routerConnect(options: RouterConnectOptions): Promise<void
   const result = await client.request<{ accounts: AgentAccountRow[] }>("POST", `${ROUTER_UI}/agents/${agent}/connect`, {
     ui: true,
     body,
+    flags: {
+      model: "--model",
+      effort: "--effort",
+      subagent_model: "--subagent-model",
+      subagent_effort: "--subagent-effort",
+      review_model: "--review-model",
+      small_model: "--small-model",
+      replace_lineup: "--replace-lineup",
+    },
   });
   if (options.json) {
     printJson(result);

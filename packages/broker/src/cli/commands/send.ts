@@ -18,6 +18,21 @@ export interface SendOptions extends ClientOptions {
   json?: boolean | undefined;
 }
 
+/** The flag of each field of the request body, for the broker's 400s (issue 21, item 21). */
+const SEND_FLAGS = {
+  title: "--title",
+  message: "--message",
+  type: "--type",
+  priority: "--priority",
+  agent: "--agent",
+  agentInstance: "--agent-instance",
+  project: "--project",
+  key: "--key",
+  cwd: "--cwd",
+  pid: "--pid",
+  metadata: "--metadata",
+};
+
 /** `notify send`: POST /v1/notifications; prints the id (the whole notification with --json). */
 export async function send(options: SendOptions): Promise<void> {
   let metadata: unknown;
@@ -46,7 +61,7 @@ export async function send(options: SendOptions): Promise<void> {
   const client = createClient(options);
   let notification: NotificationDto;
   try {
-    notification = await client.request<NotificationDto>("POST", "/v1/notifications", { body });
+    notification = await client.request<NotificationDto>("POST", "/v1/notifications", { body, flags: SEND_FLAGS });
   } catch (error) {
     // Spec 1, presentation rule 9: send exits 2 on a 401 and 1 on any other failed response (429 included).
     if (error instanceof HttpFailure && error.status === 401) throw new ExitError(2, error.message);

@@ -1,5 +1,6 @@
 import { isLoopbackHost } from "@notify/contracts/guards";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { cliCommand, escapeHtml, STATUS_PAGE_CSP, statusPage } from "../ui/status-page.js";
 import type { UiSessions } from "../ui/ui-sessions.js";
 import { UI_CSP, type UiFiles } from "../ui/ui-static.js";
 
@@ -17,9 +18,22 @@ const SECURITY_HEADERS = {
   "cross-origin-resource-policy": "same-origin",
 };
 
-/** A small static page for the login link's refusals (no script: the CSP would refuse it anyway). */
-function plainPage(title: string, text: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><main><h1>${title}</h1><p>${text}</p></main></body></html>`;
+/** The broker's own pages: the app's security headers with the CSP that allows their one inline style. */
+const STATUS_HEADERS = { ...SECURITY_HEADERS, "content-security-policy": STATUS_PAGE_CSP, "cache-control": "no-store" };
+
+/** What a login link that no longer works shows: why, and the command that makes a new one, as this user runs it. */
+function refusedLinkPage(): string {
+  const { command, checkout } = cliCommand();
+  const where = checkout !== undefined ? ` in the Notify checkout (<code>${escapeHtml(checkout)}</code>)` : "";
+  return statusPage(
+    "This login link does not work any more",
+    `<p>Each login link signs in one browser, once, within an hour of being made. This one was already used or has
+expired.</p>
+<p>For a new link, run this${where}:</p>
+<pre><code>${escapeHtml(command)} open</code></pre>
+<p class="muted">It opens the web page in your browser; <code>${escapeHtml(command)} open --print</code> prints the link
+instead.</p>`,
+  );
 }
 
 /**
@@ -34,21 +48,23 @@ export const uiPageRoutes: FastifyPluginAsync<UiPageOptions> = async (app, { fil
 
   app.get("/ui/login", async (request, reply) => {
     reply.headers({ ...SECURITY_HEADERS, "cache-control": "no-store" });
-    const token = (request.query as Record<string, unknown>).t;
-    if (!sessions.consumeLinkToken(token)) {
-      return reply
-        .code(401)
-        .type("text/html; charset=utf-8")
-        .send(
-          plainPage(
-            "This login link does not work",
-            "Each link works once and for one hour. Run <code>notify open</code> for a new one.",
-          ),
-        );
-    }
+    const query = request.query as Record<string, unknown>;
     // `next` (a toast's Open button) lands on a page path under /ui, never elsewhere.
-    const next = (request.query as Record<string, unknown>).next;
+    const next = query.next;
     const location = typeof next === "string" && /^\/ui\/[A-Za-z0-9#_-]*$/.test(next) ? next : "/ui/";
+    // A HEAD (a link checker, a preview, a browser's prefetch) tells whether the link works and never uses it up
+    // (issue 21, item 1): only the GET that follows signs in.
+    if (request.method === "HEAD") {
+      return reply
+        .code(sessions.linkTokenWorks(query.t) ? 200 : 401)
+        .type("text/html; charset=utf-8")
+        .send();
+    }
+    if (!sessions.consumeLinkToken(query.t)) {
+      // A browser already signed in (a reload of the used link, a second click) goes on to the page.
+      if (sessions.hasSession(request.headers.cookie)) return reply.code(303).header("location", location).send();
+      return reply.code(401).headers(STATUS_HEADERS).type("text/html; charset=utf-8").send(refusedLinkPage());
+    }
     return reply.code(303).header("set-cookie", sessions.newSessionCookie()).header("location", location).send();
   });
 
@@ -60,9 +76,14 @@ export const uiPageRoutes: FastifyPluginAsync<UiPageOptions> = async (app, { fil
     if (!files.built) {
       return reply
         .code(503)
-        .header("cache-control", "no-store")
+        .headers(STATUS_HEADERS)
         .type("text/html; charset=utf-8")
-        .send(plainPage("The web UI is not built", "Run <code>npm install</code> in the repository to build it."));
+        .send(
+          statusPage(
+            "The web UI is not built",
+            "<p>Run <code>npm install</code> (or <code>npm run build</code>) in the Notify checkout to build it, then reload this page.</p>",
+          ),
+        );
     }
     let file = files.get(path);
     // A missing hashed asset is a 404; any other path is a page of the app (client-side routing).

@@ -26,6 +26,8 @@ export class UiSessions {
   constructor(
     private readonly authToken: string,
     private readonly clock: Clock,
+    /** Called with a link's token once it is used (the broker removes the link's redirect page). */
+    private readonly onLinkUsed?: (token: string) => void,
   ) {
     this.macKey = createHash("sha256").update("notify-ui-session\0").update(authToken).digest();
   }
@@ -46,6 +48,13 @@ export class UiSessions {
     return { token, expiresAt };
   }
 
+  /** Whether a login token would sign in now, without using it up (a HEAD on the link). */
+  linkTokenWorks(token: unknown): boolean {
+    if (typeof token !== "string" || token.length === 0 || token.length > 200) return false;
+    const expiresAt = this.links.get(hashOf(token));
+    return expiresAt !== undefined && expiresAt > this.clock.now();
+  }
+
   /** Uses up a login token; true once per token, while it is fresh. */
   consumeLinkToken(token: unknown): boolean {
     if (typeof token !== "string" || token.length === 0 || token.length > 200) return false;
@@ -53,6 +62,11 @@ export class UiSessions {
     const expiresAt = this.links.get(hash);
     if (expiresAt === undefined) return false;
     this.links.delete(hash);
+    try {
+      this.onLinkUsed?.(token);
+    } catch {
+      // A page that cannot be removed is removed by the next open once expired; the sign-in goes on.
+    }
     return expiresAt > this.clock.now();
   }
 
