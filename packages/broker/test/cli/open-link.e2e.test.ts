@@ -35,7 +35,8 @@ function fakeOpener() {
     `#!/bin/sh
 printf '%s' "$1" > '${record}.arg'
 printf '%s' "$$" > '${record}.pid.tmp' && mv '${record}.pid.tmp' '${record}.pid'
-while [ ! -e '${record}.release' ]; do sleep 0.05; done
+# Ends with its test: released, or its temp dir removed (a failed test must not leave it looping).
+while [ ! -e '${record}.release' ] && [ -d '${dir}' ]; do sleep 0.05; done
 exit "\${FAKE_OPENER_EXIT:-0}"
 `,
     { mode: 0o755 },
