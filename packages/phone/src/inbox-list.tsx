@@ -1,3 +1,4 @@
+import { AgentText, agentString } from "./agent-text.js";
 import { groupKey, type NoticeCard, type QuestionCard as Question } from "./cards.js";
 import { QuestionCard } from "./question-card.js";
 
@@ -37,9 +38,9 @@ export function InboxList({ questions, notices, now, onChoice, onText }: InboxPr
   return (
     <>
       {[...groups.values()].map((group) => (
-        <section key={group.key} className="group" aria-label={group.project ?? "No project"}>
+        <section key={group.key} className="group" aria-label={agentString(group.project ?? "No project")}>
           <h2>
-            {group.project ?? "No project"}
+            <AgentText text={group.project ?? "No project"} />
             {senders.size > 1 && group.senderId ? (
               <span className="sender"> · {group.senderId.slice(0, 12)}</span>
             ) : null}
@@ -54,12 +55,20 @@ export function InboxList({ questions, notices, now, onChoice, onText }: InboxPr
             />
           ))}
           {group.notices.map((notice) => (
-            <article key={notice.envelopeId} className="notice" aria-label={notice.notification.title}>
+            <article key={notice.envelopeId} className="notice" aria-label={agentString(notice.notification.title)}>
               <p className="meta">
-                <span className="agent">{notice.notification.agent}</span>
+                <span className="agent">
+                  <AgentText text={notice.notification.agent} />
+                </span>
               </p>
-              <h3>{notice.notification.title}</h3>
-              {notice.notification.message ? <p className="message">{notice.notification.message}</p> : null}
+              <h3>
+                <AgentText text={notice.notification.title} />
+              </h3>
+              {notice.notification.message ? (
+                <p className="message">
+                  <AgentText text={notice.notification.message} />
+                </p>
+              ) : null}
             </article>
           ))}
         </section>

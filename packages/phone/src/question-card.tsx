@@ -1,4 +1,5 @@
 import { useId, useState } from "react";
+import { AgentText, agentString } from "./agent-text.js";
 import type { QuestionCard as Card } from "./cards.js";
 import { remaining } from "./use-now.js";
 
@@ -23,7 +24,7 @@ function stateLine(card: Card): string | undefined {
     case "sending":
       return "Sending…";
     case "recorded":
-      return `Sent: ${card.state.answer}`;
+      return `Sent: ${agentString(card.state.answer)}`;
     case "elsewhere":
       // An expiry is said by the countdown ("Expired"), which stays.
       if (card.state.status === "expired") return undefined;
@@ -50,13 +51,19 @@ export function QuestionCard({ card, now, onChoice, onText }: QuestionCardProps)
   return (
     <article
       className={`card${disabled ? " card-closed" : ""}`}
-      aria-label={`Question from ${question.agent ?? "an agent"}`}
+      aria-label={`Question from ${agentString(question.agent ?? "an agent")}`}
     >
       <p className="meta">
-        <span className="project">{question.project ?? "No project"}</span>
-        <span className="agent">{question.agent ?? "unknown agent"}</span>
+        <span className="project">
+          <AgentText text={question.project ?? "No project"} />
+        </span>
+        <span className="agent">
+          <AgentText text={question.agent ?? "unknown agent"} />
+        </span>
       </p>
-      <p className="prompt">{question.prompt}</p>
+      <p className="prompt">
+        <AgentText text={question.prompt} />
+      </p>
       {card.state.kind === "recorded" || (card.state.kind === "elsewhere" && !closedAsExpired) ? null : (
         <p className="countdown" role="timer">
           {expired ? "Expired" : `Expires in ${remaining(question.expires_at, now)}`}
@@ -91,9 +98,13 @@ export function QuestionCard({ card, now, onChoice, onText }: QuestionCardProps)
           {(question.choices ?? []).map((choice) => (
             <li key={choice.id}>
               <button type="button" disabled={disabled} onClick={() => onChoice(choice.id, choice.label)}>
-                {choice.label}
+                <AgentText text={choice.label} />
               </button>
-              {choice.detail === undefined ? null : <p className="detail">{choice.detail}</p>}
+              {choice.detail === undefined ? null : (
+                <p className="detail">
+                  <AgentText text={choice.detail} />
+                </p>
+              )}
             </li>
           ))}
         </ul>

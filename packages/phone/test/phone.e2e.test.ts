@@ -217,6 +217,40 @@ describe.runIf(run)("phone PWA in Chromium against the real relay and broker", (
     await hasText(card.getByRole("status"), "Sent: Fix flaky retry test");
   });
 
+  it("long unbroken names and choices wrap at 390 px; bidi controls show as tokens (issue 21, item 13)", async () => {
+    const agent = `agent-${"x".repeat(90)}`;
+    const project = `project-${"p".repeat(190)}`;
+    const label = `Allow-${"L".repeat(90)}`;
+    const asking = ask(live, [
+      "Rename invoice\u202Etxt.exe?",
+      "--kind",
+      "single_choice",
+      "--choice",
+      `long=${label}`,
+      "--choice",
+      "rlo=Deny\u2067x\u2069",
+      "--project",
+      project,
+      "--agent",
+      agent,
+    ]);
+    const card = page.getByRole("article", { name: `Question from ${agent}` });
+    await visible(card.getByRole("button", { name: label }));
+    expect(await card.locator(".prompt").textContent()).toBe("Rename invoice<U+202E>txt.exe?");
+    expect(await card.locator(".prompt .bidi-control").textContent()).toBe("<U+202E>");
+    expect(await card.getByRole("button", { name: "Deny<U+2067>x<U+2069>" }).count()).toBe(1);
+    const widths = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      viewport: window.innerWidth,
+      widest: Math.max(...[...document.querySelectorAll("main *")].map((el) => el.getBoundingClientRect().right)),
+    }));
+    expect(widths.page).toBeLessThanOrEqual(widths.viewport);
+    expect(widths.widest).toBeLessThanOrEqual(widths.viewport);
+    await page.screenshot({ path: join(SCREENSHOTS, "phone-long-names.png") });
+    await card.getByRole("button", { name: label }).click();
+    expect(await asking).toMatchObject({ code: 0, stdout: "long\n" });
+  });
+
   it("answered first on the desktop, the phone's card closes as answered elsewhere", async () => {
     const asking = ask(live, ["Merge the dependency update?", "--agent", "aider", "--project", "shop-api"]);
     const card = page.getByRole("article", { name: "Question from aider" });
@@ -281,12 +315,13 @@ describe.runIf(run)("phone PWA in Chromium against the real relay and broker", (
     expect(await card.getByRole("button", { name: "Yes" }).isDisabled()).toBe(true);
     await card.getByRole("button", { name: "Yes" }).click({ force: true });
     await page.screenshot({ path: join(SCREENSHOTS, "phone-expired.png") });
-    // Nothing reached the relay for it: the broker's feed holds only the two answers given above.
+    // Nothing reached the relay for it: the broker's feed holds only the three answers given above.
     const feed = (await relay.poll(installation)).json();
     expect(feed.responses.map((row: { interaction_id: string }) => row.interaction_id)).not.toContain(
       event.body.interaction.id,
     );
-    expect(feed.responses).toHaveLength(2); // the choice and the text above; nothing from the closed cards
+    // The two choices and the text above; nothing from the closed cards.
+    expect(feed.responses).toHaveLength(3);
   });
 
   it("the service worker shows a notification titled from the decrypted question on a push (DevTools protocol)", async () => {

@@ -1,3 +1,4 @@
+import { showBidiControls } from "@notify/contracts/text";
 import type { InteractionDto } from "../interactions/types.js";
 import type { TypeRegistry } from "../notifications/type-ids.js";
 import type { NotificationDto, Priority } from "../notifications/types.js";
@@ -11,7 +12,10 @@ export interface ToastAction {
   label: string;
 }
 
-/** What a desktop adapter shows; platform-neutral (docs/desktop.md, "Adapter interface"). */
+/**
+ * What a desktop adapter shows; platform-neutral (docs/desktop.md, "Adapter interface"). Title, body and action
+ * labels carry no bidi control: each is shown as a visible `<U+202E>` token (docs/security.md, "Bidi controls").
+ */
 export interface Toast {
   /** `n:<notification id>` or `q:<interaction id>` for a question that has no notification of its own. */
   key: string;
@@ -87,7 +91,7 @@ export function isAnswerableOnToast(interaction: InteractionDto): boolean {
 }
 
 export function choiceActions(interaction: InteractionDto): ToastAction[] {
-  return interaction.choices.map((choice) => ({ key: `choice:${choice.id}`, label: choice.label }));
+  return interaction.choices.map((choice) => ({ key: `choice:${choice.id}`, label: showBidiControls(choice.label) }));
 }
 
 const OPEN_ACTION: ToastAction = { key: "default", label: "Open" };
@@ -96,8 +100,8 @@ export function notificationToast(notification: NotificationDto, types: TypeRegi
   const styling = stylingOf(notification.type, types);
   return {
     key: `n:${notification.id}`,
-    title: notification.title,
-    body: notification.message,
+    title: showBidiControls(notification.title),
+    body: showBidiControls(notification.message),
     priority: notification.priority,
     typeId: notification.type,
     styleTypeId: styling.styleTypeId,
@@ -114,8 +118,10 @@ export function questionToast(interaction: InteractionDto, types: TypeRegistry):
   const styling = stylingOf(typeId, types);
   const toast: Toast = {
     key: `q:${interaction.id}`,
-    title: `${interaction.kind === "permission" ? "Permission needed" : "Question"} from ${interaction.agent}`,
-    body: interaction.prompt,
+    title: showBidiControls(
+      `${interaction.kind === "permission" ? "Permission needed" : "Question"} from ${interaction.agent}`,
+    ),
+    body: showBidiControls(interaction.prompt),
     priority: "high",
     typeId,
     styleTypeId: styling.styleTypeId,

@@ -1,3 +1,4 @@
+import { agentString } from "../agent-text.js";
 import type { InboxFilter } from "./filters.js";
 
 interface Props {
@@ -47,7 +48,7 @@ function Select(props: { label: string; value: string; options: string[]; onChan
         <option value="">All</option>
         {props.options.map((option) => (
           <option key={option} value={option}>
-            {option.replaceAll("_", " ")}
+            {agentString(option).replaceAll("_", " ")}
           </option>
         ))}
       </select>

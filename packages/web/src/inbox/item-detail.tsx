@@ -1,5 +1,6 @@
 import type { UiInteraction, UiNotification } from "@notify/contracts/ui";
 import { useEffect, useState } from "react";
+import { AgentText } from "../agent-text.js";
 import { ApiError, api } from "../api/client.js";
 import { inboxStore, useInbox } from "../api/inbox-store.js";
 import { fullTime } from "../format.js";
@@ -53,20 +54,26 @@ function Fields({ item }: { item: UiNotification | UiInteraction }) {
         {entries.map(([key, value]) => (
           <div key={key}>
             <dt>{key}</dt>
-            <dd>{/_at$|At$/.test(key) && typeof value === "string" ? fullTime(value) : String(value)}</dd>
+            <dd>
+              {/_at$|At$/.test(key) && typeof value === "string" ? fullTime(value) : <AgentText text={String(value)} />}
+            </dd>
           </div>
         ))}
       </dl>
       {response && (
         <>
           <h2>Response</h2>
-          <pre>{JSON.stringify(response, null, 2)}</pre>
+          <pre>
+            <AgentText text={JSON.stringify(response, null, 2)} />
+          </pre>
         </>
       )}
       {metadata && (
         <>
           <h2>Metadata</h2>
-          <pre>{JSON.stringify(metadata, null, 2)}</pre>
+          <pre>
+            <AgentText text={JSON.stringify(metadata, null, 2)} />
+          </pre>
         </>
       )}
     </div>

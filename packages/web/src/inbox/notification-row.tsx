@@ -1,5 +1,6 @@
 import type { UiNotification } from "@notify/contracts/ui";
 import { useState } from "react";
+import { AgentText, agentString } from "../agent-text.js";
 import { ApiError, api } from "../api/client.js";
 import { inboxStore } from "../api/inbox-store.js";
 import { shortTime, typeLabel } from "../format.js";
@@ -37,17 +38,25 @@ export function NotificationRow({
       <div className="meta">
         <span className="badge">{typeLabel(n.type)}</span>
         {n.priority !== "normal" && <span className={`badge priority`}>{n.priority}</span>}
-        <span>{n.agent}</span>
-        {n.project && <span>{n.project}</span>}
+        <span className="who">
+          <AgentText text={n.agent} />
+        </span>
+        {n.project && (
+          <span className="who">
+            <AgentText text={n.project} />
+          </span>
+        )}
         <time dateTime={n.createdAt} title={`Created ${new Date(n.createdAt).toLocaleString()}`}>
           {shortTime(n.createdAt)}
         </time>
         {n.updatedAt !== n.createdAt && <span className="muted">updated {shortTime(n.updatedAt)}</span>}
       </div>
       <h2 id={titleId} className="title">
-        {n.title}
+        <AgentText text={n.title} />
       </h2>
-      <p className="message">{n.message}</p>
+      <p className="message">
+        <AgentText text={n.message} />
+      </p>
       <div className="actions">
         {n.status === "active" ? (
           <>
@@ -70,7 +79,7 @@ export function NotificationRow({
           <Link
             className="details"
             href={`/ui/notifications/${encodeURIComponent(n.id)}`}
-            aria-label={`Details of ${n.title}`}
+            aria-label={`Details of ${agentString(n.title)}`}
           >
             Details
           </Link>

@@ -1,5 +1,6 @@
 import type { UiInteraction, UiRespondBody } from "@notify/contracts/ui";
 import { useEffect, useState } from "react";
+import { AgentText, agentString } from "../agent-text.js";
 import { ApiError, api } from "../api/client.js";
 import { inboxStore } from "../api/inbox-store.js";
 import { countdown, shortTime } from "../format.js";
@@ -29,8 +30,14 @@ export function QuestionCard({
     <article className={`card question status-${q.status}`} aria-labelledby={promptId} data-item-id={q.id}>
       <div className="meta">
         <span className="badge question-badge">Question · {KIND_LABEL[q.kind]}</span>
-        <span>{q.agent}</span>
-        {q.project && <span>{q.project}</span>}
+        <span className="who">
+          <AgentText text={q.agent} />
+        </span>
+        {q.project && (
+          <span className="who">
+            <AgentText text={q.project} />
+          </span>
+        )}
         <time dateTime={q.created_at}>{shortTime(q.created_at)}</time>
         {q.status === "pending" && <Countdown expiresAt={q.expires_at} />}
         {detailLink && (
@@ -40,7 +47,7 @@ export function QuestionCard({
         )}
       </div>
       <h2 id={promptId} className="prompt">
-        {q.prompt}
+        <AgentText text={q.prompt} />
       </h2>
       {q.status === "pending" && !answeredElsewhere.has(q.id) ? <Answer q={q} /> : <Outcome q={q} />}
     </article>
@@ -142,11 +149,11 @@ function Answer({ q }: { q: UiInteraction }) {
                 aria-describedby={choice.detail ? `${q.id}-${choice.id}-detail` : undefined}
                 onClick={() => void send(bodyFor({ choice_id: choice.id }))}
               >
-                {choice.label}
+                <AgentText text={choice.label} />
               </button>
               {choice.detail && (
                 <p id={`${q.id}-${choice.id}-detail`} className="choice-detail">
-                  {choice.detail}
+                  <AgentText text={choice.detail} />
                 </p>
               )}
             </li>
@@ -174,7 +181,11 @@ function Outcome({ q }: { q: UiInteraction }) {
     case "answered": {
       const response = q.response;
       const choice = q.choices.find((entry) => entry.id === response?.choice_id);
-      const what = choice ? `“${choice.label}”` : response?.text !== undefined ? `“${response.text}”` : "";
+      const what = choice
+        ? `“${agentString(choice.label)}”`
+        : response?.text !== undefined
+          ? `“${agentString(response.text)}”`
+          : "";
       const who = response?.source ? ` from ${response.source}` : "";
       text = `Answered ${what}${who}${q.answered_at ? ` at ${shortTime(q.answered_at)}` : ""}`;
       break;

@@ -131,7 +131,7 @@ export function OutboundPage() {
         )}
         {routes.data && routes.data.length > 0 && (
           <div className="table-scroll">
-            <table>
+            <table className="stack-table">
               <thead>
                 <tr>
                   <th scope="col">Name</th>
@@ -147,16 +147,16 @@ export function OutboundPage() {
               <tbody>
                 {routes.data.map((route) => (
                   <tr key={route.id}>
-                    <td>{route.name}</td>
-                    <td>{providerName(route.providerId)}</td>
-                    <td>
+                    <td data-label="Name">{route.name}</td>
+                    <td data-label="Provider">{providerName(route.providerId)}</td>
+                    <td data-label="Gates">
                       ≥ {route.minimumPriority}
                       {route.typeId ? `, type ${route.typeId}` : ""}
                       {route.project ? `, project ${route.project}` : ""}
                       {route.agent ? `, agent ${route.agent}` : ""}
                     </td>
-                    <td>{route.includeMessage ? "included" : "title only"}</td>
-                    <td>
+                    <td data-label="Message">{route.includeMessage ? "included" : "title only"}</td>
+                    <td data-label="Enabled">
                       <input
                         type="checkbox"
                         aria-label={`Route ${route.name} enabled`}
