@@ -48,6 +48,8 @@ export function QuestionCard({ card, now, onChoice, onText }: QuestionCardProps)
   const expired = closedAsExpired || Date.parse(question.expires_at) <= now;
   const disabled = expired || card.state.kind !== "open" || card.senderId === null;
   const status = stateLine(card);
+  // A text answer this phone sent stays in its box, after a reload too (the card's state keeps it).
+  const sentText = question.kind === "text" && card.state.kind === "recorded" ? card.state.answer : undefined;
   return (
     <article
       className={`card${disabled ? " card-closed" : ""}`}
@@ -80,14 +82,15 @@ export function QuestionCard({ card, now, onChoice, onText }: QuestionCardProps)
           <label htmlFor={textId}>Your answer</label>
           <textarea
             id={textId}
-            value={text}
+            value={sentText ?? text}
+            readOnly={sentText !== undefined}
             maxLength={question.text_max_length}
             disabled={disabled}
             rows={3}
             onChange={(event) => setText(event.target.value)}
           />
           <p className="hint">
-            {text.length}/{question.text_max_length}
+            {(sentText ?? text).length}/{question.text_max_length}
           </p>
           <button type="submit" disabled={disabled || text.trim() === ""}>
             Send

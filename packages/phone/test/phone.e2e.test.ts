@@ -217,6 +217,17 @@ describe.runIf(run)("phone PWA in Chromium against the real relay and broker", (
     await hasText(card.getByRole("status"), "Sent: Fix flaky retry test");
   });
 
+  it("a sent text answer is still shown in its box after a reload (issue 21, item 20)", async () => {
+    await page.reload();
+    const card = page.getByRole("article", { name: "Question from codex" });
+    const box = card.getByRole("textbox");
+    await visible(box);
+    await expect.poll(() => box.inputValue(), { timeout: E2E_WAIT_MS }).toBe("Fix flaky retry test");
+    expect(await box.getAttribute("readonly")).not.toBeNull();
+    await hasText(card.getByRole("status"), "Sent: Fix flaky retry test");
+    expect(await card.getByRole("button", { name: "Send" }).isDisabled()).toBe(true);
+  });
+
   it("long unbroken names and choices wrap at 390 px; bidi controls show as tokens (issue 21, item 13)", async () => {
     const agent = `agent-${"x".repeat(90)}`;
     const project = `project-${"p".repeat(190)}`;
