@@ -66,7 +66,8 @@ describe.skipIf(!run)("the Providers page in Chromium", () => {
     await page.getByRole("textbox", { name: "Base URL" }).fill(providerUrl);
     await page.getByLabel("API key").fill(PROVIDER_KEY);
     await page.getByRole("button", { name: "Fetch models" }).click();
-    const picker = page.getByRole("group", { name: /Models \(0 of 3 ticked\)/ });
+    // Every fetched model starts ticked (issue 21, item 18): saving untouched never saves 0 models.
+    const picker = page.getByRole("group", { name: /Models \(3 of 3 ticked\)/ });
     await picker.waitFor();
     expect(await picker.getByRole("listitem").allTextContents()).toEqual([
       "local-coder-7b chat",
@@ -76,6 +77,9 @@ describe.skipIf(!run)("the Providers page in Chromium", () => {
     expect(seen.at(-1)?.authorization).toBe(`Bearer ${PROVIDER_KEY}`);
     expect(await axeViolations(page)).toEqual([]);
 
+    for (const name of ["local-coder-7b chat", "local-chat-3b chat", "gpt-5.2 responses"])
+      await page.getByRole("checkbox", { name }).uncheck();
+    await page.getByText("No model ticked: this provider would be saved with no models").waitFor();
     await page.getByRole("checkbox", { name: "local-coder-7b chat" }).check();
     await page.getByRole("checkbox", { name: "gpt-5.2 responses" }).check();
     await page.getByRole("group", { name: /Models \(2 of 3 ticked\)/ }).waitFor();

@@ -51,7 +51,10 @@ export function ProviderSetup({
         ...keyFields(),
       });
       setFetched(result);
-      setTicked(new Set([...ticked].filter((id) => result.models.some((model) => model.id === id))));
+      // Every fetched model starts ticked (docs/router.md, "Providers"): a person fetches models to use them, and
+      // an untouched list once saved a provider with no model at all. A fetch again keeps what was unticked.
+      const before = new Set(fetched?.models.map((model) => model.id));
+      setTicked(new Set(result.models.map((model) => model.id).filter((id) => ticked.has(id) || !before.has(id))));
     } catch (failure) {
       setError(messageOf(failure));
     } finally {
@@ -146,6 +149,11 @@ export function ProviderSetup({
         </button>
       </div>
       {fetched && <ModelPicker fetched={fetched} ticked={ticked} onChange={setTicked} />}
+      {fetched && fetched.models.length > 0 && ticked.size === 0 && typed.trim() === "" && (
+        <p className="warning" role="status">
+          No model ticked: this provider would be saved with no models, and the router would offer none of its models.
+        </p>
+      )}
       <label>
         <span>Other model IDs (comma separated)</span>
         <input value={typed} onChange={(event) => setTyped(event.target.value)} />
