@@ -17,7 +17,17 @@ const PAGES = [
   { path: "/ui/relay", label: "Relay" },
 ];
 
-type Session = { state: "checking" } | { state: "in"; info: SessionInfo } | { state: "out" } | { state: "down" };
+type Session =
+  | { state: "checking" }
+  | { state: "in"; info: SessionInfo }
+  | { state: "out"; command?: string }
+  | { state: "down" };
+
+/** The broker's `open_command` from a 401 of /ui/api/session (`notify open` or `npx notify open`). */
+function openCommandOf(error: unknown): string | undefined {
+  const body = error instanceof ApiError ? (error.body as { open_command?: unknown } | undefined) : undefined;
+  return typeof body?.open_command === "string" ? body.open_command : undefined;
+}
 
 export function App() {
   const [session, setSession] = useState<Session>({ state: "checking" });
@@ -26,7 +36,12 @@ export function App() {
   useEffect(() => {
     api.session().then(
       (info) => setSession({ state: "in", info }),
-      (error: unknown) => setSession({ state: error instanceof ApiError && error.status === 401 ? "out" : "down" }),
+      (error: unknown) =>
+        setSession(
+          error instanceof ApiError && error.status === 401
+            ? { state: "out", ...(openCommandOf(error) ? { command: openCommandOf(error) as string } : {}) }
+            : { state: "down" },
+        ),
     );
     return onUnauthorized(() => setSession({ state: "out" }));
   }, []);
@@ -70,7 +85,7 @@ export function App() {
       </header>
       <main id="main" tabIndex={-1}>
         {session.state === "checking" && <p className="muted">Loading…</p>}
-        {session.state === "out" && <SignIn />}
+        {session.state === "out" && <SignIn command={session.command ?? "notify open"} />}
         {session.state === "down" && (
           <section className="notice">
             <h1>The broker is not answering</h1>
@@ -115,7 +130,7 @@ function Page({ path }: { path: string }) {
   );
 }
 
-function SignIn() {
+function SignIn({ command }: { command: string }) {
   return (
     <section className="notice">
       <h1>Sign in to Notify</h1>
@@ -125,7 +140,7 @@ function SignIn() {
           Use the <strong>Web UI</strong> link that <code>npm start</code> printed, or
         </li>
         <li>
-          run <code>notify open</code> (or <code>notify open --print</code>) for a new one.
+          run <code>{command}</code> (or <code>{command} --print</code>) for a new one.
         </li>
       </ul>
     </section>

@@ -52,6 +52,7 @@ import { uiSessionRoutes } from "./routes/ui-session.js";
 import { SOUND_UPLOAD_PREFIX, uiSoundRoutes } from "./routes/ui-sounds.js";
 import { uiStreamRoutes } from "./routes/ui-stream.js";
 import { uiTypeRoutes } from "./routes/ui-types.js";
+import { cliCommand } from "./ui/status-page.js";
 import { UiEventLog } from "./ui/ui-event-log.js";
 import type { UiSessions } from "./ui/ui-sessions.js";
 import { UiFiles } from "./ui/ui-static.js";
@@ -323,7 +324,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
           return reply.code(403).send({ error: "missing X-Notify-UI: 1" });
         }
         // Beyond the spec: the page's session cookie or the CLI's bearer token (docs/security.md).
-        if (!options.ui.sessions.admit(request.headers)) return reply.code(401).send({ error: "unauthorized" });
+        if (!options.ui.sessions.admit(request.headers)) {
+          // The page's sign-in screen names the command as this user runs it, as the refused-link page does.
+          const body =
+            request.url.split("?")[0] === "/ui/api/session" ? { open_command: `${cliCommand().command} open` } : {};
+          return reply.code(401).send({ error: "unauthorized", ...body });
+        }
         return undefined;
       });
       ui.setNotFoundHandler((_request, reply) => {

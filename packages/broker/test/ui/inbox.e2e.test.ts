@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cliCommand } from "../../src/http/ui/status-page.js";
 import type { Json } from "../helpers.js";
 import { axeViolations, chromiumAvailable, signedInPage, startUiBroker, type UiBroker, useBrowser } from "./browser.js";
 
@@ -23,6 +24,10 @@ describe.skipIf(!run)("web UI inbox in Chromium", () => {
     await page.goto(`${ui.broker.url}/ui/`);
     await page.getByRole("heading", { name: "Sign in to Notify" }).waitFor();
     expect(await page.getByRole("navigation").count()).toBe(0);
+    // The command is named as this user runs it, by the broker's rule (the refused-link page's too).
+    const command = `${cliCommand().command} open`;
+    await page.locator("code", { hasText: new RegExp(`^${command}$`) }).waitFor();
+    await page.locator("code", { hasText: new RegExp(`^${command} --print$`) }).waitFor();
     await page.goto(ui.loginLink());
     await page.getByRole("heading", { name: "Inbox" }).waitFor();
     const cookies = await context.cookies();

@@ -35,6 +35,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The error body as sent (a 401 from /ui/api/session names the `open_command`). */
+    readonly body?: unknown,
   ) {
     super(message);
     this.name = "ApiError";
@@ -70,7 +72,7 @@ export async function call<T>(method: string, path: string, body?: unknown): Pro
   if (!response.ok) {
     if (response.status === 401) for (const listener of unauthorizedListeners) listener();
     const message = (data as Partial<ErrorBody> | undefined)?.error;
-    throw new ApiError(response.status, typeof message === "string" ? message : response.statusText);
+    throw new ApiError(response.status, typeof message === "string" ? message : response.statusText, data);
   }
   return data as T;
 }
