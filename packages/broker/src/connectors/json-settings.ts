@@ -5,11 +5,15 @@ type Json = Record<string, unknown>;
 
 /** A settings file's JSON object ({} when there is none); a file that is not one is refused and left as it was. */
 export function parseSettingsFile(file: string): Json {
-  const bytes = readIfExists(file);
-  if (bytes === undefined) return {};
+  return parseSettingsText(readIfExists(file)?.toString("utf8"), file);
+}
+
+/** `text` (the content of `file`, undefined when there is none) as a settings object, or the same refusal. */
+export function parseSettingsText(text: string | undefined, file: string): Json {
+  if (text === undefined) return {};
   let parsed: unknown;
   try {
-    parsed = JSON.parse(bytes.toString("utf8"));
+    parsed = JSON.parse(text);
   } catch (error) {
     throw new ConnectorError(
       409,
