@@ -1,6 +1,7 @@
 import {
   closeSync,
   fstatSync,
+  fsyncSync,
   linkSync,
   lstatSync,
   openSync,
@@ -13,7 +14,8 @@ import {
   unlinkSync,
 } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { temporaryBeside, writeNewFile } from "./private-files.js";
+import { isDeepStrictEqual } from "node:util";
+import { openNewFile, temporaryBeside } from "./private-files.js";
 
 /**
  * Editing a file that belongs to someone else (an agent's settings.json, config.toml, hooks.json):
@@ -48,7 +50,13 @@ export interface EditOutcome<T> {
   changed: boolean;
 }
 
-const ATTEMPTS = 8;
+const ATTEMPTS = 40;
+/** How long a write into the replaced file is still caught (a writer that opened it just before the rename). */
+const LATE_WRITE_GRACE_MS = 30;
+
+const sleep = (ms: number): void => {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+};
 
 /** The path a chain of symlinks ends at (which need not exist); `path` itself when it is no link. */
 export function resolveLinks(path: string): string {
@@ -99,6 +107,9 @@ export function editFile<T>(
   file: string,
   plan: (current: Buffer | undefined, mode: number | undefined) => EditPlan<T>,
 ): EditOutcome<T> {
+  // After an owner's write reached a file Notify had just replaced: the owner's content (what the next attempt
+  // works on) and what the path held when that was worked out.
+  let owner: { content: Buffer | undefined; atPath: Buffer | undefined } | undefined;
   for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
     const real = resolveLinks(file);
     let fd: number | undefined;
@@ -108,38 +119,83 @@ export function editFile<T>(
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     }
     try {
-      const before = fd === undefined ? undefined : readAll(fd);
-      const beforeMode = fd === undefined ? undefined : fstatSync(fd).mode & 0o7777;
-      const decided = plan(before, beforeMode);
-      if (decided.content === undefined) return { before, beforeMode, result: decided.result, changed: false };
-      let temporary: string | undefined;
-      if (decided.content !== null) {
-        temporary = temporaryBeside(real);
-        writeNewFile(temporary, decided.content, decided.mode ?? beforeMode ?? 0o600);
+      const atPath = fd === undefined ? undefined : readAll(fd);
+      const pathMode = fd === undefined ? undefined : fstatSync(fd).mode & 0o7777;
+      if (owner !== undefined && !sameBytes(owner.atPath, atPath)) {
+        owner = { content: carryOver(owner.atPath, atPath, owner.content, real), atPath };
       }
+      const before = owner === undefined ? atPath : owner.content;
+      const beforeMode = pathMode;
+      let decided: EditPlan<T>;
+      try {
+        decided = plan(before, beforeMode);
+      } catch (error) {
+        // Bytes caught halfway through someone else's write (a refusal such as "cannot parse"): when the file has
+        // changed since, work it out again on what is there now.
+        if (attempt + 1 < ATTEMPTS && !sameBytes(readPath(real), atPath)) continue;
+        throw error;
+      }
+      let content = decided.content;
+      if (content === undefined) {
+        if (owner === undefined) return { before, beforeMode, result: decided.result, changed: false };
+        // Nothing to do on the owner's content, but the path still holds Notify's earlier write.
+        content = owner.content ?? null;
+      }
+      let temporary: { path: string; fd: number } | undefined;
+      if (content !== null) {
+        const path = temporaryBeside(real);
+        temporary = { path, fd: openNewFile(path, content, decided.mode ?? pathMode ?? 0o600, false) };
+      }
+      const discard = () => {
+        if (temporary === undefined) return;
+        closeSync(temporary.fd);
+        rmSync(temporary.path, { force: true });
+      };
       // Still what the plan was worked out on? Otherwise work it out again on the new content.
-      if (!sameBytes(readPath(real), before) || resolveLinks(file) !== real) {
-        if (temporary !== undefined) rmSync(temporary, { force: true });
+      if (!sameBytes(readPath(real), atPath) || resolveLinks(file) !== real) {
+        discard();
         continue;
       }
-      if (temporary === undefined) unlinkSync(real);
-      else if (before === undefined) {
+      if (temporary === undefined) {
+        if (atPath !== undefined) unlinkSync(real);
+      } else if (atPath === undefined) {
         // A new file: link() fails when one appeared meanwhile, where a rename would replace it.
         try {
-          linkSync(temporary, real);
+          linkSync(temporary.path, real);
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+          discard();
           continue;
-        } finally {
-          rmSync(temporary, { force: true });
         }
-      } else renameSync(temporary, real);
-      // An edit that reached the replaced file between the check and the rename: it is put back and the edit
-      // worked out again on it.
+        rmSync(temporary.path, { force: true });
+      } else {
+        try {
+          renameSync(temporary.path, real);
+        } catch (error) {
+          discard();
+          throw error;
+        }
+      }
+      // Flushed after the rename: the time between the check above and the rename stays short.
+      if (temporary !== undefined) {
+        fsyncSync(temporary.fd);
+        closeSync(temporary.fd);
+      }
+      // A write that reached the replaced file after the check (a writer that opened it just before the rename
+      // writes within moments, so it is looked at again after a short grace period): the owner's change is carried
+      // onto the owner's content, together with anything written to Notify's new file since, and the edit is
+      // worked out again on that.
       if (fd !== undefined) {
-        const late = readAll(fd);
-        if (!late.equals(before as Buffer)) {
-          restoreLateEdit(real, decided.content, late, beforeMode as number);
+        let late = readAll(fd);
+        if (late.equals(atPath as Buffer)) {
+          sleep(LATE_WRITE_GRACE_MS);
+          late = readAll(fd);
+        }
+        if (!late.equals(atPath as Buffer)) {
+          const written = content === null ? undefined : typeof content === "string" ? Buffer.from(content) : content;
+          const now = readPath(real);
+          const mine = carryOver(atPath, late, before, real);
+          owner = { content: carryOver(written, now, mine, real), atPath: now };
           continue;
         }
       }
@@ -153,26 +209,45 @@ export function editFile<T>(
   );
 }
 
-/**
- * The owner wrote to the file Notify had just replaced: the owner's bytes come back in its place, with anything
- * appended to Notify's new file since (an append after the rename reaches the new file).
- */
-function restoreLateEdit(real: string, written: string | Buffer | null, late: Buffer, mode: number): void {
-  const now = readPath(real);
-  let extra: Buffer = Buffer.alloc(0);
-  if (written !== null && now !== undefined) {
-    const mine = typeof written === "string" ? Buffer.from(written, "utf8") : written;
-    if (now.subarray(0, mine.length).equals(mine)) extra = now.subarray(mine.length);
-    else {
-      throw new EditConflictError(
-        `${real} was changed by two writers at once while Notify edited it; Notify's edit is in the file, the other ` +
-          "writer's change may need redoing",
-      );
-    }
-  } else if (now !== undefined) {
-    throw new EditConflictError(`${real} was recreated while Notify removed it; check its content`);
+type Json = Record<string, unknown>;
+
+const parseObject = (bytes: Buffer | undefined): Json | undefined => {
+  try {
+    const parsed: unknown = JSON.parse((bytes ?? Buffer.alloc(0)).toString("utf8"));
+    return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Json) : undefined;
+  } catch {
+    return undefined;
   }
-  const temporary = temporaryBeside(real);
-  writeNewFile(temporary, Buffer.concat([late, extra]), mode);
-  renameSync(temporary, real);
+};
+
+/**
+ * Carries the owner's change `base` -> `edited` onto `onto`: lines appended (the text grew at its end), or, for
+ * JSON objects, every top-level key the owner set, changed or removed. Anything else cannot be merged safely and
+ * is refused.
+ */
+function carryOver(
+  base: Buffer | undefined,
+  edited: Buffer | undefined,
+  onto: Buffer | undefined,
+  file: string,
+): Buffer | undefined {
+  if (sameBytes(base, edited)) return onto;
+  const from = base ?? Buffer.alloc(0);
+  const to = edited ?? Buffer.alloc(0);
+  if (edited !== undefined && to.length >= from.length && to.subarray(0, from.length).equals(from)) {
+    return Buffer.concat([onto ?? Buffer.alloc(0), to.subarray(from.length)]);
+  }
+  const [was, is, target] = [parseObject(base), parseObject(edited), parseObject(onto)];
+  if (was !== undefined && is !== undefined && target !== undefined) {
+    for (const key of new Set([...Object.keys(was), ...Object.keys(is)])) {
+      if (isDeepStrictEqual(was[key], is[key])) continue;
+      if (key in is) target[key] = is[key];
+      else delete target[key];
+    }
+    return Buffer.from(`${JSON.stringify(target, null, 2)}\n`);
+  }
+  throw new EditConflictError(
+    `${file} was changed by another program while Notify edited it, in a way Notify cannot merge; nothing of Notify's ` +
+      "was left in it: check the file, then run this again",
+  );
 }

@@ -31,17 +31,25 @@ export function ensurePrivateDir(dir: string): void {
 
 /** Writes `bytes` to a new file with exactly `mode` (fchmod: not filtered by the umask), flushed to disk. */
 export function writeNewFile(path: string, bytes: string | Buffer, mode: number): void {
+  closeSync(openNewFile(path, bytes, mode, true));
+}
+
+/**
+ * Writes `bytes` to a new file with exactly `mode` and returns its open descriptor; `sync`: flushed first (else the
+ * caller flushes it, e.g. after a rename, to keep the time between a check and the rename short).
+ */
+export function openNewFile(path: string, bytes: string | Buffer, mode: number, sync: boolean): number {
   const fd = openSync(path, "wx", 0o600);
   try {
     writeSync(fd, typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes);
     fchmodSync(fd, mode);
-    fsyncSync(fd);
+    if (sync) fsyncSync(fd);
   } catch (error) {
     closeSync(fd);
     rmSync(path, { force: true });
     throw error;
   }
-  closeSync(fd);
+  return fd;
 }
 
 /** A temporary name beside `path` (same directory, so the rename is atomic). */
