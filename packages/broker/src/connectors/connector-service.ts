@@ -2,6 +2,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentAccountView } from "@notify/contracts/ui";
 import type { ConfigSnapshot } from "@notify/router";
+import { withoutBom } from "../fs/text-style.js";
 import {
   type AccountEnv,
   type AgentAccount,
@@ -248,6 +249,7 @@ export class ConnectorService {
           selectors: routedSelectors(snapshot).map((selector) => ({ id: selector.id, model: selector.model })),
           replaceLineup: options.replaceLineup === true,
         }),
+        current,
       );
     return () => {
       connection.files[file] = this.writeFile(account, file, render, previous?.files[file], reason, notices);
@@ -284,9 +286,9 @@ export class ConnectorService {
           ? disconnectCodexConfig
           : (text: string) => {
               try {
-                const document = JSON.parse(text) as Record<string, unknown>;
+                const document = JSON.parse(withoutBom(text)) as Record<string, unknown>;
                 return connection.prior
-                  ? serializeSettings(disconnectClaudeSettings(document, connection.prior))
+                  ? serializeSettings(disconnectClaudeSettings(document, connection.prior), text)
                   : text;
               } catch {
                 return text;

@@ -1,3 +1,4 @@
+import { inStyle, textStyle, withoutBom } from "../fs/text-style.js";
 import { ConnectorError } from "./connector-error.js";
 import { readIfExists } from "./file-store.js";
 
@@ -13,7 +14,7 @@ export function parseSettingsText(text: string | undefined, file: string): Json 
   if (text === undefined) return {};
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(withoutBom(text));
   } catch (error) {
     throw new ConnectorError(
       409,
@@ -26,5 +27,9 @@ export function parseSettingsText(text: string | undefined, file: string): Json 
   return parsed as Json;
 }
 
-/** Two-space JSON with a final newline, as Claude Code writes its own settings. */
-export const serializeSettings = (document: Json): string => `${JSON.stringify(document, null, 2)}\n`;
+/**
+ * Two-space JSON with a final newline, as Claude Code writes its own settings; with `like` (the file's current text),
+ * its byte order mark and line ends are kept.
+ */
+export const serializeSettings = (document: Json, like?: string): string =>
+  inStyle(`${JSON.stringify(document, null, 2)}\n`, textStyle(like));

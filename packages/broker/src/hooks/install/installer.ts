@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { EditConflictError, type EditOutcome, editFile } from "../../fs/edit-file.js";
 import { ensurePrivateDir, writePrivateFile } from "../../fs/private-files.js";
+import { inStyle, textStyle, withoutBom } from "../../fs/text-style.js";
 import { type AgentId, displayName } from "../agents.js";
 import { addNotify, installedEvents, stripNotify } from "./entries.js";
 import { type Scope, type Target, type TargetEnv, targetFor } from "./targets.js";
@@ -85,7 +86,7 @@ function backup(context: InstallContext, target: Target, bytes: Buffer): string 
 function parseSettings(target: Target, bytes: Buffer): Json {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(bytes.toString("utf8"));
+    parsed = JSON.parse(withoutBom(bytes.toString("utf8")));
   } catch (error) {
     throw new HookInstallError(
       `cannot parse ${target.file} (${(error as Error).message}); it was left as it was: fix it, then run this again`,
@@ -120,7 +121,7 @@ export function install(agent: AgentId, scope: Scope, context: InstallContext): 
     const updated = structuredClone(document);
     addNotify(updated, agent, context.program, context.extra);
     if (bytes !== undefined && isDeepStrictEqual(updated, document)) return { content: undefined, result: "" };
-    const text = `${JSON.stringify(updated, null, 2)}\n`;
+    const text = inStyle(`${JSON.stringify(updated, null, 2)}\n`, textStyle(bytes?.toString("utf8")));
     return { content: text, result: text };
   });
   if (!outcome.changed) return { target, changed: false, summary: `already installed in ${target.file}` };
@@ -180,7 +181,8 @@ export function uninstall(agent: AgentId, scope: Scope, context: InstallContext)
     }
     const document = parseSettings(target, bytes);
     if (!stripNotify(document, agent)) return { content: undefined, result: "none" };
-    return { content: `${JSON.stringify(document, null, 2)}\n`, result: "stripped" };
+    const text = inStyle(`${JSON.stringify(document, null, 2)}\n`, textStyle(bytes.toString("utf8")));
+    return { content: text, result: "stripped" };
   });
   if (outcome.result === "missing" || outcome.result === "none") {
     if (outcome.result === "missing" && record !== undefined) {
