@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, fchmodSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { resolveLinks } from "../fs/edit-file.js";
 import { ensurePrivateDir } from "../fs/private-files.js";
 
 export const CONFIG_FILE_NAME = "config.json";
@@ -50,7 +51,8 @@ export function readConfigFile(dataDir: string): Record<string, unknown> {
  */
 export function writeConfigFile(dataDir: string, contents: Record<string, unknown>): void {
   ensurePrivateDir(dataDir);
-  const path = configPath(dataDir);
+  // A config.json kept elsewhere through a symlink stays a link: the file it points at is replaced (still 0600).
+  const path = resolveLinks(configPath(dataDir));
   const temp = `${path}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
   const fd = openSync(temp, "wx", 0o600);
   try {
