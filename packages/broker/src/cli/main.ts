@@ -136,7 +136,11 @@ function buildProgram(): Command {
     .addOption(new Option("--scope <scope>", "user settings or this project's").choices(["user", "project"]))
     .option("--json", "print {agent, scope, file, changed, backup} as JSON")
     .action(async (agent, options) => (await import("./commands/hooks.js")).hooksInstall({ ...options, agent }));
-  clientCommand(hooks, "uninstall <agent>", "remove Notify's hooks (restores the file byte for byte when untouched)")
+  clientCommand(
+    hooks,
+    "uninstall [agent]",
+    "remove Notify's hooks, from every agent where they are when none is named (restores the file byte for byte when untouched)",
+  )
     .addOption(new Option("--scope <scope>", "user settings or this project's").choices(["user", "project"]))
     .option("--json", "print {agent, scope, file, changed, backup} as JSON")
     .action(async (agent, options) => (await import("./commands/hooks.js")).hooksUninstall({ ...options, agent }));

@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fchmodSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { resolveLinks } from "../fs/edit-file.js";
+import { ensurePrivateDir } from "../fs/private-files.js";
 
 export const CONFIG_FILE_NAME = "config.json";
 
@@ -48,11 +50,13 @@ export function readConfigFile(dataDir: string): Record<string, unknown> {
  * holds the bearer token. Every key of `contents` is written, so unknown keys survive a round trip.
  */
 export function writeConfigFile(dataDir: string, contents: Record<string, unknown>): void {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const path = configPath(dataDir);
+  ensurePrivateDir(dataDir);
+  // A config.json kept elsewhere through a symlink stays a link: the file it points at is replaced (still 0600).
+  const path = resolveLinks(configPath(dataDir));
   const temp = `${path}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
   const fd = openSync(temp, "wx", 0o600);
   try {
+    fchmodSync(fd, 0o600);
     writeSync(fd, `${JSON.stringify(contents, null, 2)}\n`);
     fsyncSync(fd);
   } catch (error) {

@@ -1,8 +1,10 @@
-import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { AgentFileBackup } from "@notify/contracts/ui";
+import { editFile } from "../fs/edit-file.js";
+import { ensurePrivateDir, writePrivateFile } from "../fs/private-files.js";
 import type { ConnectorAgent } from "./accounts.js";
-import { readJsonFile, writeAtomically, writeJsonFile } from "./file-store.js";
+import { readJsonFile, writeJsonFile } from "./file-store.js";
 
 /** One copy of an agent file taken before Notify changed it (the shared shape in @notify/contracts/ui). */
 export type Backup = AgentFileBackup;
@@ -20,7 +22,7 @@ export class BackupStore {
   private readonly indexPath: string;
 
   constructor(
-    dataDir: string,
+    private readonly dataDir: string,
     private readonly now: () => Date = () => new Date(),
   ) {
     this.dir = join(dataDir, "connectors", "backups");
@@ -33,14 +35,20 @@ export class BackupStore {
 
   /** Copies `file` (which must exist) and returns the record. */
   take(agent: ConnectorAgent, account: string, file: string, reason: string): Backup {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    return this.takeBytes(agent, account, file, readFileSync(file), reason);
+  }
+
+  /** Keeps `bytes`, the content `file` had, as a copy (0600 in a 0700 directory). */
+  takeBytes(agent: ConnectorAgent, account: string, file: string, bytes: Buffer, reason: string): Backup {
+    ensurePrivateDir(this.dataDir);
+    ensurePrivateDir(join(this.dataDir, "connectors"));
+    ensurePrivateDir(this.dir);
     const stamp = this.now().toISOString();
     const index = this.index();
     let id = `${stamp.replaceAll(/[-:.]/g, "").replace("T", "-").replace("Z", "")}-${agent}-${basename(file).replace(/\W/g, "_")}`;
     for (let n = 2; index.some((entry) => entry.id === id); n += 1) id = `${id.replace(/-\d+$/, "")}-${n}`;
     const path = join(this.dir, `${id}.bak`);
-    const bytes = readFileSync(file);
-    writeAtomically(path, bytes);
+    writePrivateFile(path, bytes);
     const stored: Stored = { id, agent, account, file, created_at: stamp, bytes: bytes.length, reason, path };
     writeJsonFile(this.indexPath, [...index, stored]);
     return publicView(stored);
@@ -71,8 +79,13 @@ export class BackupStore {
   restore(id: string): { restored: Backup; saved?: Backup } | undefined {
     const entry = this.index().find((candidate) => candidate.id === id && existsSync(candidate.path));
     if (!entry) return undefined;
-    const saved = existsSync(entry.file) ? this.take(entry.agent, entry.account, entry.file, "restore") : undefined;
-    writeAtomically(entry.file, readFileSync(entry.path));
+    const bytes = readFileSync(entry.path);
+    // Through a symlink, keeping the file's mode, never over an edit made meanwhile (fs/edit-file.ts).
+    const outcome = editFile(entry.file, () => ({ content: bytes, result: undefined }));
+    const saved =
+      outcome.before !== undefined
+        ? this.takeBytes(entry.agent, entry.account, entry.file, outcome.before, "restore")
+        : undefined;
     return { restored: publicView(entry), ...(saved ? { saved } : {}) };
   }
 }

@@ -108,7 +108,7 @@ export function connectCodexConfig(ownerText: string, connection: CodexConnectio
   for (const [table, keys] of tables) {
     if (!ownerTables.has(table)) out.push(...regionLines({ name: table, lines: [`[${table}]`, ...keys] }));
   }
-  return joinLines({ lines: out, newline: parsed.newline, trailing: true });
+  return joinLines({ lines: out, newline: parsed.newline, trailing: true, bom: parsed.bom === true });
 }
 
 /** The owner's file without anything Notify wrote. */

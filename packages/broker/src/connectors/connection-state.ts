@@ -22,6 +22,8 @@ export interface FileRecord {
   original?: string | undefined;
   /** SHA-256 of Notify's last write: equal at disconnect means nobody changed the file since. */
   writtenSha256: string;
+  /** The mode the file had before Notify made it 0600 (it was readable by others); a restore puts it back. */
+  mode?: number | undefined;
 }
 
 export interface Connection {

@@ -2,6 +2,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentAccountView } from "@notify/contracts/ui";
 import type { ConfigSnapshot } from "@notify/router";
+import { withoutBom } from "../fs/text-style.js";
 import {
   type AccountEnv,
   type AgentAccount,
@@ -14,10 +15,10 @@ import { type Backup, BackupStore, directoryExists } from "./backups.js";
 import { connectClaudeSettings, disconnectClaudeSettings, recordPrior } from "./claude-settings.js";
 import { buildCodexCatalog, hostCachedModels } from "./codex-catalog.js";
 import { connectCodexConfig, disconnectCodexConfig } from "./codex-config.js";
-import { type Connection, ConnectionState, type ConnectOptions } from "./connection-state.js";
+import { type Connection, ConnectionState, type ConnectOptions, type FileRecord } from "./connection-state.js";
 import { ConnectorError } from "./connector-error.js";
-import { readIfExists, writeJsonFile } from "./file-store.js";
-import { parseSettingsFile, serializeSettings } from "./json-settings.js";
+import { writeJsonFile } from "./file-store.js";
+import { parseSettingsFile, parseSettingsText, serializeSettings } from "./json-settings.js";
 import { defaultSelector, resolves, routedSelectors } from "./selectors.js";
 
 export interface ConnectorDeps {
@@ -66,8 +67,11 @@ export class ConnectorService {
     return routedSelectors(this.deps.snapshot()).map((selector) => selector.id);
   }
 
-  /** Connects every installed account of `agent`. */
-  connect(agent: ConnectorAgent, input: Partial<ConnectOptions>): AccountView[] {
+  /**
+   * Connects every installed account of `agent`. `notices` receives what the owner should know (a file made 0600
+   * because it was readable by others and now holds the router key).
+   */
+  connect(agent: ConnectorAgent, input: Partial<ConnectOptions>, notices?: string[]): AccountView[] {
     const accounts = this.accounts().filter((account) => account.agent === agent);
     const installed = accounts.filter((account) => account.installed);
     if (installed.length === 0) {
@@ -81,7 +85,9 @@ export class ConnectorService {
     const options = this.checkedOptions(input);
     // Every account's files are read and worked out before any is written: one that cannot be parsed refuses the
     // whole connect, and no other account is left connected by half.
-    const commits = installed.map((account) => this.prepare(account, options, this.state.get(account.id), "connect"));
+    const commits = installed.map((account) =>
+      this.prepare(account, options, this.state.get(account.id), "connect", notices),
+    );
     for (const commit of commits) commit();
     return this.list().filter((account) => account.agent === agent);
   }
@@ -180,7 +186,7 @@ export class ConnectorService {
   }
 
   private write(account: AgentAccount, options: ConnectOptions, previous: Connection | undefined, reason: string) {
-    this.prepare(account, options, previous, reason)();
+    this.prepare(account, options, previous, reason, [])();
   }
 
   /**
@@ -192,6 +198,7 @@ export class ConnectorService {
     options: ConnectOptions,
     previous: Connection | undefined,
     reason: string,
+    notices?: string[],
   ): () => void {
     const router = this.deps.router();
     const snapshot = this.deps.snapshot();
@@ -209,20 +216,20 @@ export class ConnectorService {
       const catalog = join(this.deps.dataDir, "connectors", `${account.id.replace(":", "-")}-models.json`);
       const entries = buildCodexCatalog(snapshot, hostCachedModels(account.dir));
       const file = join(account.dir, "config.toml");
-      const current = readIfExists(file)?.toString("utf8") ?? "";
-      const text = connectCodexConfig(current, {
-        baseUrl: `${base}/router/v1`,
-        routerKey: router.key as string,
-        model: options.model,
-        effort: options.effort,
-        subagentModel: options.subagentModel,
-        subagentEffort: options.subagentEffort,
-        reviewModel: options.reviewModel,
-        catalogPath: catalog,
-      });
+      const render = (current: string | undefined): string =>
+        connectCodexConfig(current ?? "", {
+          baseUrl: `${base}/router/v1`,
+          routerKey: router.key as string,
+          model: options.model,
+          effort: options.effort,
+          subagentModel: options.subagentModel,
+          subagentEffort: options.subagentEffort,
+          reviewModel: options.reviewModel,
+          catalogPath: catalog,
+        });
       return () => {
         writeJsonFile(catalog, entries);
-        connection.files[file] = writeAgentFile(this.backups, account, file, text, previous?.files[file], reason);
+        connection.files[file] = this.writeFile(account, file, render, previous?.files[file], reason, notices);
         connection.catalog = catalog;
         this.state.put(account.id, connection);
       };
@@ -231,21 +238,44 @@ export class ConnectorService {
     const file = join(account.dir, "settings.json");
     const document = parseSettingsFile(file);
     const prior = previous?.prior ?? recordPrior(document);
-    const next = connectClaudeSettings(document, prior, {
-      baseUrl: `${base}/router`,
-      routerKey: router.key as string,
-      model: options.model,
-      smallModel: options.smallModel,
-      subagentModel: options.subagentModel,
-      selectors: routedSelectors(snapshot).map((selector) => ({ id: selector.id, model: selector.model })),
-      replaceLineup: options.replaceLineup === true,
-    });
-    const text = serializeSettings(next);
+    const render = (current: string | undefined): string =>
+      serializeSettings(
+        connectClaudeSettings(parseSettingsText(current, file), prior, {
+          baseUrl: `${base}/router`,
+          routerKey: router.key as string,
+          model: options.model,
+          smallModel: options.smallModel,
+          subagentModel: options.subagentModel,
+          selectors: routedSelectors(snapshot).map((selector) => ({ id: selector.id, model: selector.model })),
+          replaceLineup: options.replaceLineup === true,
+        }),
+        current,
+      );
     return () => {
-      connection.files[file] = writeAgentFile(this.backups, account, file, text, previous?.files[file], reason);
+      connection.files[file] = this.writeFile(account, file, render, previous?.files[file], reason, notices);
       connection.prior = prior;
       this.state.put(account.id, connection);
     };
+  }
+
+  /** Writes one agent file; a file readable by others that now holds the router key was made 0600: said here. */
+  private writeFile(
+    account: AgentAccount,
+    file: string,
+    render: (current: string | undefined) => string,
+    record: FileRecord | undefined,
+    reason: string,
+    notices: string[] | undefined,
+  ): FileRecord {
+    const written = writeAgentFile(this.backups, account, file, render, record, reason);
+    if (written.tightenedFrom !== undefined) {
+      const notice =
+        `${file} was readable by others (mode ${written.tightenedFrom.toString(8).padStart(4, "0")}) and now ` +
+        "holds the router key: made it 0600 (disconnect puts the mode back)";
+      notices?.push(notice);
+      this.deps.warn?.(`router connectors: ${notice}`);
+    }
+    return written.record;
   }
 
   private release(account: AgentAccount, connection: Connection): void {
@@ -256,9 +286,9 @@ export class ConnectorService {
           ? disconnectCodexConfig
           : (text: string) => {
               try {
-                const document = JSON.parse(text) as Record<string, unknown>;
+                const document = JSON.parse(withoutBom(text)) as Record<string, unknown>;
                 return connection.prior
-                  ? serializeSettings(disconnectClaudeSettings(document, connection.prior))
+                  ? serializeSettings(disconnectClaudeSettings(document, connection.prior), text)
                   : text;
               } catch {
                 return text;

@@ -27,23 +27,31 @@ export const regionLines = (region: Region): string[] => [
   endLine(region.name),
 ];
 
-/** The file's lines and its newline (CRLF kept when the owner uses it); `trailing`: it ended with a newline. */
+/**
+ * The file's lines and its newline (CRLF kept when the owner uses it); `trailing`: it ended with a newline; `bom`:
+ * it began with a UTF-8 byte order mark, which stays the file's first character (Codex refuses one anywhere else).
+ */
 export interface Lines {
   lines: string[];
   newline: string;
   trailing: boolean;
+  bom?: boolean;
 }
+
+const BOM = "\uFEFF";
 
 export function splitLines(text: string): Lines {
-  const newline = text.includes("\r\n") ? "\r\n" : "\n";
-  if (text === "") return { lines: [], newline, trailing: true };
-  const trailing = text.endsWith("\n");
-  const body = trailing ? text.slice(0, text.endsWith("\r\n") ? -2 : -1) : text;
-  return { lines: body.split(/\r?\n/), newline, trailing };
+  const bom = text.startsWith(BOM);
+  const body = bom ? text.slice(BOM.length) : text;
+  const newline = body.includes("\r\n") ? "\r\n" : "\n";
+  if (body === "") return { lines: [], newline, trailing: true, bom };
+  const trailing = body.endsWith("\n");
+  const content = trailing ? body.slice(0, body.endsWith("\r\n") ? -2 : -1) : body;
+  return { lines: content.split(/\r?\n/), newline, trailing, bom };
 }
 
-export const joinLines = ({ lines, newline, trailing }: Lines): string =>
-  lines.length === 0 ? "" : lines.join(newline) + (trailing ? newline : "");
+export const joinLines = ({ lines, newline, trailing, bom }: Lines): string =>
+  (bom ? BOM : "") + (lines.length === 0 ? "" : lines.join(newline) + (trailing ? newline : ""));
 
 /** Removes every managed region and un-comments the owner's lines: the file as it would be without Notify. */
 export function stripRegions(text: string): string {

@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, createSecretKey, type KeyObject, randomBytes } from "node:crypto";
-import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, fchmodSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { ensurePrivateDir } from "../fs/private-files.js";
 
 export const SECRET_KEY_FILE = "secret.key";
 
@@ -41,10 +42,11 @@ export class SecretSealer {
       if (error instanceof SecretsUnreadableError) throw error;
       if (!create || (error as NodeJS.ErrnoException).code !== "ENOENT") throw new SecretsUnreadableError();
     }
-    mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
+    ensurePrivateDir(this.dataDir);
     const key = randomBytes(32);
     const fd = openSync(this.keyFile(), "wx", 0o600);
     try {
+      fchmodSync(fd, 0o600);
       writeSync(fd, key);
     } finally {
       closeSync(fd);

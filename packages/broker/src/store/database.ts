@@ -1,6 +1,7 @@
-import { closeSync, mkdirSync, openSync } from "node:fs";
+import { closeSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { ensurePrivateDir } from "../fs/private-files.js";
 import { migrate } from "./migrations.js";
 
 export const DATABASE_FILE_NAME = "notify.db";
@@ -19,7 +20,7 @@ export function openDatabase(path: string): DatabaseSync {
 /** Opens (creating, mode 0600) a SQLite file with the broker's pragmas, without running the broker's migrations. */
 export function openDatabaseFile(path: string): DatabaseSync {
   if (path !== ":memory:") {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    ensurePrivateDir(dirname(path));
     // Created readable by the user only (it holds nonces); SQLite gives -wal and -shm the same mode.
     closeSync(openSync(path, "a", 0o600));
   }

@@ -253,21 +253,27 @@ describe("ConnectorService (spec 3, Agent connectors 1, 4)", () => {
     expect(readdirSync(join(dataDir, "connectors")).filter((name) => name.endsWith("-models.json"))).toEqual([]);
   });
 
-  it("an owner's file keeps its mode; copies, state and new files are 0600", () => {
+  it("an owner's file readable by others is made 0600 (and said so); copies, state and new files are 0600", () => {
     mkdirSync(claudeDir());
     const file = join(claudeDir(), "settings.json");
     writeFileSync(file, '{"theme":"dark"}\n', { mode: 0o640 });
     chmodSync(file, 0o640);
-    service.connect("claude-code", {});
+    const notices: string[] = [];
+    service.connect("claude-code", {}, notices);
+    expect(notices).toEqual([expect.stringContaining(`${file} was readable by others (mode 0640)`)]);
     mkdirSync(codexDir());
     service.connect("codex", {});
     const mode = (path: string) => statSync(path).mode & 0o777;
-    expect(mode(file)).toBe(0o640);
+    expect(mode(file)).toBe(0o600);
     expect(mode(join(codexDir(), "config.toml"))).toBe(0o600);
     expect(mode(join(dataDir, "connectors", "state.json"))).toBe(0o600);
     for (const backup of readdirSync(join(dataDir, "connectors", "backups"))) {
       expect(mode(join(dataDir, "connectors", "backups", backup))).toBe(0o600);
     }
+    // The key is gone again with the byte-for-byte restore: the owner's own mode comes back.
+    service.disconnect("claude-code");
+    expect(readFileSync(file, "utf8")).toBe('{"theme":"dark"}\n');
+    expect(mode(file)).toBe(0o640);
   });
 
   it("a file Notify created goes again at disconnect; one the owner changed since keeps the owner's change", () => {

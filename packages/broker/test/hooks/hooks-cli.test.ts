@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliBroker, cliEnv, runCli, startCliBroker } from "../cli/cli-harness.js";
+import { CLI, type CliBroker, cliEnv, runCli, startCliBroker } from "../cli/cli-harness.js";
 import { claude } from "./fixtures.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read JSON loosely.
@@ -77,5 +77,56 @@ describe("notify hooks install / status / uninstall through the CLI", () => {
     const removed = await runCli(["hooks", "uninstall", "claude-code", ...cli.target], env);
     expect(removed.code).toBe(0);
     expect(removed.stdout).toContain(`claude-code (user): removed ${file}`);
+  });
+});
+
+/** The CLI run in `cwd` (the project scope is the working directory's). */
+function runIn(cwd: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ["ignore", "pipe", "inherit"] });
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout }));
+  });
+}
+
+describe("notify hooks status and uninstall without an agent (issue 21, item 16)", () => {
+  it("status keeps the path apart from a long state; uninstall without an agent removes every install", async () => {
+    const userHome = mkdtempSync(join(tmpdir(), "notify-hooks-all-"));
+    const project = join(userHome, "project");
+    mkdirSync(join(userHome, ".claude"), { recursive: true });
+    mkdirSync(join(userHome, ".codex"), { recursive: true });
+    mkdirSync(project);
+    const settings = join(userHome, ".claude", "settings.json");
+    writeFileSync(settings, '{"model": "opus"}\n');
+    const env = cliEnv({ HOME: userHome });
+    try {
+      const nothing = await runIn(project, ["hooks", "uninstall", ...cli.target], env);
+      expect(nothing).toEqual({ code: 0, stdout: expect.stringMatching(/^nothing to uninstall/) });
+      for (const args of [["claude-code"], ["codex"], ["claude-code", "--scope", "project"]]) {
+        expect((await runIn(project, ["hooks", "install", ...args, ...cli.target], env)).code).toBe(0);
+      }
+      const status = await runIn(project, ["hooks", "status", ...cli.target], env);
+      const row = status.stdout.split("\n").find((line) => line.startsWith("claude-code user"));
+      // The longest state (five events) and the path are two columns, not one word.
+      expect(row).toMatch(/installed \(PermissionRequest, PostToolUse, Notification, Stop, UserPromptSubmit\) {2,}\//);
+      expect(row?.endsWith(` ${settings}`)).toBe(true);
+
+      const removed = await runIn(project, ["hooks", "uninstall", ...cli.target], env);
+      expect(removed.code).toBe(0);
+      expect(removed.stdout).toContain(`claude-code (user): restored ${settings} as it was before`);
+      expect(removed.stdout).toContain(`codex (user): removed ${join(userHome, ".codex", "hooks.json")}`);
+      expect(removed.stdout).toContain(`claude-code (project): removed ${join(project, ".claude", "settings.json")}`);
+      expect(readFileSync(settings, "utf8")).toBe('{"model": "opus"}\n');
+      const after = await runIn(project, ["hooks", "status", "--json", ...cli.target], env);
+      expect(JSON.parse(after.stdout).installs.every((row: Json) => row.events?.length === 0)).toBe(true);
+      const again = await runIn(project, ["hooks", "uninstall", "--json", ...cli.target], env);
+      expect(JSON.parse(again.stdout)).toEqual([]);
+    } finally {
+      rmSync(userHome, { recursive: true, force: true });
+    }
   });
 });

@@ -187,4 +187,28 @@ describe("notify hooks install / uninstall (issue 12, item 1)", () => {
     expect(existsSync(join(home, ".claude", "settings.json"))).toBe(false);
     expect(existsSync(join(home, ".claude"))).toBe(true);
   });
+
+  it("a settings.json with a BOM and CRLF line ends: BOM first and CRLF in what is added; uninstall restores it", () => {
+    mkdirSync(join(home, ".claude"));
+    const file = join(home, ".claude", "settings.json");
+    const before = `\uFEFF${USER_SETTINGS.replaceAll("\n", "\r\n")}\r\n`;
+    writeFileSync(file, before);
+    install("claude-code", "user", context);
+    const installed = readFileSync(file, "utf8");
+    expect(installed.startsWith("\uFEFF")).toBe(true);
+    expect(installed.replaceAll("\r\n", "")).not.toContain("\n");
+    expect(JSON.parse(installed.slice(1)).hooks.Stop).toHaveLength(1);
+    uninstall("claude-code", "user", context);
+    expect(readFileSync(file, "utf8")).toBe(before);
+    // Changed since install: only Notify's entries come out, in the file's own style.
+    install("claude-code", "user", context);
+    const edited = JSON.parse(readFileSync(file, "utf8").slice(1));
+    writeFileSync(file, `\uFEFF${JSON.stringify({ ...edited, theme: "dark" }, null, 2).replaceAll("\n", "\r\n")}\r\n`);
+    uninstall("claude-code", "user", context);
+    const stripped = readFileSync(file, "utf8");
+    expect(stripped.startsWith("\uFEFF")).toBe(true);
+    expect(stripped.replaceAll("\r\n", "")).not.toContain("\n");
+    expect(JSON.parse(stripped.slice(1))).toMatchObject({ theme: "dark", model: "opus" });
+    expect(JSON.parse(stripped.slice(1)).hooks.PostToolUse).toHaveLength(1);
+  });
 });

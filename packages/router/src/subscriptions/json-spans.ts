@@ -33,7 +33,13 @@ export function jsonValueSpans(text: string, wanted: ReadonlySet<string>): Map<s
         const key = JSON.parse(text.slice(keyStart, at)) as string;
         skip();
         at++; // colon
-        value(depth === 0 ? key : depth === 1 && path !== undefined ? `${path}.${key}` : undefined, depth + 1);
+        // A key holding a dot is never part of a path: a top-level key named "tokens.refresh_token" is not the
+        // nested tokens.refresh_token.
+        const dotted = key.includes(".");
+        value(
+          dotted ? undefined : depth === 0 ? key : depth === 1 && path !== undefined ? `${path}.${key}` : undefined,
+          depth + 1,
+        );
         skip();
         if (text[at] === ",") {
           at++;

@@ -1,6 +1,17 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
+import {
+  closeSync,
+  fchmodSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
+import { basename, dirname, isAbsolute, join } from "node:path";
 import { jsonValueSpans } from "./json-spans.js";
 
 /**
@@ -85,41 +96,62 @@ export interface RenewedTokens {
  * made meanwhile is kept), and only the string values of `tokens.access_token`, `tokens.refresh_token`,
  * `tokens.id_token` and `last_refresh` are replaced in its text: key order, spacing and every other field (known or
  * not) stay byte for byte. A file missing one of those fields is re-serialized the way Codex writes it (pretty JSON,
- * two spaces). The new file is written whole beside the old one with the same permissions and renamed over it.
+ * two spaces). The new file is written whole beside the old one (beside the file a symlink points at) with exactly
+ * the same mode, and renamed over it; only the nested `tokens` keys are touched, never a top-level key whose name
+ * holds a dot.
  */
 export function writeRenewedTokens(path: string, renewed: RenewedTokens, now: Date): void {
-  const original = readFileSync(path, "utf8");
+  // A symlinked auth.json (dotfiles) stays a link: the file it points at is the one replaced.
+  const real = realpathSync(path);
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const original = readFileSync(real, "utf8");
+    const next = renewedText(original, renewed, now);
+    // Codex may have renewed or rewritten the file meanwhile: its write wins over a rename based on an older read,
+    // and the renewal is worked out again on the new content.
+    if (replaceIfUnchanged(real, original, next)) return;
+  }
+  throw new Error(`${path} kept changing while the router wrote renewed tokens into it`);
+}
+
+function renewedText(original: string, renewed: RenewedTokens, now: Date): string {
   const parsed = JSON.parse(original) as Record<string, unknown>;
   const values: Record<string, string> = { "tokens.access_token": renewed.accessToken };
   if (renewed.refreshToken) values["tokens.refresh_token"] = renewed.refreshToken;
   if (renewed.idToken) values["tokens.id_token"] = renewed.idToken;
   values.last_refresh = now.toISOString();
   const spans = jsonValueSpans(original, new Set(Object.keys(values)));
-  let next: string;
   if (Object.keys(values).every((field) => spans.get(field)?.isString)) {
-    next = original;
+    let next = original;
     const ordered = [...spans.entries()].sort((a, b) => b[1].start - a[1].start);
     for (const [field, span] of ordered) {
       next = `${next.slice(0, span.start)}${JSON.stringify(values[field])}${next.slice(span.end)}`;
     }
-  } else {
-    const tokens = (parsed.tokens ?? {}) as Record<string, unknown>;
-    tokens.access_token = renewed.accessToken;
-    if (renewed.refreshToken) tokens.refresh_token = renewed.refreshToken;
-    if (renewed.idToken) tokens.id_token = renewed.idToken;
-    parsed.tokens = tokens;
-    parsed.last_refresh = values.last_refresh;
-    next = JSON.stringify(parsed, null, 2);
+    return next;
   }
-  writeAtomically(path, next);
+  const nested = parsed.tokens;
+  const tokens = (nested !== null && typeof nested === "object" && !Array.isArray(nested) ? nested : {}) as Record<
+    string,
+    unknown
+  >;
+  tokens.access_token = renewed.accessToken;
+  if (renewed.refreshToken) tokens.refresh_token = renewed.refreshToken;
+  if (renewed.idToken) tokens.id_token = renewed.idToken;
+  parsed.tokens = tokens;
+  parsed.last_refresh = values.last_refresh;
+  return JSON.stringify(parsed, null, 2);
 }
 
-function writeAtomically(path: string, contents: string): void {
-  const mode = statSync(path).mode & 0o777;
-  const temporary = `${path}.notify-${randomBytes(6).toString("hex")}.tmp`;
-  const fd = openSync(temporary, "wx", mode);
+/**
+ * Writes `contents` beside `real` with exactly its mode (fchmod: the umask does not narrow or change it) and renames
+ * it over `real`, unless `real` no longer holds `expected`. Returns whether it did.
+ */
+function replaceIfUnchanged(real: string, expected: string, contents: string): boolean {
+  const mode = statSync(real).mode & 0o7777;
+  const temporary = join(dirname(real), `.${basename(real)}.notify-${randomBytes(6).toString("hex")}.tmp`);
+  const fd = openSync(temporary, "wx", 0o600);
   try {
     writeSync(fd, contents);
+    fchmodSync(fd, mode);
     fsyncSync(fd);
   } catch (error) {
     closeSync(fd);
@@ -128,7 +160,12 @@ function writeAtomically(path: string, contents: string): void {
   }
   closeSync(fd);
   try {
-    renameSync(temporary, path);
+    if (readFileSync(real, "utf8") !== expected) {
+      rmSync(temporary, { force: true });
+      return false;
+    }
+    renameSync(temporary, real);
+    return true;
   } catch (error) {
     rmSync(temporary, { force: true });
     throw error;

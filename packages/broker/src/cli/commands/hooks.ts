@@ -40,15 +40,17 @@ function parseArgs(options: HooksOptions): { agent: AgentId; scope: Scope } {
   return { agent, scope };
 }
 
+const resultJson = (result: ChangeResult) => ({
+  agent: result.target.agent,
+  scope: result.target.scope,
+  file: result.target.file,
+  changed: result.changed,
+  backup: result.backup ?? null,
+});
+
 function report(result: ChangeResult, json: boolean | undefined, note?: string): void {
   if (json) {
-    printJson({
-      agent: result.target.agent,
-      scope: result.target.scope,
-      file: result.target.file,
-      changed: result.changed,
-      backup: result.backup ?? null,
-    });
+    printJson(resultJson(result));
     return;
   }
   process.stdout.write(`${result.target.agent} (${result.target.scope}): ${result.summary}\n`);
@@ -76,13 +78,38 @@ export async function hooksInstall(options: HooksOptions): Promise<void> {
   report(result, options.json, note);
 }
 
-/** `notify hooks uninstall <agent> [--scope user|project]`. */
+/**
+ * `notify hooks uninstall [agent] [--scope user|project]`. Without an agent: every agent and scope where Notify's
+ * hooks are found (this project's and the user's), one line each, or a line saying there was nothing to do.
+ */
 export async function hooksUninstall(options: HooksOptions): Promise<void> {
-  const { agent, scope } = parseArgs(options);
-  report(
-    run(() => uninstallHooks(agent, scope, context(options))),
-    options.json,
+  if (options.agent !== undefined && options.agent !== "") {
+    const { agent, scope } = parseArgs(options);
+    report(
+      run(() => uninstallHooks(agent, scope, context(options))),
+      options.json,
+    );
+    return;
+  }
+  if (options.scope !== undefined && !SCOPES.includes(options.scope as Scope)) {
+    throw new ExitError(1, `unknown --scope ${options.scope}: expected user or project`);
+  }
+  const found = installStatus({}).filter(
+    (row) =>
+      (row.events === null || row.events.length > 0) && (options.scope === undefined || row.scope === options.scope),
   );
+  const results = found.map((row) => run(() => uninstallHooks(row.agent, row.scope, context(options))));
+  if (options.json) {
+    printJson(results.map(resultJson));
+    return;
+  }
+  if (results.length === 0) {
+    process.stdout.write(
+      `nothing to uninstall: Notify's hooks are in no agent's ${options.scope ?? "user or project"} settings\n`,
+    );
+    return;
+  }
+  for (const result of results) report(result, false);
 }
 
 /** `notify hooks status`: what is installed where, and whether the broker answers. Exit 0 either way. */
@@ -104,17 +131,20 @@ export async function hooksStatus(options: HooksOptions): Promise<void> {
     printJson({ installs: rows, broker });
     return;
   }
-  const lines = rows.map((row) => {
-    const state =
-      row.events === null
-        ? "file cannot be parsed"
-        : row.events.length > 0
-          ? `installed (${row.events.join(", ")})`
-          : row.agentInstalled
-            ? "not installed"
-            : "agent not found";
-    return `${`${row.agent} ${row.scope}`.padEnd(20)}${state.padEnd(60)}${row.file}\n`;
-  });
+  const states = rows.map((row) =>
+    row.events === null
+      ? "file cannot be parsed"
+      : row.events.length > 0
+        ? `installed (${row.events.join(", ")})`
+        : row.agentInstalled
+          ? "not installed"
+          : "agent not found",
+  );
+  // The state column is as wide as its longest entry plus two spaces: the path never touches the state.
+  const width = Math.max(...states.map((state) => state.length)) + 2;
+  const lines = rows.map(
+    (row, index) => `${`${row.agent} ${row.scope}`.padEnd(20)}${states[index]?.padEnd(width)}${row.file}\n`,
+  );
   const brokerLine = broker.reachable
     ? `broker              answers at ${broker.url}\n`
     : `broker              does not answer${broker.url ? ` at ${broker.url}` : ""}: ${broker.error ?? ""}\n`;

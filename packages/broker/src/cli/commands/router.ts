@@ -249,19 +249,23 @@ export async function routerConnect(options: RouterConnectOptions): Promise<void
   }
   if (options.replaceLineup) body.replace_lineup = true;
   const client = createClient(options);
-  const result = await client.request<{ accounts: AgentAccountRow[] }>("POST", `${ROUTER_UI}/agents/${agent}/connect`, {
-    ui: true,
-    body,
-    flags: {
-      model: "--model",
-      effort: "--effort",
-      subagent_model: "--subagent-model",
-      subagent_effort: "--subagent-effort",
-      review_model: "--review-model",
-      small_model: "--small-model",
-      replace_lineup: "--replace-lineup",
+  const result = await client.request<{ accounts: AgentAccountRow[]; notices?: string[] }>(
+    "POST",
+    `${ROUTER_UI}/agents/${agent}/connect`,
+    {
+      ui: true,
+      body,
+      flags: {
+        model: "--model",
+        effort: "--effort",
+        subagent_model: "--subagent-model",
+        subagent_effort: "--subagent-effort",
+        review_model: "--review-model",
+        small_model: "--small-model",
+        replace_lineup: "--replace-lineup",
+      },
     },
-  });
+  );
   if (options.json) {
     printJson(result);
     return;
@@ -271,6 +275,7 @@ export async function routerConnect(options: RouterConnectOptions): Promise<void
   process.stderr.write(
     `notify: ${agent} connected to the router (${connected} account${connected === 1 ? "" : "s"})\n`,
   );
+  for (const notice of result.notices ?? []) process.stderr.write(`notify: ${notice}\n`);
 }
 
 /** `notify router disconnect <agent>`: Notify's part comes out; files nobody else changed are as before connect. */

@@ -1,16 +1,10 @@
 import { createHash } from "node:crypto";
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmdirSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from "node:fs";
+import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
+import { EditConflictError, type EditOutcome, editFile } from "../../fs/edit-file.js";
+import { ensurePrivateDir, writePrivateFile } from "../../fs/private-files.js";
+import { inStyle, textStyle, withoutBom } from "../../fs/text-style.js";
 import { type AgentId, displayName } from "../agents.js";
 import { addNotify, installedEvents, stripNotify } from "./entries.js";
 import { type Scope, type Target, type TargetEnv, targetFor } from "./targets.js";
@@ -71,24 +65,20 @@ function readRecords(context: InstallContext): Records {
 }
 
 function writeRecords(context: InstallContext, records: Records): void {
-  mkdirSync(hooksDir(context), { recursive: true });
-  writeAtomically(recordsPath(context), `${JSON.stringify(records, null, 2)}\n`);
+  ensurePrivateDir(context.dataDir);
+  writePrivateFile(recordsPath(context), `${JSON.stringify(records, null, 2)}\n`);
 }
 
-/** Writes through a temporary file and a rename, so the agent never reads half a settings file. */
-function writeAtomically(file: string, content: string | Buffer): void {
-  const temporary = join(dirname(file), `.${Date.now()}-${process.pid}.notify-tmp`);
-  writeFileSync(temporary, content);
-  renameSync(temporary, file);
-}
-
+/** A copy of the bytes from before a change, 0600 in the data dir's 0700 `hooks/backups/`. */
 function backup(context: InstallContext, target: Target, bytes: Buffer): string {
   const dir = join(hooksDir(context), "backups");
-  mkdirSync(dir, { recursive: true });
+  ensurePrivateDir(context.dataDir);
+  ensurePrivateDir(hooksDir(context));
+  ensurePrivateDir(dir);
   const stamp = (context.now?.() ?? new Date()).toISOString().replaceAll(":", "-");
   let path = join(dir, `${target.agent}-${target.scope}-${stamp}.json`);
   for (let n = 2; existsSync(path); n += 1) path = join(dir, `${target.agent}-${target.scope}-${stamp}-${n}.json`);
-  writeFileSync(path, bytes);
+  writePrivateFile(path, bytes);
   return path;
 }
 
@@ -96,7 +86,7 @@ function backup(context: InstallContext, target: Target, bytes: Buffer): string 
 function parseSettings(target: Target, bytes: Buffer): Json {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(bytes.toString("utf8"));
+    parsed = JSON.parse(withoutBom(bytes.toString("utf8")));
   } catch (error) {
     throw new HookInstallError(
       `cannot parse ${target.file} (${(error as Error).message}); it was left as it was: fix it, then run this again`,
@@ -124,23 +114,23 @@ export function install(agent: AgentId, scope: Scope, context: InstallContext): 
       `${displayName(agent)} does not seem to be installed: ${target.agentHome} does not exist (nothing was changed)`,
     );
   }
-  const existed = existsSync(target.file);
-  const bytes = existed ? readFileSync(target.file) : undefined;
-  const document = bytes !== undefined ? parseSettings(target, bytes) : {};
-  const updated = structuredClone(document);
-  addNotify(updated, agent, context.program, context.extra);
-  if (existed && isDeepStrictEqual(updated, document)) {
-    return { target, changed: false, summary: `already installed in ${target.file}` };
-  }
+  const createdDir = !existsSync(target.dir);
+  if (createdDir) mkdirSync(target.dir, { recursive: true });
+  const outcome = edit(target, (bytes) => {
+    const document = bytes !== undefined ? parseSettings(target, bytes) : {};
+    const updated = structuredClone(document);
+    addNotify(updated, agent, context.program, context.extra);
+    if (bytes !== undefined && isDeepStrictEqual(updated, document)) return { content: undefined, result: "" };
+    const text = inStyle(`${JSON.stringify(updated, null, 2)}\n`, textStyle(bytes?.toString("utf8")));
+    return { content: text, result: text };
+  });
+  if (!outcome.changed) return { target, changed: false, summary: `already installed in ${target.file}` };
 
+  const bytes = outcome.before;
+  const text = outcome.result;
   const records = readRecords(context);
   const previous = records[target.file];
   const taken = bytes !== undefined ? backup(context, target, bytes) : undefined;
-  const createdDir = !existsSync(target.dir);
-  if (createdDir) mkdirSync(target.dir, { recursive: true });
-  const text = `${JSON.stringify(updated, null, 2)}\n`;
-  writeAtomically(target.file, text);
-
   // Re-installing over Notify's own untouched write keeps the record of the user's original file.
   const keepOriginal = previous !== undefined && bytes !== undefined && sha256(bytes) === previous.installedSha256;
   const record: InstallRecord = keepOriginal
@@ -149,7 +139,7 @@ export function install(agent: AgentId, scope: Scope, context: InstallContext): 
         agent,
         scope,
         file: target.file,
-        existed,
+        existed: bytes !== undefined,
         ...(taken !== undefined ? { original: taken } : {}),
         installedSha256: sha256(text),
         createdDir,
@@ -161,6 +151,18 @@ export function install(agent: AgentId, scope: Scope, context: InstallContext): 
   return result;
 }
 
+/** editFile with a refusal the CLI shows when the file kept changing. */
+function edit<T>(target: Target, plan: Parameters<typeof editFile<T>>[1]): EditOutcome<T> {
+  try {
+    return editFile(target.file, plan);
+  } catch (error) {
+    if (error instanceof EditConflictError) throw new HookInstallError(error.message);
+    throw error;
+  }
+}
+
+type UninstallStep = "missing" | "restored" | "removed" | "stripped" | "none";
+
 /**
  * Removes Notify's entries. When the file is exactly as Notify left it, the user's original comes back byte for
  * byte (or the file goes, when Notify created it); otherwise only Notify's entries are taken out of the JSON.
@@ -169,38 +171,46 @@ export function uninstall(agent: AgentId, scope: Scope, context: InstallContext)
   const target = targetFor(agent, scope, context.where);
   const records = readRecords(context);
   const record = records[target.file];
-  if (!existsSync(target.file)) {
-    if (record !== undefined) {
+  const outcome = edit<UninstallStep>(target, (bytes) => {
+    if (bytes === undefined) return { content: undefined, result: "missing" };
+    if (record !== undefined && sha256(bytes) === record.installedSha256) {
+      if (record.existed && record.original !== undefined) {
+        return { content: readFileSync(record.original), result: "restored" };
+      }
+      if (!record.existed) return { content: null, result: "removed" };
+    }
+    const document = parseSettings(target, bytes);
+    if (!stripNotify(document, agent)) return { content: undefined, result: "none" };
+    const text = inStyle(`${JSON.stringify(document, null, 2)}\n`, textStyle(bytes.toString("utf8")));
+    return { content: text, result: "stripped" };
+  });
+  if (outcome.result === "missing" || outcome.result === "none") {
+    if (outcome.result === "missing" && record !== undefined) {
       delete records[target.file];
       writeRecords(context, records);
     }
-    return { target, changed: false, summary: `not installed (${target.file} does not exist)` };
+    return {
+      target,
+      changed: false,
+      summary:
+        outcome.result === "missing"
+          ? `not installed (${target.file} does not exist)`
+          : `not installed in ${target.file}`,
+    };
   }
-  const bytes = readFileSync(target.file);
-  if (record !== undefined && sha256(bytes) === record.installedSha256) {
-    const taken = backup(context, target, bytes);
-    if (record.existed && record.original !== undefined) {
-      writeAtomically(target.file, readFileSync(record.original));
-    } else {
-      unlinkSync(target.file);
-      if (record.createdDir && readdirSync(target.dir).length === 0) rmdirSync(target.dir);
-    }
-    delete records[target.file];
-    writeRecords(context, records);
-    const summary = record.existed ? `restored ${target.file} as it was before` : `removed ${target.file}`;
-    return { target, changed: true, backup: taken, summary };
-  }
-  const document = parseSettings(target, bytes);
-  if (!stripNotify(document, agent)) {
-    return { target, changed: false, summary: `not installed in ${target.file}` };
-  }
-  const taken = backup(context, target, bytes);
-  writeAtomically(target.file, `${JSON.stringify(document, null, 2)}\n`);
+  const taken = backup(context, target, outcome.before as Buffer);
+  if (outcome.result === "removed" && record?.createdDir && readdirSync(target.dir).length === 0) rmdirSync(target.dir);
   if (record !== undefined) {
     delete records[target.file];
     writeRecords(context, records);
   }
-  return { target, changed: true, backup: taken, summary: `removed Notify's entries from ${target.file}` };
+  const summary =
+    outcome.result === "restored"
+      ? `restored ${target.file} as it was before`
+      : outcome.result === "removed"
+        ? `removed ${target.file}`
+        : `removed Notify's entries from ${target.file}`;
+  return { target, changed: true, backup: taken, summary };
 }
 
 export interface InstallStatus {

@@ -66,7 +66,12 @@ export const uiRouterAgentRoutes: FastifyPluginAsync<UiRouterAgentsOptions> = as
     const { agent } = request.params;
     if (!isConnectorAgent(agent)) return reply.code(404).send({ error: "agent not found" });
     const options = connectOptions(request.body);
-    return answer(reply, () => ({ accounts: connectors.connect(agent, options) }));
+    // `notices`: a file Notify made 0600 because it was readable by others and now holds the router key.
+    return answer(reply, () => {
+      const notices: string[] = [];
+      const accounts = connectors.connect(agent, options, notices);
+      return { accounts, notices };
+    });
   });
 
   app.post<AgentParams>("/router/agents/:agent/disconnect", async (request, reply) => {

@@ -1,0 +1,157 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ConfigSnapshot } from "@notify/router";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ConnectorService } from "../../src/connectors/connector-service.js";
+import { type InstallContext, install, uninstall } from "../../src/hooks/install/installer.js";
+
+/**
+ * Issue 21, item 7: an owner (another process) writes to the agent's file while Notify installs and uninstalls its
+ * hooks or connects and disconnects 40 times: every line the owner wrote is still there at the end.
+ */
+
+/**
+ * The owner's writer: `append` adds `# owner line N` to a TOML file the way `echo >> file` does; `json` adds a key
+ * `"ownerN": N` to a JSON file in place (read, then one write over the whole file, as an editor saving in place).
+ * Each N is printed once its write returned; the writer pauses 0-3 ms (2-8 ms for JSON) between writes and stops
+ * on SIGTERM.
+ */
+const WRITER = `
+const fs = require("node:fs");
+const [mode, file] = process.argv.slice(1);
+let n = 0;
+let stop = false;
+process.on("SIGTERM", () => { stop = true; });
+const pause = () =>
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, mode === "append" ? Math.random() * 3 : 2 + Math.random() * 6);
+const tick = () => {
+  for (let i = 0; i < 20 && !stop; i += 1) {
+    n += 1;
+    if (mode === "append") fs.appendFileSync(file, "# owner line " + n + "\\n");
+    else {
+      const fd = fs.openSync(file, "r+");
+      const document = JSON.parse(fs.readFileSync(fd, "utf8"));
+      document["owner" + n] = n;
+      const text = Buffer.from(JSON.stringify(document, null, 2) + "\\n");
+      fs.writeSync(fd, text, 0, text.length, 0);
+      fs.ftruncateSync(fd, text.length);
+      fs.closeSync(fd);
+    }
+    process.stdout.write(n + "\\n");
+    pause();
+  }
+  if (stop) process.exit(0);
+  setImmediate(tick);
+};
+tick();
+`;
+
+let root: string;
+let home: string;
+let writer: ChildProcess | undefined;
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), "notify-concurrent-"));
+  home = join(root, "home");
+  mkdirSync(join(home, ".claude"), { recursive: true });
+  mkdirSync(join(home, ".codex"), { recursive: true });
+});
+afterEach(() => {
+  writer?.kill("SIGKILL");
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** Starts the writer and resolves once it has written a few lines; `stop` ends it and returns the written Ns. */
+async function startWriter(mode: "append" | "json", file: string): Promise<{ stop: () => Promise<number[]> }> {
+  const child = spawn(process.execPath, ["-e", WRITER, mode, file], { stdio: ["ignore", "pipe", "inherit"] });
+  writer = child;
+  let out = "";
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+    out += chunk;
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const deadline = Date.now() + 30_000;
+  while (out.split("\n").length <= 5) {
+    if (Date.now() > deadline) throw new Error("the owner's writer did not start");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return {
+    stop: async () => {
+      child.kill("SIGTERM");
+      await exited;
+      return out
+        .split("\n")
+        .filter((line) => line !== "")
+        .map(Number);
+    },
+  };
+}
+
+describe("an owner's edits made while Notify edits the same file (issue 21, item 7)", () => {
+  it("40 hooks install/uninstall cycles under an owner adding keys in place: every key survives", async () => {
+    const context: InstallContext = {
+      dataDir: join(root, "data"),
+      program: ["/usr/bin/node", "/opt/notify/dist/cli/main.js"],
+      where: { home, cwd: root, env: {} },
+    };
+    const file = join(home, ".claude", "settings.json");
+    writeFileSync(file, `${JSON.stringify({ model: "opus" }, null, 2)}\n`);
+    const owner = await startWriter("json", file);
+    for (let cycle = 0; cycle < 40; cycle += 1) {
+      install("claude-code", "user", context);
+      uninstall("claude-code", "user", context);
+    }
+    const written = await owner.stop();
+    const document = JSON.parse(readFileSync(file, "utf8"));
+    expect(written.length).toBeGreaterThan(40);
+    expect(written.filter((n) => document[`owner${n}`] !== n)).toEqual([]);
+    expect(document.hooks).toBeUndefined();
+  }, 120_000);
+
+  it("40 router connect/disconnect cycles under an owner appending lines: every line survives", async () => {
+    const snapshot: ConfigSnapshot = {
+      upstreams: [
+        {
+          id: "ups_fast",
+          slug: "fast",
+          label: "FAST",
+          wire: "responses_wire",
+          base_url: "http://127.0.0.1:9/v1",
+          has_key: false,
+          models: ["m1"],
+          enabled: true,
+          auth: "api_key",
+          model_wires: {},
+          credential_ref: null,
+          created_at: "2026-11-23T00:00:00Z",
+          updated_at: "2026-11-23T00:00:00Z",
+        },
+      ],
+      routes: [],
+      settings: { default_route: null, switch_strategy: "off", native_fallback_route: null },
+    };
+    const service = new ConnectorService({
+      dataDir: join(root, "data"),
+      snapshot: () => snapshot,
+      router: () => ({ enabled: true, key: "nrk_concurrent" }),
+      brokerUrl: () => "http://127.0.0.1:47821",
+      configuredAccounts: () => [],
+      where: { env: { HOME: home } },
+    });
+    const file = join(home, ".codex", "config.toml");
+    writeFileSync(file, 'model = "gpt-5.5"\n');
+    const owner = await startWriter("append", file);
+    for (let cycle = 0; cycle < 40; cycle += 1) {
+      service.connect("codex", {});
+      service.disconnect("codex");
+    }
+    const written = await owner.stop();
+    expect(existsSync(file)).toBe(true);
+    const lines = new Set(readFileSync(file, "utf8").split("\n"));
+    expect(written.length).toBeGreaterThan(40);
+    expect(written.filter((n) => !lines.has(`# owner line ${n}`))).toEqual([]);
+    expect(lines.has('model = "gpt-5.5"')).toBe(true);
+    expect(readFileSync(file, "utf8")).not.toContain("nrk_concurrent");
+  }, 120_000);
+});
