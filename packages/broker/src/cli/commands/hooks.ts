@@ -1,4 +1,3 @@
-import { fileURLToPath } from "node:url";
 import { AGENTS, type AgentId, isAgent } from "../../hooks/agents.js";
 import {
   type ChangeResult,
@@ -11,15 +10,13 @@ import {
 import { SCOPES, type Scope } from "../../hooks/install/targets.js";
 import { brokerTarget, type ClientOptions, createClient, nonEmpty, printJson } from "../client.js";
 import { ExitError } from "../exit-error.js";
+import { stableCommand } from "../stable-command.js";
 
 export interface HooksOptions extends ClientOptions {
   agent?: string;
   scope?: string | undefined;
   json?: boolean | undefined;
 }
-
-/** The words that start this very CLI: the hook keeps working without `notify` on the agent's PATH. */
-const program = (): string[] => [process.execPath, fileURLToPath(new URL("../main.js", import.meta.url))];
 
 function context(options: HooksOptions): InstallContext {
   const { dataDir } = brokerTarget(options);
@@ -29,7 +26,7 @@ function context(options: HooksOptions): InstallContext {
   if (dir !== undefined) extra.push("--data-dir", dir);
   const port = nonEmpty(options.port) ?? nonEmpty(process.env.NOTIFY_PORT);
   if (port !== undefined) extra.push("--port", port);
-  return { dataDir, program: program(), extra };
+  return { dataDir, program: stableCommand().program, extra };
 }
 
 function parseArgs(options: HooksOptions): { agent: AgentId; scope: Scope } {
@@ -71,6 +68,8 @@ const run = <T>(action: () => T): T => {
 export async function hooksInstall(options: HooksOptions): Promise<void> {
   const { agent, scope } = parseArgs(options);
   const result = run(() => installHooks(agent, scope, context(options)));
+  const { warning } = stableCommand();
+  if (warning !== undefined) process.stderr.write(`notify: ${warning}\n`);
   const note =
     agent === "codex" && result.changed
       ? "Codex runs a new or changed hook only after you trust it: start codex and review it with /hooks"

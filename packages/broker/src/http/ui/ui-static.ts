@@ -3,8 +3,16 @@ import { extname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 
-/** Where `npm install` (the root `prepare` script) puts the built page: packages/web/dist. */
-export const DEFAULT_UI_DIR = fileURLToPath(new URL("../../../../web/dist/", import.meta.url));
+/**
+ * The built page: ui/ inside an installed package (scripts/pack.mjs copies it there), else where `npm install` (the
+ * root `prepare` script) puts it in a checkout, packages/web/dist.
+ */
+export const DEFAULT_UI_DIR =
+  [
+    fileURLToPath(new URL("../../../ui/", import.meta.url)),
+    fileURLToPath(new URL("../../../../web/dist/", import.meta.url)),
+  ].find((dir) => existsSync(join(dir, "index.html"))) ??
+  fileURLToPath(new URL("../../../../web/dist/", import.meta.url));
 
 /**
  * The page's Content-Security-Policy: its own scripts, styles, fonts and API only; no inline script, no other

@@ -5,8 +5,13 @@ import type { FastifyInstance } from "fastify";
 import { RelayError } from "../../domain/errors.js";
 import { sendError } from "../errors.js";
 
-/** Where the phone PWA's build lands in this repository (packages/phone/dist), from src/ or dist/ alike. */
+/**
+ * The phone PWA's build: app/ inside an installed package (scripts/pack.mjs copies it there), else where it lands in
+ * this repository (packages/phone/dist), from src/ or dist/ alike.
+ */
 export function defaultAppDir(): string {
+  const installed = fileURLToPath(new URL("../../../app/", import.meta.url));
+  if (existsSync(join(installed, "index.html"))) return installed;
   return fileURLToPath(new URL("../../../../phone/dist/", import.meta.url));
 }
 
