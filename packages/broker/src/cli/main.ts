@@ -131,6 +131,24 @@ function buildProgram(): Command {
       (await import("./commands/hook.js")).hook({ ...options, agent, event, payload }),
     );
 
+  const service = program
+    .command("service")
+    .description("run the broker as a per-user service that starts at login (docs/install.md)");
+  const platform = () =>
+    new Option("--platform <platform>", "systemd or launchd (default: this system's)").choices(["systemd", "launchd"]);
+  clientCommand(service, "install", "write the systemd user unit (launchd agent on macOS), enable and start it")
+    .option("--print", "print the unit (or plist) instead of writing it")
+    .option("--json", "print {platform, file, changed, manager, broker_running} as JSON")
+    .addOption(platform())
+    .action(async (options) => (await import("./commands/service.js")).serviceInstall(options));
+  clientCommand(service, "uninstall", "stop the service and remove only the file install wrote")
+    .addOption(platform())
+    .action(async (options) => (await import("./commands/service.js")).serviceUninstall(options));
+  clientCommand(service, "status", "whether the service is installed, enabled and running, and where its logs are")
+    .option("--json", "print the status object as JSON")
+    .addOption(platform())
+    .action(async (options) => (await import("./commands/service.js")).serviceStatus(options));
+
   const hooks = program.command("hooks").description("install Notify as Claude Code's or Codex's hook (docs/hooks.md)");
   clientCommand(hooks, "install <agent>", "add Notify's hooks to claude-code or codex (backup first, idempotent)")
     .addOption(new Option("--scope <scope>", "user settings or this project's").choices(["user", "project"]))

@@ -1,0 +1,91 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+/** What runs the broker as a per-user service: the command's words and the environment the user chose. */
+export interface ServiceSpec {
+  /** The stable command (the installed `notify`, or node and the checkout's CLI) followed by `serve`. */
+  argv: string[];
+  /** NOTIFY_DATA_DIR and NOTIFY_PORT when the user set them; never a token (it stays in config.json). */
+  environment: Record<string, string>;
+}
+
+export type ServicePlatform = "systemd" | "launchd";
+
+/** The first line of every file `notify service install` writes: uninstall removes only a file that has it. */
+export const MARKER = "Written by `notify service install`; `notify service uninstall` removes it.";
+export const LAUNCHD_LABEL = "dev.notify.broker";
+
+export function systemdUnitPath(env: NodeJS.ProcessEnv = process.env): string {
+  const config =
+    env.XDG_CONFIG_HOME !== undefined && env.XDG_CONFIG_HOME !== "" ? env.XDG_CONFIG_HOME : join(homedir(), ".config");
+  return join(config, "systemd", "user", "notify.service");
+}
+
+export function launchdPlistPath(): string {
+  return join(homedir(), "Library", "LaunchAgents", `${LAUNCHD_LABEL}.plist`);
+}
+
+/** Where launchd writes the broker's output (systemd keeps it in the user journal). */
+export function launchdLogPath(): string {
+  return join(homedir(), "Library", "Logs", "notify.log");
+}
+
+/**
+ * One word of ExecStart or Environment, quoted as systemd.service(5) reads it: double quotes around anything with
+ * a space or quote, `\` and `"` escaped, and `%` and `$` doubled so systemd expands neither specifiers nor variables.
+ */
+function systemdWord(word: string): string {
+  const escaped = word.replaceAll("%", "%%").replaceAll("$", "$$$$");
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(escaped)
+    ? escaped
+    : `"${escaped.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+}
+
+/** A systemd user unit (systemd.service(5)); Restart=on-failure brings a crashed broker back, a clean stop stays. */
+export function systemdUnit(spec: ServiceSpec): string {
+  const environment = Object.entries(spec.environment).map(
+    ([name, value]) => `Environment=${systemdWord(`${name}=${value}`)}\n`,
+  );
+  return (
+    `# ${MARKER}\n` +
+    "[Unit]\n" +
+    "Description=Notify, the attention broker for AI coding agents\n" +
+    "\n" +
+    "[Service]\n" +
+    "Type=simple\n" +
+    `ExecStart=${spec.argv.map(systemdWord).join(" ")}\n` +
+    environment.join("") +
+    "Restart=on-failure\n" +
+    "RestartSec=2\n" +
+    "\n" +
+    "[Install]\n" +
+    "WantedBy=default.target\n"
+  );
+}
+
+const xml = (text: string): string =>
+  text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
+
+/** A launchd agent (launchd.plist(5)): started at login, restarted only after a crash, output to a log file. */
+export function launchdPlist(spec: ServiceSpec): string {
+  const strings = (values: string[]) => values.map((value) => `\t\t<string>${xml(value)}</string>\n`).join("");
+  const environment = Object.entries(spec.environment)
+    .map(([name, value]) => `\t\t<key>${xml(name)}</key>\n\t\t<string>${xml(value)}</string>\n`)
+    .join("");
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    '<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">\n' +
+    `<!-- ${MARKER} -->\n` +
+    '<plist version="1.0">\n' +
+    "<dict>\n" +
+    `\t<key>Label</key>\n\t<string>${LAUNCHD_LABEL}</string>\n` +
+    `\t<key>ProgramArguments</key>\n\t<array>\n${strings(spec.argv)}\t</array>\n` +
+    `\t<key>EnvironmentVariables</key>\n\t<dict>\n${environment}\t</dict>\n` +
+    "\t<key>RunAtLoad</key>\n\t<true/>\n" +
+    "\t<key>KeepAlive</key>\n\t<dict>\n\t\t<key>SuccessfulExit</key>\n\t\t<false/>\n\t</dict>\n" +
+    `\t<key>StandardOutPath</key>\n\t<string>${xml(launchdLogPath())}</string>\n` +
+    `\t<key>StandardErrorPath</key>\n\t<string>${xml(launchdLogPath())}</string>\n` +
+    "</dict>\n" +
+    "</plist>\n"
+  );
+}
