@@ -1,3 +1,4 @@
+import { terminalCell } from "@notify/contracts/text";
 import { normalizeTypeId } from "../../notifications/type-ids.js";
 import type { NotificationDto } from "../../notifications/types.js";
 import { type ClientOptions, createClient, printJson } from "../client.js";
@@ -53,8 +54,7 @@ export async function list(options: ListOptions): Promise<void> {
 
 /** One line per value: control characters (newlines, escapes) from agents must not break the table or terminal. */
 export function cell(value: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
-  return value.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ");
+  return terminalCell(value);
 }
 
 /** Columns padded to their widest cell, two spaces apart; the last column is not padded. */
