@@ -131,6 +131,14 @@ function buildProgram(): Command {
       (await import("./commands/hook.js")).hook({ ...options, agent, event, payload }),
     );
 
+  clientCommand(
+    program,
+    "doctor",
+    "check the broker, service, hooks, router, relay, desktop and data dir (exit 1 on a fail)",
+  )
+    .option("--json", "print {checks: [{name, status, detail, fix?}]}")
+    .action(async (options) => (await import("./commands/doctor.js")).doctor(options));
+
   const service = program
     .command("service")
     .description("run the broker as a per-user service that starts at login (docs/install.md)");

@@ -1,0 +1,185 @@
+// Issue 22, part 4: `notify doctor [--json]` (DESIGN.md, Installed as a tool): one line per check with ok, warn or
+// fail and what to run; exit 1 on any fail. Each check is driven to its states against a real broker, a real
+// dbus-daemon with and without a notification server, real hook files and a real data directory.
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { startBroker } from "../../src/broker.js";
+import { type CliBroker, cliEnv, closedPort, runCli, startCliBroker } from "../cli/cli-harness.js";
+import { tempDir } from "../helpers.js";
+import { dbusAvailable, RecordingServer, SessionBus } from "../presentation/dbus-harness.js";
+
+interface Check {
+  name: string;
+  status: "ok" | "warn" | "fail";
+  detail: string;
+  fix?: string;
+}
+
+const brokers: CliBroker[] = [];
+afterEach(async () => {
+  for (const broker of brokers.splice(0)) await broker.close();
+});
+
+function home(): NodeJS.ProcessEnv {
+  const dir = tempDir("notify-doctor-home-");
+  return cliEnv({ HOME: dir, XDG_CONFIG_HOME: join(dir, ".config"), DBUS_SESSION_BUS_ADDRESS: "" });
+}
+
+async function doctor(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; checks: Map<string, Check> }> {
+  const result = await runCli(["doctor", "--json", ...args], env);
+  const checks = (JSON.parse(result.stdout) as { checks: Check[] }).checks;
+  return { code: result.code, checks: new Map(checks.map((check) => [check.name, check])) };
+}
+
+describe("notify doctor", () => {
+  it("names every check, and with a running broker and nothing else installed has no fail (exit 0)", async () => {
+    const broker = await startCliBroker();
+    brokers.push(broker);
+    const { code, checks } = await doctor(broker.target, home());
+    expect([...checks.keys()].sort()).toEqual(
+      ["broker", "service", "hooks", "mcp", "router", "relay", "desktop", "data-dir"].sort(),
+    );
+    expect(code).toBe(0);
+    expect(checks.get("broker")).toMatchObject({ status: "ok" });
+    expect(checks.get("broker")?.detail).toContain(`127.0.0.1:${broker.broker.port}`);
+    expect(checks.get("service")).toMatchObject({ status: "warn", fix: "notify service install" });
+    expect(checks.get("hooks")).toMatchObject({ status: "ok" });
+    expect(checks.get("router")).toMatchObject({ status: "ok", detail: "off" });
+    expect(checks.get("relay")).toMatchObject({ status: "ok" });
+    expect(checks.get("relay")?.detail).toContain("not enrolled");
+    expect(checks.get("desktop")).toMatchObject({ status: "warn" });
+    expect(checks.get("data-dir")).toMatchObject({ status: "ok" });
+    // The plain form: one line per check, status first, and the fix under it.
+    const plain = await runCli(["doctor", ...broker.target], home());
+    expect(plain.stdout).toMatch(/^ok {4}broker {4}answers at /m);
+    expect(plain.stdout).toMatch(/^warn {2}service .*\n {16}fix: notify service install$/m);
+  });
+
+  it("broker: fail and exit 1 when nothing answers; router and relay are then unknown (warn)", async () => {
+    const port = await closedPort();
+    const { code, checks } = await doctor(["--port", String(port), "--data-dir", tempDir()], home());
+    expect(code).toBe(1);
+    expect(checks.get("broker")).toMatchObject({ status: "fail", fix: "notify service install (or notify serve)" });
+    expect(checks.get("router")?.status).toBe("warn");
+    expect(checks.get("relay")?.status).toBe("warn");
+  });
+
+  it("service: ok once installed with a broker answering, fail when installed and none answers", async () => {
+    const broker = await startCliBroker();
+    brokers.push(broker);
+    const env = home();
+    expect((await runCli(["service", "install", ...broker.target], env)).code).toBe(0);
+    expect((await doctor(broker.target, env)).checks.get("service")?.status).toBe("ok");
+    const down = await doctor(["--port", String(await closedPort()), "--data-dir", broker.dataDir], env);
+    expect(down.checks.get("service")).toMatchObject({
+      status: "fail",
+      fix: "systemctl --user restart notify.service",
+    });
+  });
+
+  it("hooks: ok when every installed command resolves, fail naming a moved checkout, with the reinstall to run", async () => {
+    const broker = await startCliBroker();
+    brokers.push(broker);
+    const env = home();
+    mkdirSync(join(env.HOME as string, ".claude"), { recursive: true });
+    expect((await runCli(["hooks", "install", "claude-code", ...broker.target], env)).code).toBe(0);
+    const installed = await doctor(broker.target, env);
+    expect(installed.checks.get("hooks")).toMatchObject({ status: "ok" });
+    expect(installed.checks.get("hooks")?.detail).toContain("claude-code user");
+    // The checkout moved: the command names a CLI file that is gone.
+    const settings = join(env.HOME as string, ".claude", "settings.json");
+    const gone = "/nonexistent/checkout/packages/broker/dist/cli/main.js";
+    const moved = {
+      hooks: { Stop: [{ hooks: [{ type: "command", command: `${process.execPath} ${gone} hook claude-code Stop` }] }] },
+    };
+    writeFileSync(settings, JSON.stringify(moved));
+    const broken = await doctor(broker.target, env);
+    expect(broken.code).toBe(1);
+    expect(broken.checks.get("hooks")).toMatchObject({
+      status: "fail",
+      fix: "notify hooks install claude-code --scope user",
+    });
+    expect(broken.checks.get("hooks")?.detail).toContain(`${gone} does not exist`);
+  });
+
+  it("data-dir: fail when the data dir or config.json is readable by others, with the chmod to run", async () => {
+    const broker = await startCliBroker();
+    brokers.push(broker);
+    chmodSync(broker.dataDir, 0o755);
+    const { code, checks } = await doctor(broker.target, home());
+    expect(code).toBe(1);
+    expect(checks.get("data-dir")?.status).toBe("fail");
+    expect(checks.get("data-dir")?.fix).toContain(`chmod 700 '${broker.dataDir}'`);
+    chmodSync(broker.dataDir, 0o700);
+  });
+
+  it("router: ok while connected agents carry the current key, fail naming the agent whose file has an old one", async () => {
+    const root = tempDir("notify-doctor-router-");
+    const agentHome = join(root, "home");
+    const dataDir = join(root, "data");
+    mkdirSync(join(agentHome, ".codex"), { recursive: true });
+    mkdirSync(dataDir);
+    const broker = await startBroker({ dataDir, port: 0, env: { HOME: agentHome } });
+    try {
+      const target = ["--port", String(broker.port), "--data-dir", dataDir];
+      const api = (method: string, path: string, body: unknown) =>
+        fetch(`${broker.url}/ui/api${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${broker.settings.authToken}`,
+            "content-type": "application/json",
+            "x-notify-ui": "1",
+          },
+          body: JSON.stringify(body),
+        });
+      expect((await api("PUT", "/router/settings", { enabled: true })).status).toBe(200);
+      const upstream = {
+        slug: "local",
+        wire: "chat_wire",
+        base_url: "http://127.0.0.1:9/v1",
+        models: ["a"],
+        enabled: true,
+      };
+      expect((await api("POST", "/router/upstreams", upstream)).status).toBeLessThan(300);
+      expect((await api("POST", "/router/agents/codex/connect", { model: "local/a" })).status).toBe(200);
+      const env = { ...home(), HOME: agentHome };
+      const current = await doctor(target, env);
+      expect(current.checks.get("router")).toMatchObject({ status: "ok" });
+      expect(current.checks.get("router")?.detail).toContain("1 connected agent account(s)");
+      // The owner's config.toml lost the key (an old copy restored by hand): doctor names it and the reconnect.
+      const config = join(agentHome, ".codex", "config.toml");
+      const key = String(JSON.parse(readFileSync(join(dataDir, "config.json"), "utf8")).RouterKey);
+      writeFileSync(config, readFileSync(config, "utf8").replaceAll(key, "nrk_old_key"));
+      const stale = await doctor(target, env);
+      expect(stale.code).toBe(1);
+      expect(stale.checks.get("router")).toMatchObject({ status: "fail", fix: "notify router connect codex" });
+      expect(JSON.stringify([...stale.checks.values()])).not.toContain(key);
+    } finally {
+      await broker.close();
+    }
+  });
+
+  it.runIf(dbusAvailable())("desktop: warn on a bus without a notification server, ok with one", async () => {
+    const bus = new SessionBus(tempDir("notify-doctor-bus-"));
+    const address = await bus.start();
+    try {
+      const env = { ...home(), DBUS_SESSION_BUS_ADDRESS: address };
+      const broker = await startCliBroker();
+      brokers.push(broker);
+      expect((await doctor(broker.target, env)).checks.get("desktop")).toMatchObject({ status: "warn" });
+      const server = new RecordingServer();
+      await server.connect(address);
+      try {
+        expect((await doctor(broker.target, env)).checks.get("desktop")).toMatchObject({ status: "ok" });
+      } finally {
+        await server.disconnect?.();
+      }
+    } finally {
+      await bus.stop();
+    }
+  });
+});
