@@ -23,10 +23,9 @@ type Session =
   | { state: "out"; command?: string }
   | { state: "down" };
 
-/** The broker's `open_command` from a 401 of /ui/api/session (`notify open` or `npx notify open`). */
+/** The command a 401 of /ui/api/session names (`notify open` or `npx notify open`). */
 function openCommandOf(error: unknown): string | undefined {
-  const body = error instanceof ApiError ? (error.body as { open_command?: unknown } | undefined) : undefined;
-  return typeof body?.open_command === "string" ? body.open_command : undefined;
+  return error instanceof ApiError ? error.openCommand : undefined;
 }
 
 export function App() {

@@ -325,10 +325,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
         }
         // Beyond the spec: the page's session cookie or the CLI's bearer token (docs/security.md).
         if (!options.ui.sessions.admit(request.headers)) {
-          // The page's sign-in screen names the command as this user runs it, as the refused-link page does.
-          const body =
-            request.url.split("?")[0] === "/ui/api/session" ? { open_command: `${cliCommand().command} open` } : {};
-          return reply.code(401).send({ error: "unauthorized", ...body });
+          // The page's sign-in screen names the command as this user runs it, as the refused-link page does; in a
+          // header, so the 401 body stays the one every /ui/api route gives.
+          if (request.url.split("?")[0] === "/ui/api/session") {
+            reply.header("x-notify-open-command", `${cliCommand().command} open`);
+          }
+          return reply.code(401).send({ error: "unauthorized" });
         }
         return undefined;
       });

@@ -35,8 +35,10 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
-    /** The error body as sent (a 401 from /ui/api/session names the `open_command`). */
+    /** The error body as sent. */
     readonly body?: unknown,
+    /** A 401 from /ui/api/session names the command that prints a login link (`X-Notify-Open-Command`). */
+    readonly openCommand?: string,
   ) {
     super(message);
     this.name = "ApiError";
@@ -72,7 +74,12 @@ export async function call<T>(method: string, path: string, body?: unknown): Pro
   if (!response.ok) {
     if (response.status === 401) for (const listener of unauthorizedListeners) listener();
     const message = (data as Partial<ErrorBody> | undefined)?.error;
-    throw new ApiError(response.status, typeof message === "string" ? message : response.statusText, data);
+    throw new ApiError(
+      response.status,
+      typeof message === "string" ? message : response.statusText,
+      data,
+      response.headers.get("x-notify-open-command") ?? undefined,
+    );
   }
   return data as T;
 }
