@@ -3,9 +3,9 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ConfigSnapshot } from "@notify/router";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConnectorService } from "../../src/connectors/connector-service.js";
+import type { ConnectorService } from "../../src/connectors/connector-service.js";
+import { connectorService } from "./connector-fixture.js";
 
 /**
  * Issue 21, item 8: a Codex config.toml with a UTF-8 byte order mark or CRLF line ends. Notify's regions go after
@@ -20,27 +20,6 @@ if (!existsSync(CODEX)) {
 }
 
 const BOM = "\uFEFF";
-const snapshot: ConfigSnapshot = {
-  upstreams: [
-    {
-      id: "ups_fast",
-      slug: "fast",
-      label: "FAST",
-      wire: "responses_wire",
-      base_url: "http://127.0.0.1:9/v1",
-      has_key: false,
-      models: ["m1"],
-      enabled: true,
-      auth: "api_key",
-      model_wires: {},
-      credential_ref: null,
-      created_at: "2026-11-23T00:00:00Z",
-      updated_at: "2026-11-23T00:00:00Z",
-    },
-  ],
-  routes: [],
-  settings: { default_route: null, switch_strategy: "off", native_fallback_route: null },
-};
 
 let root: string;
 let home: string;
@@ -49,14 +28,7 @@ beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "notify-codex-bom-"));
   home = join(root, "home");
   mkdirSync(join(home, ".codex"), { recursive: true });
-  service = new ConnectorService({
-    dataDir: join(root, "data"),
-    snapshot: () => snapshot,
-    router: () => ({ enabled: true, key: "nrk_bom" }),
-    brokerUrl: () => "http://127.0.0.1:47821",
-    configuredAccounts: () => [],
-    where: { env: { HOME: home } },
-  });
+  service = connectorService(root, home, "nrk_bom");
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 

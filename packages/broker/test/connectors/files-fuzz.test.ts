@@ -12,11 +12,10 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ConfigSnapshot } from "@notify/router";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ConnectorService } from "../../src/connectors/connector-service.js";
 import { install, uninstall } from "../../src/hooks/install/installer.js";
+import { connectorService } from "./connector-fixture.js";
 
 /**
  * Issue 21, "Must show": a property test over the hook installers and the connectors. Random owner files (a UTF-8
@@ -25,28 +24,6 @@ import { install, uninstall } from "../../src/hooks/install/installer.js";
  * a link with a file, and never widens a mode (connect makes a file readable by others 0600: it holds the router
  * key).
  */
-
-const snapshot: ConfigSnapshot = {
-  upstreams: [
-    {
-      id: "ups_fast",
-      slug: "fast",
-      label: "FAST",
-      wire: "responses_wire",
-      base_url: "http://127.0.0.1:9/v1",
-      has_key: false,
-      models: ["m1"],
-      enabled: true,
-      auth: "api_key",
-      model_wires: {},
-      credential_ref: null,
-      created_at: "2026-11-23T00:00:00Z",
-      updated_at: "2026-11-23T00:00:00Z",
-    },
-  ],
-  routes: [],
-  settings: { default_route: null, switch_strategy: "off", native_fallback_route: null },
-};
 
 interface Style {
   bom: boolean;
@@ -184,14 +161,7 @@ describe("installers and connectors over random owner files (issue 21)", () => {
               expect(modeOf(file.path)).toBe(file.mode);
             }
 
-            const service = new ConnectorService({
-              dataDir: join(root, "data"),
-              snapshot: () => snapshot,
-              router: () => ({ enabled: true, key: "nrk_fuzz" }),
-              brokerUrl: () => "http://127.0.0.1:47821",
-              configuredAccounts: () => [],
-              where: { env: { HOME: home } },
-            });
+            const service = connectorService(root, home, "nrk_fuzz");
             service.connect("codex", {});
             service.connect("claude-code", {});
             for (const file of [settings, config]) {

@@ -12,10 +12,9 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ConfigSnapshot } from "@notify/router";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConnectorService } from "../../src/connectors/connector-service.js";
 import { type InstallContext, install, uninstall } from "../../src/hooks/install/installer.js";
+import { connectorService } from "./connector-fixture.js";
 
 /**
  * Issue 21, item 4: an agent file that is a symlink (dotfiles kept in a repository, a project's settings.json
@@ -83,35 +82,7 @@ describe("symlinked agent files (issue 21, item 4)", () => {
   });
 
   it("router connect/disconnect and a restore write through symlinked config.toml and settings.json", () => {
-    const snapshot: ConfigSnapshot = {
-      upstreams: [
-        {
-          id: "ups_fast",
-          slug: "fast",
-          label: "FAST",
-          wire: "responses_wire",
-          base_url: "http://127.0.0.1:9/v1",
-          has_key: false,
-          models: ["m1"],
-          enabled: true,
-          auth: "api_key",
-          model_wires: {},
-          credential_ref: null,
-          created_at: "2026-11-23T00:00:00Z",
-          updated_at: "2026-11-23T00:00:00Z",
-        },
-      ],
-      routes: [],
-      settings: { default_route: null, switch_strategy: "off", native_fallback_route: null },
-    };
-    const service = new ConnectorService({
-      dataDir: join(root, "data"),
-      snapshot: () => snapshot,
-      router: () => ({ enabled: true, key: "nrk_symlink" }),
-      brokerUrl: () => "http://127.0.0.1:47821",
-      configuredAccounts: () => [],
-      where: { env: { HOME: home } },
-    });
+    const service = connectorService(root, home, "nrk_symlink");
     const tomlLink = join(home, ".codex", "config.toml");
     const tomlTarget = join(dotfiles, "codex-config.toml");
     const toml = 'model = "gpt-5.5"\n\n[tui]\nnotifications = true\n';

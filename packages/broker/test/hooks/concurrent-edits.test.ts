@@ -2,10 +2,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ConfigSnapshot } from "@notify/router";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConnectorService } from "../../src/connectors/connector-service.js";
 import { type InstallContext, install, uninstall } from "../../src/hooks/install/installer.js";
+import { connectorService } from "../connectors/connector-fixture.js";
 
 /**
  * Issue 21, item 7: an owner (another process) writes to the agent's file while Notify installs and uninstalls its
@@ -110,35 +109,7 @@ describe("an owner's edits made while Notify edits the same file (issue 21, item
   }, 120_000);
 
   it("40 router connect/disconnect cycles under an owner appending lines: every line survives", async () => {
-    const snapshot: ConfigSnapshot = {
-      upstreams: [
-        {
-          id: "ups_fast",
-          slug: "fast",
-          label: "FAST",
-          wire: "responses_wire",
-          base_url: "http://127.0.0.1:9/v1",
-          has_key: false,
-          models: ["m1"],
-          enabled: true,
-          auth: "api_key",
-          model_wires: {},
-          credential_ref: null,
-          created_at: "2026-11-23T00:00:00Z",
-          updated_at: "2026-11-23T00:00:00Z",
-        },
-      ],
-      routes: [],
-      settings: { default_route: null, switch_strategy: "off", native_fallback_route: null },
-    };
-    const service = new ConnectorService({
-      dataDir: join(root, "data"),
-      snapshot: () => snapshot,
-      router: () => ({ enabled: true, key: "nrk_concurrent" }),
-      brokerUrl: () => "http://127.0.0.1:47821",
-      configuredAccounts: () => [],
-      where: { env: { HOME: home } },
-    });
+    const service = connectorService(root, home, "nrk_concurrent");
     const file = join(home, ".codex", "config.toml");
     writeFileSync(file, 'model = "gpt-5.5"\n');
     const owner = await startWriter("append", file);
