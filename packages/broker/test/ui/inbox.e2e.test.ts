@@ -99,7 +99,7 @@ describe.skipIf(!run)("web UI inbox in Chromium", () => {
     await permissionCard.getByRole("button", { name: "Allow", exact: true }).click();
     const allowed = await waitPermission;
     expect(allowed.body).toMatchObject({ status: "answered", response: { choice_id: "allow", source: "desktop" } });
-    await permissionCard.getByText(/Answered “Allow” from desktop/).waitFor();
+    await permissionCard.getByText(/Answered “Allow” from this web page/).waitFor();
 
     const choice = await ask({
       kind: "single_choice",
@@ -137,6 +137,51 @@ describe.skipIf(!run)("web UI inbox in Chromium", () => {
     await ask({ kind: "permission", prompt: "Open port 2222?", key: "firewall" });
     await page.getByRole("article", { name: "Open port 22?" }).getByText("Replaced by a newer question").waitFor();
     await page.getByRole("article", { name: "Open port 2222?" }).getByRole("button", { name: "Allow" }).waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  // Issue 21, item 22: a question and its notification half ("Permission needed from X") were two items, the
+  // half with Dismiss/Resolve and, once answered, a meaningless Reopen; and a page answer read "from desktop".
+  it("shows a question once, its outcome on the card, and names where the answer came from", async () => {
+    const { page, context, problems } = await signedInPage(browser(), ui);
+    await page.getByRole("heading", { name: "Inbox" }).waitFor();
+    await ui.v1<Json>("POST", "/notifications", { title: "Build finished", message: "312 tests passed" });
+    const here = await ask({ kind: "permission", prompt: "Push to main?", agent: "claude" });
+    const there = await ask({ kind: "permission", prompt: "Delete the branch?", agent: "claude" });
+    const hereCard = page.getByRole("article", { name: "Push to main?" });
+    await hereCard.getByRole("button", { name: "Allow", exact: true }).waitFor();
+    await page.getByRole("article", { name: "Delete the branch?" }).waitFor();
+    await page.getByText("Build finished").waitFor();
+    // The notification halves exist (toasts and routes use them) but are not shown beside their cards.
+    const listed = (await ui.v1<Json>("GET", "/notifications")).body;
+    expect(JSON.stringify(listed)).toContain("Permission needed from claude");
+    expect(await page.getByText("Permission needed from claude").count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Reopen" }).count()).toBe(0);
+
+    await hereCard.getByRole("button", { name: "Allow", exact: true }).click();
+    await hereCard.getByText(/Answered “Allow” from this web page/).waitFor();
+    const answered = (await ui.v1<Json>("GET", `/interactions/${there.id}`)).body;
+    await ui.v1("POST", `/interactions/${there.id}/respond`, {
+      response_id: "r-cli-1",
+      request_digest: answered.request_digest,
+      nonce: answered.nonce,
+      choice_id: "deny",
+      source: "cli",
+    });
+    await page
+      .getByRole("article", { name: "Delete the branch?" })
+      .getByText(/Answered “Deny” from the command line/)
+      .waitFor();
+    // After a reload the page still knows which answer it sent, and the halves stay folded into their cards.
+    await page.reload();
+    await page
+      .getByRole("article", { name: "Push to main?" })
+      .getByText(/from this web page/)
+      .waitFor();
+    expect(await page.getByText("Permission needed from claude").count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Reopen" }).count()).toBe(0);
+    expect(here.id).not.toBe(there.id);
     expect(problems).toEqual([]);
     await context.close();
   });
@@ -186,7 +231,7 @@ describe.skipIf(!run)("web UI inbox in Chromium", () => {
     await card.getByRole("button", { name: "Allow", exact: true }).click();
     await card.getByText(/answered elsewhere/i).waitFor();
     // Then the card shows who answered.
-    await card.getByText(/Answered “Deny” from cli/).waitFor();
+    await card.getByText(/Answered “Deny” from the command line/).waitFor();
     await context.close();
   });
 

@@ -3,6 +3,7 @@ import { useInbox } from "../api/inbox-store.js";
 import { distinct, matches, NO_FILTER, typeOf } from "./filters.js";
 import { InboxFilters } from "./inbox-filters.js";
 import { InboxList } from "./inbox-list.js";
+import { withoutQuestionHalves } from "./question-items.js";
 
 const CONNECTION_TEXT = {
   loading: "Loading…",
@@ -12,7 +13,8 @@ const CONNECTION_TEXT = {
 };
 
 export function InboxPage() {
-  const { items, connection } = useInbox();
+  const { items: all, connection } = useInbox();
+  const items = useMemo(() => withoutQuestionHalves(all), [all]);
   const [filter, setFilter] = useState(NO_FILTER);
   const deferredFilter = useDeferredValue(filter);
   const search = deferredFilter.search.trim().toLowerCase();

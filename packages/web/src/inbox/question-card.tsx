@@ -5,6 +5,7 @@ import { ApiError, api } from "../api/client.js";
 import { inboxStore } from "../api/inbox-store.js";
 import { countdown, shortTime } from "../format.js";
 import { Link } from "../navigation.js";
+import { answerSource, rememberAnsweredHere } from "./question-items.js";
 
 const KIND_LABEL = { permission: "Permission", single_choice: "Choice", text: "Text answer" };
 
@@ -78,6 +79,7 @@ function Answer({ q }: { q: UiInteraction }) {
     setSending({ state: "sending" });
     try {
       const answered = await api.respond(q.id, body);
+      rememberAnsweredHere(q.id);
       inboxStore.apply({ kind: "interaction", item: answered });
       setSending({ state: "idle" });
     } catch (error) {
@@ -186,7 +188,7 @@ function Outcome({ q }: { q: UiInteraction }) {
         : response?.text !== undefined
           ? `“${agentString(response.text)}”`
           : "";
-      const who = response?.source ? ` from ${response.source}` : "";
+      const who = response?.source ? ` from ${answerSource(response.source, q.id)}` : "";
       text = `Answered ${what}${who}${q.answered_at ? ` at ${shortTime(q.answered_at)}` : ""}`;
       break;
     }
