@@ -38,9 +38,6 @@ export interface TestPostgres {
   url: string;
   /** A fresh, empty database. */
   createDatabase(): Promise<string>;
-  /** Stops the server (fast shutdown: every connection is cut), keeping its data; `resume` starts it again. */
-  pause(): Promise<void>;
-  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -100,12 +97,6 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
         await client.end();
       }
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
-    },
-    async pause() {
-      await as("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]);
-    },
-    async resume() {
-      await as("pg_ctl", ["-D", data, "-o", settings, "-l", join(root, "log"), "-w", "start"]);
     },
     async stop() {
       await as("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]).catch(() => undefined);

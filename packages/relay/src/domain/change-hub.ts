@@ -1,6 +1,6 @@
 import type { Change } from "../store/types.js";
 
-export const changeKey = (change: Exclude<Change, { kind: "resync" }>): string =>
+export const changeKey = (change: Change): string =>
   change.kind === "answers" ? `a:${change.installationId}` : `e:${change.deviceId}`;
 
 /**
@@ -23,13 +23,6 @@ export class ChangeHub {
 
   close(): void {
     this.closed = true;
-    const all = [...this.waiting.values()];
-    this.waiting.clear();
-    for (const resolvers of all) for (const resolve of resolvers) resolve();
-  }
-
-  /** Wakes every held poll to re-read (announcements may have been missed while the store's LISTEN was down). */
-  notifyAll(): void {
     const all = [...this.waiting.values()];
     this.waiting.clear();
     for (const resolvers of all) for (const resolve of resolvers) resolve();

@@ -120,14 +120,7 @@ export interface StoreTx {
 }
 
 /** What changed, so long-polls on any relay process wake up. */
-/**
- * A committed change, or `resync`: the store may have missed announcements from other processes (its PostgreSQL
- * LISTEN connection was lost and is back), so every held poll re-reads.
- */
-export type Change =
-  | { kind: "answers"; installationId: string }
-  | { kind: "envelopes"; deviceId: string }
-  | { kind: "resync" };
+export type Change = { kind: "answers"; installationId: string } | { kind: "envelopes"; deviceId: string };
 
 export interface RelayStore {
   readonly backend: "sqlite" | "postgres";
@@ -142,7 +135,5 @@ export interface RelayStore {
    * themselves at commit), so long-polls wake up.
    */
   onChange(listener: (change: Change) => void): () => void;
-  /** Resolves when the database answers a trivial query; rejects when it cannot be reached (GET /healthz). */
-  ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -219,11 +219,7 @@ class PostgresTx implements StoreTx {
   }
 }
 
-/** Re-subscribing after a lost LISTEN connection: first pause, and the cap of the doubling pauses after it. */
-const RESUBSCRIBE_FIRST_MS = 200;
-const RESUBSCRIBE_MAX_MS = 5_000;
-
-const changeText = (change: Exclude<Change, { kind: "resync" }>): string =>
+const changeText = (change: Change): string =>
   change.kind === "answers" ? `a|${change.installationId}` : `e|${change.deviceId}`;
 
 /**
@@ -261,54 +257,22 @@ export class PostgresStore implements RelayStore {
     return store;
   }
 
-  /**
-   * Subscribes a dedicated connection to the channel. When it drops (the server restarts, the network breaks), it
-   * re-subscribes with capped backoff until that works, however long the outage, and then wakes every held poll to
-   * re-read: announcements sent while it was gone are lost (issue 21, item 3: one retry, then silence, left held
-   * polls waiting out their full wait).
-   */
   private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 5_000 });
+    const client = new pg.Client({ connectionString: this.url });
     client.on("notification", (message) => {
       const [origin, kind, id] = (message.payload ?? "").split("|");
       if (origin === this.origin || !id) return;
       this.emit(kind === "a" ? { kind: "answers", installationId: id } : { kind: "envelopes", deviceId: id });
     });
-    client.on("error", () => this.lostListener(client));
-    client.on("end", () => this.lostListener(client));
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${CHANNEL}`);
-    } catch (error) {
+    client.on("error", () => {
+      // Reconnect; held polls missed nothing durable (they re-read at their deadline at the latest).
+      this.listener = undefined;
       client.end().catch(() => undefined);
-      throw error;
-    }
+      if (!this.closed) setTimeout(() => this.listen().catch(() => undefined), 1000).unref();
+    });
+    await client.connect();
+    await client.query(`LISTEN ${CHANNEL}`);
     this.listener = client;
-  }
-
-  private lostListener(client: pg.Client): void {
-    if (this.listener !== client) return;
-    this.listener = undefined;
-    client.end().catch(() => undefined);
-    void this.resubscribe();
-  }
-
-  private async resubscribe(): Promise<void> {
-    for (let delay = RESUBSCRIBE_FIRST_MS; !this.closed; delay = Math.min(delay * 2, RESUBSCRIBE_MAX_MS)) {
-      await new Promise((resolve) => setTimeout(resolve, delay).unref());
-      if (this.closed) return;
-      try {
-        await this.listen();
-        this.emit({ kind: "resync" });
-        return;
-      } catch {
-        // still unreachable: try again after a longer pause
-      }
-    }
-  }
-
-  async ping(): Promise<void> {
-    await this.pool.query("SELECT 1");
   }
 
   isPosition(position: string): boolean {
@@ -342,7 +306,6 @@ export class PostgresStore implements RelayStore {
    * is held for microseconds. A lost NOTIFY only delays a held poll to its next re-check or deadline.
    */
   private announce(change: Change): void {
-    if (change.kind === "resync") return;
     this.toAnnounce.add(`${this.origin}|${changeText(change)}`);
     if (this.announceScheduled) return;
     this.announceScheduled = true;

@@ -319,10 +319,6 @@ export class SqliteStore implements RelayStore {
     return work(new SqliteTx(this.reader, undefined));
   }
 
-  async ping(): Promise<void> {
-    this.reader.db.prepare("SELECT 1").get();
-  }
-
   onChange(listener: (change: Change) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
