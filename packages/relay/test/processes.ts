@@ -16,16 +16,10 @@ export async function spawnRelay(options: {
   dataDir: string;
   databaseUrl?: string;
   env?: Record<string, string>;
-  /** Started under this umask (e.g. "022"), through a shell that then execs the relay. */
-  umask?: string;
 }): Promise<RelayProcess> {
   const args = [MAIN, "serve", "--port", "0", "--data-dir", options.dataDir];
   if (options.databaseUrl) args.push("--database-url", options.databaseUrl);
-  const [command, argv] =
-    options.umask === undefined
-      ? [process.execPath, args]
-      : ["/bin/sh", ["-c", `umask ${options.umask} && exec "$0" "$@"`, process.execPath, ...args]];
-  const child = spawn(command, argv, {
+  const child = spawn(process.execPath, args, {
     env: { ...process.env, RELAY_RATE_LIMITS: "off", ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -1,9 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { linkSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import envPaths from "env-paths";
 import { newToken } from "../domain/tokens.js";
-import { ensurePrivateDir, privateFiles } from "./private-files.js";
 
 /** DESIGN.md, Relay: flags win over environment variables, which win over defaults. */
 export interface RelaySettings {
@@ -70,14 +69,12 @@ export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv = p
  */
 export function readOrCreate(dataDir: string, name: string, create: () => string): string {
   const path = join(dataDir, name);
-  ensurePrivateDir(dataDir);
   try {
-    const text = readFileSync(path, "utf8").trim();
-    privateFiles(path);
-    return text;
+    return readFileSync(path, "utf8").trim();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   // Written whole to a file of this process's own, then linked into place: link fails with EEXIST when another
   // process got there first, and a reader never sees a file that exists but is not written yet (with `wx` alone the
   // other process could read it empty).

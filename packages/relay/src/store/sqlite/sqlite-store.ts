@@ -1,6 +1,6 @@
+import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
-import { ensurePrivateDir, privateFiles } from "../../config/private-files.js";
 import type {
   Change,
   Device,
@@ -244,10 +244,7 @@ export class SqliteStore implements RelayStore {
   private readonly listeners = new Set<(change: Change) => void>();
 
   constructor(readonly path: string) {
-    if (path !== ":memory:") {
-      ensurePrivateDir(dirname(path));
-      privateFiles(path, `${path}-wal`, `${path}-shm`);
-    }
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     const writer = open(path, false);
     migrate(writer);
     this.writer = new Statements(writer);
