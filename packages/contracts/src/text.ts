@@ -59,15 +59,3 @@ export function bidiParts(text: string): TextPart[] {
 export function showBidiControls(text: string): string {
   return text.replace(BIDI_CONTROLS, bidiToken);
 }
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-const TERMINAL_CONTROLS = /[\u0000-\u001f\u007f-\u009f]+/g;
-
-/**
- * One table cell for a terminal: runs of C0 and C1 controls and DEL (escape sequences, BEL, CR/LF) become one space,
- * so a name from a pairing request cannot move the cursor, clear the screen or break the row, and bidi controls
- * become tokens, so it cannot reorder what the operator reads.
- */
-export function terminalCell(text: string): string {
-  return showBidiControls(text.replace(TERMINAL_CONTROLS, " "));
-}

@@ -72,37 +72,6 @@ describe("notify-relay CLI", () => {
     }
   });
 
-  // Issue 21, item 9: names come from pairing requests and enrollments, so from anyone holding a code or a token.
-  it("installations and devices print hostile names as one visible line: no escape, bell, newline or bidi control", async () => {
-    const relay = await spawnRelay({ dataDir: dir.path, env: { RELAY_ENROLLMENT_TOKEN: "nre_operator_token_123" } });
-    try {
-      const hostile = "desk\u001b[2J\u0007\r\nFAKE ROW\u202Eexe.txt\u009b31m";
-      const installation = (
-        await call(relay.url, "POST", "/v1/installations", "nre_operator_token_123", { name: hostile })
-      ).json;
-      const pairing = (await call(relay.url, "POST", "/v1/pairings", installation.token, {})).json;
-      const claimed = await call(relay.url, "POST", "/v1/pairings/claim", undefined, {
-        code: pairing.code,
-        device_name: `Pixel${hostile.slice(4)}`,
-        public_key: x25519Jwk(),
-      });
-      expect(claimed.status).toBe(201);
-      for (const command of ["installations", "devices"]) {
-        const output = (await cli([command, "--data-dir", dir.path])).stdout;
-        // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for control characters is the point
-        expect(output).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
-        const lines = output.trimEnd().split("\n");
-        expect(lines).toHaveLength(2);
-        expect(lines[1]).toContain("FAKE ROW<U+202E>exe.txt");
-        // --json keeps the stored name exactly (JSON escapes the controls).
-        const json = JSON.parse((await cli([command, "--data-dir", dir.path, "--json"])).stdout);
-        expect(JSON.stringify(json)).toContain(JSON.stringify(hostile).slice(5, -1));
-      }
-    } finally {
-      await relay.stop();
-    }
-  });
-
   it("serve --port wins over RELAY_PORT; a bad port exits 2 with a message", async () => {
     const failed = await cli(["serve", "--data-dir", dir.path, "--port", "99999"]).catch((error) => error);
     expect(failed.code).toBe(2);

@@ -1,4 +1,3 @@
-import { terminalCell } from "@notify/contracts/text";
 import { normalizeTypeId } from "../../notifications/type-ids.js";
 import type { NotificationDto } from "../../notifications/types.js";
 import { type ClientOptions, createClient, printJson } from "../client.js";
@@ -54,7 +53,8 @@ export async function list(options: ListOptions): Promise<void> {
 
 /** One line per value: control characters (newlines, escapes) from agents must not break the table or terminal. */
 export function cell(value: string): string {
-  return terminalCell(value);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
+  return value.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ");
 }
 
 /** Columns padded to their widest cell, two spaces apart; the last column is not padded. */

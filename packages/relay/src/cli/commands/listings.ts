@@ -1,4 +1,3 @@
-import { terminalCell } from "@notify/contracts/text";
 import { resolveSettings, type SettingsFlags } from "../../config/settings.js";
 import { isoTime } from "../../domain/clock.js";
 import { openStore } from "../../store/open.js";
@@ -43,13 +42,7 @@ export async function installations(flags: ListFlags): Promise<void> {
   }
   const rows = [["INSTALLATION", "OWNER", "NAME", "DEVICES", "CREATED"]];
   for (const item of list) {
-    rows.push([
-      item.id,
-      item.ownerId,
-      item.name === null ? "-" : terminalCell(item.name),
-      String(item.devices),
-      isoTime(item.createdAt),
-    ]);
+    rows.push([item.id, item.ownerId, item.name ?? "-", String(item.devices), isoTime(item.createdAt)]);
   }
   process.stdout.write(`${table(rows)}\n`);
 }
@@ -74,7 +67,7 @@ export async function devices(flags: ListFlags): Promise<void> {
   for (const device of list) {
     rows.push([
       device.id,
-      terminalCell(device.name),
+      device.name,
       device.ownerId ?? `direct:${device.directInstallationId}`,
       device.pushSubscription ? "yes" : "no",
       isoTime(device.createdAt),
