@@ -29,7 +29,9 @@ export async function startRelay(settings: RelaySettings, logger: RelayLogger): 
     vapid: { ...vapid, subject: vapidSubject(settings.publicUrl ?? "") },
     store,
     logger,
+    pushEndpoints: { allowLoopback: settings.allowLoopbackPush },
   });
+  if (settings.allowLoopbackPush) logger.warn("Web Push endpoints on loopback are accepted (test switch)");
   const { app } = buildApp({
     store,
     enrollmentToken: token,
@@ -40,6 +42,7 @@ export async function startRelay(settings: RelaySettings, logger: RelayLogger): 
     logger,
     ...(settings.rateLimits ? {} : { limits: false as const }),
     trustProxy: settings.trustProxy,
+    allowLoopbackPush: settings.allowLoopbackPush,
   });
 
   const prune = async () => {

@@ -13,6 +13,8 @@ export interface RelaySettings {
   publicUrl: string | undefined;
   trustProxy: boolean | string;
   rateLimits: boolean;
+  /** The operator's test switch: Web Push endpoints on loopback are accepted (never in production). */
+  allowLoopbackPush: boolean;
 }
 
 export interface SettingsFlags {
@@ -22,6 +24,7 @@ export interface SettingsFlags {
   databaseUrl?: string;
   publicUrl?: string;
   trustProxy?: string | boolean;
+  allowLoopbackPush?: boolean;
 }
 
 export const DEFAULT_PORT = 47822;
@@ -39,6 +42,14 @@ function parseTrustProxy(value: string | boolean | undefined): boolean | string 
   if (value === undefined || value === false || value === "" || value === "false") return false;
   if (value === true || value === "true") return true;
   return value;
+}
+
+/** An on/off variable: 1/true/yes/on, or 0/false/no/off/unset; anything else is a mistake worth stopping for. */
+function parseSwitch(value: string | undefined, name = "RELAY_ALLOW_LOOPBACK_PUSH"): boolean {
+  if (value === undefined || value === "") return false;
+  if (/^(1|true|yes|on)$/i.test(value)) return true;
+  if (/^(0|false|no|off)$/i.test(value)) return false;
+  throw new SettingsError(`${name} must be 1 or 0`);
 }
 
 export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv = process.env): RelaySettings {
@@ -60,6 +71,7 @@ export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv = p
     publicUrl,
     trustProxy: parseTrustProxy(flags.trustProxy ?? env.RELAY_TRUST_PROXY),
     rateLimits: env.RELAY_RATE_LIMITS !== "off",
+    allowLoopbackPush: flags.allowLoopbackPush === true || parseSwitch(env.RELAY_ALLOW_LOOPBACK_PUSH),
   };
 }
 

@@ -36,6 +36,8 @@ export interface AppOptions {
   limits?: LimitTable | false;
   /** fastify's trustProxy: the client address then comes from X-Forwarded-For (behind a TLS proxy). */
   trustProxy?: boolean | string;
+  /** Web Push endpoints on loopback are accepted (the operator's test switch, RELAY_ALLOW_LOOPBACK_PUSH). */
+  allowLoopbackPush?: boolean;
   /** The phone app's built files, served under /app (default: packages/phone/dist; `false` turns /app off). */
   appDir?: string | false;
 }
@@ -69,6 +71,7 @@ export function buildApp(options: AppOptions): RelayApp {
     knownInstallations: new Map(),
     publicUrl: () => (typeof publicUrl === "function" ? publicUrl() : publicUrl).replace(/\/+$/, ""),
     ...(options.push ? { push: options.push } : {}),
+    pushEndpoints: { allowLoopback: options.allowLoopbackPush === true },
   };
   const limits = new Limits(options.limits === undefined ? DEFAULT_LIMITS : options.limits);
   const guards: Guards = {
