@@ -21,7 +21,7 @@ export interface RunningRelay {
 
 /** Opens the store, prunes, listens; the `serve` command and the process tests use this. */
 export async function startRelay(settings: RelaySettings, logger: RelayLogger): Promise<RunningRelay> {
-  const store = await openStore(settings);
+  const store = await openStore(settings, logger);
   const token = enrollmentToken(settings.dataDir);
   const vapid = loadVapidKeys(settings.dataDir);
   let publicUrl = settings.publicUrl ?? "";

@@ -19,6 +19,9 @@ import { envelopeRoutes } from "./routes/envelopes.js";
 import { pairingRoutes } from "./routes/pairing.js";
 import { defaultAppDir, phoneAppRoutes } from "./routes/phone-app.js";
 
+/** How long GET /healthz waits for the database before calling it unreachable. */
+const HEALTH_TIMEOUT = 3000;
+
 /** Spec 2: the relay body limit, on every route. */
 export const BODY_LIMIT = 64 * 1024;
 
@@ -63,7 +66,9 @@ export function buildApp(options: AppOptions): RelayApp {
   const logger = options.logger ?? silentLogger;
   const hub = new ChangeHub();
   const publicUrl = options.publicUrl;
-  const unsubscribe = options.store.onChange((change) => hub.notify(changeKey(change)));
+  const unsubscribe = options.store.onChange((change) =>
+    change.kind === "missed" ? hub.recheckAll() : hub.notify(changeKey(change)),
+  );
   const deps: DomainDeps = {
     store: options.store,
     clock,
@@ -150,13 +155,21 @@ export function buildApp(options: AppOptions): RelayApp {
   app.setErrorHandler(errorHandler(logger));
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new RelayError("not_found", "no such route")));
 
-  // held_polls: long-polls this process holds (operators watch it; the benchmark waits on it).
-  app.get("/healthz", async () => ({
-    status: "ok",
-    version: VERSION,
-    backend: options.store.backend,
-    held_polls: hub.size,
-  }));
+  // held_polls: long-polls this process holds (operators watch it; the benchmark waits on it). 503 while the
+  // database does not answer, so a load balancer or monitor sees what every other route would say.
+  app.get("/healthz", async (_request, reply) => {
+    const reachable = await Promise.race([
+      options.store.reachable(),
+      new Promise<false>((resolve) => setTimeout(resolve, HEALTH_TIMEOUT, false).unref()),
+    ]);
+    return reply.code(reachable ? 200 : 503).send({
+      status: reachable ? "ok" : "unavailable",
+      database: reachable ? "ok" : "unreachable",
+      version: VERSION,
+      backend: options.store.backend,
+      held_polls: hub.size,
+    });
+  });
   app.get("/v1/push/vapid-public-key", async (request, reply) => {
     if (!options.vapidPublicKey) return sendError(request, reply, new RelayError("not_found", "Web Push is off"));
     return { public_key: options.vapidPublicKey };

@@ -325,6 +325,15 @@ export class SqliteStore implements RelayStore {
     for (const listener of this.listeners) listener(change);
   }
 
+  async reachable(): Promise<boolean> {
+    try {
+      this.reader.db.prepare("SELECT 1").get();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   async close(): Promise<void> {
     while (this.scheduled || this.pending.length > 0) await new Promise((resolve) => setImmediate(resolve));
     await this.queue;
