@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import envPaths from "env-paths";
 import { newToken } from "../domain/tokens.js";
@@ -76,17 +76,48 @@ export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv = p
 }
 
 /**
+ * The data dir holds secrets (tokens, VAPID key, answers and nonces in relay.db): 0700 whatever the umask, and
+ * tightened when it already existed wider (a packaging step, an older relay). Nothing is ever widened.
+ */
+export function secureDataDir(dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  tighten(dataDir, 0o700);
+}
+
+/** Takes group and other bits off an existing file or directory (0600 / 0700); a missing file is left alone. */
+export function tighten(path: string, mode: 0o600 | 0o700 = 0o600): void {
+  let current: number;
+  try {
+    current = statSync(path).mode & 0o777;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw error;
+  }
+  if ((current & 0o077) === 0) return;
+  try {
+    chmodSync(path, current & mode);
+  } catch (error) {
+    throw new SettingsError(
+      `${path} is readable by other users and could not be made private (${(error as NodeJS.ErrnoException).code}): ` +
+        `chmod ${mode.toString(8)} it, or choose another data dir`,
+    );
+  }
+}
+
+/**
  * Reads a secret file of the data dir, creating it with `create()` on first run. When two relay processes share a
  * data dir and start together, the first to link its file into place wins and the other reads what it wrote.
  */
 export function readOrCreate(dataDir: string, name: string, create: () => string): string {
   const path = join(dataDir, name);
+  secureDataDir(dataDir);
   try {
-    return readFileSync(path, "utf8").trim();
+    const text = readFileSync(path, "utf8").trim();
+    tighten(path);
+    return text;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   // Written whole to a file of this process's own, then linked into place: link fails with EEXIST when another
   // process got there first, and a reader never sees a file that exists but is not written yet (with `wx` alone the
   // other process could read it empty).
