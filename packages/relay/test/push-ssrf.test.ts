@@ -12,50 +12,10 @@ import type { RelayLogger } from "../src/log.js";
 import { loadVapidKeys } from "../src/push/vapid.js";
 import { WebPushSender } from "../src/push/web-push-sender.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
+import { FORBIDDEN_HOSTS } from "./address-classes.js";
 import { type Enrolled, envelopeFor, RelayHarness, tempDir, x25519Jwk } from "./helpers.js";
 import { call, spawnRelay } from "./processes.js";
 import { PushService, Subscriber } from "./push-service.js";
-
-/** One address of every class the relay must never send to, as an endpoint host would spell it. */
-export const FORBIDDEN_HOSTS: [string, string][] = [
-  ["127.0.0.1", "loopback"],
-  ["127.45.6.7", "loopback"],
-  ["0x7f.1", "loopback, hex shorthand"],
-  ["2130706433", "loopback, one number"],
-  ["[::1]", "IPv6 loopback"],
-  ["localhost", "loopback name"],
-  ["localhost.", "loopback name, trailing dot"],
-  ["push.localhost", "loopback subdomain"],
-  ["10.1.2.3", "private 10/8"],
-  ["172.16.0.1", "private 172.16/12"],
-  ["172.31.255.254", "private 172.16/12, top"],
-  ["192.168.1.10", "private 192.168/16"],
-  ["169.254.10.20", "link-local"],
-  ["169.254.169.254", "metadata"],
-  ["[fe80::1]", "IPv6 link-local"],
-  ["100.64.0.1", "CGNAT"],
-  ["100.127.255.254", "CGNAT, top"],
-  ["[fc00::1]", "ULA"],
-  ["[fd12:3456::1]", "ULA"],
-  ["[fd00:ec2::254]", "metadata (IPv6)"],
-  ["0.0.0.0", "unspecified"],
-  ["[::]", "IPv6 unspecified"],
-  ["224.0.0.251", "multicast"],
-  ["239.255.255.250", "multicast"],
-  ["[ff02::1]", "IPv6 multicast"],
-  ["255.255.255.255", "broadcast"],
-  ["[::ffff:127.0.0.1]", "IPv4-mapped loopback"],
-  ["[::ffff:10.0.0.1]", "IPv4-mapped private"],
-  ["[::ffff:a9fe:a9fe]", "IPv4-mapped metadata, hex"],
-  ["[::ffff:100.64.0.1]", "IPv4-mapped CGNAT"],
-  ["[::ffff:192.168.0.1]", "IPv4-mapped private"],
-  ["[::ffff:0.0.0.0]", "IPv4-mapped unspecified"],
-  ["[::ffff:224.0.0.1]", "IPv4-mapped multicast"],
-  ["[::10.0.0.1]", "IPv4-compatible"],
-  ["[64:ff9b::a9fe:a9fe]", "NAT64 of metadata"],
-  ["[2002:a00:1::1]", "6to4 of 10.0.0.1"],
-  ["intranet", "dotless name"],
-];
 
 const P256DH = "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM";
 const subscriptionFor = (endpoint: string) => ({ endpoint, keys: { p256dh: P256DH, auth: "tBHItJI5svbpez7KI4CCXg" } });
