@@ -21,7 +21,7 @@ export interface RunningRelay {
 
 /** Opens the store, prunes, listens; the `serve` command and the process tests use this. */
 export async function startRelay(settings: RelaySettings, logger: RelayLogger): Promise<RunningRelay> {
-  const store = await openStore(settings);
+  const store = await openStore(settings, logger);
   const token = enrollmentToken(settings.dataDir);
   const vapid = loadVapidKeys(settings.dataDir);
   let publicUrl = settings.publicUrl ?? "";
@@ -29,7 +29,9 @@ export async function startRelay(settings: RelaySettings, logger: RelayLogger): 
     vapid: { ...vapid, subject: vapidSubject(settings.publicUrl ?? "") },
     store,
     logger,
+    pushEndpoints: { allowLoopback: settings.allowLoopbackPush },
   });
+  if (settings.allowLoopbackPush) logger.warn("Web Push endpoints on loopback are accepted (test switch)");
   const { app } = buildApp({
     store,
     enrollmentToken: token,
@@ -40,6 +42,7 @@ export async function startRelay(settings: RelaySettings, logger: RelayLogger): 
     logger,
     ...(settings.rateLimits ? {} : { limits: false as const }),
     trustProxy: settings.trustProxy,
+    allowLoopbackPush: settings.allowLoopbackPush,
   });
 
   const prune = async () => {

@@ -38,6 +38,10 @@ export interface TestPostgres {
   url: string;
   /** A fresh, empty database. */
   createDatabase(): Promise<string>;
+  /** Stops the server (`pg_ctl stop -m fast`: sessions are cut), keeping its data. */
+  pause(): Promise<void>;
+  /** Starts it again on the same port. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -97,6 +101,12 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
         await client.end();
       }
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
+    },
+    async pause() {
+      await as("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]);
+    },
+    async resume() {
+      await as("pg_ctl", ["-D", data, "-o", settings, "-l", join(root, "log"), "-w", "start"]);
     },
     async stop() {
       await as("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]).catch(() => undefined);

@@ -16,10 +16,15 @@ export async function spawnRelay(options: {
   dataDir: string;
   databaseUrl?: string;
   env?: Record<string, string>;
+  /** Run under this umask (through `sh -c 'umask U; exec ...'`). */
+  umask?: string;
 }): Promise<RelayProcess> {
   const args = [MAIN, "serve", "--port", "0", "--data-dir", options.dataDir];
   if (options.databaseUrl) args.push("--database-url", options.databaseUrl);
-  const child = spawn(process.execPath, args, {
+  const [command, argv] = options.umask
+    ? ["sh", ["-c", `umask ${options.umask} && exec "$0" "$@"`, process.execPath, ...args]]
+    : [process.execPath, args];
+  const child = spawn(command, argv, {
     env: { ...process.env, RELAY_RATE_LIMITS: "off", ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -82,6 +82,10 @@ export class PushService {
   readonly deliveries: Delivery[] = [];
   readonly statuses: number[] = [];
   hold = false;
+  /** TCP connections accepted (a refused push never opens one). */
+  connections = 0;
+  /** Set: every message is answered 307 to this Location (the relay must not follow it). */
+  redirectTo: string | undefined;
   private held: ServerResponse[] = [];
   private server: Server | undefined;
   private waiters: { count: number; resolve: () => void }[] = [];
@@ -108,8 +112,15 @@ export class PushService {
           this.held.push(response);
           return;
         }
+        if (this.redirectTo) {
+          response.writeHead(307, { location: this.redirectTo }).end();
+          return;
+        }
         response.writeHead(this.statuses.shift() ?? 201).end();
       });
+    });
+    this.server.on("connection", () => {
+      this.connections += 1;
     });
     await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
     const address = this.server.address();

@@ -30,8 +30,10 @@ describe("Web Push wake-ups", () => {
       logger: silentLogger,
       timeoutMs: 500,
       retryDelaysMs: [10, 10],
+      // The push service here is on loopback: the operator's test switch lets the relay reach it.
+      pushEndpoints: { allowLoopback: true },
     });
-    relay = new RelayHarness(store, { push: sender, vapidPublicKey });
+    relay = new RelayHarness(store, { push: sender, vapidPublicKey, allowLoopbackPush: true });
     installation = await relay.enroll();
   });
   afterEach(async () => {

@@ -7,10 +7,12 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import fc from "fast-check";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BAD_IDS, bodyMutants, type Mutant, queryMutants } from "../../broker/test/fuzz/mutations.js";
 import { PostgresStore } from "../src/store/postgres/postgres-store.js";
+import { FORBIDDEN_HOSTS, HOSTILE_NAMES } from "./address-classes.js";
 import { ENROLLMENT_TOKEN, type Enrolled, envelopeFor, type Paired, RelayHarness, x25519Jwk } from "./helpers.js";
 import { postgresAvailable, startPostgres, type TestPostgres } from "./postgres.js";
 
@@ -35,6 +37,14 @@ interface RelayCase {
   refusedOnly?: boolean;
 }
 
+const subscription = (endpoint: string) => ({
+  endpoint,
+  keys: {
+    p256dh: "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM",
+    auth: "tBHItJI5svbpez7KI4CCXg",
+  },
+});
+
 const CASES: RelayCase[] = [
   { method: "GET", path: "/healthz", bearer: "none" },
   { method: "GET", path: "/v1/push/vapid-public-key", bearer: "none" },
@@ -54,13 +64,7 @@ const CASES: RelayCase[] = [
     method: "PUT",
     path: "/v1/device/push-subscription",
     bearer: "device",
-    body: () => ({
-      endpoint: "https://push.example.test/sub/1",
-      keys: {
-        p256dh: "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM",
-        auth: "tBHItJI5svbpez7KI4CCXg",
-      },
-    }),
+    body: () => ({ push_subscription: subscription("https://push.example.test/sub/1") }),
   },
   { method: "GET", path: "/v1/devices", bearer: "installation" },
   { method: "DELETE", path: "/v1/devices/{spare}", bearer: "installation", refusedOnly: true },
@@ -256,6 +260,86 @@ describe.each(backends)("relay route fuzz on %s", (backend) => {
       expect(reply.status, `${id}: ${reply.text}`).toBeLessThan(500);
       expectShape(reply, id);
       expect(await fingerprint()).toBe(before);
+    }
+  }, 120_000);
+
+  it("push endpoints of every address class are refused on every route that sets one; nothing stored", async () => {
+    let sent = 0;
+    for (const [host, label] of FORBIDDEN_HOSTS) {
+      for (const endpoint of [`https://${host}/push/${sent}`, `http://${host}:8080/p`, `https://${host}:443/`]) {
+        const context = `${endpoint} (${label})`;
+        const before = await fingerprint();
+        const claim = await relay.request({
+          url: "/v1/pairings/claim",
+          body: {
+            code: fixtures.code,
+            device_name: "Fuzz phone",
+            public_key: x25519Jwk(),
+            push_subscription: subscription(endpoint),
+          },
+        });
+        const put = await relay.request({
+          method: "PUT",
+          url: "/v1/device/push-subscription",
+          headers: headersFor("device"),
+          body: { push_subscription: subscription(endpoint) },
+        });
+        for (const reply of [claim, put]) {
+          expect(reply.status, `${context}: ${reply.text}`).toBe(400);
+          expectShape(reply, context);
+          expect(reply.json().error.code, context).toBe("invalid_request");
+        }
+        expect(await fingerprint(), `${context} stored something`).toBe(before);
+        sent += 2;
+      }
+    }
+    expect(sent).toBeGreaterThan(200);
+    // The code survived every refused claim.
+    const device = await relay.pair(fixtures.installation);
+    expect(device.device_id).toMatch(/^dev_/);
+  }, 120_000);
+
+  it("device and installation names with control and bidi characters: stored and read back exactly", async () => {
+    const alphabet = [...new Set([...HOSTILE_NAMES.join(""), "a", "Z", " ", "\u00e9", "\u{1F4F1}"])];
+    const names = fc
+      .array(fc.constantFrom(...alphabet), { minLength: 1, maxLength: 60 })
+      .map((chars) => chars.join(""))
+      .filter((name) => name.length <= 100);
+    await fc.assert(
+      fc.asyncProperty(names, names, async (deviceName, installationName) => {
+        const enrolled = await relay.request({
+          url: "/v1/installations",
+          headers: headersFor("enrollment"),
+          body: { name: installationName },
+        });
+        expect(enrolled.status, enrolled.text).toBe(201);
+        const installation = enrolled.json() as Enrolled;
+        const { code } = await relay.pairCode(installation);
+        const claimed = await relay.request({
+          url: "/v1/pairings/claim",
+          body: { code, device_name: deviceName, public_key: x25519Jwk() },
+        });
+        expect(claimed.status, claimed.text).toBe(201);
+        const device = claimed.json() as Paired;
+        const own = await relay.request({ url: "/v1/device", headers: { authorization: `Bearer ${device.token}` } });
+        expect(own.json().device_name).toBe(deviceName);
+        const listed = await relay.request({
+          url: "/v1/devices",
+          headers: { authorization: `Bearer ${installation.token}` },
+        });
+        expect(listed.json().devices.map((entry: { device_name: string }) => entry.device_name)).toEqual([deviceName]);
+        const stored = await relay.store.read((tx) => tx.listInstallations());
+        expect(stored.find((entry) => entry.id === installation.installation_id)?.name).toBe(installationName);
+      }),
+      { numRuns: 25, seed: 21 },
+    );
+    for (const name of HOSTILE_NAMES) {
+      const { code } = await relay.pairCode(fixtures.installation);
+      const reply = await relay.request({
+        url: "/v1/pairings/claim",
+        body: { code, device_name: name, public_key: x25519Jwk() },
+      });
+      expect(reply.status, JSON.stringify(name)).toBe(201);
     }
   }, 120_000);
 });

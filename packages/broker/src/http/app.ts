@@ -159,6 +159,16 @@ export function buildApp(options: AppOptions): FastifyInstance {
           handler(request, response);
         },
       );
+      // Node answers `Expect: 100-continue` with a 100 by itself, inviting a body the onRequest hook below refuses:
+      // an oversize Content-Length gets its 413 without the 100 (router and sound routes keep their own limits).
+      server.on("checkContinue", (request, response) => {
+        const url = request.url ?? "";
+        const own = url.startsWith("/router/") || url.startsWith(SOUND_UPLOAD_PREFIX);
+        if (own || !(Number(request.headers["content-length"]) > options.maxRequestBodyBytes)) {
+          response.writeContinue();
+        }
+        server.emit("request", request, response);
+      });
       // What fastify sets on a server it creates itself (its defaults are filled in by now).
       const timeouts = serverOptions as { keepAliveTimeout?: number; connectionTimeout?: number };
       server.keepAliveTimeout = timeouts.keepAliveTimeout ?? 72_000;

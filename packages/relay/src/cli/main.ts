@@ -27,7 +27,11 @@ function buildProgram(): Command {
       .option("--port <port>", "listening port (default: RELAY_PORT or 47822)")
       .option("--host <host>", "listening address (default: RELAY_HOST or 127.0.0.1)")
       .option("--public-url <url>", "the URL phones use (default: RELAY_PUBLIC_URL or http://HOST:PORT)")
-      .option("--trust-proxy [addresses]", "trust X-Forwarded-For from these proxies (all when no list is given)"),
+      .option("--trust-proxy [addresses]", "trust X-Forwarded-For from these proxies (all when no list is given)")
+      .option(
+        "--allow-loopback-push",
+        "accept Web Push endpoints on loopback, for tests (default: RELAY_ALLOW_LOOPBACK_PUSH; never in production)",
+      ),
   ).action(async (options) => (await import("./commands/serve.js")).serve(options));
 
   program

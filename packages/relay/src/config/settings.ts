@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import envPaths from "env-paths";
 import { newToken } from "../domain/tokens.js";
@@ -13,6 +13,8 @@ export interface RelaySettings {
   publicUrl: string | undefined;
   trustProxy: boolean | string;
   rateLimits: boolean;
+  /** The operator's test switch: Web Push endpoints on loopback are accepted (never in production). */
+  allowLoopbackPush: boolean;
 }
 
 export interface SettingsFlags {
@@ -22,6 +24,7 @@ export interface SettingsFlags {
   databaseUrl?: string;
   publicUrl?: string;
   trustProxy?: string | boolean;
+  allowLoopbackPush?: boolean;
 }
 
 export const DEFAULT_PORT = 47822;
@@ -39,6 +42,14 @@ function parseTrustProxy(value: string | boolean | undefined): boolean | string 
   if (value === undefined || value === false || value === "" || value === "false") return false;
   if (value === true || value === "true") return true;
   return value;
+}
+
+/** An on/off variable: 1/true/yes/on, or 0/false/no/off/unset; anything else is a mistake worth stopping for. */
+function parseSwitch(value: string | undefined, name = "RELAY_ALLOW_LOOPBACK_PUSH"): boolean {
+  if (value === undefined || value === "") return false;
+  if (/^(1|true|yes|on)$/i.test(value)) return true;
+  if (/^(0|false|no|off)$/i.test(value)) return false;
+  throw new SettingsError(`${name} must be 1 or 0`);
 }
 
 export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv = process.env): RelaySettings {
@@ -60,7 +71,37 @@ export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv = p
     publicUrl,
     trustProxy: parseTrustProxy(flags.trustProxy ?? env.RELAY_TRUST_PROXY),
     rateLimits: env.RELAY_RATE_LIMITS !== "off",
+    allowLoopbackPush: flags.allowLoopbackPush === true || parseSwitch(env.RELAY_ALLOW_LOOPBACK_PUSH),
   };
+}
+
+/**
+ * The data dir holds secrets (tokens, VAPID key, answers and nonces in relay.db): 0700 whatever the umask, and
+ * tightened when it already existed wider (a packaging step, an older relay). Nothing is ever widened.
+ */
+export function secureDataDir(dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  tighten(dataDir, 0o700);
+}
+
+/** Takes group and other bits off an existing file or directory (0600 / 0700); a missing file is left alone. */
+export function tighten(path: string, mode: 0o600 | 0o700 = 0o600): void {
+  let current: number;
+  try {
+    current = statSync(path).mode & 0o777;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw error;
+  }
+  if ((current & 0o077) === 0) return;
+  try {
+    chmodSync(path, current & mode);
+  } catch (error) {
+    throw new SettingsError(
+      `${path} is readable by other users and could not be made private (${(error as NodeJS.ErrnoException).code}): ` +
+        `chmod ${mode.toString(8)} it, or choose another data dir`,
+    );
+  }
 }
 
 /**
@@ -69,12 +110,14 @@ export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv = p
  */
 export function readOrCreate(dataDir: string, name: string, create: () => string): string {
   const path = join(dataDir, name);
+  secureDataDir(dataDir);
   try {
-    return readFileSync(path, "utf8").trim();
+    const text = readFileSync(path, "utf8").trim();
+    tighten(path);
+    return text;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   // Written whole to a file of this process's own, then linked into place: link fails with EEXIST when another
   // process got there first, and a reader never sees a file that exists but is not written yet (with `wx` alone the
   // other process could read it empty).

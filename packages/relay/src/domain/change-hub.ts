@@ -1,6 +1,6 @@
 import type { Change } from "../store/types.js";
 
-export const changeKey = (change: Change): string =>
+export const changeKey = (change: Exclude<Change, { kind: "missed" }>): string =>
   change.kind === "answers" ? `a:${change.installationId}` : `e:${change.deviceId}`;
 
 /**
@@ -17,7 +17,7 @@ export interface Cancellation {
  * held poll costs a closure and a timer, nothing per poll on the store.
  */
 export class ChangeHub {
-  private readonly waiting = new Map<string, Set<() => void>>();
+  private readonly waiting = new Map<string, Set<(changed?: boolean) => void>>();
   /** Set on shutdown: held polls return their (empty) page at once and no new poll is held. */
   closed = false;
 
@@ -26,6 +26,16 @@ export class ChangeHub {
     const all = [...this.waiting.values()];
     this.waiting.clear();
     for (const resolvers of all) for (const resolve of resolvers) resolve();
+  }
+
+  /**
+   * Every held poll reads again once, then keeps waiting (announcements may have been missed). Not a "change": a
+   * poll that finds nothing goes back to its wait instead of re-checking on a short timer.
+   */
+  recheckAll(): void {
+    const all = [...this.waiting.values()];
+    this.waiting.clear();
+    for (const resolvers of all) for (const resolve of resolvers) resolve(false);
   }
 
   notify(key: string): void {
@@ -54,7 +64,7 @@ export class ChangeHub {
         }
         resolve(changed);
       };
-      const onChange = () => finish(true);
+      const onChange = (changed = true) => finish(changed);
       const timer = setTimeout(() => finish(false), milliseconds);
       set.add(onChange);
       if (signal) signal.onAbort = () => finish(false);

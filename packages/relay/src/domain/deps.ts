@@ -1,6 +1,7 @@
 import type { Installation, RelayStore } from "../store/types.js";
 import type { Clock } from "./clock.js";
 import type { Feed } from "./feed.js";
+import type { PushEndpointPolicy } from "./push-subscription.js";
 
 /** What a newly stored envelope asks of Web Push; sent after commit, never awaited by the POST. */
 export interface PushWaker {
@@ -14,6 +15,8 @@ export interface DomainDeps {
   /** The URL phones use (RELAY_PUBLIC_URL), without a trailing slash. */
   publicUrl: () => string;
   push?: PushWaker;
+  /** Which push endpoints a phone may register (the loopback switch). */
+  pushEndpoints: PushEndpointPolicy;
   /** Installations already looked up (they never change owner and are never deleted). */
   knownInstallations: Map<string, Installation>;
 }

@@ -42,7 +42,7 @@ export async function revokeDevice(deps: DomainDeps, installation: Installation,
 /** PUT /v1/device/push-subscription (beyond DESIGN.md): a phone whose subscription changed re-registers it. */
 export async function updatePushSubscription(deps: DomainDeps, device: Device, body: unknown): Promise<void> {
   const value = (body as Record<string, unknown> | undefined)?.push_subscription;
-  const subscription = value === null ? null : JSON.stringify(parsePushSubscription(value));
+  const subscription = value === null ? null : JSON.stringify(parsePushSubscription(value, deps.pushEndpoints));
   await deps.store.transaction(async (tx) => {
     if (subscription === null) {
       if (device.pushSubscription) await tx.dropPushSubscription(device.id, device.pushSubscription);

@@ -64,7 +64,7 @@ export async function claimPairing(deps: DomainDeps, body: unknown) {
   const subscription =
     fields.push_subscription === undefined || fields.push_subscription === null
       ? null
-      : JSON.stringify(parsePushSubscription(fields.push_subscription));
+      : JSON.stringify(parsePushSubscription(fields.push_subscription, deps.pushEndpoints));
   if (!code) throw new RelayError("invalid_pairing_code", "the pairing code is unknown, used or expired");
   const now = deps.clock.now();
   const token = newToken("device");

@@ -12,12 +12,15 @@ import { VERSION } from "../version.js";
 import { AccessLog } from "./access-log.js";
 import type { Guards } from "./auth.js";
 import { errorHandler, sendError } from "./errors.js";
-import { DEFAULT_LIMITS, Limits, type LimitTable } from "./rate-limit.js";
+import { clientKey, DEFAULT_LIMITS, Limits, type LimitTable } from "./rate-limit.js";
 import { answerRoutes } from "./routes/answers.js";
 import { deviceRoutes } from "./routes/devices.js";
 import { envelopeRoutes } from "./routes/envelopes.js";
 import { pairingRoutes } from "./routes/pairing.js";
 import { defaultAppDir, phoneAppRoutes } from "./routes/phone-app.js";
+
+/** How long GET /healthz waits for the database before calling it unreachable. */
+const HEALTH_TIMEOUT = 3000;
 
 /** Spec 2: the relay body limit, on every route. */
 export const BODY_LIMIT = 64 * 1024;
@@ -36,6 +39,8 @@ export interface AppOptions {
   limits?: LimitTable | false;
   /** fastify's trustProxy: the client address then comes from X-Forwarded-For (behind a TLS proxy). */
   trustProxy?: boolean | string;
+  /** Web Push endpoints on loopback are accepted (the operator's test switch, RELAY_ALLOW_LOOPBACK_PUSH). */
+  allowLoopbackPush?: boolean;
   /** The phone app's built files, served under /app (default: packages/phone/dist; `false` turns /app off). */
   appDir?: string | false;
 }
@@ -61,7 +66,9 @@ export function buildApp(options: AppOptions): RelayApp {
   const logger = options.logger ?? silentLogger;
   const hub = new ChangeHub();
   const publicUrl = options.publicUrl;
-  const unsubscribe = options.store.onChange((change) => hub.notify(changeKey(change)));
+  const unsubscribe = options.store.onChange((change) =>
+    change.kind === "missed" ? hub.recheckAll() : hub.notify(changeKey(change)),
+  );
   const deps: DomainDeps = {
     store: options.store,
     clock,
@@ -69,6 +76,7 @@ export function buildApp(options: AppOptions): RelayApp {
     knownInstallations: new Map(),
     publicUrl: () => (typeof publicUrl === "function" ? publicUrl() : publicUrl).replace(/\/+$/, ""),
     ...(options.push ? { push: options.push } : {}),
+    pushEndpoints: { allowLoopback: options.allowLoopbackPush === true },
   };
   const limits = new Limits(options.limits === undefined ? DEFAULT_LIMITS : options.limits);
   const guards: Guards = {
@@ -87,6 +95,13 @@ export function buildApp(options: AppOptions): RelayApp {
     // A URL the router cannot decode (bad percent-encoding) gets the relay's own error shape.
     frameworkErrors: (_error, request, reply) =>
       sendError(request, reply as FastifyReply, new RelayError("invalid_request", "the request URL is malformed")),
+  });
+  // Node answers `Expect: 100-continue` with a 100 by itself, inviting a body the relay is going to refuse. An
+  // oversize Content-Length gets its 413 (from the body parser, after auth) without the 100; any other request gets
+  // the 100 at once, as before.
+  app.server.on("checkContinue", (request, response) => {
+    if (!(Number(request.headers["content-length"]) > BODY_LIMIT)) response.writeContinue();
+    app.server.emit("request", request, response);
   });
   app.decorateRequest("installation", null);
   app.decorateRequest("device", null);
@@ -110,7 +125,7 @@ export function buildApp(options: AppOptions): RelayApp {
   });
 
   app.addHook("onRequest", async (request) => {
-    const wait = limits.take("perIp", request.ip);
+    const wait = limits.take("perIp", clientKey(request.ip));
     if (wait > 0) throw new RelayError("rate_limited", "too many requests", wait);
   });
   // Path and query values reach SQL as parameters: a NUL or a lone surrogate there is a malformed request, not a
@@ -140,13 +155,21 @@ export function buildApp(options: AppOptions): RelayApp {
   app.setErrorHandler(errorHandler(logger));
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new RelayError("not_found", "no such route")));
 
-  // held_polls: long-polls this process holds (operators watch it; the benchmark waits on it).
-  app.get("/healthz", async () => ({
-    status: "ok",
-    version: VERSION,
-    backend: options.store.backend,
-    held_polls: hub.size,
-  }));
+  // held_polls: long-polls this process holds (operators watch it; the benchmark waits on it). 503 while the
+  // database does not answer, so a load balancer or monitor sees what every other route would say.
+  app.get("/healthz", async (_request, reply) => {
+    const reachable = await Promise.race([
+      options.store.reachable(),
+      new Promise<false>((resolve) => setTimeout(resolve, HEALTH_TIMEOUT, false).unref()),
+    ]);
+    return reply.code(reachable ? 200 : 503).send({
+      status: reachable ? "ok" : "unavailable",
+      database: reachable ? "ok" : "unreachable",
+      version: VERSION,
+      backend: options.store.backend,
+      held_polls: hub.size,
+    });
+  });
   app.get("/v1/push/vapid-public-key", async (request, reply) => {
     if (!options.vapidPublicKey) return sendError(request, reply, new RelayError("not_found", "Web Push is off"));
     return { public_key: options.vapidPublicKey };

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Authenticator } from "../domain/auth.js";
 import { RelayError } from "../domain/errors.js";
 import type { Device, Installation } from "../store/types.js";
-import type { LimitName, Limits } from "./rate-limit.js";
+import { clientKey, type LimitName, type Limits } from "./rate-limit.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -49,15 +49,16 @@ export function deviceAuth(guards: Guards, limit: LimitName): Hook {
 
 export function enrollmentAuth(guards: Guards): Hook {
   return async (request) => {
-    limited(guards.limits, "enroll", request.ip);
+    limited(guards.limits, "enroll", clientKey(request.ip));
     if (!secretMatches(bearerCredential(request.headers.authorization), guards.enrollmentToken, true)) {
       throw new RelayError("unauthorized", "the enrollment token is missing or wrong");
     }
   };
 }
 
+/** Per client address: an IPv4 address, or an IPv6 /64 (one subscriber's usual allocation). */
 export function ipLimit(guards: Guards, limit: LimitName): Hook {
-  return async (request) => limited(guards.limits, limit, request.ip);
+  return async (request) => limited(guards.limits, limit, clientKey(request.ip));
 }
 
 export function takeLimit(guards: Guards, limit: LimitName, key: string): void {

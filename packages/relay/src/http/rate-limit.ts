@@ -1,3 +1,7 @@
+import { clientKey } from "../domain/ip.js";
+
+export { clientKey };
+
 /**
  * Token buckets, one small limiter per purpose (docs/relay.md, "Rate limits" lists the values). Limits are per
  * relay process: behind a load balancer with N processes a client gets up to N times the figure.
@@ -40,6 +44,7 @@ export type LimitName =
   | "pairingCreate"
   | "claimPerIp"
   | "claimPerCode"
+  | "claimAll"
   | "answerPost"
   | "answerPoll"
   | "envelopePost"
@@ -59,6 +64,9 @@ export const DEFAULT_LIMITS: LimitTable = {
   claimPerIp: { burst: 5, perSecond: 10 / 60 },
   // POST /v1/pairings/claim per submitted code: bounds guessing one code from many addresses.
   claimPerCode: { burst: 5, perSecond: 5 / 600 },
+  // POST /v1/pairings/claim, all clients together: bounds guessing from many addresses (each with its own budget
+  // above), so a live code meets at most ~1,300 guesses in its 10 minutes however many addresses guess.
+  claimAll: { burst: 100, perSecond: 2 },
   // POST /v1/interaction-responses per device: a person taps, a phone retries.
   answerPost: { burst: 30, perSecond: 2 },
   // GET /v1/interaction-responses per installation: a broker's poll loop.

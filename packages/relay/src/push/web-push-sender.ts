@@ -1,5 +1,10 @@
+import type { LookupAddress } from "node:dns";
+import { lookup as dnsLookup } from "node:dns/promises";
+import type { Agent } from "undici";
 import type webpush from "web-push";
 import type { PushWaker } from "../domain/deps.js";
+import { isLoopback, nonPublicReason, parseIp } from "../domain/ip.js";
+import { type PushEndpointPolicy, pushEndpointProblem } from "../domain/push-subscription.js";
 import type { RelayLogger } from "../log.js";
 import type { RelayStore } from "../store/types.js";
 import type { VapidKeys } from "./vapid.js";
@@ -13,7 +18,63 @@ export interface WebPushOptions {
   /** Delays before the 2nd, 3rd, ... attempt: three attempts in all by default. */
   retryDelaysMs?: readonly number[];
   concurrency?: number;
+  /** The loopback switch (RELAY_ALLOW_LOOPBACK_PUSH): what the endpoint rule lets through when connecting too. */
+  pushEndpoints?: PushEndpointPolicy;
+  /** Name resolution (tests stand in for DNS here); every address it gives is checked before connecting. */
+  resolve?: (hostname: string) => Promise<LookupAddress[]>;
 }
+
+/** A push endpoint whose host resolves to an address the relay must not send to (DNS rebinding, a private name). */
+export class RefusedAddressError extends Error {
+  readonly code = "ERR_PUSH_ADDRESS_REFUSED";
+  constructor(reason: string) {
+    super(`the push endpoint's host resolves to ${reason} address`);
+    this.name = "RefusedAddressError";
+  }
+}
+
+type LookupCallback = (error: Error | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * net's `lookup` for the push Agent: resolves, then refuses the connection when any address is not public (loopback
+ * only with the switch). The endpoint was checked when it was registered; this catches a name that resolves
+ * elsewhere now (DNS rebinding) or always did (a name for a private address).
+ */
+export function guardedLookup(
+  policy: PushEndpointPolicy,
+  resolve: (hostname: string) => Promise<LookupAddress[]>,
+): (hostname: string, options: { family?: number | string; all?: boolean }, callback: LookupCallback) => void {
+  return (hostname, options, callback) => {
+    resolve(hostname).then(
+      (found) => {
+        const wanted = options.family === 4 || options.family === 6 ? options.family : undefined;
+        const addresses = found.filter((entry) => wanted === undefined || entry.family === wanted);
+        for (const entry of addresses) {
+          const ip = parseIp(entry.address);
+          const reason = ip ? nonPublicReason(ip) : "an unparsable";
+          if (reason && !(policy.allowLoopback && ip && isLoopback(ip))) {
+            callback(new RefusedAddressError(reason), "");
+            return;
+          }
+        }
+        const first = addresses[0];
+        if (!first) callback(Object.assign(new Error(`no address for ${hostname}`), { code: "ENOTFOUND" }), "");
+        else if (options.all) callback(null, addresses);
+        else callback(null, first.address, first.family);
+      },
+      (error: Error) => callback(error, ""),
+    );
+  };
+}
+
+const systemResolve = (hostname: string) => dnsLookup(hostname, { all: true, order: "verbatim" });
+
+const refused = (error: unknown): boolean => {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if (cause instanceof RefusedAddressError) return true;
+  }
+  return false;
+};
 
 interface Job {
   deviceId: string;
@@ -38,8 +99,11 @@ export class WebPushSender implements PushWaker {
   private readonly retryDelaysMs: readonly number[];
   private readonly concurrency: number;
   private closed = false;
+  private readonly pushEndpoints: PushEndpointPolicy;
+  private agent: Agent | undefined;
 
   constructor(private readonly options: WebPushOptions) {
+    this.pushEndpoints = options.pushEndpoints ?? { allowLoopback: false };
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.retryDelaysMs = options.retryDelaysMs ?? [1000, 5000];
     this.concurrency = options.concurrency ?? 16;
@@ -65,6 +129,7 @@ export class WebPushSender implements PushWaker {
     this.closed = true;
     this.queue.length = 0;
     await this.idle();
+    await this.agent?.close();
   }
 
   private pump(): void {
@@ -85,14 +150,42 @@ export class WebPushSender implements PushWaker {
     }
   }
 
-  /** web-push and its dependencies load on the first wake-up: a relay without subscriptions never pays for them. */
-  private library: Promise<typeof webpush> | undefined;
+  /**
+   * web-push, undici and their dependencies load on the first wake-up: a relay without subscriptions never pays for
+   * them. One Agent of the sender's own: it follows no redirects (a 3xx is a failed push), reads no proxy variables,
+   * and connects only to addresses `guardedLookup` lets through.
+   */
+  private library:
+    | Promise<{ webpush: typeof webpush; request: typeof import("undici").request; agent: Agent }>
+    | undefined;
+
+  private load() {
+    this.library ??= Promise.all([import("web-push"), import("undici")]).then(([module, undici]) => {
+      const agent = new undici.Agent({
+        connect: {
+          timeout: this.timeoutMs,
+          lookup: guardedLookup(this.pushEndpoints, this.options.resolve ?? systemResolve),
+        } as object,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
+      this.agent = agent;
+      return { webpush: module.default, request: undici.request, agent };
+    });
+    return this.library;
+  }
 
   private async deliver(job: Job): Promise<void> {
-    this.library ??= import("web-push").then((module) => module.default);
-    const library = await this.library;
+    const { webpush: library, request, agent } = await this.load();
     const subscription = JSON.parse(job.subscription) as webpush.PushSubscription;
-    const host = new URL(subscription.endpoint).host;
+    const url = new URL(subscription.endpoint);
+    const host = url.host;
+    // Stored before this rule existed, or under a loopback switch now off: never sent, kept for the owner to see.
+    const problem = pushEndpointProblem(url, this.pushEndpoints);
+    if (problem) {
+      this.options.logger.warn(`push to ${job.deviceId} at ${host} not sent: the endpoint ${problem}`);
+      return;
+    }
     for (let attempt = 0; ; attempt += 1) {
       const details = library.generateRequestDetails(subscription, job.payload, {
         vapidDetails: this.options.vapid,
@@ -103,17 +196,21 @@ export class WebPushSender implements PushWaker {
       let status: number | undefined;
       let retryAfter: number | undefined;
       try {
-        const response = await fetch(details.endpoint, {
-          method: details.method,
+        const response = await request(details.endpoint, {
+          method: details.method as "POST",
           headers: details.headers as Record<string, string>,
           body: details.body as Buffer,
+          dispatcher: agent,
           signal: AbortSignal.timeout(this.timeoutMs),
-          redirect: "error",
         });
-        status = response.status;
-        retryAfter = Number(response.headers.get("retry-after")) || undefined;
-        await response.body?.cancel();
-      } catch {
+        status = response.statusCode;
+        retryAfter = Number(response.headers["retry-after"]) || undefined;
+        await response.body.dump();
+      } catch (error) {
+        if (refused(error)) {
+          this.options.logger.warn(`push to ${job.deviceId} at ${host} refused: ${(error as Error).message}`);
+          return;
+        }
         status = undefined;
       }
       if (status !== undefined && status >= 200 && status < 300) return;

@@ -119,8 +119,14 @@ export interface StoreTx {
   prune(options: { now: number; ageCutoff: number; ackCutoff: number; batch: number }): Promise<PruneResult>;
 }
 
-/** What changed, so long-polls on any relay process wake up. */
-export type Change = { kind: "answers"; installationId: string } | { kind: "envelopes"; deviceId: string };
+/**
+ * What changed, so long-polls on any relay process wake up. `missed`: announcements from other processes may have
+ * been lost (the wake-up channel was down and is back), so every held poll reads again.
+ */
+export type Change =
+  | { kind: "answers"; installationId: string }
+  | { kind: "envelopes"; deviceId: string }
+  | { kind: "missed" };
 
 export interface RelayStore {
   readonly backend: "sqlite" | "postgres";
@@ -135,5 +141,7 @@ export interface RelayStore {
    * themselves at commit), so long-polls wake up.
    */
   onChange(listener: (change: Change) => void): () => void;
+  /** Whether the database answers a trivial query now (GET /healthz). */
+  reachable(): Promise<boolean>;
   close(): Promise<void>;
 }

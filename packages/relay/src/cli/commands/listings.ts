@@ -2,6 +2,7 @@ import { resolveSettings, type SettingsFlags } from "../../config/settings.js";
 import { isoTime } from "../../domain/clock.js";
 import { openStore } from "../../store/open.js";
 import type { RelayStore } from "../../store/types.js";
+import { terminalJson, visible } from "../visible.js";
 
 type ListFlags = SettingsFlags & { json?: boolean };
 
@@ -14,7 +15,9 @@ async function withStore<T>(flags: ListFlags, work: (store: RelayStore) => Promi
   }
 }
 
-function table(rows: string[][]): string {
+/** Every cell escaped (names come from the network), then padded to its column. */
+function table(cells: string[][]): string {
+  const rows = cells.map((row) => row.map(visible));
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
   return rows
     .map((row) =>
@@ -37,7 +40,7 @@ export async function installations(flags: ListFlags): Promise<void> {
       devices: item.devices,
       created_at: isoTime(item.createdAt),
     }));
-    process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    process.stdout.write(`${terminalJson(rows)}\n`);
     return;
   }
   const rows = [["INSTALLATION", "OWNER", "NAME", "DEVICES", "CREATED"]];
@@ -60,7 +63,7 @@ export async function devices(flags: ListFlags): Promise<void> {
       created_at: isoTime(device.createdAt),
       revoked_at: device.revokedAt === null ? null : isoTime(device.revokedAt),
     }));
-    process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    process.stdout.write(`${terminalJson(rows)}\n`);
     return;
   }
   const rows = [["DEVICE", "NAME", "OWNER", "PUSH", "CREATED", "REVOKED"]];

@@ -23,6 +23,7 @@ export function pairingRoutes(app: FastifyInstance, deps: DomainDeps, guards: Gu
     handler: async (request, reply) => {
       const code = (request.body as { code?: unknown } | undefined)?.code;
       const normalized = typeof code === "string" ? normalizePairingCode(code) : undefined;
+      takeLimit(guards, "claimAll", "all");
       if (normalized) takeLimit(guards, "claimPerCode", normalized);
       return reply.code(201).send(await claimPairing(deps, request.body));
     },

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
+import type { RelayLogger } from "../../log.js";
 import type {
   Change,
   Device,
@@ -20,8 +21,19 @@ import { migrate } from "./schema.js";
 
 type Row = Record<string, unknown>;
 type Queryable = Pick<pg.Pool, "query"> | Pick<pg.PoolClient, "query">;
+/** A change a commit announces (`missed` is the store's own). */
+type RowChange = Exclude<Change, { kind: "missed" }>;
 
 const CHANNEL = "relay_changes";
+
+export interface PostgresOptions {
+  /** Pool size (default 20). */
+  max?: number;
+  logger?: RelayLogger;
+  /** Backoff of LISTEN re-subscription: first delay and cap (default 250 ms doubling to 5 s). */
+  retryFirstMs?: number;
+  retryMaxMs?: number;
+}
 const nullableText = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 
 const toInstallation = (row: Row): Installation => ({
@@ -54,7 +66,7 @@ const splitPosition = (position: string | null): [string, string] => {
 class PostgresTx implements StoreTx {
   constructor(
     private readonly db: Queryable,
-    private readonly changes: Change[] | undefined,
+    private readonly changes: RowChange[] | undefined,
   ) {}
 
   private async rows(sql: string, values: unknown[]): Promise<Row[]> {
@@ -219,7 +231,7 @@ class PostgresTx implements StoreTx {
   }
 }
 
-const changeText = (change: Change): string =>
+const changeText = (change: RowChange): string =>
   change.kind === "answers" ? `a|${change.installationId}` : `e|${change.deviceId}`;
 
 /**
@@ -234,16 +246,23 @@ export class PostgresStore implements RelayStore {
   private readonly listeners = new Set<(change: Change) => void>();
   private listener: pg.Client | undefined;
   private closed = false;
+  private resubscribing = false;
   private readonly toAnnounce = new Set<string>();
   private announceScheduled = false;
 
   private constructor(
     private readonly pool: pg.Pool,
     private readonly url: string,
+    private readonly options: PostgresOptions,
   ) {}
 
-  static async connect(url: string, options: { max?: number } = {}): Promise<PostgresStore> {
-    const pool = new pg.Pool({ connectionString: url, max: options.max ?? 20 });
+  static async connect(url: string, options: PostgresOptions = {}): Promise<PostgresStore> {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.max ?? 20,
+      // A database host that drops packets fails a request in 10 s instead of holding it until the client gives up.
+      connectionTimeoutMillis: 10_000,
+    });
     // An idle client's error (the server restarting) must not crash the relay; the next query reconnects.
     pool.on("error", () => undefined);
     const client = await pool.connect();
@@ -252,27 +271,86 @@ export class PostgresStore implements RelayStore {
     } finally {
       client.release();
     }
-    const store = new PostgresStore(pool, url);
+    const store = new PostgresStore(pool, url, options);
     await store.listen();
     return store;
   }
 
+  /** True while the LISTEN connection is up (tests, the operator's view). */
+  get listening(): boolean {
+    return this.listener !== undefined;
+  }
+
+  /** One LISTEN connection; when it is lost, `resubscribe` brings it back. */
   private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url });
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 10_000 });
     client.on("notification", (message) => {
       const [origin, kind, id] = (message.payload ?? "").split("|");
       if (origin === this.origin || !id) return;
       this.emit(kind === "a" ? { kind: "answers", installationId: id } : { kind: "envelopes", deviceId: id });
     });
-    client.on("error", () => {
-      // Reconnect; held polls missed nothing durable (they re-read at their deadline at the latest).
+    const lost = () => {
+      if (this.listener !== client) return;
       this.listener = undefined;
       client.end().catch(() => undefined);
-      if (!this.closed) setTimeout(() => this.listen().catch(() => undefined), 1000).unref();
-    });
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
+      this.options.logger?.warn("PostgreSQL wake-up connection (LISTEN) lost: re-subscribing");
+      this.resubscribe();
+    };
+    // Before `listener` is set, a failure surfaces as the rejection below instead.
+    client.on("error", lost);
+    client.on("end", lost);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+    } catch (error) {
+      client.end().catch(() => undefined);
+      throw error;
+    }
+    if (this.closed) {
+      await client.end().catch(() => undefined);
+      return;
+    }
     this.listener = client;
+  }
+
+  /**
+   * Retries LISTEN with backoff (doubling from `retryFirstMs` up to `retryMaxMs`, with jitter) until it works,
+   * however long the database is away. Then every held poll reads again: a commit announced by another process
+   * while this one was not listening would otherwise wait for the poll's deadline.
+   */
+  private resubscribe(): void {
+    if (this.closed || this.resubscribing) return;
+    this.resubscribing = true;
+    const first = this.options.retryFirstMs ?? 250;
+    const max = this.options.retryMaxMs ?? 5000;
+    const attempt = (failures: number) => {
+      const delay = Math.min(first * 2 ** failures, max) * (0.75 + Math.random() * 0.5);
+      setTimeout(() => {
+        if (this.closed) {
+          this.resubscribing = false;
+          return;
+        }
+        this.listen().then(
+          () => {
+            this.resubscribing = false;
+            if (this.closed) return;
+            this.options.logger?.info(`PostgreSQL wake-ups re-subscribed after ${failures + 1} attempt(s)`);
+            this.emit({ kind: "missed" });
+          },
+          () => attempt(failures + 1),
+        );
+      }, delay).unref();
+    };
+    attempt(0);
+  }
+
+  async reachable(): Promise<boolean> {
+    try {
+      await this.pool.query("SELECT 1");
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   isPosition(position: string): boolean {
@@ -281,7 +359,7 @@ export class PostgresStore implements RelayStore {
 
   async transaction<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
-    const changes: Change[] = [];
+    const changes: RowChange[] = [];
     try {
       await client.query("BEGIN");
       const result = await work(new PostgresTx(client, changes));
@@ -305,7 +383,7 @@ export class PostgresStore implements RelayStore {
    * flush), which would undo group commit for every answer. A NOTIFY-only transaction writes no WAL, so that lock
    * is held for microseconds. A lost NOTIFY only delays a held poll to its next re-check or deadline.
    */
-  private announce(change: Change): void {
+  private announce(change: RowChange): void {
     this.toAnnounce.add(`${this.origin}|${changeText(change)}`);
     if (this.announceScheduled) return;
     this.announceScheduled = true;

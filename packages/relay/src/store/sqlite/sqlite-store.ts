@@ -1,6 +1,7 @@
-import { mkdirSync } from "node:fs";
+import { closeSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { secureDataDir, tighten } from "../../config/settings.js";
 import type {
   Change,
   Device,
@@ -244,9 +245,16 @@ export class SqliteStore implements RelayStore {
   private readonly listeners = new Set<(change: Change) => void>();
 
   constructor(readonly path: string) {
-    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    if (path !== ":memory:") {
+      // relay.db holds answers and nonces: 0600 in a 0700 directory whatever the umask. SQLite gives -wal and -shm
+      // the database file's mode, so the file is made first; files an older relay left wider are tightened.
+      secureDataDir(dirname(path));
+      closeSync(openSync(path, "a", 0o600));
+      for (const suffix of ["", "-wal", "-shm", "-journal"]) tighten(`${path}${suffix}`);
+    }
     const writer = open(path, false);
     migrate(writer);
+    if (path !== ":memory:") for (const suffix of ["-wal", "-shm"]) tighten(`${path}${suffix}`);
     this.writer = new Statements(writer);
     // An in-memory database is private to its connection, so it reads through the writer.
     this.reader = path === ":memory:" ? this.writer : new Statements(open(path, true));
@@ -323,6 +331,15 @@ export class SqliteStore implements RelayStore {
 
   private emit(change: Change): void {
     for (const listener of this.listeners) listener(change);
+  }
+
+  async reachable(): Promise<boolean> {
+    try {
+      this.reader.db.prepare("SELECT 1").get();
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   async close(): Promise<void> {
