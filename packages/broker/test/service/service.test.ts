@@ -39,14 +39,14 @@ function parsePlist(text: string): unknown {
     ?.map((token) => token.trim())
     .filter((token) => token !== "") as string[];
   let at = 0;
-  const unescape = (value: string) =>
+  const decode = (value: string) =>
     value.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", '"').replaceAll("&amp;", "&");
   const value = (): unknown => {
     const tag = tokens[at++];
     if (tag === "<true/>") return true;
     if (tag === "<false/>") return false;
     if (tag === "<string>") {
-      const text = tokens[at] === "</string>" ? "" : unescape(tokens[at++] as string);
+      const text = tokens[at] === "</string>" ? "" : decode(tokens[at++] as string);
       expect(tokens[at++]).toBe("</string>");
       return text;
     }
@@ -60,7 +60,7 @@ function parsePlist(text: string): unknown {
       const dict: Record<string, unknown> = {};
       while (tokens[at] !== "</dict>") {
         expect(tokens[at++]).toBe("<key>");
-        const key = unescape(tokens[at++] as string);
+        const key = decode(tokens[at++] as string);
         expect(tokens[at++]).toBe("</key>");
         dict[key] = value();
       }

@@ -186,7 +186,9 @@ export async function doctor(options: DoctorOptions): Promise<void> {
       checks.push(ok("router", "off"));
     } else {
       const key = nonEmpty(JSON.parse(readFileSync(configPath(dataDir), "utf8")).RouterKey as string | undefined);
-      const listing = await client.request<Json>("GET", "/ui/api/router/agents", { ui: true }).catch(() => ({ accounts: [] }));
+      const listing = await client
+        .request<Json>("GET", "/ui/api/router/agents", { ui: true })
+        .catch(() => ({ accounts: [] }));
       const connected = ((listing.accounts as Json[] | undefined) ?? []).filter((account) => account.connected);
       const stale = connected.filter(
         (account) =>
