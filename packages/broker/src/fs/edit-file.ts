@@ -54,6 +54,9 @@ const ATTEMPTS = 40;
 /** How long a write into the replaced file is still caught (a writer that opened it just before the rename). */
 const LATE_WRITE_GRACE_MS = 30;
 
+/** How long bytes that cannot be read (a write caught halfway) are given to change before Notify gives up. */
+const TORN_WAIT_MS = 1_500;
+
 const sleep = (ms: number): void => {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 };
@@ -99,6 +102,16 @@ const readPath = (path: string): Buffer | undefined => {
   }
 };
 
+/** Whether the bytes at `path` differ from `seen` within `ms` (looked at every 10 ms). */
+function changesWithin(path: string, seen: Buffer | undefined, ms: number): boolean {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (!sameBytes(readPath(path), seen)) return true;
+    if (Date.now() > deadline) return false;
+    sleep(10);
+  }
+}
+
 /**
  * Reads `file` (through any symlink), asks `plan` what to do with its bytes, and does it safely (see above).
  * `plan` may run more than once (once per attempt), so it must not have side effects.
@@ -132,7 +145,8 @@ export function editFile<T>(
       } catch (error) {
         // Bytes caught halfway through someone else's write (a refusal such as "cannot parse"): when the file has
         // changed since, work it out again on what is there now.
-        if (attempt + 1 < ATTEMPTS && !sameBytes(readPath(real), atPath)) continue;
+        // A writer paused between its write and its truncate leaves such bytes for a while: wait for it.
+        if (attempt + 1 < ATTEMPTS && changesWithin(real, atPath, TORN_WAIT_MS)) continue;
         throw error;
       }
       let content = decided.content;
@@ -193,9 +207,20 @@ export function editFile<T>(
         }
         if (!late.equals(atPath as Buffer)) {
           const written = content === null ? undefined : typeof content === "string" ? Buffer.from(content) : content;
-          const now = readPath(real);
-          const mine = carryOver(atPath, late, before, real);
-          owner = { content: carryOver(written, now, mine, real), atPath: now };
+          // The late write may itself be caught halfway (written, not yet truncated): read again until it merges.
+          const deadline = Date.now() + TORN_WAIT_MS;
+          for (;;) {
+            const now = readPath(real);
+            try {
+              const mine = carryOver(atPath, late, before, real);
+              owner = { content: carryOver(written, now, mine, real), atPath: now };
+              break;
+            } catch (error) {
+              if (!(error instanceof EditConflictError) || Date.now() > deadline) throw error;
+              sleep(10);
+              late = readAll(fd);
+            }
+          }
           continue;
         }
       }

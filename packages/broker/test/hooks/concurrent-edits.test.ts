@@ -108,6 +108,34 @@ describe("an owner's edits made while Notify edits the same file (issue 21, item
     expect(document.hooks).toBeUndefined();
   }, 120_000);
 
+  it("a settings.json caught between an owner's write and truncate is waited for, not refused", async () => {
+    const context: InstallContext = {
+      dataDir: join(root, "data"),
+      program: ["/usr/bin/node", "/opt/notify/dist/cli/main.js"],
+      where: { home, cwd: root, env: {} },
+    };
+    const file = join(home, ".claude", "settings.json");
+    const whole = `${JSON.stringify({ model: "opus", owner: 1 }, null, 2)}\n`;
+    // What an in-place save leaves between its write and its truncate: the new text, then the old text's tail.
+    writeFileSync(file, `${whole}  "left": "over"\n}\n`);
+    const fixer = spawn(
+      process.execPath,
+      [
+        "-e",
+        `console.log("ready"); setTimeout(() => require("node:fs").writeFileSync(process.argv[1], process.argv[2]), 400);`,
+        file,
+        whole,
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    writer = fixer;
+    await new Promise<void>((resolve) => fixer.stdout?.once("data", () => resolve()));
+    install("claude-code", "user", context);
+    const document = JSON.parse(readFileSync(file, "utf8"));
+    expect(document.owner).toBe(1);
+    expect(document.hooks).toBeDefined();
+  }, 60_000);
+
   it("40 router connect/disconnect cycles under an owner appending lines: every line survives", async () => {
     const service = connectorService(root, home, "nrk_concurrent");
     const file = join(home, ".codex", "config.toml");
