@@ -2,9 +2,11 @@
 // fail and what to run; exit 1 on any fail. Each check is driven to its states against a real broker, a real
 // dbus-daemon with and without a notification server, real hook files and a real data directory.
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { startBroker } from "../../src/broker.js";
+import { codexHookTrust } from "../../src/hooks/install/codex-trust.js";
 import { type CliBroker, cliEnv, closedPort, runCli, startCliBroker } from "../cli/cli-harness.js";
 import { tempDir } from "../helpers.js";
 import { dbusAvailable, RecordingServer, SessionBus } from "../presentation/dbus-harness.js";
@@ -105,6 +107,53 @@ describe("notify doctor", () => {
     });
     expect(broken.checks.get("hooks")?.detail).toContain(`${gone} does not exist`);
   });
+
+  it("hooks: warn while Codex has not trusted Notify's hooks (asked of the real codex), ok once trusted", async () => {
+    const broker = await startCliBroker();
+    brokers.push(broker);
+    // The real Codex CLI from npm, found on PATH the way the shell finds it.
+    const bin = join(fileURLToPath(new URL("../../../../node_modules/.bin", import.meta.url)));
+    const env: NodeJS.ProcessEnv = {
+      ...home(),
+      PATH: [dirname(process.execPath), bin, process.env.PATH].join(delimiter),
+    };
+    const codexHome = join(env.HOME as string, ".codex");
+    mkdirSync(codexHome, { recursive: true });
+    expect((await runCli(["hooks", "install", "codex", ...broker.target], env)).code).toBe(0);
+    const untrusted = await doctor(broker.target, env);
+    expect(untrusted.code).toBe(0);
+    expect(untrusted.checks.get("hooks")).toMatchObject({
+      status: "warn",
+      fix: "start codex, open /hooks and trust Notify's hooks",
+    });
+    expect(untrusted.checks.get("hooks")?.detail).toContain("4 of Notify's hooks");
+    expect(untrusted.checks.get("hooks")?.detail).toContain("permission_request (untrusted)");
+
+    // What Codex's /hooks screen writes once the person trusts them: each hook's hash under [hooks.state].
+    const previousHome = process.env.HOME;
+    const previousPath = process.env.PATH;
+    process.env.HOME = env.HOME;
+    process.env.PATH = env.PATH;
+    const trust = await codexHookTrust(env.HOME as string, 60_000).finally(() => {
+      process.env.HOME = previousHome;
+      process.env.PATH = previousPath;
+    });
+    if (!trust.checked) throw new Error(trust.reason);
+    expect(trust.hooks).toHaveLength(4);
+    const state = trust.hooks.map((hook) => `[hooks.state."${hook.key}"]\ntrusted_hash = "${hook.currentHash}"\n`);
+    writeFileSync(join(codexHome, "config.toml"), state.join(""));
+    const trusted = await doctor(broker.target, env);
+    expect(trusted.checks.get("hooks")).toMatchObject({ status: "ok" });
+    expect(trusted.checks.get("hooks")?.detail).toContain("Codex trusts them");
+
+    // A reinstall that changes the command (another port) makes Codex hold the changed hooks back again.
+    expect((await runCli(["hooks", "install", "codex", "--port", "1", "--data-dir", broker.dataDir], env)).code).toBe(
+      0,
+    );
+    const modified = await doctor(broker.target, env);
+    expect(modified.checks.get("hooks")?.status).toBe("warn");
+    expect(modified.checks.get("hooks")?.detail).toContain("(modified)");
+  }, 120_000);
 
   it("data-dir: fail when the data dir or config.json is readable by others, with the chmod to run", async () => {
     const broker = await startCliBroker();

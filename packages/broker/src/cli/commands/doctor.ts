@@ -1,6 +1,7 @@
 import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
 import { configPath } from "../../config/config-file.js";
+import { codexHookTrust } from "../../hooks/install/codex-trust.js";
 import { isNotifyCommand } from "../../hooks/install/entries.js";
 import { installStatus } from "../../hooks/install/installer.js";
 import { systemdUnitPath } from "../../service/service-files.js";
@@ -74,7 +75,21 @@ function notifyCommands(file: string, agent: "claude-code" | "codex"): string[] 
   return commands;
 }
 
-function hooksCheck(): Check {
+/** Codex's trust of Notify's hooks: a warning naming those it does not run yet, else a note for the ok line. */
+async function codexTrust(): Promise<Check | string> {
+  const trust = await codexHookTrust(process.cwd());
+  if (!trust.checked) return ` (Codex's trust of them not checked: ${trust.reason})`;
+  const waiting = trust.hooks.filter((hook) => hook.trustStatus !== "trusted");
+  if (waiting.length === 0) return "; Codex trusts them";
+  const events = waiting.map((hook) => `${hook.key.split(":").at(-3)} (${hook.trustStatus})`).join(", ");
+  return warn(
+    "hooks",
+    `Codex does not run ${waiting.length} of Notify's hooks until you trust them: ${events}`,
+    "start codex, open /hooks and trust Notify's hooks",
+  );
+}
+
+async function hooksCheck(): Promise<Check> {
   const installed = installStatus({}).filter((row) => row.events !== null && row.events.length > 0);
   if (installed.length === 0) return ok("hooks", "no agent hooks installed (notify hooks install claude-code|codex)");
   const broken: string[] = [];
@@ -85,7 +100,11 @@ function hooksCheck(): Check {
     }
   }
   const where = installed.map((row) => `${row.agent} ${row.scope}`).join(", ");
-  if (broken.length === 0) return ok("hooks", `installed for ${where}; every command resolves`);
+  if (broken.length === 0) {
+    const trust = installed.some((row) => row.agent === "codex") ? await codexTrust() : "";
+    if (typeof trust !== "string") return trust;
+    return ok("hooks", `installed for ${where}; every command resolves${trust}`);
+  }
   const agents = [...new Set(installed.map((row) => `notify hooks install ${row.agent} --scope ${row.scope}`))];
   return fail("hooks", broken.join("; "), agents.join(" && "));
 }
@@ -177,7 +196,7 @@ export async function doctor(options: DoctorOptions): Promise<void> {
         : warn("service", "not installed: the broker stops with its terminal", "notify service install"),
     );
   }
-  checks.push(hooksCheck());
+  checks.push(await hooksCheck());
   checks.push(ok("mcp", "not installed (no MCP entry is written yet)"));
 
   if (reachable && client !== undefined) {
