@@ -29,20 +29,20 @@ import { AnswerPoller, type PollerOptions } from "./relay/answer-poller.js";
 import type { OtherTools } from "./router/other-tools.js";
 import { RouterSettingsFile } from "./router/router-settings.js";
 import { SecretSealer } from "./secrets/sealer.js";
-import { ArcEventStore } from "./store/arc-event-store.js";
+import { SqliteArcEventStore } from "./store/arc-event-store.js";
 import { checkpointsUnderLoad } from "./store/checkpointer.js";
 import {
-  commitBarrier,
   DATABASE_FILE_NAME,
   enableGroupCommit,
   flushBatch,
   openDatabase,
   openDatabaseFile,
+  unitOfWork,
 } from "./store/database.js";
-import { InteractionStore } from "./store/interaction-store.js";
-import { NotificationStore } from "./store/notification-store.js";
-import { OutboundStore } from "./store/outbound-store.js";
-import { OutboxStore } from "./store/outbox-store.js";
+import { SqliteInteractionStore } from "./store/interaction-store.js";
+import { SqliteNotificationStore } from "./store/notification-store.js";
+import { SqliteOutboundStore } from "./store/outbound-store.js";
+import { type OutboxStore, SqliteOutboxStore } from "./store/outbox-store.js";
 import { RelayCursorStore } from "./store/relay-cursor-store.js";
 import { VERSION } from "./version.js";
 
@@ -131,15 +131,17 @@ export function createBroker(options: BrokerOptions): Broker {
   // Under write load, WAL checkpoints move to a worker thread so their fsync never stalls a request.
   const checkpoints = options.backgroundCheckpoints ? checkpointsUnderLoad(db, databasePath) : undefined;
 
+  const unit = unitOfWork(db);
   const bus = new DomainBus();
   const notifications = new NotificationService(
-    new NotificationStore(db),
+    new SqliteNotificationStore(db),
     clock,
+    unit,
     bus,
     new TypeRegistry(settings.notificationTypes),
   );
-  const interactionStore = new InteractionStore(db);
-  const interactions = new InteractionService(interactionStore, clock, bus);
+  const interactionStore = new SqliteInteractionStore(db);
+  const interactions = new InteractionService(interactionStore, clock, unit, bus);
   // An answered question closes its condition: the notification it was opened for resolves in the same
   // transaction, whichever path the answer took (HTTP respond, ARC response.submitted, relay).
   interactions.onAnsweredInTransaction((interaction) => {
@@ -148,13 +150,14 @@ export function createBroker(options: BrokerOptions): Broker {
   });
   // A native question gets the notification half an ARC request has (issue 12): inbox row, toast, routes.
   linkNativeQuestions(interactions, notifications);
-  const outbox = new OutboxStore(db);
+  const outbox = new SqliteOutboxStore(db);
   const outbound = new OutboundService(
-    new OutboundStore(db),
+    new SqliteOutboundStore(db),
     outbox,
     new SecretSealer(settings.dataDir),
     ADAPTERS,
     clock,
+    unit,
   );
   // Spec 1, Outbound delivery rule 1: no network I/O inline; the dispatcher is signalled after commit. A new
   // notification's routes go into its own row (the folded outbox: the notification's INSERT is the durable record,
@@ -171,7 +174,7 @@ export function createBroker(options: BrokerOptions): Broker {
     if (!created) outbound.enqueueFor(notification, row);
   });
   // Questions travel through the same outbox to relay routes (spec 1, Outbound delivery rule 8).
-  const questionOutbox = new InteractionOutbox(outbound, outbox, clock, (interaction) => {
+  const questionOutbox = new InteractionOutbox(outbound, outbox, clock, unit, (interaction) => {
     const notificationId = interactions.notificationIdOf(interaction.id);
     if (notificationId === undefined) return undefined;
     try {
@@ -195,7 +198,7 @@ export function createBroker(options: BrokerOptions): Broker {
   interactions.onSettledWithoutAnswerInTransaction((interaction) => questionOutbox.enqueueClosed(interaction));
   // API requests received (counted on the HTTP server below): deliveries yield to API traffic, not to their own load.
   let apiRequests = 0;
-  const dispatcher = new Dispatcher(outbox, outbound, clock, logger, {
+  const dispatcher = new Dispatcher(outbox, outbound, clock, unit, logger, {
     apiRequests: () => apiRequests,
     ...options.dispatcher,
   });
@@ -219,7 +222,7 @@ export function createBroker(options: BrokerOptions): Broker {
   // A used link's redirect page goes at once (cli/commands/open.ts, issue 21 item 1).
   const uiSessions = new UiSessions(settings.authToken, clock, (token) => removeLoginPage(settings.dataDir, token));
   const presentation = new PresentationSettingsFile(settings.dataDir, (message) => logger.warn(message));
-  const events = new ArcConsumer(new ArcEventStore(db), notifications, interactions, clock);
+  const events = new ArcConsumer(new SqliteArcEventStore(db), notifications, interactions, clock, unit);
   const waiters = new WaitRegistry(bus, interactions);
   const sounds = new SoundLibrary(settings.dataDir);
   const app = buildApp({
@@ -237,7 +240,7 @@ export function createBroker(options: BrokerOptions): Broker {
     clock,
     dataDir: settings.dataDir,
     notificationTypes: settings.notificationTypes,
-    commitBarrier: () => commitBarrier(db),
+    commitBarrier: () => unit.pendingCommit(),
     ...(options.httpLimits ? { limits: options.httpLimits } : {}),
     ui: { bus, sessions: uiSessions, presentation, sounds, ...(options.uiDir ? { dir: options.uiDir } : {}) },
     router: {

@@ -4,7 +4,7 @@ import type { DomainBus } from "../domain/bus.js";
 import { type Clock, isoTime } from "../domain/clock.js";
 import { alreadyAnswered, interactionNotFound, invalid } from "../domain/errors.js";
 import { newId, newNonce } from "../domain/ids.js";
-import { afterCommit, transaction } from "../store/database.js";
+import type { UnitOfWork } from "../domain/unit-of-work.js";
 import type { InteractionStore } from "../store/interaction-store.js";
 import { characterCount } from "../validation/fields.js";
 import type {
@@ -55,6 +55,7 @@ export class InteractionService {
   constructor(
     private readonly store: InteractionStore,
     private readonly clock: Clock,
+    private readonly unit: UnitOfWork,
     private readonly bus: DomainBus,
     private relay: RelayPublisher = noRelay,
   ) {}
@@ -91,7 +92,7 @@ export class InteractionService {
     const nowMs = this.clock.now();
     const now = isoTime(nowMs);
     const digest = requestDigest(input);
-    return transaction(this.store.db, (): RequestResult => {
+    return this.unit.run((): RequestResult => {
       this.sweep();
       if (input.key !== undefined) {
         const existing = this.store.pendingByKey(input.key);
@@ -102,7 +103,7 @@ export class InteractionService {
             this.store.extend(existing.id, newExpiry, isoTime(newExpiry), now);
             this.noteExpiry(newExpiry);
             const extended: InteractionDto = { ...existing, expires_at: isoTime(newExpiry), updated_at: now };
-            afterCommit(this.store.db, () => this.bus.emit("interaction.changed", extended));
+            this.unit.afterCommit(() => this.bus.emit("interaction.changed", extended));
             return { interaction: extended, created: false };
           }
           return { interaction: existing, created: false };
@@ -137,7 +138,7 @@ export class InteractionService {
       this.store.insert(interaction, expiresMs, notificationId ?? null);
       for (const hook of this.createdHooks) hook(interaction);
       this.noteExpiry(expiresMs);
-      afterCommit(this.store.db, () => {
+      this.unit.afterCommit(() => {
         this.bus.emit("interaction.created", interaction);
         this.scheduleExpiry(expiresMs);
       });
@@ -147,11 +148,11 @@ export class InteractionService {
 
   private expireOverdue(nowMs: number): InteractionDto[] {
     // One unit: an expired native question's notification resolves with it (settled hooks).
-    return transaction(this.store.db, () => {
+    return this.unit.run(() => {
       const expired = this.store.expireOverdue(nowMs, isoTime(nowMs));
       for (const interaction of expired) {
         for (const hook of this.settledHooks) hook(interaction);
-        afterCommit(this.store.db, () => this.bus.emit("interaction.changed", interaction));
+        this.unit.afterCommit(() => this.bus.emit("interaction.changed", interaction));
       }
       return expired;
     });
@@ -167,7 +168,7 @@ export class InteractionService {
     const expired = this.expireOverdue(nowMs);
     // Only a committed sweep may lower the flag: a sweep inside a unit that rolls back (a refused answer) is
     // undone, and the next read must sweep again.
-    afterCommit(this.store.db, () => {
+    this.unit.afterCommit(() => {
       this.earliestExpiry = this.store.nextExpiry();
     });
     return expired;
@@ -217,7 +218,7 @@ export class InteractionService {
 
   /** The ordered checks for an answer whose structure is already valid (HTTP respond and ARC response.submitted). */
   answer(id: string, answer: RespondInput): InteractionDto {
-    return transaction(this.store.db, () => {
+    return this.unit.run(() => {
       const current = this.get(id);
       if (current.status === "answered") return this.replayOrConflict(current, answer.response_id);
       if (current.status !== "pending") throw invalid(`interaction is ${current.status}`);
@@ -240,7 +241,7 @@ export class InteractionService {
       }
       const answered: InteractionDto = { ...current, status: "answered", updated_at: now, answered_at: now, response };
       for (const hook of this.answeredHooks) hook(answered);
-      afterCommit(this.store.db, () => this.bus.emit("interaction.changed", answered));
+      this.unit.afterCommit(() => this.bus.emit("interaction.changed", answered));
       return answered;
     });
   }
@@ -262,7 +263,7 @@ export class InteractionService {
 
   /** Closes a pending interaction without an answer (cancel, or an ARC update or resolution withdrawing it). */
   withdraw(id: string, status: "cancelled" | "superseded"): InteractionDto {
-    return transaction(this.store.db, () => {
+    return this.unit.run(() => {
       const current = this.get(id);
       if (current.status !== "pending") return current;
       return this.settleWithout(current, status, isoTime(this.clock.now()));
@@ -273,7 +274,7 @@ export class InteractionService {
     this.store.settle(current.id, status, now);
     const settled: InteractionDto = { ...current, status, updated_at: now };
     for (const hook of this.settledHooks) hook(settled);
-    afterCommit(this.store.db, () => this.bus.emit("interaction.changed", settled));
+    this.unit.afterCommit(() => this.bus.emit("interaction.changed", settled));
     return settled;
   }
 

@@ -2,7 +2,7 @@ import type { DomainBus } from "../domain/bus.js";
 import { type Clock, isoTime } from "../domain/clock.js";
 import { invalid, notificationNotFound } from "../domain/errors.js";
 import { newId } from "../domain/ids.js";
-import { afterCommit, transaction } from "../store/database.js";
+import type { UnitOfWork } from "../domain/unit-of-work.js";
 import type { NotificationStore } from "../store/notification-store.js";
 import type { TypeRegistry } from "./type-ids.js";
 import type { NotificationDto, NotificationFilter, NotificationInput, NotificationStatus } from "./types.js";
@@ -37,6 +37,7 @@ export class NotificationService {
   constructor(
     private readonly store: NotificationStore,
     private readonly clock: Clock,
+    private readonly unit: UnitOfWork,
     private readonly bus: DomainBus,
     private types: TypeRegistry,
   ) {}
@@ -65,7 +66,7 @@ export class NotificationService {
   create(input: NotificationInput): CreateResult {
     const now = isoTime(this.clock.now());
     const priority = input.priority ?? this.types.defaultPriority(input.type);
-    const result = transaction(this.store.db, (): CreateResult => {
+    const result = this.unit.run((): CreateResult => {
       const found = input.key === undefined ? undefined : this.store.activeRowByKey(input.key);
       const existing = found?.notification;
       const base = existing ?? {
@@ -101,7 +102,7 @@ export class NotificationService {
       }
       for (const hook of this.createHooks) hook(notification, existing === undefined, row);
       const created = existing === undefined;
-      afterCommit(this.store.db, () =>
+      this.unit.afterCommit(() =>
         this.bus.emit(created ? "notification.created" : "notification.changed", notification),
       );
       return { notification, created };
@@ -138,7 +139,7 @@ export class NotificationService {
    * anything else is an illegal transition (400).
    */
   changeStatus(id: string, next: NotificationStatus): NotificationDto {
-    return transaction(this.store.db, () => {
+    return this.unit.run(() => {
       const current = this.store.byId(id);
       if (!current) throw notificationNotFound();
       const allowed = current.status === "active" ? next !== "active" : next === "active";
@@ -155,7 +156,7 @@ export class NotificationService {
    * a person's PATCH, a dismissed notification may be resolved by its producer.
    */
   resolve(id: string): NotificationDto {
-    return transaction(this.store.db, () => {
+    return this.unit.run(() => {
       const current = this.store.byId(id);
       if (!current) throw notificationNotFound();
       return current.status === "resolved" ? current : this.write(current, "resolved");
@@ -169,7 +170,7 @@ export class NotificationService {
     const { resolvedAt: _previous, ...rest } = current;
     const updated: NotificationDto = { ...rest, status: next, updatedAt: now };
     if (resolvedAt !== null) updated.resolvedAt = resolvedAt;
-    afterCommit(this.store.db, () => this.bus.emit("notification.changed", updated));
+    this.unit.afterCommit(() => this.bus.emit("notification.changed", updated));
     return updated;
   }
 }

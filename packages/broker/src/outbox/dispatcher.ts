@@ -1,9 +1,9 @@
 import { performance } from "node:perf_hooks";
 import { backoffMs } from "@notify/contracts/retry";
 import type { Clock } from "../domain/clock.js";
+import type { UnitOfWork } from "../domain/unit-of-work.js";
 import type { Logger } from "../log/logger.js";
 import { SecretsUnreadableError } from "../secrets/sealer.js";
-import { afterCommit, commitBarrier } from "../store/database.js";
 import { type DueItem, EXPAND_CHUNK, type OutboxStore } from "../store/outbox-store.js";
 import type { OutboundService } from "./outbound-service.js";
 import type { DeliveryResult, OutboxItem, OutboxStatus } from "./types.js";
@@ -69,6 +69,7 @@ export class Dispatcher {
     private readonly outbox: OutboxStore,
     private readonly outbound: OutboundService,
     private readonly clock: Clock,
+    private readonly unit: UnitOfWork,
     private readonly logger: Logger,
     options: DispatcherOptions = {},
   ) {
@@ -163,9 +164,8 @@ export class Dispatcher {
    * read-ahead lacks, else a chunk; the items are read by the next refill, after the expansion commits.
    */
   private refill(limit: number): boolean {
-    const db = this.outbox.db;
-    if (commitBarrier(db) !== undefined) {
-      afterCommit(db, () => this.kick());
+    if (this.unit.pendingCommit() !== undefined) {
+      this.unit.afterCommit(() => this.kick());
       return false;
     }
     const items = this.outbox.retryDue(this.clock.now(), limit).filter((item) => !this.inFlight.has(item.id));
@@ -192,10 +192,9 @@ export class Dispatcher {
    * more than a chunk). Only with no batch open, so every row it reads is committed; that batch's commit kicks.
    */
   private expand(notifications: number): void {
-    const db = this.outbox.db;
-    if (commitBarrier(db) !== undefined || !this.outbox.hasUnexpanded()) return;
+    if (this.unit.pendingCommit() !== undefined || !this.outbox.hasUnexpanded()) return;
     this.outbox.expand(notifications);
-    afterCommit(db, () => this.kick());
+    this.unit.afterCommit(() => this.kick());
   }
 
   /** Starts due items in the free slots; when idle, arms one timer for the next due item. */
@@ -246,7 +245,7 @@ export class Dispatcher {
         return started; // database closed during shutdown
       }
     }
-    if (this.autoRun && this.inFlight.size === 0 && commitBarrier(this.outbox.db) === undefined) this.scheduleNext();
+    if (this.autoRun && this.inFlight.size === 0 && this.unit.pendingCommit() === undefined) this.scheduleNext();
     return started;
   }
 
@@ -275,7 +274,7 @@ export class Dispatcher {
     for (;;) {
       attempted += this.pump();
       if (this.inFlight.size === 0) {
-        const barrier = commitBarrier(this.outbox.db);
+        const barrier = this.unit.pendingCommit();
         if (barrier === undefined) return attempted;
         await barrier;
         continue;

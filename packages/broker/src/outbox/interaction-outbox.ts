@@ -1,7 +1,7 @@
 import type { Clock } from "../domain/clock.js";
+import type { UnitOfWork } from "../domain/unit-of-work.js";
 import type { InteractionDto } from "../interactions/types.js";
 import type { NotificationDto, Priority } from "../notifications/types.js";
-import { afterCommit, transaction } from "../store/database.js";
 import type { OutboxStore } from "../store/outbox-store.js";
 import { routeMatches } from "./matching.js";
 import type { OutboundService } from "./outbound-service.js";
@@ -36,6 +36,7 @@ export class InteractionOutbox {
     private readonly outbound: OutboundService,
     private readonly outbox: OutboxStore,
     private readonly clock: Clock,
+    private readonly unit: UnitOfWork,
     private readonly notificationOf: (interaction: InteractionDto) => NotificationDto | undefined,
   ) {}
 
@@ -70,7 +71,7 @@ export class InteractionOutbox {
     const routes = this.matching(interaction);
     const nowMs = this.clock.now();
     for (const route of routes) this.outbox.enqueueInteraction(interaction.id, route, nowMs);
-    if (routes.length > 0) afterCommit(this.outbox.db, () => this.outbound.kick());
+    if (routes.length > 0) this.unit.afterCommit(() => this.outbound.kick());
     return routes.length;
   }
 
@@ -87,7 +88,7 @@ export class InteractionOutbox {
     }
     const nowMs = this.clock.now();
     for (const route of providers.values()) this.outbox.enqueueInteraction(interaction.id, route, nowMs);
-    if (providers.size > 0) afterCommit(this.outbox.db, () => this.outbound.kick());
+    if (providers.size > 0) this.unit.afterCommit(() => this.outbound.kick());
     return providers.size;
   }
 
@@ -102,7 +103,7 @@ export class InteractionOutbox {
   publish(interaction: InteractionDto): number {
     if (interaction.status !== "pending") return 0;
     const dead: number[] = [];
-    const count = transaction(this.outbox.db, () => {
+    const count = this.unit.run(() => {
       const existing = this.outbox.itemsForInteraction(interaction.id);
       const nowMs = this.clock.now();
       const routes = this.matching(interaction);
@@ -113,7 +114,7 @@ export class InteractionOutbox {
         if (last) dead.push(last.seq);
         else this.outbox.enqueueInteraction(interaction.id, route, nowMs);
       }
-      if (routes.length > 0) afterCommit(this.outbox.db, () => this.outbound.kick());
+      if (routes.length > 0) this.unit.afterCommit(() => this.outbound.kick());
       return routes.length;
     });
     for (const seq of dead) this.retryItem(this.outbox.idOf(seq));

@@ -1,11 +1,11 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { type Clock, isoTime } from "../domain/clock.js";
 import { DomainError, invalid } from "../domain/errors.js";
+import type { UnitOfWork } from "../domain/unit-of-work.js";
 import type { InteractionDto } from "../interactions/types.js";
 import { isTypeId } from "../notifications/type-ids.js";
 import { type NotificationDto, PRIORITIES, type Priority } from "../notifications/types.js";
 import { type SecretSealer, SecretsUnreadableError } from "../secrets/sealer.js";
-import { afterCommit, transaction } from "../store/database.js";
 import type { OutboundStore, StoredProfile } from "../store/outbound-store.js";
 import { encodeMarker, type OutboxStore } from "../store/outbox-store.js";
 import { routeMatches } from "./matching.js";
@@ -77,6 +77,7 @@ export class OutboundService {
     private readonly sealer: SecretSealer,
     private readonly adapters: ReadonlyMap<string, ProviderAdapter>,
     private readonly clock: Clock,
+    private readonly unit: UnitOfWork,
   ) {
     this.reload();
   }
@@ -137,7 +138,7 @@ export class OutboundService {
 
   /** The row carrying a marker is written: once it commits, its marker may be expanded and the dispatcher runs. */
   marked(row: number): void {
-    afterCommit(this.store.db, () => {
+    this.unit.afterCommit(() => {
       this.outbox.noteCommitted(row);
       this.kick();
     });
@@ -152,7 +153,7 @@ export class OutboundService {
     if (marker === null) return false;
     // One multi-row INSERT for all of a notification's routes: one statement per refresh, not one per route.
     this.outbox.enqueue(row, marker, this.clock.now());
-    afterCommit(this.store.db, () => this.kick());
+    this.unit.afterCommit(() => this.kick());
     return true;
   }
 
@@ -210,7 +211,7 @@ export class OutboundService {
 
   /** Creates a profile, or updates the one with the same name. New profiles start disabled unless told. */
   saveProfile(input: ProfileInput, existingId?: string): ProviderProfile {
-    return transaction(this.store.db, () => {
+    return this.unit.run(() => {
       const existing = existingId === undefined ? undefined : this.profiles.get(existingId);
       if (existingId !== undefined && !existing) throw providerNotFound();
       const kind = input.kind ?? existing?.profile.kind;
@@ -260,7 +261,7 @@ export class OutboundService {
   }
 
   deleteProfile(id: string): void {
-    transaction(this.store.db, () => {
+    this.unit.run(() => {
       if (!this.profiles.has(id)) throw providerNotFound();
       this.store.deleteProfile(id);
       this.reload();
@@ -269,7 +270,7 @@ export class OutboundService {
 
   /** Creates a route, or updates an existing one. New routes start disabled unless told. */
   saveRoute(input: RouteInput, existingId?: string): OutboundRoute {
-    return transaction(this.store.db, () => {
+    return this.unit.run(() => {
       const existing = existingId === undefined ? undefined : this.routes.find((route) => route.id === existingId);
       if (existingId !== undefined && !existing) throw new DomainError("validation", "route not found");
       const name = input.name ?? existing?.name;
@@ -317,7 +318,7 @@ export class OutboundService {
   }
 
   deleteRoute(id: string): void {
-    transaction(this.store.db, () => {
+    this.unit.run(() => {
       if (!this.routes.some((route) => route.id === id)) throw new DomainError("validation", "route not found");
       this.store.deleteRoute(id);
       this.reload();

@@ -169,8 +169,47 @@ export interface Expansion {
   done: boolean;
 }
 
+/** The durable outbox as the dispatcher, the question outbox and the routes use it. */
+export interface OutboxStore {
+  /** The public id of the item stored at `seq`. */
+  idOf(seq: number): string;
+  /** The row of a public id, or undefined for an id that is not of this database's form. */
+  seqOf(id: string): number | undefined;
+  /** The items of one interaction (any status), by provider: what publish checks before it enqueues. */
+  itemsForInteraction(interactionId: string): InteractionItemRef[];
+  /** Enqueues one Pending interaction item for a route (inside the caller's unit of work). */
+  enqueueInteraction(interactionId: string, route: RouteRef, nowMs: number): void;
+  /** One Pending item per route of `marker` for one notification row, now (a dedup refresh). */
+  enqueue(notificationRow: number, marker: string, nowMs: number): void;
+  /** A notification row carrying a marker has committed (an after-commit callback of its create). */
+  noteCommitted(notificationRow: number): void;
+  /** True when committed notifications carry markers not yet expanded (or rows not yet scanned for one). */
+  hasUnexpanded(): boolean;
+  /** One expansion step, as its own unit of work. */
+  expand(limit?: number): Expansion;
+  /** Expands every committed marker. */
+  expandAll(): void;
+  /** Expands the markers committed by now a chunk per event-loop turn (an outbox read over HTTP). */
+  caughtUp(): Promise<void>;
+  /** Pending items in rows (afterSeq, throughSeq], in creation order (the dispatcher's cursor). */
+  pendingAfter(afterSeq: number, throughSeq: number, limit: number): DueItem[];
+  lastSeq(): number;
+  firstPendingSeq(): number | undefined;
+  /** Retry items due by `nowMs`, earliest first. */
+  retryDue(nowMs: number, limit: number): DueItem[];
+  nextRetry(): number | undefined;
+  /** Records an attempt's outcome as its own unit of work (it joins the group commit). */
+  recordInTransaction(seq: number, change: OutboxChange): void;
+  byId(id: string): OutboxItem | undefined;
+  bySeq(seq: number): OutboxItem | undefined;
+  list(filter: { status?: OutboxStatus; limit: number }): OutboxItem[];
+  counts(): Record<string, number>;
+  /** Markers that did not decode and were passed over (diagnostics; never their text). */
+  readonly skippedMarkers: number;
+}
+
 /** SQL for the durable outbox. */
-export class OutboxStore {
+export class SqliteOutboxStore implements OutboxStore {
   /** `obx_` + this database's namespace: item ids are unique across machines, so they serve as idempotency keys. */
   private readonly idPrefix: string;
   private readonly pendingStatement: StatementSync;
@@ -204,7 +243,7 @@ export class OutboxStore {
   /** Markers that did not decode and were passed over (diagnostics; never their text). */
   skippedMarkers = 0;
 
-  constructor(readonly db: DatabaseSync) {
+  constructor(private readonly db: DatabaseSync) {
     const meta = db.prepare("SELECT namespace, expanded_through FROM outbox_meta").get() as {
       namespace: string;
       expanded_through: number;
