@@ -12,7 +12,7 @@ import { ArcConsumer } from "./events/arc-consumer.js";
 import { buildApp, type HttpLimits } from "./http/app.js";
 import { removeLoginPage } from "./http/ui/login-page-file.js";
 import { UiSessions } from "./http/ui/ui-sessions.js";
-import { linkNativeQuestions } from "./interactions/native-notification.js";
+import { closeConditions, nativeNotificationFor } from "./interactions/native-notification.js";
 import { InteractionService } from "./interactions/service.js";
 import { WaitRegistry } from "./interactions/waiters.js";
 import { createFileLogger, type Logger } from "./log/logger.js";
@@ -132,24 +132,10 @@ export function createBroker(options: BrokerOptions): Broker {
   const checkpoints = options.backgroundCheckpoints ? checkpointsUnderLoad(db, databasePath) : undefined;
 
   const unit = unitOfWork(db);
-  const bus = new DomainBus();
-  const notifications = new NotificationService(
-    new SqliteNotificationStore(db),
-    clock,
-    unit,
-    bus,
-    new TypeRegistry(settings.notificationTypes),
-  );
+  // Services record domain events inside their unit of work; what a change triggers subscribes below (the
+  // outbox, the conditions) or listens after commit (waiters, presenter, live stream): docs/architecture.md.
+  const bus = new DomainBus(unit);
   const interactionStore = new SqliteInteractionStore(db);
-  const interactions = new InteractionService(interactionStore, clock, unit, bus);
-  // An answered question closes its condition: the notification it was opened for resolves in the same
-  // transaction, whichever path the answer took (HTTP respond, ARC response.submitted, relay).
-  interactions.onAnsweredInTransaction((interaction) => {
-    const notificationId = interactions.notificationIdOf(interaction.id);
-    if (notificationId !== undefined) notifications.resolve(notificationId);
-  });
-  // A native question gets the notification half an ARC request has (issue 12): inbox row, toast, routes.
-  linkNativeQuestions(interactions, notifications);
   const outbox = new SqliteOutboxStore(db);
   const outbound = new OutboundService(
     new SqliteOutboundStore(db),
@@ -158,51 +144,62 @@ export function createBroker(options: BrokerOptions): Broker {
     ADAPTERS,
     clock,
     unit,
+    {
+      // An outbound payload names the question it asks (id, kind, choices; never the nonce).
+      questionOf: (notificationId) => interactionStore.questionOfNotification(notificationId),
+      // Read at send time through `get`, which sweeps an overdue question to expired first.
+      interaction: (id) => {
+        try {
+          return interactions.get(id);
+        } catch {
+          return undefined;
+        }
+      },
+    },
   );
   // Spec 1, Outbound delivery rule 1: no network I/O inline; the dispatcher is signalled after commit. A new
   // notification's routes go into its own row (the folded outbox: the notification's INSERT is the durable record,
-  // expanded into items by the dispatcher); a dedup refresh writes its items in its transaction.
-  notifications.setOutboundMarker(outbound);
-  // An outbound payload names the question it asks (id, kind, choices; never the nonce).
-  outbound.setQuestionLookup((notificationId) => {
-    const question = interactionStore.questionOfNotification(notificationId);
-    return (
-      question && { id: question.id, kind: question.kind, choices: question.choices, expiresAt: question.expires_at }
-    );
-  });
-  notifications.onCreateInTransaction((notification, created, row) => {
-    if (!created) outbound.enqueueFor(notification, row);
-  });
-  // Questions travel through the same outbox to relay routes (spec 1, Outbound delivery rule 8).
-  const questionOutbox = new InteractionOutbox(outbound, outbox, clock, unit, (interaction) => {
-    const notificationId = interactions.notificationIdOf(interaction.id);
-    if (notificationId === undefined) return undefined;
-    try {
-      return notifications.get(notificationId);
-    } catch {
-      return undefined;
-    }
-  });
-  // Read at send time through `get`, which sweeps an overdue question to expired first.
-  outbound.setInteractionLookup((id) => {
-    try {
-      return interactions.get(id);
-    } catch {
-      return undefined;
-    }
-  });
-  interactions.setRelay(questionOutbox);
-  interactions.onCreatedInTransaction((interaction) => questionOutbox.enqueueNew(interaction));
-  interactions.onAnsweredInTransaction((interaction) => questionOutbox.enqueueClosed(interaction));
-  // Cancelled, expired or superseded closes the phone's card too (issue 14, beyond v1), not only an answer.
-  interactions.onSettledWithoutAnswerInTransaction((interaction) => questionOutbox.enqueueClosed(interaction));
+  // expanded into items by the dispatcher); a dedup refresh writes its items in its unit of work.
+  const notifications = new NotificationService(
+    new SqliteNotificationStore(db),
+    clock,
+    unit,
+    bus,
+    new TypeRegistry(settings.notificationTypes),
+    outbound,
+  );
   // API requests received (counted on the HTTP server below): deliveries yield to API traffic, not to their own load.
   let apiRequests = 0;
   const dispatcher = new Dispatcher(outbox, outbound, clock, unit, logger, {
     apiRequests: () => apiRequests,
     ...options.dispatcher,
   });
-  questionOutbox.retryItem = (id) => dispatcher.retry(id);
+  // Questions travel through the same outbox to relay routes (spec 1, Outbound delivery rule 8).
+  const questionOutbox = new InteractionOutbox(
+    outbound,
+    outbox,
+    clock,
+    unit,
+    (interaction) => {
+      const notificationId = interactionStore.notificationIdOf(interaction.id);
+      if (notificationId === undefined) return undefined;
+      try {
+        return notifications.get(notificationId);
+      } catch {
+        return undefined;
+      }
+    },
+    (id) => dispatcher.retry(id),
+  );
+  // A native question gets the notification half an ARC request has (issue 12): inbox row, toast, routes.
+  const interactions = new InteractionService(interactionStore, clock, unit, bus, {
+    relay: questionOutbox,
+    notificationFor: nativeNotificationFor(notifications),
+  });
+  // In-transaction subscribers, in this order: a settled question closes its condition, then the outbox.
+  closeConditions(bus, (id) => interactionStore.notificationIdOf(id), notifications);
+  outbound.subscribe(bus);
+  questionOutbox.subscribe(bus);
   const relayPoller = new AnswerPoller(
     outbound,
     interactions,

@@ -1,6 +1,7 @@
+import type { DomainBus } from "../domain/bus.js";
 import type { Clock } from "../domain/clock.js";
 import type { UnitOfWork } from "../domain/unit-of-work.js";
-import type { InteractionDto } from "../interactions/types.js";
+import { type InteractionDto, isTerminal } from "../interactions/types.js";
 import type { NotificationDto, Priority } from "../notifications/types.js";
 import type { OutboxStore } from "../store/outbox-store.js";
 import { routeMatches } from "./matching.js";
@@ -38,7 +39,21 @@ export class InteractionOutbox {
     private readonly clock: Clock,
     private readonly unit: UnitOfWork,
     private readonly notificationOf: (interaction: InteractionDto) => NotificationDto | undefined,
+    /** How a dead letter is put back to Pending (the dispatcher's retry, which also moves its cursor back). */
+    private readonly retryItem: (id: string) => void,
   ) {}
+
+  /**
+   * Subscribes to the questions' recorded events (broker.ts calls this once): a new question is enqueued for
+   * the relay providers it matches, and one that settles (answered, cancelled, expired, superseded) gets a
+   * "closed" notice to every provider that was given it, both in the unit of work that records the event.
+   */
+  subscribe(bus: DomainBus): void {
+    bus.onRecorded("interaction.created", (interaction) => this.enqueueNew(interaction));
+    bus.onRecorded("interaction.changed", (interaction) => {
+      if (isTerminal(interaction.status)) this.enqueueClosed(interaction);
+    });
+  }
 
   /** Enabled routes of enabled providers whose kind carries questions, with IncludeMessage on. */
   private questionRoutes(): OutboundRoute[] {
@@ -91,9 +106,6 @@ export class InteractionOutbox {
     if (providers.size > 0) this.unit.afterCommit(() => this.outbound.kick());
     return providers.size;
   }
-
-  /** How a dead letter is put back to Pending (the dispatcher's retry, which also moves its cursor back). */
-  retryItem: (id: string) => void = () => {};
 
   /**
    * Republishes a pending question: idempotent per interaction and provider. A provider that already has an item

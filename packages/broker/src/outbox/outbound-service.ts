@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import type { DomainBus } from "../domain/bus.js";
 import { type Clock, isoTime } from "../domain/clock.js";
 import { DomainError, invalid } from "../domain/errors.js";
 import type { UnitOfWork } from "../domain/unit-of-work.js";
@@ -9,10 +10,10 @@ import { type SecretSealer, SecretsUnreadableError } from "../secrets/sealer.js"
 import type { OutboundStore, StoredProfile } from "../store/outbound-store.js";
 import { encodeMarker, type OutboxStore } from "../store/outbox-store.js";
 import { routeMatches } from "./matching.js";
+import { noPayloadSources, outgoingPayload, type PayloadSources, testPayload } from "./payload.js";
 import type {
   DeliveryResult,
   OutboundPayload,
-  OutboundQuestion,
   OutboundRoute,
   OutboxItem,
   ProviderAdapter,
@@ -41,20 +42,6 @@ export interface RouteInput {
   includeMessage?: unknown;
 }
 
-/** The fixed payload of the provider Test action: small and the same every time (spec 1, rule 7). */
-export function testPayload(nowIso: string): OutboundPayload {
-  return {
-    id: "ntf_test",
-    title: "Notify test",
-    message: "This is a test notification from Notify.",
-    type: "info",
-    priority: "normal",
-    agent: "notify",
-    createdAt: nowIso,
-    test: true,
-  };
-}
-
 /**
  * Provider profiles, routes and the enqueue rule. Matching runs on an in-memory snapshot, so creating a
  * notification costs no query: its matching routes go into its own row as a marker (the folded outbox, see
@@ -78,22 +65,27 @@ export class OutboundService {
     private readonly adapters: ReadonlyMap<string, ProviderAdapter>,
     private readonly clock: Clock,
     private readonly unit: UnitOfWork,
+    private readonly sources: PayloadSources = noPayloadSources,
   ) {
     this.reload();
   }
 
-  private questionOf: ((notificationId: string) => OutboundQuestion | undefined) | undefined;
-
-  /** How a payload finds the question its notification asks (broker.ts wires the interaction store). */
-  setQuestionLookup(lookup: (notificationId: string) => OutboundQuestion | undefined): void {
-    this.questionOf = lookup;
+  /**
+   * Subscribes the outbox to the notifications' recorded events (broker.ts calls this once): a new notification
+   * whose row carries a marker may be expanded once it commits; a dedup refresh writes its items in its unit.
+   */
+  subscribe(bus: DomainBus): void {
+    bus.onRecorded("notification.created", (_notification, { row, marked }) => {
+      if (marked) this.marked(row);
+    });
+    bus.onRecorded("notification.changed", (notification, change) => {
+      if (change.cause === "refresh") this.enqueueFor(notification, change.row);
+    });
   }
 
   /** The item's payload as it leaves: with the question it asks, if any (looked up at send time). */
   payloadFor(item: OutboxItem): OutboundPayload {
-    if (item.subject !== "notification") return item.payload;
-    const question = this.questionOf?.(item.notificationId);
-    return question === undefined ? item.payload : { ...item.payload, interaction: question };
+    return outgoingPayload(item, this.sources);
   }
 
   /** Called after commit whenever new items are due (the dispatcher subscribes). */
@@ -137,7 +129,7 @@ export class OutboundService {
   }
 
   /** The row carrying a marker is written: once it commits, its marker may be expanded and the dispatcher runs. */
-  marked(row: number): void {
+  private marked(row: number): void {
     this.unit.afterCommit(() => {
       this.outbox.noteCommitted(row);
       this.kick();
@@ -145,7 +137,7 @@ export class OutboundService {
   }
 
   /**
-   * A dedup refresh of an existing notification, inside its transaction: one outbox item per matching route of an
+   * A dedup refresh of an existing notification, inside its unit of work: one outbox item per matching route of an
    * enabled provider, written now (the row already had its marker, if any, when it was created).
    */
   enqueueFor(notification: NotificationDto, row: number): boolean {
@@ -325,16 +317,9 @@ export class OutboundService {
     });
   }
 
-  private interactionLookup: (id: string) => InteractionDto | undefined = () => undefined;
-
-  /** How an interaction item's question is read at send time (broker.ts wires the interaction service). */
-  setInteractionLookup(lookup: (id: string) => InteractionDto | undefined): void {
-    this.interactionLookup = lookup;
-  }
-
   /** The interaction an item delivers, as it is now (nonce included: only a sealing adapter gets it). */
   interaction(id: string): InteractionDto | undefined {
-    return this.interactionLookup(id);
+    return this.sources.interaction(id);
   }
 
   /** Provider Test action: the fixed payload through the same adapter, now, with a fresh idempotency key. */

@@ -39,35 +39,29 @@ function questionCarrier(results: DeliveryResult[] = []) {
 /** A broker, plus an outbound service, question outbox and dispatcher over its database that know `adapters`. */
 function withAdapters(adapters: ProviderAdapter[]) {
   const broker = manualBroker();
+  const unit = unitOfWork(broker.db);
   const outbound = new OutboundService(
     new SqliteOutboundStore(broker.db),
     broker.outbox,
     new SecretSealer(broker.dataDir),
     new Map(adapters.map((adapter) => [adapter.kind, adapter])),
     broker.clock,
-    unitOfWork(broker.db),
+    unit,
+    { questionOf: () => undefined, interaction: (id) => broker.interactions.find(id) },
   );
-  outbound.setInteractionLookup((id) => broker.interactions.find(id));
+  const dispatcher = new Dispatcher(broker.outbox, outbound, broker.clock, unit, createMemoryLogger(), {
+    autoRun: false,
+    random: () => 1,
+    attemptTimeoutMs: 500,
+  });
   const questions = new InteractionOutbox(
     outbound,
     broker.outbox,
     broker.clock,
-    unitOfWork(broker.db),
+    unit,
     () => undefined,
+    (id) => dispatcher.retry(id),
   );
-  const dispatcher = new Dispatcher(
-    broker.outbox,
-    outbound,
-    broker.clock,
-    unitOfWork(broker.db),
-    createMemoryLogger(),
-    {
-      autoRun: false,
-      random: () => 1,
-      attemptTimeoutMs: 500,
-    },
-  );
-  questions.retryItem = (id) => dispatcher.retry(id);
   return { broker, outbound, questions, dispatcher };
 }
 
