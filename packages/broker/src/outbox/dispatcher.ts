@@ -4,7 +4,8 @@ import type { Clock } from "../domain/clock.js";
 import type { UnitOfWork } from "../domain/unit-of-work.js";
 import type { Logger } from "../log/logger.js";
 import { SecretsUnreadableError } from "../secrets/sealer.js";
-import { type DueItem, EXPAND_CHUNK, type OutboxStore } from "../store/outbox-store.js";
+import { EXPAND_CHUNK } from "../store/outbox-expansion.js";
+import type { DueItem, OutboxStore } from "../store/outbox-store.js";
 import type { OutboundService } from "./outbound-service.js";
 import type { DeliveryResult, OutboxItem, OutboxStatus } from "./types.js";
 

@@ -8,7 +8,8 @@ import { isTypeId } from "../notifications/type-ids.js";
 import { type NotificationDto, PRIORITIES, type Priority } from "../notifications/types.js";
 import { type SecretSealer, SecretsUnreadableError } from "../secrets/sealer.js";
 import type { OutboundStore, StoredProfile } from "../store/outbound-store.js";
-import { encodeMarker, type OutboxStore } from "../store/outbox-store.js";
+import { encodeMarker } from "../store/outbox-marker.js";
+import type { OutboxStore } from "../store/outbox-store.js";
 import { routeMatches } from "./matching.js";
 import { noPayloadSources, outgoingPayload, type PayloadSources, testPayload } from "./payload.js";
 import type {
