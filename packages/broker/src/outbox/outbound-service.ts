@@ -4,13 +4,20 @@ import { type Clock, isoTime } from "../domain/clock.js";
 import { DomainError, invalid } from "../domain/errors.js";
 import type { UnitOfWork } from "../domain/unit-of-work.js";
 import type { InteractionDto } from "../interactions/types.js";
-import { isTypeId } from "../notifications/type-ids.js";
-import { type NotificationDto, PRIORITIES, type Priority } from "../notifications/types.js";
+import type { NotificationDto } from "../notifications/types.js";
 import { type SecretSealer, SecretsUnreadableError } from "../secrets/sealer.js";
 import type { OutboundStore, StoredProfile } from "../store/outbound-store.js";
 import { encodeMarker } from "../store/outbox-marker.js";
 import type { OutboxStore } from "../store/outbox-store.js";
 import { routeMatches } from "./matching.js";
+import {
+  mergeSecrets,
+  type ProfileInput,
+  profileFieldsFromInput,
+  providerNotFound,
+  type RouteInput,
+  routeFromInput,
+} from "./outbound-config.js";
 import { noPayloadSources, outgoingPayload, type PayloadSources, testPayload } from "./payload.js";
 import type {
   DeliveryResult,
@@ -21,27 +28,8 @@ import type {
   ProviderProfile,
 } from "./types.js";
 
-export const providerNotFound = (): DomainError => new DomainError("validation", "provider not found");
-
-export interface ProfileInput {
-  kind?: unknown;
-  name?: unknown;
-  settings?: unknown;
-  /** Write-only: values replace the named secrets; `null` removes one. */
-  secrets?: unknown;
-  enabled?: unknown;
-}
-
-export interface RouteInput {
-  name?: unknown;
-  provider?: unknown;
-  enabled?: unknown;
-  minimumPriority?: unknown;
-  typeId?: unknown;
-  project?: unknown;
-  agent?: unknown;
-  includeMessage?: unknown;
-}
+/** The configuration inputs, checked in outbound-config.ts (the HTTP routes name them from here). */
+export type { ProfileInput, RouteInput } from "./outbound-config.js";
 
 /**
  * Provider profiles, routes and the enqueue rule. Matching runs on an in-memory snapshot, so creating a
@@ -207,21 +195,12 @@ export class OutboundService {
     return this.unit.run(() => {
       const existing = existingId === undefined ? undefined : this.profiles.get(existingId);
       if (existingId !== undefined && !existing) throw providerNotFound();
-      const kind = input.kind ?? existing?.profile.kind;
-      if (typeof kind !== "string" || !this.adapters.has(kind)) {
-        throw invalid(`kind must be one of ${[...this.adapters.keys()].join(", ")}`);
-      }
-      const adapter = this.adapters.get(kind) as ProviderAdapter;
-      const name = input.name ?? existing?.profile.name;
-      if (typeof name !== "string" || name.trim().length < 1 || name.length > 100) {
-        throw invalid("name must be 1-100 characters");
-      }
-      const clash = this.findProfile(name);
-      if (clash && clash.id !== existing?.profile.id) throw invalid(`a provider named ${name} already exists`);
-      const settings = adapter.parseSettings(input.settings ?? existing?.profile.settings);
-      const enabled = input.enabled === undefined ? (existing?.profile.enabled ?? false) : input.enabled;
-      if (typeof enabled !== "boolean") throw invalid("enabled must be true or false");
-
+      const { kind, adapter, name, settings, enabled } = profileFieldsFromInput(
+        input,
+        existing?.profile,
+        this.adapters,
+        this,
+      );
       const id = existing?.profile.id ?? `prv_${randomBytes(12).toString("hex")}`;
       let secrets: Record<string, string> = {};
       if (existing?.sealedSecrets) {
@@ -266,44 +245,7 @@ export class OutboundService {
     return this.unit.run(() => {
       const existing = existingId === undefined ? undefined : this.routes.find((route) => route.id === existingId);
       if (existingId !== undefined && !existing) throw new DomainError("validation", "route not found");
-      const name = input.name ?? existing?.name;
-      if (typeof name !== "string" || name.trim().length < 1 || name.length > 100) {
-        throw invalid("name must be 1-100 characters");
-      }
-      const clash = this.findRoute(name);
-      if (clash && clash.id !== existing?.id) throw invalid(`a route named ${name} already exists`);
-      const providerRef = input.provider ?? existing?.providerId;
-      const provider = typeof providerRef === "string" ? this.findProfile(providerRef) : undefined;
-      if (!provider) throw invalid("provider must name an existing provider profile (id or name)");
-      const minimumPriority = input.minimumPriority ?? existing?.minimumPriority ?? "low";
-      if (typeof minimumPriority !== "string" || !(PRIORITIES as readonly string[]).includes(minimumPriority)) {
-        throw invalid(`minimumPriority must be one of ${PRIORITIES.join(", ")}`);
-      }
-      const enabled = input.enabled === undefined ? (existing?.enabled ?? false) : input.enabled;
-      const includeMessage =
-        input.includeMessage === undefined ? (existing?.includeMessage ?? true) : input.includeMessage;
-      if (typeof enabled !== "boolean") throw invalid("enabled must be true or false");
-      if (typeof includeMessage !== "boolean") throw invalid("includeMessage must be true or false");
-      const now = isoTime(this.clock.now());
-      const route: OutboundRoute = {
-        id: existing?.id ?? `rte_${randomBytes(12).toString("hex")}`,
-        name,
-        providerId: provider.id,
-        enabled,
-        minimumPriority: minimumPriority as Priority,
-        includeMessage,
-        createdAt: existing?.createdAt ?? now,
-        updatedAt: now,
-      };
-      const typeId = optionalGate(input, existing, "typeId", 64);
-      if (typeId !== undefined) {
-        if (!isTypeId(typeId.replaceAll("-", "_").toLowerCase())) throw invalid("typeId must be a type ID");
-        route.typeId = typeId;
-      }
-      const project = optionalGate(input, existing, "project", 200);
-      if (project !== undefined) route.project = project;
-      const agent = optionalGate(input, existing, "agent", 100);
-      if (agent !== undefined) route.agent = agent;
+      const route = routeFromInput(input, existing, this, isoTime(this.clock.now()));
       this.store.saveRoute(route, existing === undefined);
       this.reload();
       return route;
@@ -339,36 +281,4 @@ export class OutboundService {
       signal: AbortSignal.timeout(timeoutMs),
     });
   }
-}
-
-function mergeSecrets(
-  current: Record<string, string>,
-  change: unknown,
-  adapter: ProviderAdapter,
-): Record<string, string> {
-  if (change === undefined || change === null) return current;
-  if (typeof change !== "object" || Array.isArray(change)) throw invalid("secrets must be an object of strings");
-  const known = [...adapter.secrets.required, ...adapter.secrets.optional];
-  const merged = { ...current };
-  for (const [name, value] of Object.entries(change)) {
-    if (!known.includes(name)) throw invalid(`unknown secret for ${adapter.kind}: ${name}`);
-    if (value === null) delete merged[name];
-    else if (typeof value === "string" && value.length > 0 && value.length <= 4096) merged[name] = value;
-    else throw invalid(`secret ${name} must be a string of 1-4096 characters, or null to remove it`);
-  }
-  return merged;
-}
-
-function optionalGate(
-  input: RouteInput,
-  existing: OutboundRoute | undefined,
-  field: "typeId" | "project" | "agent",
-  max: number,
-): string | undefined {
-  const value = Object.hasOwn(input, field) ? input[field] : existing?.[field];
-  if (value === undefined || value === null || value === "") return undefined;
-  if (typeof value !== "string" || value.trim().length === 0 || value.length > max) {
-    throw invalid(`${field} must be 1-${max} characters`);
-  }
-  return value.trim();
 }
