@@ -1,6 +1,6 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { isoTime } from "../domain/clock.js";
-import { interactionSummary, notificationPayload } from "../outbox/payload.js";
+import { interactionSummary, type NotificationColumns, notificationPayload } from "../outbox/payload.js";
 import type { OutboxItem, OutboxItemBase, OutboxStatus } from "../outbox/types.js";
 import { transaction } from "./database.js";
 import { EXPAND_CHUNK, type Expansion, MarkerExpansion } from "./outbox-expansion.js";
@@ -43,7 +43,9 @@ const INTERACTION_ITEMS = `SELECT o.seq, o.provider_id, o.status FROM outbox o I
 const INSERT_INTERACTION_ITEM = `INSERT INTO outbox (subject, subject_seq, route_id, provider_id, include_message,
   status, next_attempt_ms, created_ms, updated_ms)
   SELECT 'interaction', seq, ?2, ?3, 1, 'Pending', ?4, ?4, ?4 FROM interactions WHERE id = ?1`;
-interface Row {
+
+/** An item row: the outbox columns, the notification columns a payload is built from, the question's. */
+interface Row extends Omit<NotificationColumns, "id" | "createdAt"> {
   seq: number;
   subject: string;
   notification_id: string | null;
@@ -58,13 +60,6 @@ interface Row {
   created_ms: number;
   updated_ms: number;
   delivered_ms: number | null;
-  title: string;
-  message: string;
-  type: string;
-  priority: string;
-  agent: string;
-  project: string | null;
-  key: string | null;
   notification_created_at: string;
   interaction_id: string | null;
   interaction_kind: string | null;
@@ -203,17 +198,7 @@ export class SqliteOutboxStore implements OutboxStore {
       return { ...this.itemBase(row), subject: "interaction", interactionId: row.interaction_id ?? "", payload };
     }
     const payload = notificationPayload(
-      {
-        id: row.notification_id ?? "",
-        title: row.title,
-        message: row.message,
-        type: row.type,
-        priority: row.priority,
-        agent: row.agent,
-        project: row.project,
-        key: row.key,
-        createdAt: row.notification_created_at,
-      },
+      { ...row, id: row.notification_id ?? "", createdAt: row.notification_created_at },
       row.include_message === 1,
     );
     return { ...this.itemBase(row), subject: "notification", notificationId: row.notification_id ?? "", payload };
