@@ -212,9 +212,8 @@ export function createBroker(options: BrokerOptions): Broker {
   const routerDb = openRouterDatabase(
     options.databasePath === ":memory:" ? ":memory:" : join(settings.dataDir, "router.db"),
   );
-  // router.db keeps SQLite's own checkpoints: with synchronous=OFF one copies the WAL back without an fsync
-  // (under 2 ms measured inside ledger writes), less than the ~10 MB a checkpoint thread would add to the RSS of
-  // 1,000 concurrent streams.
+  // router.db keeps SQLite's own checkpoints: with synchronous=OFF one copies the WAL back without an fsync, cheaper
+  // than a checkpoint thread (bench/README.md, Broker findings, has the figures).
   const routerSettings = new RouterSettingsFile(settings.dataDir);
   // A used link's redirect page goes at once (cli/commands/open.ts, issue 21 item 1).
   const uiSessions = new UiSessions(settings.authToken, clock, (token) => removeLoginPage(settings.dataDir, token));
