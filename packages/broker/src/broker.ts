@@ -12,7 +12,7 @@ import { ArcConsumer } from "./events/arc-consumer.js";
 import { buildApp, type HttpLimits } from "./http/app.js";
 import { removeLoginPage } from "./http/ui/login-page-file.js";
 import { UiSessions } from "./http/ui/ui-sessions.js";
-import { linkNativeQuestions } from "./interactions/native-notification.js";
+import { closeConditions, nativeNotificationFor } from "./interactions/native-notification.js";
 import { InteractionService } from "./interactions/service.js";
 import { WaitRegistry } from "./interactions/waiters.js";
 import { createFileLogger, type Logger } from "./log/logger.js";
@@ -29,20 +29,20 @@ import { AnswerPoller, type PollerOptions } from "./relay/answer-poller.js";
 import type { OtherTools } from "./router/other-tools.js";
 import { RouterSettingsFile } from "./router/router-settings.js";
 import { SecretSealer } from "./secrets/sealer.js";
-import { ArcEventStore } from "./store/arc-event-store.js";
+import { SqliteArcEventStore } from "./store/arc-event-store.js";
 import { checkpointsUnderLoad } from "./store/checkpointer.js";
 import {
-  commitBarrier,
   DATABASE_FILE_NAME,
   enableGroupCommit,
   flushBatch,
   openDatabase,
   openDatabaseFile,
+  unitOfWork,
 } from "./store/database.js";
-import { InteractionStore } from "./store/interaction-store.js";
-import { NotificationStore } from "./store/notification-store.js";
-import { OutboundStore } from "./store/outbound-store.js";
-import { OutboxStore } from "./store/outbox-store.js";
+import { SqliteInteractionStore } from "./store/interaction-store.js";
+import { SqliteNotificationStore } from "./store/notification-store.js";
+import { SqliteOutboundStore } from "./store/outbound-store.js";
+import { type OutboxStore, SqliteOutboxStore } from "./store/outbox-store.js";
 import { RelayCursorStore } from "./store/relay-cursor-store.js";
 import { VERSION } from "./version.js";
 
@@ -131,75 +131,75 @@ export function createBroker(options: BrokerOptions): Broker {
   // Under write load, WAL checkpoints move to a worker thread so their fsync never stalls a request.
   const checkpoints = options.backgroundCheckpoints ? checkpointsUnderLoad(db, databasePath) : undefined;
 
-  const bus = new DomainBus();
-  const notifications = new NotificationService(
-    new NotificationStore(db),
-    clock,
-    bus,
-    new TypeRegistry(settings.notificationTypes),
-  );
-  const interactionStore = new InteractionStore(db);
-  const interactions = new InteractionService(interactionStore, clock, bus);
-  // An answered question closes its condition: the notification it was opened for resolves in the same
-  // transaction, whichever path the answer took (HTTP respond, ARC response.submitted, relay).
-  interactions.onAnsweredInTransaction((interaction) => {
-    const notificationId = interactions.notificationIdOf(interaction.id);
-    if (notificationId !== undefined) notifications.resolve(notificationId);
-  });
-  // A native question gets the notification half an ARC request has (issue 12): inbox row, toast, routes.
-  linkNativeQuestions(interactions, notifications);
-  const outbox = new OutboxStore(db);
+  const unit = unitOfWork(db);
+  // Services record domain events inside their unit of work; what a change triggers subscribes below (the
+  // outbox, the conditions) or listens after commit (waiters, presenter, live stream): docs/architecture.md.
+  const bus = new DomainBus(unit);
+  const interactionStore = new SqliteInteractionStore(db);
+  const outbox = new SqliteOutboxStore(db);
   const outbound = new OutboundService(
-    new OutboundStore(db),
+    new SqliteOutboundStore(db),
     outbox,
     new SecretSealer(settings.dataDir),
     ADAPTERS,
     clock,
+    unit,
+    {
+      // An outbound payload names the question it asks (id, kind, choices; never the nonce).
+      questionOf: (notificationId) => interactionStore.questionOfNotification(notificationId),
+      // Read at send time through `get`, which sweeps an overdue question to expired first.
+      interaction: (id) => {
+        try {
+          return interactions.get(id);
+        } catch {
+          return undefined;
+        }
+      },
+    },
   );
   // Spec 1, Outbound delivery rule 1: no network I/O inline; the dispatcher is signalled after commit. A new
   // notification's routes go into its own row (the folded outbox: the notification's INSERT is the durable record,
-  // expanded into items by the dispatcher); a dedup refresh writes its items in its transaction.
-  notifications.setOutboundMarker(outbound);
-  // An outbound payload names the question it asks (id, kind, choices; never the nonce).
-  outbound.setQuestionLookup((notificationId) => {
-    const question = interactionStore.questionOfNotification(notificationId);
-    return (
-      question && { id: question.id, kind: question.kind, choices: question.choices, expiresAt: question.expires_at }
-    );
-  });
-  notifications.onCreateInTransaction((notification, created, row) => {
-    if (!created) outbound.enqueueFor(notification, row);
-  });
-  // Questions travel through the same outbox to relay routes (spec 1, Outbound delivery rule 8).
-  const questionOutbox = new InteractionOutbox(outbound, outbox, clock, (interaction) => {
-    const notificationId = interactions.notificationIdOf(interaction.id);
-    if (notificationId === undefined) return undefined;
-    try {
-      return notifications.get(notificationId);
-    } catch {
-      return undefined;
-    }
-  });
-  // Read at send time through `get`, which sweeps an overdue question to expired first.
-  outbound.setInteractionLookup((id) => {
-    try {
-      return interactions.get(id);
-    } catch {
-      return undefined;
-    }
-  });
-  interactions.setRelay(questionOutbox);
-  interactions.onCreatedInTransaction((interaction) => questionOutbox.enqueueNew(interaction));
-  interactions.onAnsweredInTransaction((interaction) => questionOutbox.enqueueClosed(interaction));
-  // Cancelled, expired or superseded closes the phone's card too (issue 14, beyond v1), not only an answer.
-  interactions.onSettledWithoutAnswerInTransaction((interaction) => questionOutbox.enqueueClosed(interaction));
+  // expanded into items by the dispatcher); a dedup refresh writes its items in its unit of work.
+  const notifications = new NotificationService(
+    new SqliteNotificationStore(db),
+    clock,
+    unit,
+    bus,
+    new TypeRegistry(settings.notificationTypes),
+    outbound,
+  );
   // API requests received (counted on the HTTP server below): deliveries yield to API traffic, not to their own load.
   let apiRequests = 0;
-  const dispatcher = new Dispatcher(outbox, outbound, clock, logger, {
+  const dispatcher = new Dispatcher(outbox, outbound, clock, unit, logger, {
     apiRequests: () => apiRequests,
     ...options.dispatcher,
   });
-  questionOutbox.retryItem = (id) => dispatcher.retry(id);
+  // Questions travel through the same outbox to relay routes (spec 1, Outbound delivery rule 8).
+  const questionOutbox = new InteractionOutbox(
+    outbound,
+    outbox,
+    clock,
+    unit,
+    (interaction) => {
+      const notificationId = interactionStore.notificationIdOf(interaction.id);
+      if (notificationId === undefined) return undefined;
+      try {
+        return notifications.get(notificationId);
+      } catch {
+        return undefined;
+      }
+    },
+    (id) => dispatcher.retry(id),
+  );
+  // A native question gets the notification half an ARC request has (issue 12): inbox row, toast, routes.
+  const interactions = new InteractionService(interactionStore, clock, unit, bus, {
+    relay: questionOutbox,
+    notificationFor: nativeNotificationFor(notifications),
+  });
+  // In-transaction subscribers, in this order: a settled question closes its condition, then the outbox.
+  closeConditions(bus, (id) => interactionStore.notificationIdOf(id), notifications);
+  outbound.subscribe(bus);
+  questionOutbox.subscribe(bus);
   const relayPoller = new AnswerPoller(
     outbound,
     interactions,
@@ -212,14 +212,13 @@ export function createBroker(options: BrokerOptions): Broker {
   const routerDb = openRouterDatabase(
     options.databasePath === ":memory:" ? ":memory:" : join(settings.dataDir, "router.db"),
   );
-  // router.db keeps SQLite's own checkpoints: with synchronous=OFF one copies the WAL back without an fsync
-  // (under 2 ms measured inside ledger writes), less than the ~10 MB a checkpoint thread would add to the RSS of
-  // 1,000 concurrent streams.
+  // router.db keeps SQLite's own checkpoints: with synchronous=OFF one copies the WAL back without an fsync, cheaper
+  // than a checkpoint thread (bench/README.md, Broker findings, has the figures).
   const routerSettings = new RouterSettingsFile(settings.dataDir);
   // A used link's redirect page goes at once (cli/commands/open.ts, issue 21 item 1).
   const uiSessions = new UiSessions(settings.authToken, clock, (token) => removeLoginPage(settings.dataDir, token));
   const presentation = new PresentationSettingsFile(settings.dataDir, (message) => logger.warn(message));
-  const events = new ArcConsumer(new ArcEventStore(db), notifications, interactions, clock);
+  const events = new ArcConsumer(new SqliteArcEventStore(db), notifications, interactions, clock, unit);
   const waiters = new WaitRegistry(bus, interactions);
   const sounds = new SoundLibrary(settings.dataDir);
   const app = buildApp({
@@ -237,7 +236,7 @@ export function createBroker(options: BrokerOptions): Broker {
     clock,
     dataDir: settings.dataDir,
     notificationTypes: settings.notificationTypes,
-    commitBarrier: () => commitBarrier(db),
+    commitBarrier: () => unit.pendingCommit(),
     ...(options.httpLimits ? { limits: options.httpLimits } : {}),
     ui: { bus, sessions: uiSessions, presentation, sounds, ...(options.uiDir ? { dir: options.uiDir } : {}) },
     router: {

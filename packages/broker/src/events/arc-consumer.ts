@@ -9,13 +9,13 @@ import type {
 import canonicalize from "canonicalize";
 import { type Clock, isoTime } from "../domain/clock.js";
 import { DomainError, interactionNotFound, invalid, notificationNotFound } from "../domain/errors.js";
+import type { UnitOfWork } from "../domain/unit-of-work.js";
 import type { InteractionService } from "../interactions/service.js";
 import type { InteractionDto, RespondInput } from "../interactions/types.js";
 import { SOURCE_PATTERN } from "../interactions/validate.js";
 import type { NotificationService } from "../notifications/service.js";
 import type { NotificationDto } from "../notifications/types.js";
 import type { ArcEventStore } from "../store/arc-event-store.js";
-import { transaction } from "../store/database.js";
 import { toInteractionInput, toNotificationInput } from "./projection.js";
 
 export interface ArcResult {
@@ -37,6 +37,7 @@ export class ArcConsumer {
     private readonly notifications: NotificationService,
     private readonly interactions: InteractionService,
     private readonly clock: Clock,
+    private readonly unit: UnitOfWork,
   ) {}
 
   private contracts: typeof import("@notify/contracts") | undefined;
@@ -63,7 +64,7 @@ export class ArcConsumer {
     const event = validation.value;
     const fingerprint = fingerprintOf(event);
 
-    return transaction(this.events.db, (): ArcResult => {
+    return this.unit.run((): ArcResult => {
       const prior = this.events.find(event.sender.id, event.event_id);
       if (prior) {
         if (prior.fingerprint !== fingerprint) {

@@ -1,7 +1,8 @@
+import type { DomainBus } from "../domain/bus.js";
 import type { NotificationService } from "../notifications/service.js";
 import type { NotificationInput } from "../notifications/types.js";
-import type { InteractionService } from "./service.js";
-import type { InteractionDto } from "./types.js";
+import type { NotificationLink } from "./service.js";
+import { type InteractionDto, isTerminal } from "./types.js";
 
 /**
  * The notification half of a native question (POST /v1/interactions/request, `notify ask`), so a question reaches
@@ -25,16 +26,32 @@ export function nativeNotificationInput(interaction: InteractionDto): Notificati
   return input;
 }
 
-/** Wires the notification half into the services (broker.ts); both hooks run inside the question's transaction. */
-export function linkNativeQuestions(interactions: InteractionService, notifications: NotificationService): void {
-  interactions.onNativeRequestInTransaction(
-    (interaction) => notifications.create(nativeNotificationInput(interaction)).notification.id,
-  );
-  interactions.onSettledWithoutAnswerInTransaction((interaction) => {
-    const notificationId = interactions.notificationIdOf(interaction.id);
+/** The notification half of a native question, created in the question's unit of work (InteractionService). */
+export function nativeNotificationFor(notifications: NotificationService): NotificationLink {
+  return (interaction) => notifications.create(nativeNotificationInput(interaction)).notification.id;
+}
+
+/**
+ * A settled question closes its condition, in the unit of work that settles it, whichever path the answer took
+ * (HTTP respond, ARC response.submitted, relay) and whichever way it settled:
+ * - answered: the notification it was opened for resolves (an ARC request's condition, or a native question's);
+ * - cancelled, superseded or expired: only a native question's own notification resolves. An ARC condition
+ *   outlives its question (an update supersedes it, the producer resolves).
+ * The outbox's "closed" notice to the phone subscribes to the same event (outbox/interaction-outbox.ts).
+ */
+export function closeConditions(
+  bus: DomainBus,
+  notificationIdOf: (interactionId: string) => string | undefined,
+  notifications: NotificationService,
+): void {
+  bus.onRecorded("interaction.changed", (interaction) => {
+    if (!isTerminal(interaction.status)) return;
+    const notificationId = notificationIdOf(interaction.id);
     if (notificationId === undefined) return;
-    // An ARC condition outlives its question (an update supersedes it, the producer resolves): only a native
-    // question's own notification closes with it.
+    if (interaction.status === "answered") {
+      notifications.resolve(notificationId);
+      return;
+    }
     const notification = notifications.get(notificationId);
     if (notification.metadata?.interaction_id === interaction.id) notifications.resolve(notificationId);
   });

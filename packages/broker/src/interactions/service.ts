@@ -4,7 +4,7 @@ import type { DomainBus } from "../domain/bus.js";
 import { type Clock, isoTime } from "../domain/clock.js";
 import { alreadyAnswered, interactionNotFound, invalid } from "../domain/errors.js";
 import { newId, newNonce } from "../domain/ids.js";
-import { afterCommit, transaction } from "../store/database.js";
+import type { UnitOfWork } from "../domain/unit-of-work.js";
 import type { InteractionStore } from "../store/interaction-store.js";
 import { characterCount } from "../validation/fields.js";
 import type {
@@ -32,55 +32,39 @@ export interface RequestResult {
   created: boolean;
 }
 
-/** Runs inside the transaction that accepts an answer (an ARC question's notification resolves here). */
-export type AnsweredHook = (interaction: InteractionDto) => void;
+/**
+ * Runs inside the unit of work that opens a question not opened for a notification (the native request), before
+ * its row is written: returns the id of the notification to link it to, so the question has a notification half
+ * like an ARC request (interactions/native-notification.ts).
+ */
+export type NotificationLink = (interaction: InteractionDto) => string | undefined;
 
-/** Runs inside the transaction that closes a question without an answer (cancelled, superseded, expired). */
-export type SettledHook = (interaction: InteractionDto) => void;
+export interface InteractionLinks {
+  /** Where `publish` sends questions (the outbox's InteractionOutbox). */
+  relay?: RelayPublisher;
+  /** The notification half of a native question. */
+  notificationFor?: NotificationLink;
+}
 
 /**
- * Runs inside the transaction that opens a question not opened for a notification (the native request): returns
- * the id of the notification to link it to, so the question has a notification half like an ARC request.
+ * Durable questions (spec 1, interaction sections). Knows no HTTP. Every change is recorded on the bus inside its
+ * unit of work (`interaction.created`, `interaction.changed`): what a change triggers subscribes there.
  */
-export type NativeRequestHook = (interaction: InteractionDto) => string | undefined;
-
-/** Durable questions (spec 1, interaction sections). Knows no HTTP. */
 export class InteractionService {
   private expiryTimer: NodeJS.Timeout | undefined;
   private expiryAt: number | undefined;
-  private readonly answeredHooks: AnsweredHook[] = [];
-  private readonly settledHooks: SettledHook[] = [];
-  private readonly nativeRequestHooks: NativeRequestHook[] = [];
+  private readonly relay: RelayPublisher;
+  private readonly notificationFor: NotificationLink | undefined;
 
   constructor(
     private readonly store: InteractionStore,
     private readonly clock: Clock,
+    private readonly unit: UnitOfWork,
     private readonly bus: DomainBus,
-    private relay: RelayPublisher = noRelay,
-  ) {}
-
-  private readonly createdHooks: ((interaction: InteractionDto) => void)[] = [];
-
-  /** The relay publisher, once the outbox exists (broker.ts). */
-  setRelay(relay: RelayPublisher): void {
-    this.relay = relay;
-  }
-
-  /** Runs inside the transaction that opens a question, after its row is written (the outbox enqueues here). */
-  onCreatedInTransaction(hook: (interaction: InteractionDto) => void): void {
-    this.createdHooks.push(hook);
-  }
-
-  onAnsweredInTransaction(hook: AnsweredHook): void {
-    this.answeredHooks.push(hook);
-  }
-
-  onSettledWithoutAnswerInTransaction(hook: SettledHook): void {
-    this.settledHooks.push(hook);
-  }
-
-  onNativeRequestInTransaction(hook: NativeRequestHook): void {
-    this.nativeRequestHooks.push(hook);
+    links: InteractionLinks = {},
+  ) {
+    this.relay = links.relay ?? noRelay;
+    this.notificationFor = links.notificationFor;
   }
 
   /**
@@ -91,7 +75,7 @@ export class InteractionService {
     const nowMs = this.clock.now();
     const now = isoTime(nowMs);
     const digest = requestDigest(input);
-    return transaction(this.store.db, (): RequestResult => {
+    return this.unit.run((): RequestResult => {
       this.sweep();
       if (input.key !== undefined) {
         const existing = this.store.pendingByKey(input.key);
@@ -102,7 +86,7 @@ export class InteractionService {
             this.store.extend(existing.id, newExpiry, isoTime(newExpiry), now);
             this.noteExpiry(newExpiry);
             const extended: InteractionDto = { ...existing, expires_at: isoTime(newExpiry), updated_at: now };
-            afterCommit(this.store.db, () => this.bus.emit("interaction.changed", extended));
+            this.bus.record("interaction.changed", extended);
             return { interaction: extended, created: false };
           }
           return { interaction: existing, created: false };
@@ -130,29 +114,20 @@ export class InteractionService {
       if (input.session_id !== undefined) interaction.session_id = input.session_id;
       if (input.turn_id !== undefined) interaction.turn_id = input.turn_id;
       if (input.native_request_id !== undefined) interaction.native_request_id = input.native_request_id;
-      let notificationId = input.notification_id;
-      for (const hook of notificationId === undefined ? this.nativeRequestHooks : []) {
-        notificationId ??= hook(interaction);
-      }
+      const notificationId = input.notification_id ?? this.notificationFor?.(interaction);
       this.store.insert(interaction, expiresMs, notificationId ?? null);
-      for (const hook of this.createdHooks) hook(interaction);
+      this.bus.record("interaction.created", interaction);
       this.noteExpiry(expiresMs);
-      afterCommit(this.store.db, () => {
-        this.bus.emit("interaction.created", interaction);
-        this.scheduleExpiry(expiresMs);
-      });
+      this.unit.afterCommit(() => this.scheduleExpiry(expiresMs));
       return { interaction, created: true };
     });
   }
 
   private expireOverdue(nowMs: number): InteractionDto[] {
-    // One unit: an expired native question's notification resolves with it (settled hooks).
-    return transaction(this.store.db, () => {
+    // One unit: an expired native question's notification resolves with it (recorded handlers).
+    return this.unit.run(() => {
       const expired = this.store.expireOverdue(nowMs, isoTime(nowMs));
-      for (const interaction of expired) {
-        for (const hook of this.settledHooks) hook(interaction);
-        afterCommit(this.store.db, () => this.bus.emit("interaction.changed", interaction));
-      }
+      for (const interaction of expired) this.bus.record("interaction.changed", interaction);
       return expired;
     });
   }
@@ -167,7 +142,7 @@ export class InteractionService {
     const expired = this.expireOverdue(nowMs);
     // Only a committed sweep may lower the flag: a sweep inside a unit that rolls back (a refused answer) is
     // undone, and the next read must sweep again.
-    afterCommit(this.store.db, () => {
+    this.unit.afterCommit(() => {
       this.earliestExpiry = this.store.nextExpiry();
     });
     return expired;
@@ -217,7 +192,7 @@ export class InteractionService {
 
   /** The ordered checks for an answer whose structure is already valid (HTTP respond and ARC response.submitted). */
   answer(id: string, answer: RespondInput): InteractionDto {
-    return transaction(this.store.db, () => {
+    return this.unit.run(() => {
       const current = this.get(id);
       if (current.status === "answered") return this.replayOrConflict(current, answer.response_id);
       if (current.status !== "pending") throw invalid(`interaction is ${current.status}`);
@@ -239,8 +214,7 @@ export class InteractionService {
         throw invalid(`interaction is ${winner.status}`);
       }
       const answered: InteractionDto = { ...current, status: "answered", updated_at: now, answered_at: now, response };
-      for (const hook of this.answeredHooks) hook(answered);
-      afterCommit(this.store.db, () => this.bus.emit("interaction.changed", answered));
+      this.bus.record("interaction.changed", answered);
       return answered;
     });
   }
@@ -262,7 +236,7 @@ export class InteractionService {
 
   /** Closes a pending interaction without an answer (cancel, or an ARC update or resolution withdrawing it). */
   withdraw(id: string, status: "cancelled" | "superseded"): InteractionDto {
-    return transaction(this.store.db, () => {
+    return this.unit.run(() => {
       const current = this.get(id);
       if (current.status !== "pending") return current;
       return this.settleWithout(current, status, isoTime(this.clock.now()));
@@ -272,8 +246,7 @@ export class InteractionService {
   private settleWithout(current: InteractionDto, status: "cancelled" | "superseded", now: string): InteractionDto {
     this.store.settle(current.id, status, now);
     const settled: InteractionDto = { ...current, status, updated_at: now };
-    for (const hook of this.settledHooks) hook(settled);
-    afterCommit(this.store.db, () => this.bus.emit("interaction.changed", settled));
+    this.bus.record("interaction.changed", settled);
     return settled;
   }
 

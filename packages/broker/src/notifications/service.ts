@@ -2,7 +2,7 @@ import type { DomainBus } from "../domain/bus.js";
 import { type Clock, isoTime } from "../domain/clock.js";
 import { invalid, notificationNotFound } from "../domain/errors.js";
 import { newId } from "../domain/ids.js";
-import { afterCommit, transaction } from "../store/database.js";
+import type { UnitOfWork } from "../domain/unit-of-work.js";
 import type { NotificationStore } from "../store/notification-store.js";
 import type { TypeRegistry } from "./type-ids.js";
 import type { NotificationDto, NotificationFilter, NotificationInput, NotificationStatus } from "./types.js";
@@ -14,31 +14,26 @@ export interface CreateResult {
 }
 
 /**
- * Hooks run inside the creating transaction, after the row is written (a dedup refresh enqueues its outbox items
- * here, issue 4). `row` is the notification's row in the store (its seq), which the outbox references.
- */
-export type CreateHook = (notification: NotificationDto, created: boolean, row: number) => void;
-
-/**
- * The folded outbox's part in creating a NEW notification (issue 4): inside the creating transaction, before the
+ * The folded outbox's part in creating a NEW notification (issue 4): inside the creating unit of work, before the
  * INSERT, `markerFor` answers what to store in the row's `outbound` column (the routes it goes to; null for none),
- * so the notification's own INSERT is the outbox's durable record; `marked` is then told the row that carries it.
+ * so the notification's own INSERT is the outbox's durable record. The outbox hears of the row through the
+ * recorded `notification.created` event (domain/bus.ts).
  */
 export interface OutboundMarker {
   markerFor(notification: NotificationDto): string | null;
-  marked(row: number): void;
 }
+
+const noMarker: OutboundMarker = { markerFor: () => null };
 
 /** Notifications: creation with dedup, listing, status transitions (spec 1). Knows no HTTP. */
 export class NotificationService {
-  private readonly createHooks: CreateHook[] = [];
-  private outboundMarker: OutboundMarker | undefined;
-
   constructor(
     private readonly store: NotificationStore,
     private readonly clock: Clock,
+    private readonly unit: UnitOfWork,
     private readonly bus: DomainBus,
     private types: TypeRegistry,
+    private readonly outboundMarker: OutboundMarker = noMarker,
   ) {}
 
   setTypes(types: TypeRegistry): void {
@@ -50,14 +45,6 @@ export class NotificationService {
     return this.types;
   }
 
-  onCreateInTransaction(hook: CreateHook): void {
-    this.createHooks.push(hook);
-  }
-
-  setOutboundMarker(marker: OutboundMarker): void {
-    this.outboundMarker = marker;
-  }
-
   /**
    * Creates a notification, or refreshes the active one with the same key in place (same id, new `updatedAt`).
    * Committed before it returns.
@@ -65,7 +52,7 @@ export class NotificationService {
   create(input: NotificationInput): CreateResult {
     const now = isoTime(this.clock.now());
     const priority = input.priority ?? this.types.defaultPriority(input.type);
-    const result = transaction(this.store.db, (): CreateResult => {
+    const result = this.unit.run((): CreateResult => {
       const found = input.key === undefined ? undefined : this.store.activeRowByKey(input.key);
       const existing = found?.notification;
       const base = existing ?? {
@@ -90,21 +77,15 @@ export class NotificationService {
       if (input.cwd !== undefined) notification.cwd = input.cwd;
       if (input.pid !== undefined) notification.pid = input.pid;
       if (input.metadata !== undefined) notification.metadata = input.metadata;
-      let row: number;
       if (found) {
         this.store.updateContent(notification);
-        row = found.seq;
-      } else {
-        const outbound = this.outboundMarker?.markerFor(notification) ?? null;
-        row = this.store.insert(notification, outbound);
-        if (outbound !== null) this.outboundMarker?.marked(row);
+        this.bus.record("notification.changed", notification, { cause: "refresh", row: found.seq });
+        return { notification, created: false };
       }
-      for (const hook of this.createHooks) hook(notification, existing === undefined, row);
-      const created = existing === undefined;
-      afterCommit(this.store.db, () =>
-        this.bus.emit(created ? "notification.created" : "notification.changed", notification),
-      );
-      return { notification, created };
+      const outbound = this.outboundMarker.markerFor(notification);
+      const row = this.store.insert(notification, outbound);
+      this.bus.record("notification.created", notification, { row, marked: outbound !== null });
+      return { notification, created: true };
     });
     return result;
   }
@@ -138,7 +119,7 @@ export class NotificationService {
    * anything else is an illegal transition (400).
    */
   changeStatus(id: string, next: NotificationStatus): NotificationDto {
-    return transaction(this.store.db, () => {
+    return this.unit.run(() => {
       const current = this.store.byId(id);
       if (!current) throw notificationNotFound();
       const allowed = current.status === "active" ? next !== "active" : next === "active";
@@ -155,7 +136,7 @@ export class NotificationService {
    * a person's PATCH, a dismissed notification may be resolved by its producer.
    */
   resolve(id: string): NotificationDto {
-    return transaction(this.store.db, () => {
+    return this.unit.run(() => {
       const current = this.store.byId(id);
       if (!current) throw notificationNotFound();
       return current.status === "resolved" ? current : this.write(current, "resolved");
@@ -169,7 +150,7 @@ export class NotificationService {
     const { resolvedAt: _previous, ...rest } = current;
     const updated: NotificationDto = { ...rest, status: next, updatedAt: now };
     if (resolvedAt !== null) updated.resolvedAt = resolvedAt;
-    afterCommit(this.store.db, () => this.bus.emit("notification.changed", updated));
+    this.bus.record("notification.changed", updated, { cause: "status" });
     return updated;
   }
 }

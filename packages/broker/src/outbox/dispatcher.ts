@@ -1,12 +1,13 @@
-import { performance } from "node:perf_hooks";
-import { backoffMs } from "@notify/contracts/retry";
 import type { Clock } from "../domain/clock.js";
+import type { UnitOfWork } from "../domain/unit-of-work.js";
 import type { Logger } from "../log/logger.js";
 import { SecretsUnreadableError } from "../secrets/sealer.js";
-import { afterCommit, commitBarrier } from "../store/database.js";
-import { type DueItem, EXPAND_CHUNK, type OutboxStore } from "../store/outbox-store.js";
+import { EXPAND_CHUNK } from "../store/outbox-expansion.js";
+import type { DueItem, OutboxStore } from "../store/outbox-store.js";
+import { LoadGovernor } from "./load-governor.js";
 import type { OutboundService } from "./outbound-service.js";
-import type { DeliveryResult, OutboxItem, OutboxStatus } from "./types.js";
+import { decideRetry } from "./retry-decision.js";
+import type { DeliveryResult, OutboxItem } from "./types.js";
 
 export interface DispatcherOptions {
   /** Spec 1: at most 6 attempts, then DeadLetter. */
@@ -28,13 +29,6 @@ export interface DispatcherOptions {
   apiRequests?: () => number;
 }
 
-/** Event-loop utilization above which, with API traffic present, deliveries drop to a trickle. */
-const BUSY_UTILIZATION = 0.5;
-/** API requests within one 100 ms sample that make the dispatcher busy at once (a burst, > 500 requests/s). */
-const BURST_REQUESTS = 50;
-/** While busy: one attempt at a time, started at least this far apart (at most 50 attempts/s). */
-const BUSY_SPACING_MS = 20;
-
 /** How many due items one query reads ahead. */
 const READ_AHEAD = 64;
 
@@ -55,7 +49,6 @@ const DEFAULTS = {
  */
 export class Dispatcher {
   private readonly options: Required<Omit<DispatcherOptions, "random" | "autoRun" | "apiRequests">>;
-  private readonly apiRequests: (() => number) | undefined;
   private readonly random: () => number;
   private readonly autoRun: boolean;
   /** Attempts under way, by item id; at most `concurrency`. A slow provider holds one slot, not the queue. */
@@ -69,60 +62,25 @@ export class Dispatcher {
     private readonly outbox: OutboxStore,
     private readonly outbound: OutboundService,
     private readonly clock: Clock,
+    private readonly unit: UnitOfWork,
     private readonly logger: Logger,
     options: DispatcherOptions = {},
   ) {
     this.options = { ...DEFAULTS, ...definedOnly(options) };
     this.random = options.random ?? Math.random;
     this.autoRun = options.autoRun ?? true;
-    this.apiRequests = options.apiRequests;
+    // Load fell: fill the slots held back meanwhile.
+    this.load = new LoadGovernor(options.apiRequests, () => this.pump());
     outbound.onEnqueued(() => this.kick());
   }
 
-  /** True while the event loop is nearly saturated (API traffic): deliveries then take one slot and wait turns. */
-  private busy = false;
-  /** While busy, no attempt starts before this (performance.now() time); a timer brings the pump back. */
-  private busyHoldUntil = 0;
+  /** Deliveries yield to API traffic (outbox/load-governor.ts). */
+  private readonly load: LoadGovernor;
+  /** While busy, brings the pump back when the next attempt may start. */
   private busyTimer: NodeJS.Timeout | undefined;
-  /** The API request count at the last load sample. */
-  private sampleRequests = 0;
-  private loadTimer: NodeJS.Timeout | undefined;
-
-  /**
-   * Deliveries never slow the API that creates them (spec 1, Outbound delivery): every 100 ms the event loop's
-   * utilization and the API requests of the interval are sampled; when API requests arrived and the loop was over
-   * half busy, or more than BURST_REQUESTS arrive within one sample, the dispatcher drops to one attempt at a time
-   * with a pause between them. The durable outbox absorbs the backlog and drains it at full speed once the API is
-   * quiet (the dispatcher's own load alone never counts as busy).
-   */
-  private watchLoad(): void {
-    let last = performance.eventLoopUtilization();
-    this.sampleRequests = this.apiRequests?.() ?? 0;
-    this.loadTimer = setInterval(() => {
-      const now = performance.eventLoopUtilization();
-      const requests = this.apiRequests?.() ?? 0;
-      const arrived = requests - this.sampleRequests;
-      const apiTraffic = this.apiRequests === undefined || arrived > 0;
-      const wasBusy = this.busy;
-      // A burst keeps the dispatcher busy for the next sample too, however idle the loop looks.
-      this.busy =
-        this.burst(requests) ||
-        (apiTraffic && performance.eventLoopUtilization(now, last).utilization > BUSY_UTILIZATION);
-      last = now;
-      this.sampleRequests = requests;
-      // Load fell: fill the slots held back meanwhile.
-      if (wasBusy && !this.busy) this.pump();
-    }, 100);
-    this.loadTimer.unref();
-  }
-
-  /** More than BURST_REQUESTS API requests since the last load sample, `requests` being the count now. */
-  private burst(requests: number): boolean {
-    return requests - this.sampleRequests > BURST_REQUESTS;
-  }
 
   start(): void {
-    if (this.autoRun && !this.loadTimer) this.watchLoad();
+    if (this.autoRun) this.load.start();
     this.stopped = false;
     if (this.stopController.signal.aborted) this.stopController = new AbortController();
     // Items left Pending by a stop (aborted attempts) are below the cursor: find the cursor again.
@@ -163,9 +121,8 @@ export class Dispatcher {
    * read-ahead lacks, else a chunk; the items are read by the next refill, after the expansion commits.
    */
   private refill(limit: number): boolean {
-    const db = this.outbox.db;
-    if (commitBarrier(db) !== undefined) {
-      afterCommit(db, () => this.kick());
+    if (this.unit.pendingCommit() !== undefined) {
+      this.unit.afterCommit(() => this.kick());
       return false;
     }
     const items = this.outbox.retryDue(this.clock.now(), limit).filter((item) => !this.inFlight.has(item.id));
@@ -180,7 +137,7 @@ export class Dispatcher {
       // Fewer than asked: the scan reached the last row, so nothing Pending is left before it.
       this.cursor = pending.length < want ? last : (pending.at(-1) as DueItem).seq;
       for (const item of pending) if (!this.inFlight.has(item.id)) items.push(item);
-      if (pending.length < want) this.expand(this.busy ? want - pending.length : EXPAND_CHUNK);
+      if (pending.length < want) this.expand(this.load.busy ? want - pending.length : EXPAND_CHUNK);
     }
     this.readAhead = items;
     return items.length > 0;
@@ -192,23 +149,20 @@ export class Dispatcher {
    * more than a chunk). Only with no batch open, so every row it reads is committed; that batch's commit kicks.
    */
   private expand(notifications: number): void {
-    const db = this.outbox.db;
-    if (commitBarrier(db) !== undefined || !this.outbox.hasUnexpanded()) return;
+    if (this.unit.pendingCommit() !== undefined || !this.outbox.hasUnexpanded()) return;
     this.outbox.expand(notifications);
-    afterCommit(db, () => this.kick());
+    this.unit.afterCommit(() => this.kick());
   }
 
   /** Starts due items in the free slots; when idle, arms one timer for the next due item. */
   private pump(): number {
     if (this.stopped) return 0;
-    // A burst of API requests makes the dispatcher busy at once, without waiting for the next sample.
-    if (!this.busy && this.apiRequests !== undefined && this.loadTimer !== undefined) {
-      this.busy = this.burst(this.apiRequests());
-    }
-    let free = (this.busy ? 1 : this.options.concurrency) - this.inFlight.size;
-    if (this.busy && free > 0) {
+    this.load.check();
+    const busy = this.load.busy;
+    let free = (busy ? 1 : this.options.concurrency) - this.inFlight.size;
+    if (busy && free > 0) {
       // Kicks from new enqueues must not bypass the spacing: the trickle is paced by the clock, not by events.
-      const wait = this.busyHoldUntil - performance.now();
+      const wait = this.load.waitMs();
       if (wait > 0) {
         this.busyTimer ??= setTimeout(() => {
           this.busyTimer = undefined;
@@ -229,7 +183,7 @@ export class Dispatcher {
       }
       const item = this.readAhead.shift() as DueItem;
       started++;
-      if (this.busy) this.busyHoldUntil = performance.now() + BUSY_SPACING_MS;
+      this.load.started();
       const attempt = this.attempt(item).finally(() => {
         this.inFlight.delete(item.id);
         if (!this.autoRun) return;
@@ -239,14 +193,14 @@ export class Dispatcher {
     }
     // Idle: markers are expanded ahead of need, a chunk per turn until none is left, so that a backlog left by
     // busy times (or a restart) never waits for an outbox read to expand it all at once.
-    if (this.autoRun && !this.busy) {
+    if (this.autoRun && !this.load.busy) {
       try {
         this.expand(EXPAND_CHUNK);
       } catch {
         return started; // database closed during shutdown
       }
     }
-    if (this.autoRun && this.inFlight.size === 0 && commitBarrier(this.outbox.db) === undefined) this.scheduleNext();
+    if (this.autoRun && this.inFlight.size === 0 && this.unit.pendingCommit() === undefined) this.scheduleNext();
     return started;
   }
 
@@ -275,7 +229,7 @@ export class Dispatcher {
     for (;;) {
       attempted += this.pump();
       if (this.inFlight.size === 0) {
-        const barrier = commitBarrier(this.outbox.db);
+        const barrier = this.unit.pendingCommit();
         if (barrier === undefined) return attempted;
         await barrier;
         continue;
@@ -323,23 +277,7 @@ export class Dispatcher {
   private record(item: DueItem, result: DeliveryResult): void {
     const nowMs = this.clock.now();
     const attempts = item.attempts + 1;
-    let status: OutboxStatus;
-    let nextAttemptMs = nowMs;
-    if (result.ok) {
-      status = "Delivered";
-    } else if (!result.retryable || attempts >= this.options.maxAttempts) {
-      status = "DeadLetter";
-    } else {
-      status = "Retry";
-      const backoff = backoffMs(attempts, {
-        baseMs: this.options.baseBackoffMs,
-        maxMs: this.options.maxBackoffMs,
-        random: this.random,
-      });
-      const requested =
-        result.retryAfterMs === undefined ? 0 : Math.min(result.retryAfterMs, this.options.maxRetryAfterMs);
-      nextAttemptMs = nowMs + Math.max(backoff, requested);
-    }
+    const { status, nextAttemptMs } = decideRetry(result, attempts, nowMs, this.options, this.random);
     try {
       this.outbox.recordInTransaction(item.seq, {
         status,
@@ -384,8 +322,7 @@ export class Dispatcher {
   }
 
   async stop(): Promise<void> {
-    if (this.loadTimer) clearInterval(this.loadTimer);
-    this.loadTimer = undefined;
+    this.load.stop();
     if (this.busyTimer) clearTimeout(this.busyTimer);
     this.busyTimer = undefined;
     this.stopped = true;

@@ -1,7 +1,8 @@
+import type { DomainBus } from "../domain/bus.js";
 import type { Clock } from "../domain/clock.js";
-import type { InteractionDto } from "../interactions/types.js";
+import type { UnitOfWork } from "../domain/unit-of-work.js";
+import { type InteractionDto, isTerminal } from "../interactions/types.js";
 import type { NotificationDto, Priority } from "../notifications/types.js";
-import { afterCommit, transaction } from "../store/database.js";
 import type { OutboxStore } from "../store/outbox-store.js";
 import { routeMatches } from "./matching.js";
 import type { OutboundService } from "./outbound-service.js";
@@ -36,8 +37,23 @@ export class InteractionOutbox {
     private readonly outbound: OutboundService,
     private readonly outbox: OutboxStore,
     private readonly clock: Clock,
+    private readonly unit: UnitOfWork,
     private readonly notificationOf: (interaction: InteractionDto) => NotificationDto | undefined,
+    /** How a dead letter is put back to Pending (the dispatcher's retry, which also moves its cursor back). */
+    private readonly retryItem: (id: string) => void,
   ) {}
+
+  /**
+   * Subscribes to the questions' recorded events (broker.ts calls this once): a new question is enqueued for
+   * the relay providers it matches, and one that settles (answered, cancelled, expired, superseded) gets a
+   * "closed" notice to every provider that was given it, both in the unit of work that records the event.
+   */
+  subscribe(bus: DomainBus): void {
+    bus.onRecorded("interaction.created", (interaction) => this.enqueueNew(interaction));
+    bus.onRecorded("interaction.changed", (interaction) => {
+      if (isTerminal(interaction.status)) this.enqueueClosed(interaction);
+    });
+  }
 
   /** Enabled routes of enabled providers whose kind carries questions, with IncludeMessage on. */
   private questionRoutes(): OutboundRoute[] {
@@ -70,7 +86,7 @@ export class InteractionOutbox {
     const routes = this.matching(interaction);
     const nowMs = this.clock.now();
     for (const route of routes) this.outbox.enqueueInteraction(interaction.id, route, nowMs);
-    if (routes.length > 0) afterCommit(this.outbox.db, () => this.outbound.kick());
+    if (routes.length > 0) this.unit.afterCommit(() => this.outbound.kick());
     return routes.length;
   }
 
@@ -87,12 +103,9 @@ export class InteractionOutbox {
     }
     const nowMs = this.clock.now();
     for (const route of providers.values()) this.outbox.enqueueInteraction(interaction.id, route, nowMs);
-    if (providers.size > 0) afterCommit(this.outbox.db, () => this.outbound.kick());
+    if (providers.size > 0) this.unit.afterCommit(() => this.outbound.kick());
     return providers.size;
   }
-
-  /** How a dead letter is put back to Pending (the dispatcher's retry, which also moves its cursor back). */
-  retryItem: (id: string) => void = () => {};
 
   /**
    * Republishes a pending question: idempotent per interaction and provider. A provider that already has an item
@@ -102,7 +115,7 @@ export class InteractionOutbox {
   publish(interaction: InteractionDto): number {
     if (interaction.status !== "pending") return 0;
     const dead: number[] = [];
-    const count = transaction(this.outbox.db, () => {
+    const count = this.unit.run(() => {
       const existing = this.outbox.itemsForInteraction(interaction.id);
       const nowMs = this.clock.now();
       const routes = this.matching(interaction);
@@ -113,7 +126,7 @@ export class InteractionOutbox {
         if (last) dead.push(last.seq);
         else this.outbox.enqueueInteraction(interaction.id, route, nowMs);
       }
-      if (routes.length > 0) afterCommit(this.outbox.db, () => this.outbound.kick());
+      if (routes.length > 0) this.unit.afterCommit(() => this.outbound.kick());
       return routes.length;
     });
     for (const seq of dead) this.retryItem(this.outbox.idOf(seq));

@@ -1,59 +1,35 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import type { DomainBus } from "../domain/bus.js";
 import { type Clock, isoTime } from "../domain/clock.js";
 import { DomainError, invalid } from "../domain/errors.js";
+import type { UnitOfWork } from "../domain/unit-of-work.js";
 import type { InteractionDto } from "../interactions/types.js";
-import { isTypeId } from "../notifications/type-ids.js";
-import { type NotificationDto, PRIORITIES, type Priority } from "../notifications/types.js";
+import type { NotificationDto } from "../notifications/types.js";
 import { type SecretSealer, SecretsUnreadableError } from "../secrets/sealer.js";
-import { afterCommit, transaction } from "../store/database.js";
 import type { OutboundStore, StoredProfile } from "../store/outbound-store.js";
-import { encodeMarker, type OutboxStore } from "../store/outbox-store.js";
+import { encodeMarker } from "../store/outbox-marker.js";
+import type { OutboxStore } from "../store/outbox-store.js";
 import { routeMatches } from "./matching.js";
+import {
+  mergeSecrets,
+  type ProfileInput,
+  profileFieldsFromInput,
+  providerNotFound,
+  type RouteInput,
+  routeFromInput,
+} from "./outbound-config.js";
+import { noPayloadSources, outgoingPayload, type PayloadSources, testPayload } from "./payload.js";
 import type {
   DeliveryResult,
   OutboundPayload,
-  OutboundQuestion,
   OutboundRoute,
   OutboxItem,
   ProviderAdapter,
   ProviderProfile,
 } from "./types.js";
 
-export const providerNotFound = (): DomainError => new DomainError("validation", "provider not found");
-
-export interface ProfileInput {
-  kind?: unknown;
-  name?: unknown;
-  settings?: unknown;
-  /** Write-only: values replace the named secrets; `null` removes one. */
-  secrets?: unknown;
-  enabled?: unknown;
-}
-
-export interface RouteInput {
-  name?: unknown;
-  provider?: unknown;
-  enabled?: unknown;
-  minimumPriority?: unknown;
-  typeId?: unknown;
-  project?: unknown;
-  agent?: unknown;
-  includeMessage?: unknown;
-}
-
-/** The fixed payload of the provider Test action: small and the same every time (spec 1, rule 7). */
-export function testPayload(nowIso: string): OutboundPayload {
-  return {
-    id: "ntf_test",
-    title: "Notify test",
-    message: "This is a test notification from Notify.",
-    type: "info",
-    priority: "normal",
-    agent: "notify",
-    createdAt: nowIso,
-    test: true,
-  };
-}
+/** The configuration inputs, checked in outbound-config.ts (the HTTP routes name them from here). */
+export type { ProfileInput, RouteInput } from "./outbound-config.js";
 
 /**
  * Provider profiles, routes and the enqueue rule. Matching runs on an in-memory snapshot, so creating a
@@ -77,22 +53,28 @@ export class OutboundService {
     private readonly sealer: SecretSealer,
     private readonly adapters: ReadonlyMap<string, ProviderAdapter>,
     private readonly clock: Clock,
+    private readonly unit: UnitOfWork,
+    private readonly sources: PayloadSources = noPayloadSources,
   ) {
     this.reload();
   }
 
-  private questionOf: ((notificationId: string) => OutboundQuestion | undefined) | undefined;
-
-  /** How a payload finds the question its notification asks (broker.ts wires the interaction store). */
-  setQuestionLookup(lookup: (notificationId: string) => OutboundQuestion | undefined): void {
-    this.questionOf = lookup;
+  /**
+   * Subscribes the outbox to the notifications' recorded events (broker.ts calls this once): a new notification
+   * whose row carries a marker may be expanded once it commits; a dedup refresh writes its items in its unit.
+   */
+  subscribe(bus: DomainBus): void {
+    bus.onRecorded("notification.created", (_notification, { row, marked }) => {
+      if (marked) this.marked(row);
+    });
+    bus.onRecorded("notification.changed", (notification, change) => {
+      if (change.cause === "refresh") this.enqueueFor(notification, change.row);
+    });
   }
 
   /** The item's payload as it leaves: with the question it asks, if any (looked up at send time). */
   payloadFor(item: OutboxItem): OutboundPayload {
-    if (item.subject !== "notification") return item.payload;
-    const question = this.questionOf?.(item.notificationId);
-    return question === undefined ? item.payload : { ...item.payload, interaction: question };
+    return outgoingPayload(item, this.sources);
   }
 
   /** Called after commit whenever new items are due (the dispatcher subscribes). */
@@ -136,15 +118,15 @@ export class OutboundService {
   }
 
   /** The row carrying a marker is written: once it commits, its marker may be expanded and the dispatcher runs. */
-  marked(row: number): void {
-    afterCommit(this.store.db, () => {
+  private marked(row: number): void {
+    this.unit.afterCommit(() => {
       this.outbox.noteCommitted(row);
       this.kick();
     });
   }
 
   /**
-   * A dedup refresh of an existing notification, inside its transaction: one outbox item per matching route of an
+   * A dedup refresh of an existing notification, inside its unit of work: one outbox item per matching route of an
    * enabled provider, written now (the row already had its marker, if any, when it was created).
    */
   enqueueFor(notification: NotificationDto, row: number): boolean {
@@ -152,7 +134,7 @@ export class OutboundService {
     if (marker === null) return false;
     // One multi-row INSERT for all of a notification's routes: one statement per refresh, not one per route.
     this.outbox.enqueue(row, marker, this.clock.now());
-    afterCommit(this.store.db, () => this.kick());
+    this.unit.afterCommit(() => this.kick());
     return true;
   }
 
@@ -210,24 +192,15 @@ export class OutboundService {
 
   /** Creates a profile, or updates the one with the same name. New profiles start disabled unless told. */
   saveProfile(input: ProfileInput, existingId?: string): ProviderProfile {
-    return transaction(this.store.db, () => {
+    return this.unit.run(() => {
       const existing = existingId === undefined ? undefined : this.profiles.get(existingId);
       if (existingId !== undefined && !existing) throw providerNotFound();
-      const kind = input.kind ?? existing?.profile.kind;
-      if (typeof kind !== "string" || !this.adapters.has(kind)) {
-        throw invalid(`kind must be one of ${[...this.adapters.keys()].join(", ")}`);
-      }
-      const adapter = this.adapters.get(kind) as ProviderAdapter;
-      const name = input.name ?? existing?.profile.name;
-      if (typeof name !== "string" || name.trim().length < 1 || name.length > 100) {
-        throw invalid("name must be 1-100 characters");
-      }
-      const clash = this.findProfile(name);
-      if (clash && clash.id !== existing?.profile.id) throw invalid(`a provider named ${name} already exists`);
-      const settings = adapter.parseSettings(input.settings ?? existing?.profile.settings);
-      const enabled = input.enabled === undefined ? (existing?.profile.enabled ?? false) : input.enabled;
-      if (typeof enabled !== "boolean") throw invalid("enabled must be true or false");
-
+      const { kind, adapter, name, settings, enabled } = profileFieldsFromInput(
+        input,
+        existing?.profile,
+        this.adapters,
+        this,
+      );
       const id = existing?.profile.id ?? `prv_${randomBytes(12).toString("hex")}`;
       let secrets: Record<string, string> = {};
       if (existing?.sealedSecrets) {
@@ -260,7 +233,7 @@ export class OutboundService {
   }
 
   deleteProfile(id: string): void {
-    transaction(this.store.db, () => {
+    this.unit.run(() => {
       if (!this.profiles.has(id)) throw providerNotFound();
       this.store.deleteProfile(id);
       this.reload();
@@ -269,47 +242,10 @@ export class OutboundService {
 
   /** Creates a route, or updates an existing one. New routes start disabled unless told. */
   saveRoute(input: RouteInput, existingId?: string): OutboundRoute {
-    return transaction(this.store.db, () => {
+    return this.unit.run(() => {
       const existing = existingId === undefined ? undefined : this.routes.find((route) => route.id === existingId);
       if (existingId !== undefined && !existing) throw new DomainError("validation", "route not found");
-      const name = input.name ?? existing?.name;
-      if (typeof name !== "string" || name.trim().length < 1 || name.length > 100) {
-        throw invalid("name must be 1-100 characters");
-      }
-      const clash = this.findRoute(name);
-      if (clash && clash.id !== existing?.id) throw invalid(`a route named ${name} already exists`);
-      const providerRef = input.provider ?? existing?.providerId;
-      const provider = typeof providerRef === "string" ? this.findProfile(providerRef) : undefined;
-      if (!provider) throw invalid("provider must name an existing provider profile (id or name)");
-      const minimumPriority = input.minimumPriority ?? existing?.minimumPriority ?? "low";
-      if (typeof minimumPriority !== "string" || !(PRIORITIES as readonly string[]).includes(minimumPriority)) {
-        throw invalid(`minimumPriority must be one of ${PRIORITIES.join(", ")}`);
-      }
-      const enabled = input.enabled === undefined ? (existing?.enabled ?? false) : input.enabled;
-      const includeMessage =
-        input.includeMessage === undefined ? (existing?.includeMessage ?? true) : input.includeMessage;
-      if (typeof enabled !== "boolean") throw invalid("enabled must be true or false");
-      if (typeof includeMessage !== "boolean") throw invalid("includeMessage must be true or false");
-      const now = isoTime(this.clock.now());
-      const route: OutboundRoute = {
-        id: existing?.id ?? `rte_${randomBytes(12).toString("hex")}`,
-        name,
-        providerId: provider.id,
-        enabled,
-        minimumPriority: minimumPriority as Priority,
-        includeMessage,
-        createdAt: existing?.createdAt ?? now,
-        updatedAt: now,
-      };
-      const typeId = optionalGate(input, existing, "typeId", 64);
-      if (typeId !== undefined) {
-        if (!isTypeId(typeId.replaceAll("-", "_").toLowerCase())) throw invalid("typeId must be a type ID");
-        route.typeId = typeId;
-      }
-      const project = optionalGate(input, existing, "project", 200);
-      if (project !== undefined) route.project = project;
-      const agent = optionalGate(input, existing, "agent", 100);
-      if (agent !== undefined) route.agent = agent;
+      const route = routeFromInput(input, existing, this, isoTime(this.clock.now()));
       this.store.saveRoute(route, existing === undefined);
       this.reload();
       return route;
@@ -317,23 +253,16 @@ export class OutboundService {
   }
 
   deleteRoute(id: string): void {
-    transaction(this.store.db, () => {
+    this.unit.run(() => {
       if (!this.routes.some((route) => route.id === id)) throw new DomainError("validation", "route not found");
       this.store.deleteRoute(id);
       this.reload();
     });
   }
 
-  private interactionLookup: (id: string) => InteractionDto | undefined = () => undefined;
-
-  /** How an interaction item's question is read at send time (broker.ts wires the interaction service). */
-  setInteractionLookup(lookup: (id: string) => InteractionDto | undefined): void {
-    this.interactionLookup = lookup;
-  }
-
   /** The interaction an item delivers, as it is now (nonce included: only a sealing adapter gets it). */
   interaction(id: string): InteractionDto | undefined {
-    return this.interactionLookup(id);
+    return this.sources.interaction(id);
   }
 
   /** Provider Test action: the fixed payload through the same adapter, now, with a fresh idempotency key. */
@@ -352,36 +281,4 @@ export class OutboundService {
       signal: AbortSignal.timeout(timeoutMs),
     });
   }
-}
-
-function mergeSecrets(
-  current: Record<string, string>,
-  change: unknown,
-  adapter: ProviderAdapter,
-): Record<string, string> {
-  if (change === undefined || change === null) return current;
-  if (typeof change !== "object" || Array.isArray(change)) throw invalid("secrets must be an object of strings");
-  const known = [...adapter.secrets.required, ...adapter.secrets.optional];
-  const merged = { ...current };
-  for (const [name, value] of Object.entries(change)) {
-    if (!known.includes(name)) throw invalid(`unknown secret for ${adapter.kind}: ${name}`);
-    if (value === null) delete merged[name];
-    else if (typeof value === "string" && value.length > 0 && value.length <= 4096) merged[name] = value;
-    else throw invalid(`secret ${name} must be a string of 1-4096 characters, or null to remove it`);
-  }
-  return merged;
-}
-
-function optionalGate(
-  input: RouteInput,
-  existing: OutboundRoute | undefined,
-  field: "typeId" | "project" | "agent",
-  max: number,
-): string | undefined {
-  const value = Object.hasOwn(input, field) ? input[field] : existing?.[field];
-  if (value === undefined || value === null || value === "") return undefined;
-  if (typeof value !== "string" || value.trim().length === 0 || value.length > max) {
-    throw invalid(`${field} must be 1-${max} characters`);
-  }
-  return value.trim();
 }

@@ -16,11 +16,17 @@ export interface ArcEventRecord {
 }
 
 /** Accepted ARC events by (sender.id, event_id): the identity that makes a retry a replay (spec 2, Events 2). */
-export class ArcEventStore {
+export interface ArcEventStore {
+  find(senderId: string, eventId: string): ArcEventRecord | undefined;
+  insert(record: ArcEventRecord): void;
+}
+
+/** SQL for accepted ARC events. */
+export class SqliteArcEventStore implements ArcEventStore {
   private readonly insertStatement: StatementSync;
   private readonly selectStatement: StatementSync;
 
-  constructor(readonly db: DatabaseSync) {
+  constructor(db: DatabaseSync) {
     this.insertStatement = db.prepare(INSERT);
     this.selectStatement = db.prepare(SELECT);
   }

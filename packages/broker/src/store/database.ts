@@ -1,6 +1,7 @@
 import { closeSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
+import type { UnitOfWork } from "../domain/unit-of-work.js";
 import { ensurePrivateDir } from "../fs/private-files.js";
 import { migrate } from "./migrations.js";
 
@@ -181,4 +182,13 @@ export function afterCommit(db: DatabaseSync, callback: () => void): void {
   const queue = db.isTransaction ? pendingAfterCommit.get(db) : undefined;
   if (queue) queue.push(callback);
   else callback();
+}
+
+/** The broker's UnitOfWork over one connection (group commit when `enableGroupCommit` was called for it). */
+export function unitOfWork(db: DatabaseSync): UnitOfWork {
+  return {
+    run: (work) => transaction(db, work),
+    afterCommit: (callback) => afterCommit(db, callback),
+    pendingCommit: () => commitBarrier(db),
+  };
 }

@@ -83,8 +83,39 @@ function toDto(row: Row): InteractionDto {
   return dto;
 }
 
+/** The newest question asked for a notification, as an outbound payload names it (never its nonce). */
+export interface NotificationQuestion {
+  id: string;
+  kind: InteractionKind;
+  choices: Choice[];
+  expires_at: string;
+}
+
+/** Interactions as the domain reads and writes them (InteractionService); writes join the caller's unit of work. */
+export interface InteractionStore {
+  insert(dto: InteractionDto, expiresMs: number, notificationId?: string | null): void;
+  byId(id: string): InteractionDto | undefined;
+  pendingByKey(key: string): InteractionDto | undefined;
+  /** Moves the deadline of a pending interaction. */
+  extend(id: string, expiresMs: number, expiresAt: string, updatedAt: string): void;
+  /** Moves a pending interaction to a terminal state. Returns false when it was no longer pending. */
+  settle(
+    id: string,
+    status: Exclude<InteractionStatus, "pending">,
+    updatedAt: string,
+    response?: InteractionResponse,
+  ): boolean;
+  /** Sweeps every overdue pending interaction to `expired` and returns them. */
+  expireOverdue(nowMs: number, nowIso: string): InteractionDto[];
+  latestByKey(key: string): InteractionDto | undefined;
+  questionOfNotification(notificationId: string): NotificationQuestion | undefined;
+  notificationIdOf(id: string): string | undefined;
+  nextExpiry(): number | undefined;
+  list(filter: InteractionFilter): InteractionDto[];
+}
+
 /** SQL for interactions; no domain rules here. */
-export class InteractionStore {
+export class SqliteInteractionStore implements InteractionStore {
   private readonly insertStatement: StatementSync;
   private readonly byIdStatement: StatementSync;
   private readonly pendingByKeyStatement: StatementSync;
@@ -97,7 +128,7 @@ export class InteractionStore {
   private readonly questionOfNotificationStatement: StatementSync;
   private readonly listStatements = new Map<string, StatementSync>();
 
-  constructor(readonly db: DatabaseSync) {
+  constructor(private readonly db: DatabaseSync) {
     this.insertStatement = db.prepare(INSERT);
     this.byIdStatement = db.prepare(SELECT_BY_ID);
     this.pendingByKeyStatement = db.prepare(SELECT_PENDING_BY_KEY);
@@ -181,9 +212,7 @@ export class InteractionStore {
   }
 
   /** The newest question asked for a notification: its id, kind, choices and expiry (never its nonce). */
-  questionOfNotification(
-    notificationId: string,
-  ): { id: string; kind: InteractionKind; choices: Choice[]; expires_at: string } | undefined {
+  questionOfNotification(notificationId: string): NotificationQuestion | undefined {
     const row = this.questionOfNotificationStatement.get(notificationId) as
       | { id: string; kind: string; choices: string; expires_at: string }
       | undefined;

@@ -80,8 +80,26 @@ function toParams(dto: NotificationDto): Record<string, SQLInputValue> {
   };
 }
 
+/** Notifications as the domain reads and writes them (NotificationService); writes join the caller's unit of work. */
+export interface NotificationStore {
+  /**
+   * Inserts a new notification; returns its row (seq). `outbound` is the outbox's marker of the routes it goes to
+   * (null: none), stored in the same row so that the create writes no outbox row.
+   */
+  insert(dto: NotificationDto, outbound?: string | null): number;
+  updateContent(dto: NotificationDto): void;
+  updateStatus(id: string, status: NotificationStatus, updatedAt: string, resolvedAt: string | null): void;
+  byId(id: string): NotificationDto | undefined;
+  activeByKey(key: string): NotificationDto | undefined;
+  /** The active notification holding `key`, with its row (the outbox references the row). */
+  activeRowByKey(key: string): { notification: NotificationDto; seq: number } | undefined;
+  latestByKey(key: string): NotificationDto | undefined;
+  countActive(): number;
+  list(filter: NotificationFilter): NotificationDto[];
+}
+
 /** SQL for notifications; no domain rules here. */
-export class NotificationStore {
+export class SqliteNotificationStore implements NotificationStore {
   private readonly insertStatement: StatementSync;
   private readonly updateContentStatement: StatementSync;
   private readonly updateStatusStatement: StatementSync;
@@ -91,7 +109,7 @@ export class NotificationStore {
   private readonly latestByKeyStatement: StatementSync;
   private readonly listStatements = new Map<string, StatementSync>();
 
-  constructor(readonly db: DatabaseSync) {
+  constructor(private readonly db: DatabaseSync) {
     this.insertStatement = db.prepare(INSERT);
     this.updateContentStatement = db.prepare(UPDATE_CONTENT);
     this.updateStatusStatement = db.prepare(UPDATE_STATUS);

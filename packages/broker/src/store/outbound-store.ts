@@ -89,11 +89,21 @@ function toRoute(row: RouteRow): OutboundRoute {
   return route;
 }
 
+/** Provider profiles and outbound routes (OutboundService); writes join the caller's unit of work. */
+export interface OutboundStore {
+  profiles(): StoredProfile[];
+  routes(): OutboundRoute[];
+  saveProfile(profile: ProviderProfile, sealedSecrets: string | null, isNew: boolean): void;
+  deleteProfile(id: string): void;
+  saveRoute(route: OutboundRoute, isNew: boolean): void;
+  deleteRoute(id: string): void;
+}
+
 /** SQL for provider profiles and outbound routes. */
-export class OutboundStore {
+export class SqliteOutboundStore implements OutboundStore {
   private readonly statements: Record<string, StatementSync>;
 
-  constructor(readonly db: DatabaseSync) {
+  constructor(db: DatabaseSync) {
     this.statements = {
       insertProfile: db.prepare(INSERT_PROFILE),
       updateProfile: db.prepare(UPDATE_PROFILE),

@@ -1,13 +1,16 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { isoTime } from "../domain/clock.js";
-import type { Priority } from "../notifications/types.js";
-import type { OutboundPayload, OutboundRoute, OutboxItem, OutboxItemBase, OutboxStatus } from "../outbox/types.js";
-import { afterCommit, transaction } from "./database.js";
+import { interactionSummary, type NotificationColumns, notificationPayload } from "../outbox/payload.js";
+import type { OutboxItem, OutboxItemBase, OutboxStatus } from "../outbox/types.js";
+import { transaction } from "./database.js";
+import { EXPAND_CHUNK, type Expansion, MarkerExpansion } from "./outbox-expansion.js";
+import type { RouteRef } from "./outbox-marker.js";
 
 // Migration 4: a rowid table appended to in creation order. Pending items are read by a rowid cursor; only Retry
 // items (due later) and dead letters have an index, so enqueueing touches the table's last page and nothing else.
 // Migration 5 (the folded outbox): a new notification's items are not written with it; its row carries a marker
-// of its routes (`notifications.outbound`), expanded into these rows later, in notification order.
+// of its routes (`notifications.outbound`, store/outbox-marker.ts), expanded into these rows later, in notification
+// order (store/outbox-expansion.ts).
 // Migration 6: an item's subject is a notification or an interaction (a question for a relay route); both joins
 // are by rowid, and the one that does not apply finds nothing.
 const ITEM_COLUMNS =
@@ -35,24 +38,14 @@ const RECORD = `UPDATE outbox SET status = :status, attempts = :attempts, next_a
   WHERE seq = :seq`;
 const SELECT_BY_SEQ = `SELECT ${ITEM_COLUMNS} ${FROM} WHERE o.seq = ?`;
 const COUNT_BY_STATUS = "SELECT status, count(*) AS count FROM outbox GROUP BY status";
-const LAST_NOTIFICATION = "SELECT max(seq) AS seq FROM notifications";
-const EXPANDED_THROUGH = "SELECT expanded_through FROM outbox_meta";
-const SET_EXPANDED_THROUGH = "UPDATE outbox_meta SET expanded_through = ?";
-// A range scan over the notifications' rowids: the markers not yet expanded, oldest first.
 const INTERACTION_ITEMS = `SELECT o.seq, o.provider_id, o.status FROM outbox o INDEXED BY outbox_by_interaction
   WHERE o.subject = 'interaction' AND o.subject_seq = (SELECT seq FROM interactions WHERE id = ?)`;
 const INSERT_INTERACTION_ITEM = `INSERT INTO outbox (subject, subject_seq, route_id, provider_id, include_message,
   status, next_attempt_ms, created_ms, updated_ms)
   SELECT 'interaction', seq, ?2, ?3, 1, 'Pending', ?4, ?4, ?4 FROM interactions WHERE id = ?1`;
-const SELECT_MARKERS = `SELECT seq, outbound, created_at FROM notifications
-  WHERE seq > ? AND seq <= ? AND outbound IS NOT NULL ORDER BY seq LIMIT ?`;
 
-/** Notifications whose markers one expansion step turns into items (at most 3 x this many rows per route set). */
-export const EXPAND_CHUNK = 256;
-/** Notification rows one expansion step scans at most, so rows without a marker never make a step long. */
-const EXPAND_SPAN = 4096;
-
-interface Row {
+/** An item row: the outbox columns, the notification columns a payload is built from, the question's. */
+interface Row extends Omit<NotificationColumns, "id" | "createdAt"> {
   seq: number;
   subject: string;
   notification_id: string | null;
@@ -67,13 +60,6 @@ interface Row {
   created_ms: number;
   updated_ms: number;
   delivered_ms: number | null;
-  title: string;
-  message: string;
-  type: string;
-  priority: string;
-  agent: string;
-  project: string | null;
-  key: string | null;
   notification_created_at: string;
   interaction_id: string | null;
   interaction_kind: string | null;
@@ -104,73 +90,47 @@ export interface OutboxChange {
   deliveredMs: number | null;
 }
 
-/** A string as an SQL literal. */
-function sqlText(value: string): string {
-  return `'${value.replaceAll("'", "''")}'`;
-}
-
-/** What an outbox item takes from its route; a marker holds exactly this, for each route. */
-export type RouteRef = Pick<OutboundRoute, "id" | "providerId" | "includeMessage">;
-
-/** The broker's own ids: a kind prefix and 12 random bytes in hex (outbound-service.ts). */
-const HEX_ID = /^[0-9a-f]{24}$/;
-
-/** An id in a marker: `:` + its 12 bytes in base64url when it is `prefix` + 24 hex digits, else URI-escaped. */
-function packId(id: string, prefix: string): string {
-  const hex = id.slice(prefix.length);
-  if (id.startsWith(prefix) && HEX_ID.test(hex)) return `:${Buffer.from(hex, "hex").toString("base64url")}`;
-  return encodeURIComponent(id);
-}
-
-function unpackId(text: string, prefix: string): string {
-  if (!text.startsWith(":")) return decodeURIComponent(text);
-  const hex = Buffer.from(text.slice(1), "base64url").toString("hex");
-  if (!HEX_ID.test(hex)) throw new Error("malformed outbound marker");
-  return prefix + hex;
-}
-
-/**
- * The marker of a set of routes, as stored in `notifications.outbound` (migration 5): the routes in matching
- * order, separated by `;`. Each is its IncludeMessage flag (`1` or `0`), its route id, then `,` and its provider
- * id, which is left out when it is the previous route's. An id of the broker's own form (`rte_`/`prv_` + 24 hex
- * digits) is written `:` + its 12 bytes in base64url (17 characters instead of 28); any other id URI-escaped, so
- * `:`, `,` and `;` never occur in one. Three routes to one provider take 74 bytes. Self-contained: expanding it
- * needs no route table, so editing or deleting a route later does not change where a notification created
- * before goes (as when its items were written with it).
- */
-export function encodeMarker(routes: readonly RouteRef[]): string {
-  let previousProvider: string | undefined;
-  return routes
-    .map((route) => {
-      const provider = route.providerId === previousProvider ? "" : `,${packId(route.providerId, "prv_")}`;
-      previousProvider = route.providerId;
-      return `${route.includeMessage ? 1 : 0}${packId(route.id, "rte_")}${provider}`;
-    })
-    .join(";");
-}
-
-export function decodeMarker(marker: string): RouteRef[] {
-  let previousProvider: string | undefined;
-  return marker.split(";").map((part) => {
-    const [route = "", provider, extra] = part.slice(1).split(",");
-    if ((part[0] !== "0" && part[0] !== "1") || route === "" || extra !== undefined) {
-      throw new Error("malformed outbound marker");
-    }
-    const providerId = provider === undefined ? previousProvider : unpackId(provider, "prv_");
-    if (providerId === undefined) throw new Error("malformed outbound marker");
-    previousProvider = providerId;
-    return { includeMessage: part[0] === "1", id: unpackId(route, "rte_"), providerId };
-  });
-}
-
-/** One expansion step: the items it wrote, and whether every committed marker is now expanded. */
-export interface Expansion {
-  items: number;
-  done: boolean;
+/** The durable outbox as the dispatcher, the question outbox and the routes use it. */
+export interface OutboxStore {
+  /** The public id of the item stored at `seq`. */
+  idOf(seq: number): string;
+  /** The row of a public id, or undefined for an id that is not of this database's form. */
+  seqOf(id: string): number | undefined;
+  /** The items of one interaction (any status), by provider: what publish checks before it enqueues. */
+  itemsForInteraction(interactionId: string): InteractionItemRef[];
+  /** Enqueues one Pending interaction item for a route (inside the caller's unit of work). */
+  enqueueInteraction(interactionId: string, route: RouteRef, nowMs: number): void;
+  /** One Pending item per route of `marker` for one notification row, now (a dedup refresh). */
+  enqueue(notificationRow: number, marker: string, nowMs: number): void;
+  /** A notification row carrying a marker has committed (an after-commit callback of its create). */
+  noteCommitted(notificationRow: number): void;
+  /** True when committed notifications carry markers not yet expanded (or rows not yet scanned for one). */
+  hasUnexpanded(): boolean;
+  /** One expansion step, as its own unit of work. */
+  expand(limit?: number): Expansion;
+  /** Expands every committed marker. */
+  expandAll(): void;
+  /** Expands the markers committed by now a chunk per event-loop turn (an outbox read over HTTP). */
+  caughtUp(): Promise<void>;
+  /** Pending items in rows (afterSeq, throughSeq], in creation order (the dispatcher's cursor). */
+  pendingAfter(afterSeq: number, throughSeq: number, limit: number): DueItem[];
+  lastSeq(): number;
+  firstPendingSeq(): number | undefined;
+  /** Retry items due by `nowMs`, earliest first. */
+  retryDue(nowMs: number, limit: number): DueItem[];
+  nextRetry(): number | undefined;
+  /** Records an attempt's outcome as its own unit of work (it joins the group commit). */
+  recordInTransaction(seq: number, change: OutboxChange): void;
+  byId(id: string): OutboxItem | undefined;
+  bySeq(seq: number): OutboxItem | undefined;
+  list(filter: { status?: OutboxStatus; limit: number }): OutboxItem[];
+  counts(): Record<string, number>;
+  /** Markers that did not decode and were passed over (diagnostics; never their text). */
+  readonly skippedMarkers: number;
 }
 
 /** SQL for the durable outbox. */
-export class OutboxStore {
+export class SqliteOutboxStore implements OutboxStore {
   /** `obx_` + this database's namespace: item ids are unique across machines, so they serve as idempotency keys. */
   private readonly idPrefix: string;
   private readonly pendingStatement: StatementSync;
@@ -182,39 +142,18 @@ export class OutboxStore {
   private readonly bySeqStatement: StatementSync;
   private readonly countStatement: StatementSync;
   private readonly listStatements = new Map<string, StatementSync>();
-  private readonly insertByMarker = new Map<string, StatementSync>();
-  private readonly lastNotificationStatement: StatementSync;
-  private readonly expandedThroughStatement: StatementSync;
-  private readonly setExpandedThroughStatement: StatementSync;
-  private readonly markersStatement: StatementSync;
   private readonly interactionItemsStatement: StatementSync;
   private readonly insertInteractionStatement: StatementSync;
-  /**
-   * The last notification row known committed. Only committed rows are expanded: a row of the open group-commit
-   * batch could still roll back and its rowid be reused by another notification. With no transaction open every
-   * row is committed; inside one, this is what commits reported last (`noteCommitted`).
-   */
-  private committedThrough = 0;
-  /**
-   * `expanded_through` as last committed: a lower bound of the stored value (an expansion of the open batch may be
-   * ahead), so `committedThrough <= expandedHint` means nothing is left to expand. The expansion itself always
-   * reads the stored value, in its own transaction.
-   */
-  private expandedHint: number;
-  /** Markers that did not decode and were passed over (diagnostics; never their text). */
-  skippedMarkers = 0;
+  /** The folded outbox's markers, expanded into items in notification order. */
+  private readonly expansion: MarkerExpansion;
 
-  constructor(readonly db: DatabaseSync) {
+  constructor(private readonly db: DatabaseSync) {
     const meta = db.prepare("SELECT namespace, expanded_through FROM outbox_meta").get() as {
       namespace: string;
       expanded_through: number;
     };
     this.idPrefix = `obx_${meta.namespace}`;
-    this.expandedHint = meta.expanded_through;
-    this.lastNotificationStatement = db.prepare(LAST_NOTIFICATION);
-    this.expandedThroughStatement = db.prepare(EXPANDED_THROUGH);
-    this.setExpandedThroughStatement = db.prepare(SET_EXPANDED_THROUGH);
-    this.markersStatement = db.prepare(SELECT_MARKERS);
+    this.expansion = new MarkerExpansion(db, meta.expanded_through);
     this.interactionItemsStatement = db.prepare(INTERACTION_ITEMS);
     this.insertInteractionStatement = db.prepare(INSERT_INTERACTION_ITEM);
     this.pendingStatement = db.prepare(SELECT_PENDING);
@@ -242,42 +181,27 @@ export class OutboxStore {
   }
 
   /**
-   * The payload is built from the notification row when the item is read: what leaves is the notification as it
-   * is at send time, with the message left out when the route's IncludeMessage is off.
+   * The payload is built from the notification row when the item is read (outbox/payload.ts): what leaves is the
+   * notification as it is at send time, with the message left out when the route's IncludeMessage is off.
    */
   private toItem(row: Row): OutboxItem {
-    if (row.subject === "interaction") return this.toInteractionItem(row);
-    const payload: OutboundPayload = {
-      id: row.notification_id ?? "",
-      title: row.title,
-      type: row.type,
-      priority: row.priority as Priority,
-      agent: row.agent,
-      createdAt: row.notification_created_at,
-    };
-    if (row.include_message === 1) payload.message = row.message;
-    if (row.project !== null) payload.project = row.project;
-    if (row.key !== null) payload.key = row.key;
+    if (row.subject === "interaction") {
+      const payload = interactionSummary({
+        id: row.interaction_id ?? "",
+        kind: row.interaction_kind,
+        prompt: row.interaction_prompt,
+        agent: row.interaction_agent,
+        project: row.interaction_project,
+        key: row.interaction_key,
+        createdAt: row.interaction_created_at ?? isoTime(row.created_ms),
+      });
+      return { ...this.itemBase(row), subject: "interaction", interactionId: row.interaction_id ?? "", payload };
+    }
+    const payload = notificationPayload(
+      { ...row, id: row.notification_id ?? "", createdAt: row.notification_created_at },
+      row.include_message === 1,
+    );
     return { ...this.itemBase(row), subject: "notification", notificationId: row.notification_id ?? "", payload };
-  }
-
-  /**
-   * An interaction item lists with a summary payload (the prompt as its title, never the nonce or digest); the
-   * adapter gets the whole interaction at send time (OutboundService.interaction), as it is then.
-   */
-  private toInteractionItem(row: Row): OutboxItem {
-    const prompt = row.interaction_prompt ?? "";
-    const payload: OutboundPayload = {
-      id: row.interaction_id ?? "",
-      title: prompt.length > 200 ? `${prompt.slice(0, 199)}…` : prompt,
-      type: row.interaction_kind === "permission" ? "permission_required" : "input_required",
-      priority: "high",
-      agent: row.interaction_agent ?? "unknown",
-      createdAt: row.interaction_created_at ?? isoTime(row.created_ms),
-    };
-    if (row.interaction_project !== null) payload.project = row.interaction_project;
-    if (row.interaction_key !== null) payload.key = row.interaction_key;
-    return { ...this.itemBase(row), subject: "interaction", interactionId: row.interaction_id ?? "", payload };
   }
 
   private itemBase(row: Row): OutboxItemBase {
@@ -324,118 +248,35 @@ export class OutboxStore {
   }
 
   /**
-   * The INSERT of one Pending item per route of a marker, for one notification row and one time. The routes are
-   * written into the statement as literals (one prepared statement per marker, cached), so a run binds two values
-   * instead of seven per route.
-   */
-  private insertFor(marker: string): StatementSync {
-    let statement = this.insertByMarker.get(marker);
-    if (!statement) {
-      const rows = decodeMarker(marker)
-        .map((route) => `(${sqlText(route.id)}, ${sqlText(route.providerId)}, ${route.includeMessage ? 1 : 0})`)
-        .join(", ");
-      statement = this.db.prepare(`INSERT INTO outbox (subject_seq, route_id, provider_id, include_message,
-        status, next_attempt_ms, created_ms, updated_ms)
-        SELECT ?1, column1, column2, column3, 'Pending', ?2, ?2, ?2 FROM (VALUES ${rows})`);
-      // Route sets change only when routes are edited; a bounded cache keeps old sets from piling up.
-      if (this.insertByMarker.size >= 64) this.insertByMarker.clear();
-      this.insertByMarker.set(marker, statement);
-    }
-    return statement;
-  }
-
-  /**
    * Enqueues one Pending item per route of `marker` for one notification, now, with a single INSERT: the dedup
    * refresh of an existing notification (its row got its marker, if any, when it was created).
    */
   enqueue(notificationRow: number, marker: string, nowMs: number): void {
-    this.insertFor(marker).run(notificationRow, nowMs);
+    this.expansion.insertFor(marker).run(notificationRow, nowMs);
   }
 
-  /** A notification row carrying a marker has committed (an after-commit callback of its create). */
   noteCommitted(notificationRow: number): void {
-    if (notificationRow > this.committedThrough) this.committedThrough = notificationRow;
+    this.expansion.noteCommitted(notificationRow);
   }
 
-  private committedSeq(): number {
-    if (!this.db.isTransaction) {
-      const row = this.lastNotificationStatement.get() as { seq: number | null };
-      this.noteCommitted(row.seq ?? 0);
-    }
-    return this.committedThrough;
-  }
-
-  /** True when committed notifications carry markers not yet expanded (or rows not yet scanned for one). */
   hasUnexpanded(): boolean {
-    return this.committedSeq() > this.expandedHint;
+    return this.expansion.hasUnexpanded();
   }
 
-  /**
-   * One expansion step, as one unit of work (it joins the group commit): the markers of at most `limit`
-   * committed notifications after `expanded_through`, oldest first, become one Pending item per route, and
-   * `expanded_through` advances in the same transaction, so a crash keeps both or neither, and a second run never
-   * expands a marker twice. The cursor moves to the last notification expanded when `limit` were, else to the end
-   * of the rows scanned. Items take their notification's creation time (created, updated and due), so an item
-   * reads as if it had been written with its notification.
-   */
   expand(limit = EXPAND_CHUNK): Expansion {
-    const through = this.committedSeq();
-    if (through <= this.expandedHint) return { items: 0, done: true };
-    return transaction(this.db, (): Expansion => {
-      const from = (this.expandedThroughStatement.get() as { expanded_through: number }).expanded_through;
-      if (from >= through) {
-        // Expanded earlier in the open batch.
-        afterCommit(this.db, () => {
-          if (from > this.expandedHint) this.expandedHint = from;
-        });
-        return { items: 0, done: true };
-      }
-      const end = Math.min(through, from + EXPAND_SPAN);
-      const markers = this.markersStatement.all(from, end, limit) as unknown as {
-        seq: number;
-        outbound: string;
-        created_at: string;
-      }[];
-      let items = 0;
-      for (const marker of markers) {
-        let insert: StatementSync;
-        try {
-          insert = this.insertFor(marker.outbound);
-        } catch {
-          // Only the encoder writes markers; one that does not decode (a file edited by hand) is skipped, so it can
-          // never stop the expansion of every marker after it.
-          this.skippedMarkers++;
-          continue;
-        }
-        items += Number(insert.run(marker.seq, Date.parse(marker.created_at)).changes);
-      }
-      const cursor = markers.length === limit ? (markers.at(-1)?.seq ?? end) : end;
-      this.setExpandedThroughStatement.run(cursor);
-      afterCommit(this.db, () => {
-        if (cursor > this.expandedHint) this.expandedHint = cursor;
-      });
-      return { items, done: cursor >= through };
-    });
+    return this.expansion.expand(limit);
   }
 
-  /** Expands every committed marker: what an outbox read does first, so it shows every item of a created notification. */
   expandAll(): void {
-    while (!this.expand().done);
+    this.expansion.expandAll();
   }
 
-  /**
-   * Expands the markers committed by now a chunk per event-loop turn, for a read over HTTP: after a long busy spell
-   * the backlog of markers can be large (about 11 us per notification: 100,000 take 1.1 s), and expanding it in one
-   * go would hold every API request for that long. The read's own `expandAll` then finds at most what was created
-   * meanwhile.
-   */
-  async caughtUp(): Promise<void> {
-    const target = this.committedSeq();
-    while (this.expandedHint < target) {
-      const step = this.expand();
-      await new Promise((resolve) => setImmediate(resolve));
-      if (step.done) break;
-    }
+  caughtUp(): Promise<void> {
+    return this.expansion.caughtUp();
+  }
+
+  get skippedMarkers(): number {
+    return this.expansion.skippedMarkers;
   }
 
   /** Pending items in rows (afterSeq, throughSeq], in creation order (the dispatcher's cursor). */

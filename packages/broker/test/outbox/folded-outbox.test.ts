@@ -3,7 +3,9 @@ import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { DATABASE_FILE_NAME, transaction } from "../../src/store/database.js";
 import { MIGRATIONS, migrate } from "../../src/store/migrations.js";
-import { decodeMarker, EXPAND_CHUNK, encodeMarker, OutboxStore } from "../../src/store/outbox-store.js";
+import { EXPAND_CHUNK } from "../../src/store/outbox-expansion.js";
+import { decodeMarker, encodeMarker } from "../../src/store/outbox-marker.js";
+import { SqliteOutboxStore } from "../../src/store/outbox-store.js";
 import { type Json, type TestBroker, testBroker } from "../helpers.js";
 import { databaseAt, hookRoutes, hookServer, manualBroker, onCleanup } from "./outbox-harness.js";
 
@@ -204,7 +206,7 @@ describe("folded outbox (migration 5)", () => {
     migrate(db);
     expect(db.prepare("PRAGMA user_version").get()).toEqual({ user_version: MIGRATIONS.length });
     expect(expandedThrough(db)).toBe(2);
-    const store = new OutboxStore(db);
+    const store = new SqliteOutboxStore(db);
     expect(store.hasUnexpanded()).toBe(false);
     const oldItems = (items = store.list({ limit: 10 })) =>
       items.map((item) => [(item as { notificationId?: string }).notificationId, item.routeId, item.status]);

@@ -9,9 +9,10 @@ import { OutboundService } from "../../src/outbox/outbound-service.js";
 import { webhookAdapter } from "../../src/outbox/providers/webhook.js";
 import type { DeliveryResult, ProviderAdapter } from "../../src/outbox/types.js";
 import { SecretSealer } from "../../src/secrets/sealer.js";
+import { unitOfWork } from "../../src/store/database.js";
 import { migrate } from "../../src/store/migrations.js";
-import { OutboundStore } from "../../src/store/outbound-store.js";
-import { OutboxStore } from "../../src/store/outbox-store.js";
+import { SqliteOutboundStore } from "../../src/store/outbound-store.js";
+import { SqliteOutboxStore } from "../../src/store/outbox-store.js";
 import type { Json } from "../helpers.js";
 import { databaseAt, hookServer, manualBroker } from "./outbox-harness.js";
 
@@ -38,21 +39,29 @@ function questionCarrier(results: DeliveryResult[] = []) {
 /** A broker, plus an outbound service, question outbox and dispatcher over its database that know `adapters`. */
 function withAdapters(adapters: ProviderAdapter[]) {
   const broker = manualBroker();
+  const unit = unitOfWork(broker.db);
   const outbound = new OutboundService(
-    new OutboundStore(broker.db),
+    new SqliteOutboundStore(broker.db),
     broker.outbox,
     new SecretSealer(broker.dataDir),
     new Map(adapters.map((adapter) => [adapter.kind, adapter])),
     broker.clock,
+    unit,
+    { questionOf: () => undefined, interaction: (id) => broker.interactions.find(id) },
   );
-  outbound.setInteractionLookup((id) => broker.interactions.find(id));
-  const questions = new InteractionOutbox(outbound, broker.outbox, broker.clock, () => undefined);
-  const dispatcher = new Dispatcher(broker.outbox, outbound, broker.clock, createMemoryLogger(), {
+  const dispatcher = new Dispatcher(broker.outbox, outbound, broker.clock, unit, createMemoryLogger(), {
     autoRun: false,
     random: () => 1,
     attemptTimeoutMs: 500,
   });
-  questions.retryItem = (id) => dispatcher.retry(id);
+  const questions = new InteractionOutbox(
+    outbound,
+    broker.outbox,
+    broker.clock,
+    unit,
+    () => undefined,
+    (id) => dispatcher.retry(id),
+  );
   return { broker, outbound, questions, dispatcher };
 }
 
@@ -76,7 +85,7 @@ describe("generic outbox items (migration 6)", () => {
     db.prepare(`INSERT INTO outbox (notification_seq, route_id, provider_id, include_message, status,
       next_attempt_ms, created_ms, updated_ms) VALUES (2, 'rte_a', 'prv_a', 1, 'Pending', 0, 0, 0)`).run();
     migrate(db);
-    const [item] = new OutboxStore(db).list({ limit: 10 });
+    const [item] = new SqliteOutboxStore(db).list({ limit: 10 });
     expect(item).toMatchObject({ subject: "notification", notificationId: "ntf_bbb", payload: { title: "second" } });
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { transaction } from "../../src/store/database.js";
 import { MIGRATIONS, migrate } from "../../src/store/migrations.js";
-import { OutboxStore } from "../../src/store/outbox-store.js";
+import { SqliteOutboxStore } from "../../src/store/outbox-store.js";
 import { type Json, type TestBroker, testBroker } from "../helpers.js";
 import { databaseAt, hookRoutes, hookServer, manualBroker, UI } from "./outbox-harness.js";
 
@@ -118,7 +118,7 @@ describe("outbox store (migration 4: rowid cursor)", () => {
     );
     migrate(db);
     expect(db.prepare("PRAGMA user_version").get()).toEqual({ user_version: MIGRATIONS.length });
-    const store = new OutboxStore(db);
+    const store = new SqliteOutboxStore(db);
     const items = store.list({ limit: 10 }).reverse(); // oldest first
     expect(
       items.map((item) => [(item as { notificationId?: string }).notificationId, item.status, item.attempts]),
