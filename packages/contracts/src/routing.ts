@@ -74,3 +74,11 @@ export const PresenceActivityBody = z.strictObject({
   visible: z.boolean(),
 });
 export type PresenceActivityBody = z.infer<typeof PresenceActivityBody>;
+
+/**
+ * The answer to an activity report: how often the page should report while it is visible and used, a fraction of
+ * awayAfterSeconds (at most 30 s), so that its activity never goes stale between two reports.
+ */
+export interface PresenceActivityResponse {
+  report_every_seconds: number;
+}
