@@ -22,6 +22,7 @@ import { Dispatcher, type DispatcherOptions } from "./outbox/dispatcher.js";
 import { InteractionOutbox } from "./outbox/interaction-outbox.js";
 import { OutboundService } from "./outbox/outbound-service.js";
 import { ADAPTERS } from "./outbox/providers/registry.js";
+import { PresenceMonitor } from "./presence/presence-monitor.js";
 import { type DesktopOptions, startDesktop } from "./presentation/desktop.js";
 import type { Presenter } from "./presentation/presenter.js";
 import { SoundLibrary } from "./presentation/sounds/sound-library.js";
@@ -70,6 +71,8 @@ export interface Broker {
   desktop: Presenter | undefined;
   /** The relay answer poll (one loop per enabled relay provider). */
   relayPoller: AnswerPoller;
+  /** Whether the person is at this computer (docs/routing.md): the session bus when there is one, the web page. */
+  presence: PresenceMonitor;
   app: FastifyInstance;
   /** Graceful stop: answer open long-polls, stop accepting, close the database. Idempotent. */
   close(): Promise<void>;
@@ -106,6 +109,8 @@ export interface BrokerOptions {
   uiDir?: string;
   /** Toasts and sounds on this session bus (startBroker passes DBUS_SESSION_BUS_ADDRESS); none without it. */
   desktop?: DesktopOptions;
+  /** Test hook: how often the screen saver's idle time is read (10 s otherwise). */
+  presence?: { pollMs?: number };
 }
 
 /**
@@ -221,6 +226,7 @@ export function createBroker(options: BrokerOptions): Broker {
   const events = new ArcConsumer(new SqliteArcEventStore(db), notifications, interactions, clock, unit);
   const waiters = new WaitRegistry(bus, interactions);
   const sounds = new SoundLibrary(settings.dataDir);
+  const presence = new PresenceMonitor(clock, settings.awayAfterSeconds);
   const app = buildApp({
     authToken: settings.authToken,
     maxRequestBodyBytes: settings.maxRequestBodyBytes,
@@ -238,7 +244,14 @@ export function createBroker(options: BrokerOptions): Broker {
     notificationTypes: settings.notificationTypes,
     commitBarrier: () => unit.pendingCommit(),
     ...(options.httpLimits ? { limits: options.httpLimits } : {}),
-    ui: { bus, sessions: uiSessions, presentation, sounds, ...(options.uiDir ? { dir: options.uiDir } : {}) },
+    ui: {
+      bus,
+      sessions: uiSessions,
+      presentation,
+      sounds,
+      presence,
+      ...(options.uiDir ? { dir: options.uiDir } : {}),
+    },
     router: {
       db: routerDb,
       settings: routerSettings,
@@ -285,12 +298,20 @@ export function createBroker(options: BrokerOptions): Broker {
       })
     : undefined;
   relayPoller.start();
+  // The screen saver is read only where there is a session bus, its dbus code loaded then (docs/routing.md).
+  const presenceBus = options.desktop?.address;
+  if (presenceBus) {
+    void import("./presence/screensaver-source.js").then(({ startScreenSaverSource }) => {
+      if (!closing) startScreenSaverSource({ address: presenceBus, logger, ...options.presence }, presence);
+    });
+  }
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
       // preClose (http/app.ts) answers the open long-polls before the server stops listening.
       await desktop?.stop();
+      await presence.stop();
       await app.close();
       interactions.stop();
       await dispatcher.stop();
@@ -321,6 +342,7 @@ export function createBroker(options: BrokerOptions): Broker {
     sounds,
     desktop,
     relayPoller,
+    presence,
     app,
     close,
   };
@@ -344,6 +366,7 @@ export interface StartOptions {
   httpLimits?: Partial<HttpLimits>;
   /** Test hook: reconnect timings of the desktop adapter (the address always comes from the environment). */
   desktop?: Omit<DesktopOptions, "address">;
+  presence?: BrokerOptions["presence"];
   relayPoller?: PollerOptions;
 }
 
@@ -390,6 +413,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     ...(options.routerFlatPlanHosts ? { routerFlatPlanHosts: options.routerFlatPlanHosts } : {}),
     ...(options.httpLimits ? { httpLimits: options.httpLimits } : {}),
     ...(options.relayPoller ? { relayPoller: options.relayPoller } : {}),
+    ...(options.presence ? { presence: options.presence } : {}),
   });
   const host = options.host ?? "127.0.0.1";
   try {

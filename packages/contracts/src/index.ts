@@ -19,6 +19,7 @@ export {
 export * from "./relay/api.js";
 export { RELAY_CONTRACT_VERSION, RelayAnswer, RelayInteractionRequest } from "./relay/schemas.js";
 export { type BackoffOptions, backoffMs, type HeaderBag, retryAfterMs } from "./retry.js";
+export * from "./routing.js";
 export {
   formatProblems,
   jsonPath,

@@ -5,6 +5,7 @@ import { InboxPage } from "./inbox/inbox-page.js";
 import { ItemDetail } from "./inbox/item-detail.js";
 import { Link, usePath } from "./navigation.js";
 import { OutboundPage } from "./outbound/outbound-page.js";
+import { startPresenceReporter } from "./presence-reporter.js";
 import { RelayPage } from "./relay/relay-page.js";
 import { RouterPage } from "./router/router-page.js";
 import { SettingsPage } from "./settings/settings-page.js";
@@ -44,6 +45,9 @@ export function App() {
     );
     return onUnauthorized(() => setSession({ state: "out" }));
   }, []);
+
+  // Presence (docs/routing.md): a signed-in page that is visible and used says the person is here.
+  useEffect(() => (session.state === "in" ? startPresenceReporter() : undefined), [session.state]);
 
   useEffect(() => {
     const page = PAGES.find((entry) => entry.path !== "/ui" && isCurrent(path, entry.path));

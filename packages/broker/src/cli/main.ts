@@ -119,6 +119,10 @@ function buildProgram(): Command {
     .option("--json", "print the health object as JSON")
     .action(async (options) => (await import("./commands/status.js")).status(options));
 
+  clientCommand(program, "presence", "show whether you are at this computer, and what says so (docs/routing.md)")
+    .option("--json", "print {state, since, sources} as JSON")
+    .action(async (options) => (await import("./commands/presence.js")).presence(options));
+
   clientCommand(program, "apply <file>", "upsert declarative configuration from a JSON or YAML file (docs/apply.md)")
     .option("--prune", "also delete what the file does not name, within the sections it has")
     .option("--dry-run", "print the plan and change nothing")

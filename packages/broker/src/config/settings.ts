@@ -6,6 +6,8 @@ import { ConfigError, readConfigFile, updateConfigFile } from "./config-file.js"
 export const DEFAULT_PORT = 47821;
 export const DEFAULT_MAX_REQUEST_BODY_BYTES = 65536;
 export const DEFAULT_RATE_LIMIT_PER_SECOND = 30;
+/** DESIGN.md, "Attention routing": idle this long on the session bus, or no page activity, and the person is away. */
+export const DEFAULT_AWAY_AFTER_SECONDS = 300;
 
 /** The broker's effective settings, after defaults, environment and CLI options. */
 export interface BrokerSettings {
@@ -16,6 +18,8 @@ export interface BrokerSettings {
   maxRequestBodyBytes: number;
   rateLimitPerSecond: number;
   notificationTypes: TypeDefinition[];
+  /** Presence (docs/routing.md): read at start; loadSettings always sets it, test settings may leave it out. */
+  awayAfterSeconds?: number;
 }
 
 export interface SettingsOverrides {
@@ -137,5 +141,6 @@ export function loadSettings(dataDir: string, overrides: SettingsOverrides = {})
       warn,
     ),
     notificationTypes: parseTypeDefinitions(contents.notificationTypes, warn),
+    awayAfterSeconds: positiveInteger(contents.awayAfterSeconds, DEFAULT_AWAY_AFTER_SECONDS, "awayAfterSeconds", warn),
   };
 }

@@ -25,6 +25,7 @@ import type { TypeDefinition } from "../notifications/type-ids.js";
 import { TypeRegistry } from "../notifications/type-ids.js";
 import type { Dispatcher } from "../outbox/dispatcher.js";
 import type { OutboundService } from "../outbox/outbound-service.js";
+import type { PresenceMonitor } from "../presence/presence-monitor.js";
 import type { SoundLibrary } from "../presentation/sounds/sound-library.js";
 import { RelayAdmin } from "../relay/relay-admin.js";
 import type { OtherTools } from "../router/other-tools.js";
@@ -42,6 +43,7 @@ import { notificationRoutes } from "./routes/notifications.js";
 import { uiInboxRoutes } from "./routes/ui-inbox.js";
 import { uiOutboundRoutes } from "./routes/ui-outbound.js";
 import { uiPageRoutes } from "./routes/ui-pages.js";
+import { uiPresenceRoutes } from "./routes/ui-presence.js";
 import { uiPresentationRoutes } from "./routes/ui-presentation.js";
 import { uiRelayRoutes } from "./routes/ui-relay.js";
 import { uiRouterRoutes } from "./routes/ui-router.js";
@@ -97,6 +99,8 @@ export interface AppOptions {
     sessions: UiSessions;
     presentation: PresentationSettingsFile;
     sounds: SoundLibrary;
+    /** Whether the person is at this computer (GET /ui/api/presence); absent in apps built without one. */
+    presence?: PresenceMonitor;
     /** The built page's directory (tests point it elsewhere); packages/web/dist by default. */
     dir?: string;
   };
@@ -370,6 +374,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
       await ui.register(uiStreamRoutes, { events: uiEvents });
       await ui.register(uiPresentationRoutes, { presentation: options.ui.presentation });
       await ui.register(uiSoundRoutes, { sounds: options.ui.sounds });
+      if (options.ui.presence) await ui.register(uiPresenceRoutes, { presence: options.ui.presence });
       await ui.register(uiRelayRoutes, { admin: new RelayAdmin(options.outbound) });
       await ui.register(uiTypeRoutes, {
         dataDir: options.dataDir,

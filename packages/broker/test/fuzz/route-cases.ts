@@ -252,6 +252,13 @@ export const ROUTE_CASES: RouteCase[] = [
       maxVisibleToasts: 5,
     }),
   },
+  { method: "GET", path: "/ui/api/presence", family: "ui" },
+  {
+    method: "POST",
+    path: "/ui/api/presence/activity",
+    family: "ui",
+    body: () => ({ page: "fuzz-page-1", visible: true }),
+  },
   { method: "GET", path: "/ui/api/sounds", family: "ui" },
   { method: "PUT", path: "/ui/api/sounds/types", family: "ui", body: () => ({ info: "chime", error: "alert" }) },
   { method: "DELETE", path: "/ui/api/sounds/files/{missingSound}", family: "ui", refusedOnly: true },

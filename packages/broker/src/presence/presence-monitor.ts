@@ -1,0 +1,144 @@
+import type { PresenceResponse, PresenceSource, PresenceStateName } from "@notify/contracts";
+import { DEFAULT_AWAY_AFTER_SECONDS } from "../config/settings.js";
+import type { Clock } from "../domain/clock.js";
+import { isoTime } from "../domain/clock.js";
+
+/**
+ * Whether the person is at this computer (DESIGN.md, "Attention routing"; docs/routing.md, "Presence"): one
+ * combined state from the signals the broker has, each source reporting its own reading by name.
+ */
+
+/** One source's reading. `locked` marks an away that outranks any presence (the screen is locked). */
+export interface PresenceSignal extends PresenceSource {
+  locked?: boolean;
+}
+
+export interface PresenceSnapshot {
+  state: PresenceStateName;
+  /** When the combined state began (ms). */
+  since: number;
+  sources: PresenceSignal[];
+}
+
+/**
+ * A locked session is away whatever else is said; otherwise any source seeing the person makes them present, any
+ * source seeing them gone (idle) makes them away, and no signal at all is unknown.
+ */
+export function combinePresence(signals: readonly PresenceSignal[]): PresenceStateName {
+  if (signals.some((signal) => signal.locked)) return "away";
+  if (signals.some((signal) => signal.state === "present")) return "present";
+  if (signals.some((signal) => signal.state === "away")) return "away";
+  return "unknown";
+}
+
+type Listener = (snapshot: PresenceSnapshot, previous: PresenceSnapshot) => void;
+
+export class PresenceMonitor {
+  private readonly signals = new Map<string, PresenceSignal>();
+  private state: PresenceStateName = "unknown";
+  private since: number;
+  private readonly listeners = new Set<Listener>();
+  private readonly stops: (() => Promise<void> | void)[] = [];
+  /** The /ui pages that said they were used: page id -> last activity (ms). Hidden pages are dropped. */
+  private readonly pages = new Map<string, number>();
+  private pageTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly clock: Clock,
+    readonly awayAfterSeconds: number = DEFAULT_AWAY_AFTER_SECONDS,
+  ) {
+    this.since = clock.now();
+    this.report({ name: "web", state: "unknown", detail: "no visible page has reported activity" });
+  }
+
+  snapshot(): PresenceSnapshot {
+    return {
+      state: this.state,
+      since: this.since,
+      sources: [...this.signals.values()].map((signal) => ({ ...signal })),
+    };
+  }
+
+  /** GET /ui/api/presence. */
+  response(): PresenceResponse {
+    const { state, since, sources } = this.snapshot();
+    return {
+      state,
+      since: isoTime(since),
+      sources: sources.map(({ name, state, detail }) => ({ name, state, detail })),
+    };
+  }
+
+  /** Called on every change of the combined state (not on a source's detail alone); returns the unsubscribe. */
+  onChange(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** A source's new reading; the combined state follows. */
+  report(signal: PresenceSignal): void {
+    this.signals.set(signal.name, { ...signal });
+    const state = combinePresence([...this.signals.values()]);
+    if (state === this.state) return;
+    const previous = this.snapshot();
+    this.state = state;
+    this.since = this.clock.now();
+    const current = this.snapshot();
+    for (const listener of this.listeners) {
+      try {
+        listener(current, previous);
+      } catch {
+        // One listener's failure does not stop the others, nor the source that reported.
+      }
+    }
+  }
+
+  /** A source started elsewhere (the session bus) hands over how to stop it. */
+  addStop(stop: () => Promise<void> | void): void {
+    this.stops.push(stop);
+  }
+
+  /**
+   * POST /ui/api/presence/activity: a visible page was used (input, or shown again); `visible: false` says the page
+   * was hidden, so it no longer vouches for the person.
+   */
+  pageActivity(page: string, visible: boolean): void {
+    if (visible) this.pages.set(page, this.clock.now());
+    else this.pages.delete(page);
+    this.refreshPages();
+  }
+
+  /** Re-reads the pages' activity against awayAfterSeconds (a timer calls it when the newest activity goes stale). */
+  refreshPages(): void {
+    const now = this.clock.now();
+    const window = this.awayAfterSeconds * 1000;
+    let newest: number | undefined;
+    for (const [page, at] of this.pages) {
+      if (now - at >= window) this.pages.delete(page);
+      else newest = Math.max(newest ?? at, at);
+    }
+    if (this.pageTimer) clearTimeout(this.pageTimer);
+    this.pageTimer = undefined;
+    if (newest === undefined) {
+      // A page going quiet says nothing about the person (they may be in their editor): unknown, not away.
+      this.report({ name: "web", state: "unknown", detail: "no visible page has reported activity" });
+      return;
+    }
+    const seconds = Math.max(0, Math.round((now - newest) / 1000));
+    const count = this.pages.size;
+    this.report({
+      name: "web",
+      state: "present",
+      detail: `${count === 1 ? "a visible page" : `${count} visible pages`} reported activity ${seconds} s ago`,
+    });
+    this.pageTimer = setTimeout(() => this.refreshPages(), newest + window - now + 1);
+    this.pageTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.pageTimer) clearTimeout(this.pageTimer);
+    this.pageTimer = undefined;
+    this.listeners.clear();
+    for (const stop of this.stops.splice(0)) await stop();
+  }
+}

@@ -1,0 +1,144 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { PresenceActivityBody, PresenceResponse } from "@notify/contracts";
+import type { Page } from "playwright-core";
+import { afterEach, describe, expect, it } from "vitest";
+import { chromiumAvailable, signedInPage, startUiBroker, type UiBroker, useBrowser } from "../ui/browser.js";
+
+// Issue 24, "Must show": presence from a real /ui page in Chromium, visible vs hidden. Headless Chromium keeps every
+// page visible whatever is in front (another tab, Target.activateTarget, a minimized window, Page.setWebLifecycleState
+// and focus emulation were all tried): hidden is made the way the page reads it, document.visibilityState overridden
+// and visibilitychange dispatched.
+
+const run = chromiumAvailable();
+
+async function setVisibility(page: Page, state: "visible" | "hidden"): Promise<void> {
+  await page.evaluate((value) => {
+    Object.defineProperty(document, "visibilityState", { value, configurable: true });
+    Object.defineProperty(document, "hidden", { value: value === "hidden", configurable: true });
+    document.dispatchEvent(new Event("visibilitychange"));
+  }, state);
+}
+
+/** Every activity report a page sends, in the order it sends them. */
+function reportsOf(page: Page): PresenceActivityBody[] {
+  const reports: PresenceActivityBody[] = [];
+  page.on("request", (request) => {
+    if (request.url().endsWith("/ui/api/presence/activity") && request.method() === "POST") {
+      reports.push(JSON.parse(request.postData() ?? "{}") as PresenceActivityBody);
+    }
+  });
+  return reports;
+}
+
+async function until(ui: UiBroker, check: (presence: PresenceResponse) => boolean): Promise<PresenceResponse> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const { body } = await ui.ui<PresenceResponse>("GET", "/presence");
+    if (check(body)) return body;
+    if (Date.now() > deadline) throw new Error(`presence never matched: ${JSON.stringify(body)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const web = (presence: PresenceResponse) => presence.sources.find((source) => source.name === "web");
+
+describe.skipIf(!run)("presence from a /ui page in Chromium", () => {
+  const browser = useBrowser();
+  let ui: UiBroker | undefined;
+  afterEach(async () => {
+    await ui?.close();
+    ui = undefined;
+  });
+
+  it("a visible page is presence; hidden it stops vouching at once and reports no input; another tab still does", async () => {
+    ui = await startUiBroker();
+    const broker = ui;
+    expect((await broker.ui<PresenceResponse>("GET", "/presence")).body).toMatchObject({ state: "unknown" });
+
+    const { page, context, problems } = await signedInPage(browser(), broker);
+    const reports = reportsOf(page);
+    const present = await until(broker, (presence) => presence.state === "present");
+    expect(web(present)).toEqual({
+      name: "web",
+      state: "present",
+      detail: expect.stringMatching(/^a visible page reported activity \d+ s ago$/),
+    });
+
+    // A second tab, visible: two pages vouch.
+    const second = await context.newPage();
+    await second.goto(`${broker.broker.url}/ui/settings`);
+    await until(broker, (presence) => web(presence)?.detail.startsWith("2 visible pages") === true);
+
+    // The first is hidden: it says so at once; the second still vouches.
+    const before = reports.length;
+    await setVisibility(page, "hidden");
+    await until(broker, (presence) => web(presence)?.detail.startsWith("a visible page") === true);
+    expect((await broker.ui<PresenceResponse>("GET", "/presence")).body.state).toBe("present");
+
+    // The second closes (it stops reporting; here it is hidden first as a closing tab is): nobody vouches.
+    await setVisibility(second, "hidden");
+    await second.close();
+    const unknown = await until(broker, (presence) => presence.state === "unknown");
+    expect(web(unknown)).toEqual({ name: "web", state: "unknown", detail: "no visible page has reported activity" });
+
+    // Input on the hidden page is not activity; shown again, it reports at once.
+    await page.keyboard.press("Shift");
+    await page.mouse.move(10, 10);
+    await setVisibility(page, "visible");
+    await until(broker, (presence) => presence.state === "present");
+    expect(reports.slice(before)).toEqual([
+      { page: reports[0]?.page, visible: false },
+      { page: reports[0]?.page, visible: true },
+    ]);
+    expect(reports[0]?.page).toMatch(/^[A-Za-z0-9_-]{8,64}$/);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("with awayAfterSeconds 2 a page left alone goes stale, and the next input makes it presence again", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "notify-ui-"));
+    writeFileSync(join(dataDir, "config.json"), JSON.stringify({ awayAfterSeconds: 2 }));
+    ui = await startUiBroker(dataDir);
+    const broker = ui;
+    const { page, context, problems } = await signedInPage(browser(), broker);
+    const answers: unknown[] = [];
+    page.on("response", async (response) => {
+      if (response.url().endsWith("/ui/api/presence/activity")) answers.push(await response.json());
+    });
+    await until(broker, (presence) => presence.state === "present");
+    // Nothing happens on the page: its activity is older than awayAfterSeconds, so it no longer vouches.
+    await until(broker, (presence) => presence.state === "unknown");
+    // A key press is activity (the broker asked for reports every second with awayAfterSeconds 2).
+    await page.keyboard.press("Shift");
+    await until(broker, (presence) => presence.state === "present");
+    expect(answers).toContainEqual({ report_every_seconds: 1 });
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("POST /ui/api/presence/activity: the /ui/api guard and a checked body", async () => {
+    ui = await startUiBroker();
+    const url = `${ui.broker.url}/ui/api/presence/activity`;
+    const body = JSON.stringify({ page: "abcdefgh", visible: true });
+    const noHeader = await fetch(url, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ui.token}`, "content-type": "application/json" },
+      body,
+    });
+    expect(noHeader.status).toBe(403);
+    const noSession = await fetch(url, {
+      method: "POST",
+      headers: { "x-notify-ui": "1", "content-type": "application/json" },
+      body,
+    });
+    expect(noSession.status).toBe(401);
+    const bad = await ui.ui("POST", "/presence/activity", { page: "abc", visible: true });
+    expect(bad).toMatchObject({ status: 400, body: { error: "page: must be 8-64 letters, digits, _ or -" } });
+    expect((await ui.ui<PresenceResponse>("GET", "/presence")).body.state).toBe("unknown");
+    const good = await ui.ui("POST", "/presence/activity", { page: "abcdefgh", visible: true });
+    expect(good).toMatchObject({ status: 200, body: { report_every_seconds: 30 } });
+    expect((await ui.ui<PresenceResponse>("GET", "/presence")).body.state).toBe("present");
+  });
+});
