@@ -259,12 +259,9 @@ export async function startCaddy(root: string, sites: { httpsPort: number; upstr
   const intermediatePem = readFileSync(join(ca, "intermediate.crt"), "utf8");
   const client = (localAddress?: string) =>
     new Agent({
-      connect: {
-        ca: rootPem,
-        lookup: loopbackLookup as never,
-        autoSelectFamily: false,
-        ...(localAddress ? { localAddress } : {}),
-      },
+      connect: { ca: rootPem, lookup: loopbackLookup as never, autoSelectFamily: false },
+      // undici sets the socket's source address from the client's own option (a connect option is overwritten).
+      ...(localAddress ? { localAddress } : {}),
     });
   const probe = client();
   try {
