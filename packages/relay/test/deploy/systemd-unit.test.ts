@@ -2,11 +2,13 @@
 // `systemd-analyze verify` (Debian's systemd, installed by .ci/run) accepts without a warning, whose hardening
 // `systemd-analyze security` rates, and which carries no secret: the enrollment token comes from a credential.
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { ENROLLMENT_CREDENTIAL, enrollmentToken } from "../../src/config/settings.js";
 import {
   ENV_FILE,
   envFileValues,
@@ -19,6 +21,7 @@ import {
 } from "./deploy-files.js";
 
 const run = promisify(execFile);
+const DOCS = fileURLToPath(new URL("../../../../docs/relay.md", import.meta.url));
 const SYSTEMD_ANALYZE = "/usr/bin/systemd-analyze";
 const unit = readFileSync(UNIT_FILE, "utf8");
 const dir = mkdtempSync(join(tmpdir(), "relay-unit-"));
@@ -108,5 +111,29 @@ describe("notify-relay.service", () => {
     const env = envFileValues(readFileSync(ENV_FILE, "utf8"));
     expect(Object.keys(env).sort()).toEqual(["RELAY_PUBLIC_URL", "RELAY_VAPID_SUBJECT"]);
     expect(env.RELAY_PUBLIC_URL).toMatch(/^https:\/\//);
+  });
+
+  it("its recipe for the token file (and the docs', the same) makes one 0600 line the relay reads", async () => {
+    const recipe = (text: string, prefix: string): string => {
+      const start = text.indexOf(`${prefix}(umask 077; printf`);
+      const end = text.indexOf("/etc/notify-relay/enrollment-token)", start);
+      expect(start, "the recipe is missing").toBeGreaterThanOrEqual(0);
+      return text
+        .slice(start, end + "/etc/notify-relay/enrollment-token)".length)
+        .split("\n")
+        .map((line) => (line.startsWith(prefix) ? line.slice(prefix.length) : line).trim())
+        .join(" ")
+        .replace(/\\ /g, "");
+    };
+    const command = recipe(unit, "#   ");
+    expect(recipe(readFileSync(DOCS, "utf8"), "")).toBe(command);
+    const credentials = join(dir, "credentials");
+    mkdirSync(credentials, { mode: 0o700 });
+    const target = join(credentials, ENROLLMENT_CREDENTIAL);
+    await run("sh", ["-c", replaceOnce(command, "/etc/notify-relay/enrollment-token", target)]);
+    expect(statSync(target).mode & 0o777).toBe(0o600);
+    const text = readFileSync(target, "utf8");
+    expect(text).toMatch(/^nre_[A-Za-z0-9_-]{43}\n$/);
+    expect(enrollmentToken(join(dir, "data"), { CREDENTIALS_DIRECTORY: credentials })).toBe(text.trim());
   });
 });
