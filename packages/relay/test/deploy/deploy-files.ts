@@ -96,9 +96,13 @@ function spawned(child: ChildProcess): Spawned & { exited: Promise<void> } {
     child,
     exited,
     output: () => output,
+    /** SIGTERM, and SIGKILL if it is still running after E2E_WAIT_MS (a stuck shutdown fails no test, hangs none). */
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGTERM");
+      const force = setTimeout(() => child.kill("SIGKILL"), E2E_WAIT_MS);
       await exited;
+      clearTimeout(force);
     },
   };
 }
