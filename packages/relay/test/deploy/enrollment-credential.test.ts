@@ -1,7 +1,7 @@
 // Issue 22, part 5: the enrollment token from a systemd credential ($CREDENTIALS_DIRECTORY/enrollment-token, what
 // the shipped unit's LoadCredential= gives) or from the file RELAY_ENROLLMENT_TOKEN_FILE names, never from the
 // unit's text. Order: RELAY_ENROLLMENT_TOKEN, RELAY_ENROLLMENT_TOKEN_FILE, the credential, the data dir's file.
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -114,9 +114,24 @@ describe("notify-relay with a credential (processes)", () => {
   it("serve stops with status 2 and names the file when RELAY_ENROLLMENT_TOKEN_FILE cannot be read", async () => {
     const { root, dataDir } = setUp();
     const missing = join(root, "missing-token");
-    const started = spawnRelay({ dataDir, env: { RELAY_ENROLLMENT_TOKEN_FILE: missing } });
-    await expect(started).rejects.toThrow(
-      `notify-relay exited (2): notify-relay: RELAY_ENROLLMENT_TOKEN_FILE: cannot read ${missing} (ENOENT)`,
-    );
+    // Its own process and `close` (not `exit`, which may come before the last of stderr is read).
+    const child = spawn(process.execPath, [MAIN, "serve", "--port", "0", "--data-dir", dataDir], {
+      env: { ...process.env, RELAY_ENROLLMENT_TOKEN_FILE: missing },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
+    expect({ code, stdout, stderr }).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `notify-relay: RELAY_ENROLLMENT_TOKEN_FILE: cannot read ${missing} (ENOENT)\n`,
+    });
   });
 });
