@@ -17,12 +17,15 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const outIndex = process.argv.indexOf("--out");
 const out = resolve(outIndex > 0 ? process.argv[outIndex + 1] : join(root, ".tmp", "packed"));
 
-/** The published packages, in dependency order, and the built front end each serves. */
+/**
+ * The published packages, in dependency order, the built front end each serves, and extra folders shipped as they
+ * are (the relay's systemd unit and Caddyfile, docs/relay.md "Deploy on a Debian host").
+ */
 const PACKAGES = [
   { dir: "contracts" },
   { dir: "router" },
   { dir: "broker", assets: { from: "web/dist", to: "ui" } },
-  { dir: "relay", assets: { from: "phone/dist", to: "app" } },
+  { dir: "relay", assets: { from: "phone/dist", to: "app" }, extra: ["deploy"] },
 ];
 
 const readJson = (path) => JSON.parse(readFileSync(path, "utf8"));
@@ -57,6 +60,10 @@ function stage(spec, stagingRoot) {
   if (existsSync(join(source, "bin"))) {
     cpSync(join(source, "bin"), join(staged, "bin"), { recursive: true });
     files.push("bin");
+  }
+  for (const folder of spec.extra ?? []) {
+    cpSync(join(source, folder), join(staged, folder), { recursive: true });
+    files.push(folder);
   }
   if (spec.assets !== undefined) {
     const assets = join(root, "packages", spec.assets.from);

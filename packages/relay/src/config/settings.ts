@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import envPaths from "env-paths";
 import { newToken } from "../domain/tokens.js";
@@ -133,7 +133,44 @@ export function readOrCreate(dataDir: string, name: string, create: () => string
   return readFileSync(path, "utf8").trim();
 }
 
-/** RELAY_ENROLLMENT_TOKEN, else the data dir's `enrollment-token`, generated on first run. */
+/** The systemd credential the relay's unit loads the enrollment token as (`LoadCredential=enrollment-token:...`). */
+export const ENROLLMENT_CREDENTIAL = "enrollment-token";
+
+/**
+ * A secret kept in a file of its own (a systemd credential, a `*_FILE` variable): one line, its line ending and
+ * surrounding blanks dropped. Messages name the file, never what it holds.
+ */
+function readSecretFile(path: string, what: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new SettingsError(`${what}: cannot read ${path} (${code ?? (error as Error).message})`);
+  }
+  const secret = text.trim();
+  if (secret === "") throw new SettingsError(`${what}: ${path} is empty`);
+  if (/\s/.test(secret)) throw new SettingsError(`${what}: ${path} must hold one token on one line`);
+  return secret;
+}
+
+/**
+ * The operator's enrollment token, from the first of: RELAY_ENROLLMENT_TOKEN; the file RELAY_ENROLLMENT_TOKEN_FILE
+ * names; the systemd credential `enrollment-token` (`$CREDENTIALS_DIRECTORY/enrollment-token`, what the shipped
+ * unit's LoadCredential= gives); else the data dir's `enrollment-token`, generated on first run.
+ */
 export function enrollmentToken(dataDir: string, env: NodeJS.ProcessEnv = process.env): string {
-  return env.RELAY_ENROLLMENT_TOKEN || readOrCreate(dataDir, "enrollment-token", () => newToken("enrollment"));
+  if (env.RELAY_ENROLLMENT_TOKEN && env.RELAY_ENROLLMENT_TOKEN_FILE) {
+    throw new SettingsError("RELAY_ENROLLMENT_TOKEN and RELAY_ENROLLMENT_TOKEN_FILE are both set: keep one");
+  }
+  if (env.RELAY_ENROLLMENT_TOKEN) return env.RELAY_ENROLLMENT_TOKEN;
+  if (env.RELAY_ENROLLMENT_TOKEN_FILE) {
+    return readSecretFile(env.RELAY_ENROLLMENT_TOKEN_FILE, "RELAY_ENROLLMENT_TOKEN_FILE");
+  }
+  if (env.CREDENTIALS_DIRECTORY) {
+    const path = join(env.CREDENTIALS_DIRECTORY, ENROLLMENT_CREDENTIAL);
+    // Another credential may be loaded without this one: only a missing file falls through to the data dir.
+    if (existsSync(path)) return readSecretFile(path, `the systemd credential ${ENROLLMENT_CREDENTIAL}`);
+  }
+  return readOrCreate(dataDir, "enrollment-token", () => newToken("enrollment"));
 }
