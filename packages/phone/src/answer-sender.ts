@@ -1,4 +1,4 @@
-import { RELAY_CONTRACT_VERSION } from "@notify/contracts/relay-schemas";
+import { RELAY_CONTRACT_VERSION } from "@notify/contracts/relay-version";
 import type { CardState, QuestionCard } from "./cards.js";
 import { postAnswer } from "./relay-client.js";
 import { get, type Pairing, put } from "./storage.js";

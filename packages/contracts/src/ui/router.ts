@@ -1,16 +1,18 @@
 import { z } from "zod";
+import { EFFORT_LEVELS, type EffortLevel, MAX_COMBO_TARGETS } from "./constants.js";
+
+export {
+  EFFORT_LEVELS,
+  type EffortLevel,
+  MAX_COMBO_TARGETS,
+  SWITCH_STRATEGIES,
+  type SwitchStrategy,
+} from "./constants.js";
 
 /**
  * /ui/api/router shapes of the Routing and Effort mapping pages (spec 3; docs/router.md, Management routes). The
  * router validates its own writes; these name what the page sends and reads, so the page copies no type.
  */
-
-/** Smart switching strategies (spec 3, Smart switching), in the order the page lists them. */
-export const SWITCH_STRATEGIES = ["off", "ordered", "sticky", "round_robin"] as const;
-export type SwitchStrategy = (typeof SWITCH_STRATEGIES)[number];
-
-/** The most targets a combo has (an alias has exactly one). */
-export const MAX_COMBO_TARGETS = 8;
 
 /** POST /ui/api/router/routes, and PATCH /ui/api/router/routes/:idOrName (any subset). */
 export const RouterRouteInput = z.strictObject({
@@ -22,10 +24,6 @@ export const RouterRouteInput = z.strictObject({
 export type RouterRouteInput = z.infer<typeof RouterRouteInput>;
 export const RouterRoutePatch = RouterRouteInput.partial();
 export type RouterRoutePatch = z.infer<typeof RouterRoutePatch>;
-
-/** The five effort names (spec 3, Effort mapping 1), lowest first. */
-export const EFFORT_LEVELS = ["low", "medium", "high", "xhigh", "max"] as const;
-export type EffortLevel = (typeof EFFORT_LEVELS)[number];
 
 /** A value a level maps to; `null` is an explicit omit (no effort field is sent). */
 export const EffortValue = z.string().min(1).max(32).nullable();
