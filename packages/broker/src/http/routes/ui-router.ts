@@ -1,3 +1,4 @@
+import type { RouterStatus } from "@notify/contracts/ui";
 import { effortView, familyById, RouterConfigError, type RouterServices, type Upstream } from "@notify/router";
 import type { FastifyPluginAsync } from "fastify";
 import { invalid } from "../../domain/errors.js";
@@ -39,7 +40,7 @@ export const uiRouterRoutes: FastifyPluginAsync<UiRouterOptions> = async (
 ) => {
   const upstreamInput = (value: unknown, existing?: Upstream) =>
     prepareUpstream ? prepareUpstream(body(value), existing) : body(value);
-  const status = () => {
+  const status = (): RouterStatus => {
     const current = settings.get();
     const { upstreams, routes, settings: routing } = router().config.snapshot();
     return {
@@ -51,7 +52,7 @@ export const uiRouterRoutes: FastifyPluginAsync<UiRouterOptions> = async (
       upstreams: upstreams.length,
       routes: routes.length,
       ...routing,
-    };
+    } satisfies RouterStatus;
   };
   app.get("/router/status", async () => status());
   app.put("/router/settings", async (request) => {
