@@ -141,6 +141,8 @@ export interface RouterUpstream {
   models: string[];
   enabled: boolean;
   auth: UpstreamAuth;
+  /** Models served over another wire than the upstream's own. */
+  model_wires: Record<string, RecordWire>;
   /** Where the key comes from instead of `has_key`: `api_account:<id>` (a saved account) or `profile:<dir>`. */
   credential_ref?: string | null;
   created_at: string;
@@ -164,6 +166,8 @@ export interface RouterRoute {
   kind: "alias" | "combo";
   targets: string[];
   enabled: boolean;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface RouterAttempt {

@@ -1,4 +1,4 @@
-import type { RouterStatus } from "@notify/contracts/ui";
+import type { RouterRoute, RouterStatus, RouterUpstream } from "@notify/contracts/ui";
 import { effortView, familyById, RouterConfigError, type RouterServices, type Upstream } from "@notify/router";
 import type { FastifyPluginAsync } from "fastify";
 import { invalid } from "../../domain/errors.js";
@@ -80,7 +80,7 @@ export const uiRouterRoutes: FastifyPluginAsync<UiRouterOptions> = async (
     return { regenerated: true };
   });
 
-  app.get("/router/upstreams", async () => router().config.snapshot().upstreams);
+  app.get("/router/upstreams", async () => router().config.snapshot().upstreams satisfies readonly RouterUpstream[]);
   app.post("/router/upstreams", async (request, reply) =>
     reply.code(201).send(guarded(() => router().config.saveUpstream(upstreamInput(request.body)))),
   );
@@ -96,7 +96,7 @@ export const uiRouterRoutes: FastifyPluginAsync<UiRouterOptions> = async (
     return reply.code(204).send();
   });
 
-  app.get("/router/routes", async () => router().config.snapshot().routes);
+  app.get("/router/routes", async () => router().config.snapshot().routes satisfies readonly RouterRoute[]);
   app.post("/router/routes", async (request, reply) =>
     reply.code(201).send(guarded(() => router().config.saveRoute(body(request.body)))),
   );
