@@ -143,9 +143,9 @@ export class RouterConfig {
 
   /**
    * The upstream's key, for building an upstream request. It is opened the first time a request needs it and kept
-   * in memory (never written anywhere) until the configuration changes: an AES-GCM open per attempt cost about 5% of
-   * the router's CPU per request (bench/README.md, Router). A key that cannot be opened is not kept, so every
-   * attempt tries again and fails with `provider_key_unreadable`.
+   * in memory (never written anywhere) until the configuration changes: a store read and an AES-GCM open per attempt
+   * stood out in the router's CPU profile (bench/README.md, Router, `openKey`). A key that cannot be opened is not
+   * kept, so every attempt tries again and fails with `provider_key_unreadable`.
    */
   openKey(upstream: Upstream): string | undefined {
     const known = this.openedKeys.get(upstream.id);
