@@ -1,4 +1,5 @@
-import { RELAY_CONTRACT_VERSION } from "@notify/contracts/relay-schemas";
+import type { RelayAnswer } from "@notify/contracts/relay-schemas";
+import { RELAY_CONTRACT_VERSION } from "@notify/contracts/relay-version";
 import type { CardState, QuestionCard } from "./cards.js";
 import { postAnswer } from "./relay-client.js";
 import { get, type Pairing, put } from "./storage.js";
@@ -38,7 +39,7 @@ export async function sendAnswer(
     ...fields,
     installation_id: card.senderId,
     device_id: pairing.deviceId,
-  });
+  } satisfies RelayAnswer);
   const label = "choice_id" in answer ? answer.label : answer.text;
   await setOutbox((outbox) => {
     outbox[card.question.id] = { body, expiresAt: card.question.expires_at, label };

@@ -1,6 +1,6 @@
 import { type Envelope, openEnvelope } from "@notify/contracts/relay-envelope";
 import type { InteractionRequestPayload, NotificationPayload } from "@notify/contracts/relay-payloads";
-import { RELAY_CONTRACT_VERSION } from "@notify/contracts/relay-schemas";
+import { RELAY_CONTRACT_VERSION } from "@notify/contracts/relay-version";
 import { logLocally } from "./storage.js";
 
 /** How a card ended, as far as the phone knows (Phone behaviour 4). */

@@ -1,13 +1,11 @@
+import type { RelayClaim, RelayEnvelopePage } from "@notify/contracts/relay-api";
 import type { Envelope } from "@notify/contracts/relay-envelope";
 
 /** The one client of the relay's phone routes (same origin: the relay serves this app). */
-export interface Claimed {
-  device_id: string;
-  token: string;
-  owner_id: string;
-}
+export type Claimed = RelayClaim;
 
-export interface EnvelopePage {
+/** GET /v1/envelopes, with each envelope typed as openEnvelope takes it (jose's JWE). */
+export interface EnvelopePage extends Omit<RelayEnvelopePage, "envelopes"> {
   envelopes: { envelope_id: string; envelope: Envelope; created_at: string }[];
   next_cursor: string;
 }

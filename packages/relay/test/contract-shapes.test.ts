@@ -1,3 +1,6 @@
+import { execFileSync } from "node:child_process";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import {
   RELAY_CONTRACT_VERSION,
   RelayAnswerPage,
@@ -48,4 +51,23 @@ it("each route's reply matches its contract schema", async () => {
 
 it("the relay checks the contract version contracts defines", () => {
   expect(relayVersion).toBe(RELAY_CONTRACT_VERSION);
+});
+
+// The relay shares the contract's types and zod-free constants but never loads zod (docs/relay.md, "Answer
+// checks"): zod would cost it about 17 MB of RSS for checks it makes in the spec's order by hand.
+it("the relay's server modules load no zod", () => {
+  const dist = resolve(dirname(fileURLToPath(import.meta.url)), "../dist");
+  const entries = ["index.js", "cli/commands/serve.js"].map((file) => pathToFileURL(resolve(dist, file)).href);
+  const script = `
+    import { registerHooks } from "node:module";
+    const loaded = [];
+    registerHooks({ resolve: (specifier, context, next) => { const found = next(specifier, context); loaded.push(found.url); return found; } });
+    for (const entry of ${JSON.stringify(entries)}) await import(entry);
+    console.log(JSON.stringify({ modules: loaded.length, zod: loaded.filter((url) => /[\\/]zod[\\/]/.test(url)) }));
+  `;
+  const report = JSON.parse(
+    execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" }),
+  );
+  expect(report.modules).toBeGreaterThan(20);
+  expect(report.zod).toEqual([]);
 });

@@ -1,3 +1,4 @@
+import type { DeliveryResult } from "@notify/contracts/ui";
 import type { InteractionDto } from "../interactions/types.js";
 import type { Priority } from "../notifications/types.js";
 
@@ -76,10 +77,8 @@ export interface InteractionOutboxItem extends OutboxItemBase {
 
 export type OutboxItem = NotificationOutboxItem | InteractionOutboxItem;
 
-/** The result of one attempt. Diagnostics are an HTTP status and a short fixed code, never text from outside. */
-export type DeliveryResult =
-  | { ok: true; status?: number }
-  | { ok: false; retryable: boolean; code: string; status?: number; retryAfterMs?: number };
+/** The result of one attempt: the contract's, which the provider Test action answers with (docs/outbound.md). */
+export type { DeliveryResult };
 
 export interface DeliveryContext {
   /** Stable per outbox item: a provider that honours one drops a repeat. */

@@ -1,3 +1,4 @@
+import type { RelayStoredAnswer } from "@notify/contracts/relay-api";
 import { backoffMs, retryAfterMs } from "@notify/contracts/retry";
 import type { Clock } from "../domain/clock.js";
 import { DomainError } from "../domain/errors.js";
@@ -48,17 +49,12 @@ interface Loop {
   stats: PollStats;
 }
 
-/** The answer fields the broker reads from one element of `responses` (the stored answer body). */
-interface RelayAnswerRow {
-  response_id: string;
-  interaction_id: string;
-  request_digest: string;
-  nonce: string;
-  choice_id?: string;
-  text?: string;
-  installation_id?: string;
-  device_id: string;
-}
+/**
+ * The answer fields the broker reads from one element of `responses` (the contract's stored answer body); a row
+ * without `installation_id` is taken as this installation's.
+ */
+type RelayAnswerRow = Omit<RelayStoredAnswer, "contract_version" | "received_at" | "installation_id"> &
+  Partial<Pick<RelayStoredAnswer, "installation_id">>;
 
 function answerRow(value: unknown): RelayAnswerRow | undefined {
   if (value === null || typeof value !== "object") return undefined;

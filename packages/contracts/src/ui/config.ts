@@ -1,3 +1,5 @@
+import type { RecordWire, SwitchStrategy, UpstreamAuth } from "./constants.js";
+
 /**
  * Response shapes of the /ui/api configuration routes (types, outbound, router), as the page reads them. The
  * broker's and the router's own records are the source; these name the fields the page may rely on, and carry
@@ -91,33 +93,43 @@ export interface Outbox {
   items: OutboxItem[];
 }
 
-/** The provider Test action's result. */
+/**
+ * The result of one delivery attempt (docs/outbound.md), and of the provider Test action that answers with it.
+ * Diagnostics are an HTTP status and a short fixed code, never text from outside.
+ */
 export type DeliveryResult =
   | { ok: true; status?: number }
-  | { ok: false; retryable: boolean; code: string; status?: number };
+  | { ok: false; retryable: boolean; code: string; status?: number; retryAfterMs?: number };
 
+/**
+ * GET /ui/api/router/status, and the answer of PUT /ui/api/router/settings (packages/broker/src/http/routes/
+ * ui-router.ts). The router key itself is never in it.
+ */
 export interface RouterStatus {
   enabled: boolean;
   /** Whether a router key exists; the key itself is never returned (`notify router key` reads config.json). */
   has_key: boolean;
+  /** `/router/v1`, relative to the broker's base URL. */
   base_path: string;
   max_request_body_bytes: number;
   ledger_retention_days: number;
+  /** How many upstreams and routes are configured. */
   upstreams: number;
   routes: number;
   default_route: string | null;
-  switch_strategy: "off" | "ordered" | "sticky" | "round_robin";
+  switch_strategy: SwitchStrategy;
   native_fallback_route: string | null;
 }
 
+/** PUT /ui/api/router/settings: any subset; the broker keeps the first three, the router the rest. */
 export interface RouterSettingsInput {
   enabled?: boolean;
+  max_request_body_bytes?: number;
+  ledger_retention_days?: number;
   default_route?: string | null;
-  switch_strategy?: RouterStatus["switch_strategy"];
+  switch_strategy?: SwitchStrategy;
   native_fallback_route?: string | null;
 }
-
-export type RecordWire = "responses_wire" | "chat_wire" | "messages_wire";
 
 export interface RouterUpstream {
   id: string;
@@ -128,7 +140,9 @@ export interface RouterUpstream {
   has_key: boolean;
   models: string[];
   enabled: boolean;
-  auth: string;
+  auth: UpstreamAuth;
+  /** Models served over another wire than the upstream's own. */
+  model_wires: Record<string, RecordWire>;
   /** Where the key comes from instead of `has_key`: `api_account:<id>` (a saved account) or `profile:<dir>`. */
   credential_ref?: string | null;
   created_at: string;
@@ -152,6 +166,8 @@ export interface RouterRoute {
   kind: "alias" | "combo";
   targets: string[];
   enabled: boolean;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface RouterAttempt {

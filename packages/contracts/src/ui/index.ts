@@ -1,5 +1,6 @@
 export * from "./agents.js";
 export * from "./config.js";
+export * from "./constants.js";
 export * from "./relay.js";
 export * from "./router.js";
 export * from "./schemas.js";

@@ -1,23 +1,16 @@
+import type { RelayStoredAnswer } from "@notify/contracts/relay-api";
+import { RELAY_CONTRACT_VERSION } from "@notify/contracts/relay-version";
 import { RelayError } from "./errors.js";
 
-/**
- * contracts' RELAY_CONTRACT_VERSION (a test keeps them equal). Not imported: the contracts index loads zod and every
- * ARC schema, about 20 MB of RSS the relay would carry for one string.
- */
-export const RELAY_CONTRACT_VERSION = "1";
+export { RELAY_CONTRACT_VERSION };
 
-/** The answer body a phone posts (spec 2, "Relay answer body"), with exactly one of choice_id and text. */
-export interface CheckedAnswer {
-  contract_version: string;
-  response_id: string;
-  interaction_id: string;
-  request_digest: string;
-  nonce: string;
-  choice_id?: string;
-  text?: string;
-  installation_id: string;
-  device_id: string;
-}
+/**
+ * The answer body a phone posts (spec 2, "Relay answer body"), with exactly one of choice_id and text: the
+ * contract's stored answer without the relay's `received_at`. The relay checks it by hand rather than with the
+ * contract's zod schema: zod would be the relay's only use of it and costs about 17 MB of RSS at start
+ * (docs/relay.md, "Answer checks"), and the spec's check order decides the status, not a schema's.
+ */
+export type CheckedAnswer = Omit<RelayStoredAnswer, "received_at">;
 
 const present = (value: unknown): boolean => value !== undefined && value !== null;
 const isText = (value: unknown): value is string => typeof value === "string";

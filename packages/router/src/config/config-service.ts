@@ -1,4 +1,10 @@
 import type { DatabaseSync } from "node:sqlite";
+import {
+  parseRouterInput,
+  RouterRouteInput,
+  RouterRoutingSettingsInput,
+  RouterUpstreamInput,
+} from "@notify/contracts/ui";
 import type { EffortOverride } from "../effort/mapping.js";
 import { transaction } from "../transaction.js";
 import { SavedAccounts } from "./accounts.js";
@@ -6,15 +12,9 @@ import { EffortOverrideStore, type EffortOverrides, type EffortScope } from "./e
 import {
   type ConfigSnapshot,
   destinationProblem,
-  MAX_DECLARED_MODELS,
   normalizedBaseUrl,
-  RECORD_WIRES,
-  type RecordWire,
   type Route,
   type RouterSettings,
-  SLUG_PATTERN,
-  SWITCH_STRATEGIES,
-  UPSTREAM_AUTHS,
   type Upstream,
 } from "./records.js";
 import { type KeySealer, newRecordId, RouterConfigStore } from "./store.js";
@@ -33,15 +33,36 @@ const fail = (message: string): never => {
 
 type Input = Record<string, unknown>;
 
-const bool = (value: unknown, field: string, fallback: boolean): boolean => {
-  if (value === undefined) return fallback;
-  return typeof value === "boolean" ? value : fail(`${field} must be true or false`);
-};
+/** The contract schema's parse, its first problem as the 400 `{error}` (the messages are the contract's). */
+function parsed<T>(schema: Parameters<typeof parseRouterInput<T>>[0], value: unknown): T {
+  const result = parseRouterInput(schema, value);
+  return result.ok ? result.value : fail(result.message);
+}
 
 /**
- * Upstreams, routes and settings with every rule of spec 3: slug pattern, up to 500 declared models, model_wires,
- * sealed key (never returned), alias exactly one target, combo 1-8, the destination rule, and the deletion rules
- * (docs/router.md): an upstream or route still named by a route or a setting cannot be deleted.
+ * The upstream a change leaves: each field sent, else the stored one, else its default (a label defaults to the
+ * slug). `key`, `credential_ref` and `enabled` stay as sent: they are changes, not stored fields to re-check.
+ */
+function upstreamLeft(input: Input, existing: Upstream | undefined): Input {
+  const slug = input.slug ?? existing?.slug;
+  return {
+    ...input,
+    slug,
+    wire: input.wire ?? existing?.wire,
+    base_url: input.base_url ?? existing?.base_url,
+    label: input.label ?? existing?.label ?? slug,
+    models: input.models ?? existing?.models ?? [],
+    auth: input.auth ?? existing?.auth ?? "api_key",
+    model_wires: input.model_wires ?? existing?.model_wires ?? {},
+  };
+}
+
+/**
+ * Upstreams, routes and settings with every rule of spec 3. A change is parsed with the contract's schema
+ * (packages/contracts/src/ui/router.ts: slug pattern, declared models, model_wires, alias one target, combo 1-8),
+ * then the checks that need the store run in order: slug and name clashes, the destination rule, saved accounts,
+ * targets naming upstreams, and the deletion rules (docs/router.md): an upstream or route still named by a route
+ * or a setting cannot be deleted. Keys are sealed and never returned.
  */
 export class RouterConfig {
   private readonly store: RouterConfigStore;
@@ -122,9 +143,9 @@ export class RouterConfig {
 
   /**
    * The upstream's key, for building an upstream request. It is opened the first time a request needs it and kept
-   * in memory (never written anywhere) until the configuration changes: an AES-GCM open per attempt cost about 5% of
-   * the router's CPU per request (bench/README.md, Router). A key that cannot be opened is not kept, so every
-   * attempt tries again and fails with `provider_key_unreadable`.
+   * in memory (never written anywhere) until the configuration changes: a store read and an AES-GCM open per attempt
+   * stood out in the router's CPU profile (bench/README.md, Router, `openKey`). A key that cannot be opened is not
+   * kept, so every attempt tries again and fails with `provider_key_unreadable`.
    */
   openKey(upstream: Upstream): string | undefined {
     const known = this.openedKeys.get(upstream.id);
@@ -139,88 +160,41 @@ export class RouterConfig {
     return transaction(this.store.db, () => {
       const existing = existingRef === undefined ? undefined : this.findUpstream(existingRef);
       if (existingRef !== undefined && !existing) fail("upstream not found");
-      const known = [
-        "slug",
-        "label",
-        "wire",
-        "base_url",
-        "key",
-        "models",
-        "enabled",
-        "auth",
-        "model_wires",
-        "credential_ref",
-      ];
-      for (const field of Object.keys(input)) if (!known.includes(field)) fail(`unknown upstream field: ${field}`);
-      const slug = input.slug ?? existing?.slug;
-      if (typeof slug !== "string" || !SLUG_PATTERN.test(slug)) fail("slug must match [a-z0-9][a-z0-9-]{0,31}");
-      const clash = this.findUpstream(slug as string);
-      if (clash && clash.id !== existing?.id) fail(`an upstream with slug ${slug as string} already exists`);
-      const wire = input.wire ?? existing?.wire;
-      if (typeof wire !== "string" || !(RECORD_WIRES as readonly string[]).includes(wire)) {
-        fail(`wire must be one of ${RECORD_WIRES.join(", ")}`);
-      }
-      const baseUrl = input.base_url ?? existing?.base_url;
-      if (typeof baseUrl !== "string") fail("base_url is required");
-      const problem = destinationProblem(baseUrl as string);
+      const change = parsed(RouterUpstreamInput, upstreamLeft(input, existing));
+      const clash = this.findUpstream(change.slug);
+      if (clash && clash.id !== existing?.id) fail(`an upstream with slug ${change.slug} already exists`);
+      const problem = destinationProblem(change.base_url);
       if (problem) fail(problem);
-      const label = input.label ?? existing?.label ?? slug;
-      if (typeof label !== "string" || label.length < 1 || label.length > 100) fail("label must be 1-100 characters");
-      const models = input.models ?? existing?.models ?? [];
-      if (
-        !Array.isArray(models) ||
-        models.some((model) => typeof model !== "string" || model.length < 1 || model.length > 200)
-      ) {
-        fail("models must be an array of model IDs");
-      }
-      // Counted as stored, without repeats.
-      if (new Set(models as string[]).size > MAX_DECLARED_MODELS)
-        fail(`at most ${MAX_DECLARED_MODELS} declared models`);
-      const auth = input.auth ?? existing?.auth ?? "api_key";
-      if (typeof auth !== "string" || !(UPSTREAM_AUTHS as readonly string[]).includes(auth)) {
-        fail(`auth must be one of ${UPSTREAM_AUTHS.join(", ")}`);
-      }
-      const modelWires = input.model_wires ?? existing?.model_wires ?? {};
-      if (modelWires === null || typeof modelWires !== "object" || Array.isArray(modelWires)) {
-        fail("model_wires must be an object of model ID to wire");
-      }
-      for (const [model, modelWire] of Object.entries(modelWires as object)) {
-        if (!(RECORD_WIRES as readonly string[]).includes(modelWire as string))
-          fail(`model_wires.${model} is not a wire`);
-      }
-      const credentialRef = this.credentialRefOf(input, existing);
+      const credentialRef = this.credentialRefOf(change, existing);
       const id = existing?.id ?? newRecordId("ups");
       let sealed = existing ? this.store.sealedKey(id) : null;
-      if (input.key !== undefined) {
-        if (input.key === null || input.key === "") sealed = null;
-        else if (typeof input.key === "string" && input.key.length <= 8192)
-          sealed = this.sealer.seal(id, { key: input.key });
-        else fail("key must be a string (or null to remove it)");
+      if (change.key !== undefined) {
+        sealed = change.key === null || change.key === "" ? null : this.sealer.seal(id, { key: change.key });
       }
       // One credential source at a time: a saved account's key replaces a typed one.
       if (credentialRef?.startsWith("api_account:")) sealed = null;
       // A key reaches only the host it was saved for: moving base_url to another origin needs the key again.
       if (
         existing !== undefined &&
-        input.key === undefined &&
+        change.key === undefined &&
         sealed !== null &&
-        new URL(existing.base_url).origin !== new URL(baseUrl as string).origin
+        new URL(existing.base_url).origin !== new URL(change.base_url).origin
       ) {
         fail("base_url moves to another host: send the key again (or key: null to remove it)");
       }
       const now = this.now();
       const upstream: Upstream = {
         id,
-        slug: slug as string,
-        label: label as string,
-        wire: wire as RecordWire,
-        base_url: normalizedBaseUrl(baseUrl as string),
+        slug: change.slug,
+        label: change.label,
+        wire: change.wire,
+        base_url: normalizedBaseUrl(change.base_url),
         has_key: sealed !== null,
-        models: [...new Set(models as string[])],
-        enabled: bool(input.enabled, "enabled", existing?.enabled ?? false),
-        auth: auth as Upstream["auth"],
-        model_wires: modelWires as Record<string, RecordWire>,
-        credential_ref: credentialRef as string | null,
+        models: [...new Set(change.models)],
+        enabled: change.enabled ?? existing?.enabled ?? false,
+        auth: change.auth,
+        model_wires: change.model_wires,
+        credential_ref: credentialRef,
         created_at: existing?.created_at ?? now,
         updated_at: now,
       };
@@ -236,21 +210,15 @@ export class RouterConfig {
    * requests: an admin-only key is refused) or `profile:<directory>`. A typed key, or its removal, replaces an
    * `api_account:` reference (spec 3, Subscription upstreams 5); sending both in one change is refused.
    */
-  private credentialRefOf(input: Input, existing: Upstream | undefined): string | null {
-    if (input.credential_ref === undefined) {
+  private credentialRefOf(change: RouterUpstreamInput, existing: Upstream | undefined): string | null {
+    const ref = change.credential_ref;
+    if (ref === undefined) {
       const kept = existing?.credential_ref ?? null;
-      return input.key !== undefined && kept?.startsWith("api_account:") ? null : kept;
+      return change.key !== undefined && kept?.startsWith("api_account:") ? null : kept;
     }
-    const ref = input.credential_ref;
     if (ref === null) return null;
-    if (typeof ref !== "string" || ref.length > 1024 || !/^(api_account|profile):.+$/.test(ref)) {
-      return fail("credential_ref must be null, api_account:<id> or profile:<directory>");
-    }
-    if (ref.startsWith("profile:") && !/^profile:(\/|~\/)/.test(ref)) {
-      fail("profile:<directory> must name an absolute or ~/ directory");
-    }
     if (ref.startsWith("api_account:")) {
-      if (typeof input.key === "string" && input.key !== "")
+      if (typeof change.key === "string" && change.key !== "")
         fail("send a key or credential_ref api_account:<id>, not both");
       const account = this.accounts.find(ref.slice("api_account:".length));
       if (!account) fail(`no saved account ${ref.slice("api_account:".length)}`);
@@ -284,38 +252,26 @@ export class RouterConfig {
     return transaction(this.store.db, () => {
       const existing = existingRef === undefined ? undefined : this.findRoute(existingRef);
       if (existingRef !== undefined && !existing) fail("route not found");
-      for (const field of Object.keys(input)) {
-        if (!["name", "kind", "targets", "enabled"].includes(field)) fail(`unknown route field: ${field}`);
-      }
-      const name = input.name ?? existing?.name;
-      if (typeof name !== "string" || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name) || name.includes("/")) {
-        fail("name must be 1-64 letters, digits, dots, dashes or underscores");
-      }
-      const clash = this.findRoute(name as string);
-      if (clash && clash.id !== existing?.id) fail(`a route named ${name as string} already exists`);
-      const kind = input.kind ?? existing?.kind;
-      if (kind !== "alias" && kind !== "combo") fail("kind must be alias or combo");
-      const targets = input.targets ?? existing?.targets;
-      if (
-        !Array.isArray(targets) ||
-        targets.some((target) => typeof target !== "string" || !/^[^/]+\/.+$/.test(target))
-      ) {
-        fail("targets must be an array of provider/model strings");
-      }
-      const list = targets as string[];
-      if (kind === "alias" && list.length !== 1) fail("an alias has exactly one target");
-      if (kind === "combo" && (list.length < 1 || list.length > 8)) fail("a combo has 1-8 targets");
-      for (const target of list) {
+      const change = parsed(RouterRouteInput, {
+        ...input,
+        name: input.name ?? existing?.name,
+        kind: input.kind ?? existing?.kind,
+        targets: input.targets ?? existing?.targets,
+        enabled: input.enabled === undefined ? (existing?.enabled ?? true) : input.enabled,
+      });
+      const clash = this.findRoute(change.name);
+      if (clash && clash.id !== existing?.id) fail(`a route named ${change.name} already exists`);
+      for (const target of change.targets) {
         const slug = target.slice(0, target.indexOf("/"));
         if (!this.findUpstream(slug)) fail(`target ${target}: no upstream with slug ${slug}`);
       }
       const now = this.now();
       const route: Route = {
         id: existing?.id ?? newRecordId("rrt"),
-        name: name as string,
-        kind: kind as Route["kind"],
-        targets: list,
-        enabled: bool(input.enabled, "enabled", existing?.enabled ?? true),
+        name: change.name,
+        kind: change.kind,
+        targets: change.targets,
+        enabled: change.enabled,
         created_at: existing?.created_at ?? now,
         updated_at: now,
       };
@@ -337,27 +293,11 @@ export class RouterConfig {
 
   saveSettings(input: Input): RouterSettings {
     return transaction(this.store.db, () => {
-      for (const field of Object.keys(input)) {
-        if (!["default_route", "switch_strategy", "native_fallback_route"].includes(field)) {
-          fail(`unknown settings field: ${field}`);
-        }
-      }
-      const current = this.store.settings();
-      const next: RouterSettings = { ...current };
-      for (const field of ["default_route", "native_fallback_route"] as const) {
-        if (input[field] === undefined) continue;
-        const value = input[field];
-        if (value !== null && (typeof value !== "string" || value.length < 1 || value.length > 300)) {
-          fail(`${field} must be a provider/model, an alias or combo name, or null`);
-        }
-        next[field] = value as string | null;
-      }
-      if (input.switch_strategy !== undefined) {
-        if (!(SWITCH_STRATEGIES as readonly unknown[]).includes(input.switch_strategy)) {
-          fail(`switch_strategy must be one of ${SWITCH_STRATEGIES.join(", ")}`);
-        }
-        next.switch_strategy = input.switch_strategy as RouterSettings["switch_strategy"];
-      }
+      const change = parsed(RouterRoutingSettingsInput, input);
+      const next: RouterSettings = { ...this.store.settings() };
+      if (change.default_route !== undefined) next.default_route = change.default_route;
+      if (change.native_fallback_route !== undefined) next.native_fallback_route = change.native_fallback_route;
+      if (change.switch_strategy !== undefined) next.switch_strategy = change.switch_strategy;
       this.store.saveSettings(next);
       this.changed();
       return next;

@@ -1,17 +1,22 @@
+import type { RecordWire, SwitchStrategy, UpstreamAuth } from "@notify/contracts/ui-constants";
 import type { Wire } from "../ir.js";
 import type { EffortOverrides } from "./effort-config.js";
 
+// The record constants are the contract's (packages/contracts/src/ui/constants.ts), which the page and the
+// router's input schemas share.
+export {
+  MAX_DECLARED_MODELS,
+  RECORD_WIRES,
+  type RecordWire,
+  SLUG_PATTERN,
+  SWITCH_STRATEGIES,
+  type SwitchStrategy,
+  UPSTREAM_AUTHS,
+  type UpstreamAuth,
+} from "@notify/contracts/ui-constants";
+
 /** Spec 3 names wires `responses_wire`, `chat_wire`, `messages_wire` in records; the IR says `responses` etc. */
-export const RECORD_WIRES = ["responses_wire", "chat_wire", "messages_wire"] as const;
-export type RecordWire = (typeof RECORD_WIRES)[number];
-
 export const toWire = (wire: RecordWire): Wire => wire.replace("_wire", "") as Wire;
-
-export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{0,31}$/;
-export const MAX_DECLARED_MODELS = 500;
-
-export const UPSTREAM_AUTHS = ["api_key", "plan_signin_a", "plan_signin_b"] as const;
-export type UpstreamAuth = (typeof UPSTREAM_AUTHS)[number];
 
 export interface Upstream {
   id: string;
@@ -39,9 +44,6 @@ export interface Route {
   created_at: string;
   updated_at: string;
 }
-
-export const SWITCH_STRATEGIES = ["off", "ordered", "sticky", "round_robin"] as const;
-export type SwitchStrategy = (typeof SWITCH_STRATEGIES)[number];
 
 export interface RouterSettings {
   default_route: string | null;

@@ -1,10 +1,5 @@
-import {
-  EFFORT_LEVELS,
-  type EffortFamilyView,
-  type EffortOverrideSet,
-  type EffortTableView,
-  type EffortValue,
-} from "@notify/contracts/ui";
+import type { EffortFamilyView, EffortOverrideSet, EffortTableView, EffortValue } from "@notify/contracts/ui";
+import { EFFORT_LEVELS } from "@notify/contracts/ui-constants";
 
 /** One row per level plus the default. */
 export const ROWS = [...EFFORT_LEVELS, "default"] as const;

@@ -1,4 +1,5 @@
-import { EFFORT_LEVELS, type EffortTableView, type EffortView } from "@notify/contracts/ui";
+import type { EffortTableView, EffortView } from "@notify/contracts/ui";
+import { EFFORT_LEVELS } from "@notify/contracts/ui-constants";
 import { useState } from "react";
 import { messageOf } from "../use-load.js";
 import { draftOf, familyFor, LevelTable, setOf, shown } from "./effort-levels.js";

@@ -1,4 +1,5 @@
-import { MAX_COMBO_TARGETS, type RouterRoute } from "@notify/contracts/ui";
+import type { RouterRoute } from "@notify/contracts/ui";
+import { MAX_COMBO_TARGETS } from "@notify/contracts/ui-constants";
 import { useState } from "react";
 import { messageOf } from "../use-load.js";
 import { routerApi } from "./router-api.js";

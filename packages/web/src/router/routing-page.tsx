@@ -1,4 +1,4 @@
-import { SWITCH_STRATEGIES, type SwitchStrategy } from "@notify/contracts/ui";
+import { SWITCH_STRATEGIES, type SwitchStrategy } from "@notify/contracts/ui-constants";
 import { useState } from "react";
 import { api } from "../api/client.js";
 import { actionRunner, useLoad } from "../use-load.js";

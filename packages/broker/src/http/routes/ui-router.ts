@@ -1,3 +1,4 @@
+import type { RouterRoute, RouterStatus, RouterUpstream } from "@notify/contracts/ui";
 import { effortView, familyById, RouterConfigError, type RouterServices, type Upstream } from "@notify/router";
 import type { FastifyPluginAsync } from "fastify";
 import { invalid } from "../../domain/errors.js";
@@ -39,7 +40,7 @@ export const uiRouterRoutes: FastifyPluginAsync<UiRouterOptions> = async (
 ) => {
   const upstreamInput = (value: unknown, existing?: Upstream) =>
     prepareUpstream ? prepareUpstream(body(value), existing) : body(value);
-  const status = () => {
+  const status = (): RouterStatus => {
     const current = settings.get();
     const { upstreams, routes, settings: routing } = router().config.snapshot();
     return {
@@ -51,7 +52,7 @@ export const uiRouterRoutes: FastifyPluginAsync<UiRouterOptions> = async (
       upstreams: upstreams.length,
       routes: routes.length,
       ...routing,
-    };
+    } satisfies RouterStatus;
   };
   app.get("/router/status", async () => status());
   app.put("/router/settings", async (request) => {
@@ -79,7 +80,7 @@ export const uiRouterRoutes: FastifyPluginAsync<UiRouterOptions> = async (
     return { regenerated: true };
   });
 
-  app.get("/router/upstreams", async () => router().config.snapshot().upstreams);
+  app.get("/router/upstreams", async () => router().config.snapshot().upstreams satisfies readonly RouterUpstream[]);
   app.post("/router/upstreams", async (request, reply) =>
     reply.code(201).send(guarded(() => router().config.saveUpstream(upstreamInput(request.body)))),
   );
@@ -95,7 +96,7 @@ export const uiRouterRoutes: FastifyPluginAsync<UiRouterOptions> = async (
     return reply.code(204).send();
   });
 
-  app.get("/router/routes", async () => router().config.snapshot().routes);
+  app.get("/router/routes", async () => router().config.snapshot().routes satisfies readonly RouterRoute[]);
   app.post("/router/routes", async (request, reply) =>
     reply.code(201).send(guarded(() => router().config.saveRoute(body(request.body)))),
   );

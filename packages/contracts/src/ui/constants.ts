@@ -1,0 +1,36 @@
+/**
+ * The /ui/api constants the web page needs at run time, in a module that loads no zod: the page imports only
+ * these as values (everything else from `@notify/contracts/ui` is a type), so its bundle ships no schema library.
+ * The router validates with the same constants (packages/router/src/config/records.ts).
+ */
+
+/** Smart switching strategies (spec 3, Smart switching), in the order the page lists them. */
+export const SWITCH_STRATEGIES = ["off", "ordered", "sticky", "round_robin"] as const;
+export type SwitchStrategy = (typeof SWITCH_STRATEGIES)[number];
+
+/** The most targets a combo has (spec 3: a combo has 1-8 targets; an alias has exactly one). */
+export const MAX_COMBO_TARGETS = 8;
+
+/** The five effort names (spec 3, Effort mapping 1), lowest first. */
+export const EFFORT_LEVELS = ["low", "medium", "high", "xhigh", "max"] as const;
+export type EffortLevel = (typeof EFFORT_LEVELS)[number];
+
+/** Record wires (spec 3 names them so in records; the router's IR says `responses` etc.). */
+export const RECORD_WIRES = ["responses_wire", "chat_wire", "messages_wire"] as const;
+export type RecordWire = (typeof RECORD_WIRES)[number];
+
+/** How an upstream authenticates: an API key, or one of the plan sign-ins (spec 3, Subscription upstreams). */
+export const UPSTREAM_AUTHS = ["api_key", "plan_signin_a", "plan_signin_b"] as const;
+export type UpstreamAuth = (typeof UPSTREAM_AUTHS)[number];
+
+/** An upstream's slug: the `provider` of a `provider/model` target. */
+export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{0,31}$/;
+
+/** The most models an upstream declares, counted without repeats. */
+export const MAX_DECLARED_MODELS = 500;
+
+/** An alias or combo name: 1-64 letters, digits, dots, dashes or underscores, never a `/`. */
+export const ROUTE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** A route target: `provider/model`. */
+export const ROUTE_TARGET_PATTERN = /^[^/]+\/.+$/;
