@@ -213,9 +213,9 @@ async function main() {
   );
   out();
   out(
-    "| configuration | start -> /health p50 / p95 ms | x floor (p50) | idle RSS p50 / p95 MB | x floor (p50) | peak RSS p50 MB |",
+    "| configuration | start -> /health p50 / p95 ms | x floor (p50) | CPU to /health p50 / p95 ms | x floor (p50) | idle RSS p50 / p95 MB | x floor (p50) | peak RSS p50 MB |",
   );
-  out("|---|---:|---:|---:|---:|---:|");
+  out("|---|---:|---:|---:|---:|---:|---:|---:|");
   for (const row of rows) {
     const ratio = (pick) => (floor && row !== floor ? `${(pick(row) / pick(floor)).toFixed(2)}x` : "-");
     out(
