@@ -380,6 +380,7 @@ export function mergeSlices(slices) {
     foreignCores: weighted((slice) => slice.foreignCores),
     targetCpuMsPerRequest: cpu === undefined ? undefined : round((cpu * 1000) / requests, 3),
     targetRssMb: last.targetRssMb,
+    targetHwmMb: Math.max(...slices.map((slice) => slice.targetHwmMb)),
     sliceRps: slices.map((slice) => slice.rps),
   };
 }
@@ -434,5 +435,7 @@ export async function measure(scenario, { connections, durationSeconds, warmupSe
     targetCpuMsPerRequest:
       scenario.target === "direct" ? undefined : round((cores[scenario.target] * elapsedSeconds * 1000) / ok, 3),
     targetRssMb: round(procMemory(targetPid).rssKb / 1024, 1),
+    // VmHWM: the process's peak RSS since it started (every row so far on this process, warm-ups included).
+    targetHwmMb: round(procMemory(targetPid).hwmKb / 1024, 1),
   };
 }

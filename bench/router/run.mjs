@@ -551,6 +551,19 @@ function markdown(results) {
     );
   }
   out();
+  // Peak RSS (VmHWM) of each process over the throughput rows: one process per target for the whole section.
+  const peaks = new Map();
+  for (const scenario of results.scenarios) {
+    const hwm = scenario.measurement?.targetHwmMb;
+    if (hwm === undefined || scenario.target === "direct") continue;
+    peaks.set(scenario.target, Math.max(peaks.get(scenario.target) ?? 0, hwm));
+  }
+  if (peaks.size > 0) {
+    out(
+      `Peak RSS (VmHWM) of each process over the throughput rows: ${[...peaks].map(([target, mb]) => `${target} ${fmt(mb, 1)} MB`).join(", ")}.`,
+    );
+    out();
+  }
   out("### Targets");
   out();
   out("| target | case | figure | result |");

@@ -11,11 +11,19 @@ export interface BrokerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts the built `notify serve` on port 0 and waits for its "listening on" line. */
-export async function spawnBroker(dataDir: string, extraEnv: Record<string, string> = {}): Promise<BrokerProcess> {
+/**
+ * Starts the built `notify serve` on port 0 and waits for its "listening on" line. `unsetEnv` names variables of
+ * this process's environment the broker must not inherit.
+ */
+export async function spawnBroker(
+  dataDir: string,
+  extraEnv: Record<string, string> = {},
+  unsetEnv: string[] = [],
+): Promise<BrokerProcess> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv };
   delete env.NOTIFY_TOKEN;
   delete env.NOTIFY_PORT;
+  for (const name of unsetEnv) delete env[name];
   Object.assign(env, extraEnv);
   const child = spawn(process.execPath, [CLI, "serve", "--port", "0", "--data-dir", dataDir], {
     env,

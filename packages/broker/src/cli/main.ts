@@ -1,7 +1,11 @@
 #!/usr/bin/env node
 import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "../version.js";
+import { enableCompileCache } from "./compile-cache.js";
 import { ExitError } from "./exit-error.js";
+
+// Before any command's modules load (they are imported when the command runs).
+enableCompileCache();
 
 /**
  * The `notify` entry: parses arguments, loads the one command it needs, and is the only place that calls

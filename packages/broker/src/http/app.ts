@@ -1,4 +1,5 @@
 import { createServer } from "node:http";
+import { createRequire } from "node:module";
 import type { DatabaseSync } from "node:sqlite";
 import { isLoopbackHost } from "@notify/contracts/guards";
 import { jsonShapeProblem } from "@notify/contracts/json-shape";
@@ -127,6 +128,20 @@ export const HTTP_LIMITS: HttpLimits = { headersTimeoutMs: 15_000, requestTimeou
 
 const ROUTER_PREFIX = "/router/v1";
 
+/**
+ * Fastify builds its JSON-schema compilers (ajv with its formats, fast-json-stringify's, about 100 modules) when it
+ * starts, though no route of the broker declares a schema (bodies are checked with zod): these factories load them
+ * the first time a schema is compiled, which today is never.
+ */
+const requireFromFastify = createRequire(createRequire(import.meta.url).resolve("fastify"));
+type CompilerFactory = (...args: unknown[]) => unknown;
+const lazyCompilers = {
+  buildValidator: (...args: unknown[]) =>
+    (requireFromFastify("@fastify/ajv-compiler") as () => CompilerFactory)()(...args),
+  buildSerializer: (...args: unknown[]) =>
+    (requireFromFastify("@fastify/fast-json-stringify-compiler") as () => CompilerFactory)()(...args),
+};
+
 /** Builds the broker's HTTP app without listening, so tests use `app.inject()`. */
 export function buildApp(options: AppOptions): FastifyInstance {
   const clock = options.clock ?? systemClock;
@@ -193,6 +208,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // While closing, new requests get the spec's error shape (below) rather than fastify's own 503 body.
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
+    schemaController: { compilersFactory: lazyCompilers as never },
   });
 
   // Every body is JSON whatever its Content-Type says (curl -d sends form encoding); an empty body is "no body".

@@ -1,4 +1,4 @@
-import { type Envelope, sealEnvelope } from "@notify/contracts/relay-envelope";
+import type { Envelope } from "@notify/contracts/relay-envelope";
 import {
   interactionRequestPayload,
   type NotificationPayload,
@@ -78,6 +78,8 @@ async function post(
   if (devices.devices.length === 0) return { ok: false, retryable: true, code: "relay_no_devices" };
   let envelope: Envelope;
   try {
+    // jose (about 50 modules) loads with the first envelope sealed, not at start: most brokers have no relay.
+    const { sealEnvelope } = await import("@notify/contracts/relay-envelope");
     envelope = await sealEnvelope(relay.installationId, payload, devices.devices);
   } catch {
     forgetDevices(relay.url, relay.installationId);

@@ -1,4 +1,3 @@
-import qrcode from "qrcode";
 import { DomainError, invalid } from "../domain/errors.js";
 import type { OutboundService } from "../outbox/outbound-service.js";
 import type { ProviderProfile } from "../outbox/types.js";
@@ -102,6 +101,8 @@ export class RelayAdmin {
     if (typeof body.code !== "string" || typeof body.link !== "string" || typeof body.expires_at !== "string") {
       throw new RelayUnavailableError("an unexpected body");
     }
+    // qrcode (with pngjs, about 60 modules) loads when a pairing code is first asked for, not at start.
+    const { default: qrcode } = await import("qrcode");
     const svg = await qrcode.toString(body.link, { type: "svg", errorCorrectionLevel: "M", margin: 2 });
     const pairing: PairingCode = { code: body.code, link: body.link, expires_at: body.expires_at, svg };
     const settings = relaySettings(profile.settings);

@@ -1,5 +1,6 @@
 import { ConfigError } from "../../config/config-file.js";
 import { parsePort } from "../../config/settings.js";
+import { flushCompileCache } from "../compile-cache.js";
 import { ExitError } from "../exit-error.js";
 import { execWithServeFlags } from "../runtime-flags.js";
 
@@ -41,6 +42,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     if (code === "EADDRINUSE") throw new ExitError(1, "the port is already in use (is another broker running?)");
     throw error;
   }
+  flushCompileCache();
   // The page's one-time login link goes to stdout only, never to the log (it is a credential until used).
   const { token: loginToken } = broker.uiSessions.createLinkToken();
   process.stdout.write(`Web UI: ${broker.url}/ui/login?t=${loginToken}\n`);

@@ -1,5 +1,5 @@
 import type { EventEmitter } from "node:events";
-import dbus from "dbus-next";
+import type * as DBus from "dbus-next";
 import type { Logger } from "../../log/logger.js";
 import type { Priority } from "../../notifications/types.js";
 import type { DesktopNotifier, NotifierListener } from "../notifier.js";
@@ -32,7 +32,17 @@ export interface FreedesktopOptions {
   callTimeoutMs?: number;
 }
 
-type Bus = dbus.MessageBus;
+type Bus = DBus.MessageBus;
+
+/**
+ * dbus-next (with xml2js and xmlbuilder, about 60 modules and several MB) loads on the first connection attempt, so
+ * a broker without a session bus never loads it (bench/README.md, "Idle cost").
+ */
+let dbus: typeof DBus | undefined;
+async function loadDbus(): Promise<typeof DBus> {
+  dbus ??= (await import("dbus-next")).default as typeof DBus;
+  return dbus;
+}
 
 /**
  * The freedesktop adapter: Notify / CloseNotification / GetCapabilities calls and the ActionInvoked /
@@ -60,16 +70,18 @@ export class FreedesktopNotifier implements DesktopNotifier {
   }
 
   async show(toast: Toast, replaces = 0): Promise<number> {
+    if (!dbus || !this.up) throw new Error("no notification service");
+    const DBusVariant = dbus.Variant;
     const actions = this.capabilities.has("actions")
       ? toast.actions.flatMap((action) => [action.key, action.label])
       : [];
     const body = this.capabilities.has("body-markup") ? escapeMarkup(toast.body) : toast.body;
     const hints = {
-      urgency: new dbus.Variant("y", URGENCY[toast.priority]),
-      category: new dbus.Variant("s", `x-notify.${toast.styleTypeId}`),
-      "desktop-entry": new dbus.Variant("s", this.options.desktopEntry ?? "notify"),
+      urgency: new DBusVariant("y", URGENCY[toast.priority]),
+      category: new DBusVariant("s", `x-notify.${toast.styleTypeId}`),
+      "desktop-entry": new DBusVariant("s", this.options.desktopEntry ?? "notify"),
       // The broker plays its own sounds (spec 1 rule 5); the server must not add one.
-      "suppress-sound": new dbus.Variant("b", true),
+      "suppress-sound": new DBusVariant("b", true),
     };
     const reply = await this.call(SERVICE, PATH, INTERFACE, "Notify", "susssasa{sv}i", [
       this.options.appName ?? "Notify",
@@ -101,6 +113,8 @@ export class FreedesktopNotifier implements DesktopNotifier {
     if (this.stopped) return;
     let bus: Bus | undefined;
     try {
+      const dbus = await loadDbus();
+      if (this.stopped) return;
       bus = dbus.sessionBus({ busAddress: this.options.address });
       const current = bus;
       this.bus = current;
@@ -110,7 +124,7 @@ export class FreedesktopNotifier implements DesktopNotifier {
         new Promise<void>((resolve) => current.once("connect", () => resolve())),
         "session bus handshake",
       );
-      current.on("message", (message: dbus.Message) => this.onMessage(current, message));
+      current.on("message", (message: DBus.Message) => this.onMessage(current, message));
       for (const rule of [
         `type='signal',interface='${INTERFACE}',path='${PATH}'`,
         `type='signal',sender='${BUS_SERVICE}',member='NameOwnerChanged',arg0='${SERVICE}'`,
@@ -135,7 +149,7 @@ export class FreedesktopNotifier implements DesktopNotifier {
       capabilities = await this.capabilitiesOf(bus);
     } catch (error) {
       if (this.bus !== bus) return;
-      if (error instanceof dbus.DBusError) {
+      if (dbus && error instanceof dbus.DBusError) {
         this.serverDown("no notification server on the session bus");
         return;
       }
@@ -205,13 +219,13 @@ export class FreedesktopNotifier implements DesktopNotifier {
       return Array.isArray(capabilities) ? capabilities.map(String) : [];
     } catch (error) {
       const absent = ["org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner"];
-      if (error instanceof dbus.DBusError && !absent.includes(error.type)) return ["actions", "body"];
+      if (dbus && error instanceof dbus.DBusError && !absent.includes(error.type)) return ["actions", "body"];
       throw error;
     }
   }
 
-  private onMessage(bus: Bus, message: dbus.Message): void {
-    if (message.type !== dbus.MessageType.SIGNAL) return;
+  private onMessage(bus: Bus, message: DBus.Message): void {
+    if (!dbus || message.type !== dbus.MessageType.SIGNAL) return;
     if (message.interface === INTERFACE && message.path === PATH) {
       if (message.member === "ActionInvoked") {
         this.listener?.actionInvoked(Number(message.body[0]), String(message.body[1]));
@@ -238,7 +252,7 @@ export class FreedesktopNotifier implements DesktopNotifier {
     body: unknown[],
     bus: Bus | undefined = this.up ? this.bus : undefined,
   ): Promise<unknown[]> {
-    if (!bus) return Promise.reject(new Error("no notification service"));
+    if (!bus || !dbus) return Promise.reject(new Error("no notification service"));
     const message = new dbus.Message({ destination, path, interface: iface, member, signature, body });
     return this.withTimeout(
       bus.call(message).then((reply) => reply?.body ?? []),
@@ -277,7 +291,7 @@ function connectionOf(bus: Bus): EventEmitter | undefined {
 }
 
 function describe(error: unknown): string {
-  if (error instanceof dbus.DBusError) return error.type;
+  if (dbus && error instanceof dbus.DBusError) return error.type;
   if (error instanceof Error) return error.message;
   return String(error);
 }

@@ -1,0 +1,78 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { writeConfigFile } from "../../src/config/config-file.js";
+import { tempDir } from "../helpers.js";
+import { spawnBroker } from "../process-helpers.js";
+
+const HOOK = fileURLToPath(new URL("./module-log-hook.mjs", import.meta.url));
+const TOKEN = "lean-start-test-token-abcdefghijklmnopqrstuvwxyz01";
+
+/** The packages (under node_modules) a served broker loaded, by name. */
+function packagesLoaded(logFile: string): Set<string> {
+  const names = new Set<string>();
+  for (const url of readFileSync(logFile, "utf8").split("\n")) {
+    const match = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+    if (match?.[1]) names.add(match[1]);
+  }
+  return names;
+}
+
+describe("notify serve loads what is switched off only when it is switched on (issue 22, part 6)", () => {
+  it("with no session bus and no relay, dbus-next, qrcode, jose and fastify's schema compilers stay unloaded", async () => {
+    const dataDir = tempDir();
+    writeConfigFile(dataDir, { authToken: TOKEN });
+    const log = join(tempDir(), "modules.txt");
+    const env: Record<string, string> = {
+      NODE_OPTIONS: `--import ${HOOK}`,
+      NOTIFY_TEST_MODULE_LOG: log,
+      HOME: tempDir(),
+      XDG_CACHE_HOME: tempDir(),
+    };
+    const broker = await spawnBroker(dataDir, env, ["DBUS_SESSION_BUS_ADDRESS"]);
+    try {
+      const health = await fetch(`${broker.url}/health`);
+      expect(health.status).toBe(200);
+      const page = await fetch(`${broker.url}/v1/health`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(page.status).toBe(200);
+      const loaded = packagesLoaded(log);
+      // The log works: the framework the broker always needs is in it.
+      expect(loaded.has("fastify")).toBe(true);
+      for (const lazy of ["dbus-next", "xml2js", "qrcode", "pngjs", "jose", "ajv", "@fastify/ajv-compiler"]) {
+        expect(loaded.has(lazy), `${lazy} loaded at start`).toBe(false);
+      }
+    } finally {
+      broker.child.kill("SIGTERM");
+      await broker.exited;
+    }
+  });
+
+  it.runIf(process.platform === "linux")(
+    "the compiled modules are cached in the user's cache dir once the broker listens, for the next start",
+    async () => {
+      const dataDir = tempDir();
+      writeConfigFile(dataDir, { authToken: TOKEN });
+      const cacheHome = tempDir();
+      const broker = await spawnBroker(dataDir, { HOME: tempDir(), XDG_CACHE_HOME: cacheHome }, [
+        "NODE_COMPILE_CACHE",
+        "NODE_DISABLE_COMPILE_CACHE",
+      ]);
+      try {
+        const cache = join(cacheHome, "notify", "node-compile-cache");
+        const cached = (): number =>
+          existsSync(cache)
+            ? readdirSync(cache, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).length
+            : 0;
+        // Written right after "listening on" (flushCompileCache), not only at exit: the broker is still running.
+        const deadline = Date.now() + 20_000;
+        while (cached() <= 100 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(cached()).toBeGreaterThan(100);
+        expect(broker.child.exitCode).toBeNull();
+      } finally {
+        broker.child.kill("SIGTERM");
+        await broker.exited;
+      }
+    },
+  );
+});
