@@ -1,13 +1,38 @@
 import { defineConfig } from "vitest/config";
 
+const shared = {
+  // Suites start real brokers on loopback and SQLite files; forks keep them isolated.
+  pool: "forks" as const,
+  testTimeout: 30_000,
+  hookTimeout: 30_000,
+  // expect.poll's own default (1 s) is shorter than a wait across processes takes on a loaded 2-core machine.
+  expect: { poll: { timeout: 20_000 } },
+};
+
+/**
+ * Two tiers (docs/testing.md): `unit` is every `*.unit.test.ts` (in memory: inject, a manual clock, no sockets or
+ * processes, enforced by test/unit-guard.ts; `npm run test:unit`), `e2e` every other test file (sockets, processes,
+ * Chromium, PostgreSQL). `npm test` runs both.
+ */
 export default defineConfig({
   test: {
-    include: ["packages/*/test/**/*.test.ts"],
-    // Suites start real brokers on loopback and SQLite files; forks keep them isolated.
-    pool: "forks",
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    // expect.poll's own default (1 s) is shorter than a wait across processes takes on a loaded 2-core machine.
-    expect: { poll: { timeout: 20_000 } },
+    projects: [
+      {
+        test: {
+          ...shared,
+          name: "unit",
+          include: ["packages/*/test/**/*.unit.test.ts"],
+          setupFiles: ["./test/unit-guard.ts"],
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: "e2e",
+          include: ["packages/*/test/**/*.test.ts"],
+          exclude: ["packages/*/test/**/*.unit.test.ts", "**/node_modules/**"],
+        },
+      },
+    ],
   },
 });
