@@ -186,11 +186,16 @@ function buildProgram(): Command {
   clientCommand(mcp, "install <agent>", "register `notify mcp` in claude-code's or codex's MCP config (backup first)")
     .addOption(new Option("--scope <scope>", "user config or this project's").choices(["user", "project"]))
     .option("--json", "print {agent, scope, file, changed, backup} as JSON")
-    .action(async (agent, options) => (await import("./commands/mcp.js")).mcpInstall({ ...options, agent }));
+    // optsWithGlobals: `notify mcp` takes --port/--data-dir/--token too, and commander gives them to it.
+    .action(async (agent, _options, command: Command) =>
+      (await import("./commands/mcp.js")).mcpInstall({ ...command.optsWithGlobals(), agent }),
+    );
   clientCommand(mcp, "uninstall <agent>", "remove it (restores the file byte for byte when untouched)")
     .addOption(new Option("--scope <scope>", "user config or this project's").choices(["user", "project"]))
     .option("--json", "print {agent, scope, file, changed, backup} as JSON")
-    .action(async (agent, options) => (await import("./commands/mcp.js")).mcpUninstall({ ...options, agent }));
+    .action(async (agent, _options, command: Command) =>
+      (await import("./commands/mcp.js")).mcpUninstall({ ...command.optsWithGlobals(), agent }),
+    );
   mcp
     .command("status")
     .description("show where Notify's MCP server is registered")

@@ -120,7 +120,8 @@ function parseJson(target: McpTarget, bytes: Buffer): Json {
 
 function claudeEntry(context: McpInstallContext): Json {
   const { command, args } = serverArgs(context);
-  return { type: "stdio", command, args, timeout: TOOL_TIMEOUT_SECONDS * 1000 };
+  // alwaysLoad: the tools are in the prompt from the first turn instead of deferred behind ToolSearch (server.ts).
+  return { type: "stdio", command, args, timeout: TOOL_TIMEOUT_SECONDS * 1000, alwaysLoad: true };
 }
 
 function ownJsonEntry(target: McpTarget, document: Json): Json | undefined {

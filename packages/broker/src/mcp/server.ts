@@ -25,6 +25,13 @@ import {
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
+/**
+ * Claude Code defers MCP tools behind its ToolSearch tool, so a model sees their names only after searching: a model
+ * that does not know it can ask its person will not search for a way to. `anthropic/alwaysLoad` keeps both tools in
+ * the prompt (the same as `alwaysLoad` in the server's entry, which `notify mcp install` writes too).
+ */
+const ALWAYS_LOAD = { "anthropic/alwaysLoad": true };
+
 /** Seconds between progress notifications while a question waits (the first goes out as soon as it is open). */
 export const PROGRESS_INTERVAL_MS = 15_000;
 
@@ -134,6 +141,7 @@ export function createNotifyMcp(options: NotifyMcpOptions): NotifyMcp {
       inputSchema: askPersonInput,
       outputSchema: askPersonOutput,
       annotations: { readOnlyHint: true, openWorldHint: true },
+      _meta: ALWAYS_LOAD,
     },
     async (args: AskPersonArgs, extra: Extra): Promise<CallToolResult> => {
       const connection = connect();
@@ -205,6 +213,7 @@ export function createNotifyMcp(options: NotifyMcpOptions): NotifyMcp {
       inputSchema: notifyPersonInput,
       outputSchema: notifyPersonOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+      _meta: ALWAYS_LOAD,
     },
     async (args: NotifyPersonArgs): Promise<CallToolResult> => {
       const connection = connect();
