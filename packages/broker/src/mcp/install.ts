@@ -1,7 +1,9 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, unlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { isDeepStrictEqual } from "node:util";
+import { EditConflictError, type EditOutcome, editFile } from "../fs/edit-file.js";
+import { inStyle, type TextStyle, textStyle, withoutBom } from "../fs/text-style.js";
 import { type AgentId, displayName } from "../hooks/agents.js";
 import {
   backup,
@@ -10,7 +12,6 @@ import {
   type InstallRecord,
   readRecords,
   sha256,
-  writeAtomically,
   writeRecords,
 } from "../hooks/install/installer.js";
 import type { Scope, Target, TargetEnv } from "../hooks/install/targets.js";
@@ -99,10 +100,10 @@ export function isNotifyServer(command: unknown, args: unknown): boolean {
 
 // --- Claude Code: JSON ---------------------------------------------------------------------------------------
 
-function parseJson(target: McpTarget, bytes: Buffer): Json {
+function parseJson(target: McpTarget, text: string): Json {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(bytes.toString("utf8"));
+    parsed = JSON.parse(text);
   } catch (error) {
     throw new HookInstallError(
       `cannot parse ${target.file} (${(error as Error).message}); it was left as it was: fix it, then run this again`,
@@ -135,17 +136,17 @@ function ownJsonEntry(target: McpTarget, document: Json): Json | undefined {
   return entry;
 }
 
-function jsonInstalled(target: McpTarget, bytes: Buffer | undefined, context: McpInstallContext): string | undefined {
-  const document = bytes !== undefined ? parseJson(target, bytes) : {};
+function jsonInstalled(target: McpTarget, text: string | undefined, context: McpInstallContext): string | undefined {
+  const document = text !== undefined ? parseJson(target, text) : {};
   ownJsonEntry(target, document);
   const updated = structuredClone(document);
   updated.mcpServers = { ...((updated.mcpServers as Json | undefined) ?? {}), [SERVER_NAME]: claudeEntry(context) };
-  if (bytes !== undefined && isDeepStrictEqual(updated, document)) return undefined;
+  if (text !== undefined && isDeepStrictEqual(updated, document)) return undefined;
   return `${JSON.stringify(updated, null, 2)}\n`;
 }
 
-function jsonStripped(target: McpTarget, bytes: Buffer): string | undefined {
-  const document = parseJson(target, bytes);
+function jsonStripped(target: McpTarget, text: string): string | undefined {
+  const document = parseJson(target, text);
   if (ownJsonEntry(target, document) === undefined) return undefined;
   const servers = document.mcpServers as Json;
   delete servers[SERVER_NAME];
@@ -207,17 +208,50 @@ function tomlWithout(target: McpTarget, text: string): string | undefined {
   return kept.join("\n");
 }
 
-function tomlInstalled(target: McpTarget, bytes: Buffer | undefined, context: McpInstallContext): string | undefined {
-  const text = bytes?.toString("utf8") ?? "";
+function tomlInstalled(target: McpTarget, text: string, context: McpInstallContext): string {
   const base = tomlWithout(target, text) ?? text;
   const separator = base === "" ? "" : base.endsWith("\n\n") ? "" : base.endsWith("\n") ? "\n" : "\n\n";
-  const updated = `${base}${separator}${codexBlock(context)}`;
-  return bytes !== undefined && updated === text ? undefined : updated;
+  return `${base}${separator}${codexBlock(context)}`;
 }
 
 // --- Install and uninstall: the hooks' record, backup and restore rules ----------------------------------------
 
-/** Adds `notify mcp` to the agent's MCP configuration: backup first, idempotent, refuses what it cannot parse. */
+/** editFile with a refusal the CLI shows when the file kept changing. */
+function edit<T>(target: McpTarget, plan: Parameters<typeof editFile<T>>[1]): EditOutcome<T> {
+  try {
+    return editFile(target.file, plan);
+  } catch (error) {
+    if (error instanceof EditConflictError) throw new HookInstallError(error.message);
+    throw error;
+  }
+}
+
+/** The file's text as the edits take it (no BOM, LF line ends), and the style to write it back in. */
+function readText(bytes: Buffer | undefined): { text: string; style: TextStyle } {
+  const raw = bytes?.toString("utf8") ?? "";
+  return { text: withoutBom(raw).replaceAll("\r\n", "\n"), style: textStyle(raw) };
+}
+
+function installedText(target: McpTarget, bytes: Buffer | undefined, context: McpInstallContext): string | undefined {
+  const { text, style } = readText(bytes);
+  const updated =
+    target.format === "json"
+      ? jsonInstalled(target, bytes === undefined ? undefined : text, context)
+      : tomlInstalled(target, text, context);
+  return updated === undefined || (bytes !== undefined && updated === text) ? undefined : inStyle(updated, style);
+}
+
+function strippedText(target: McpTarget, bytes: Buffer): string | undefined {
+  const { text, style } = readText(bytes);
+  const updated = target.format === "json" ? jsonStripped(target, text) : tomlWithout(target, text);
+  return updated === undefined ? undefined : inStyle(updated, style);
+}
+
+/**
+ * Adds `notify mcp` to the agent's MCP configuration: idempotent, a backup before every change, refuses what it
+ * cannot parse (left as it was). The edit goes through editFile, as the hooks' do: a symlink stays a link, the mode
+ * stays, and a write the agent makes meanwhile (Claude Code rewrites ~/.claude.json as it runs) is not lost.
+ */
 export function installMcp(agent: AgentId, scope: Scope, context: McpInstallContext): McpChangeResult {
   const target = mcpTargetFor(agent, scope, context.where);
   if (!existsSync(target.agentHome)) {
@@ -225,17 +259,21 @@ export function installMcp(agent: AgentId, scope: Scope, context: McpInstallCont
       `${displayName(agent)} does not seem to be installed: ${target.agentHome} does not exist (nothing was changed)`,
     );
   }
-  const existed = existsSync(target.file);
-  const bytes = existed ? readFileSync(target.file) : undefined;
-  const text = target.format === "json" ? jsonInstalled(target, bytes, context) : tomlInstalled(target, bytes, context);
-  if (text === undefined) return { target, changed: false, summary: `already installed in ${target.file}` };
-
+  const createdDir = !existsSync(target.dir);
+  if (createdDir) mkdirSync(target.dir, { recursive: true });
+  const outcome = edit(target, (bytes) => {
+    const text = installedText(target, bytes, context);
+    return { content: text, result: text ?? "" };
+  });
+  if (!outcome.changed) {
+    if (createdDir && readdirSync(target.dir).length === 0) rmdirSync(target.dir);
+    return { target, changed: false, summary: `already installed in ${target.file}` };
+  }
+  const bytes = outcome.before;
+  const text = outcome.result;
   const records = readRecords(context);
   const previous = records[target.file];
   const taken = bytes !== undefined ? backup(context, target, bytes) : undefined;
-  const createdDir = !existsSync(target.dir);
-  if (createdDir) mkdirSync(target.dir, { recursive: true });
-  writeAtomically(target.file, text);
   // Re-installing over Notify's own untouched write keeps the record of the user's original file.
   const keepOriginal = previous !== undefined && bytes !== undefined && sha256(bytes) === previous.installedSha256;
   const record: InstallRecord = keepOriginal
@@ -244,7 +282,7 @@ export function installMcp(agent: AgentId, scope: Scope, context: McpInstallCont
         agent,
         scope,
         file: target.file,
-        existed,
+        existed: bytes !== undefined,
         ...(taken !== undefined ? { original: taken } : {}),
         installedSha256: sha256(text),
         createdDir,
@@ -256,6 +294,8 @@ export function installMcp(agent: AgentId, scope: Scope, context: McpInstallCont
   return result;
 }
 
+type UninstallStep = "missing" | "restored" | "removed" | "stripped" | "none";
+
 /**
  * Removes Notify's server. A file exactly as Notify left it gets the user's original back byte for byte (or goes,
  * when Notify created it); a file changed since (Claude Code rewrites ~/.claude.json as it runs) loses only Notify's
@@ -265,36 +305,44 @@ export function uninstallMcp(agent: AgentId, scope: Scope, context: McpInstallCo
   const target = mcpTargetFor(agent, scope, context.where);
   const records = readRecords(context);
   const record = records[target.file];
-  if (!existsSync(target.file)) {
-    if (record !== undefined) {
+  const outcome = edit<UninstallStep>(target, (bytes) => {
+    if (bytes === undefined) return { content: undefined, result: "missing" };
+    if (record !== undefined && sha256(bytes) === record.installedSha256) {
+      if (record.existed && record.original !== undefined) {
+        return { content: readFileSync(record.original), result: "restored" };
+      }
+      if (!record.existed) return { content: null, result: "removed" };
+    }
+    const text = strippedText(target, bytes);
+    return text === undefined ? { content: undefined, result: "none" } : { content: text, result: "stripped" };
+  });
+  if (outcome.result === "missing" || outcome.result === "none") {
+    if (outcome.result === "missing" && record !== undefined) {
       delete records[target.file];
       writeRecords(context, records);
     }
-    return { target, changed: false, summary: `not installed (${target.file} does not exist)` };
+    return {
+      target,
+      changed: false,
+      summary:
+        outcome.result === "missing"
+          ? `not installed (${target.file} does not exist)`
+          : `not installed in ${target.file}`,
+    };
   }
-  const bytes = readFileSync(target.file);
-  if (record !== undefined && sha256(bytes) === record.installedSha256) {
-    const taken = backup(context, target, bytes);
-    if (record.existed && record.original !== undefined) {
-      writeAtomically(target.file, readFileSync(record.original));
-    } else {
-      unlinkSync(target.file);
-      if (record.createdDir && readdirSync(target.dir).length === 0) rmdirSync(target.dir);
-    }
-    delete records[target.file];
-    writeRecords(context, records);
-    const summary = record.existed ? `restored ${target.file} as it was before` : `removed ${target.file}`;
-    return { target, changed: true, backup: taken, summary };
-  }
-  const text = target.format === "json" ? jsonStripped(target, bytes) : tomlWithout(target, bytes.toString("utf8"));
-  if (text === undefined) return { target, changed: false, summary: `not installed in ${target.file}` };
-  const taken = backup(context, target, bytes);
-  writeAtomically(target.file, text);
+  const taken = backup(context, target, outcome.before as Buffer);
+  if (outcome.result === "removed" && record?.createdDir && readdirSync(target.dir).length === 0) rmdirSync(target.dir);
   if (record !== undefined) {
     delete records[target.file];
     writeRecords(context, records);
   }
-  return { target, changed: true, backup: taken, summary: `removed Notify's MCP server from ${target.file}` };
+  const summary =
+    outcome.result === "restored"
+      ? `restored ${target.file} as it was before`
+      : outcome.result === "removed"
+        ? `removed ${target.file}`
+        : `removed Notify's MCP server from ${target.file}`;
+  return { target, changed: true, backup: taken, summary };
 }
 
 export interface McpStatus {
@@ -337,12 +385,13 @@ export function mcpStatus(where: TargetEnv = {}): McpStatus[] {
 }
 
 function installedCommand(target: McpTarget, bytes: Buffer): string[] | undefined {
+  const { text } = readText(bytes);
   if (target.format === "json") {
-    const entry = ownJsonEntry(target, parseJson(target, bytes));
+    const entry = ownJsonEntry(target, parseJson(target, text));
     if (entry === undefined) return undefined;
     return [String(entry.command), ...((entry.args as unknown[] | undefined) ?? []).map(String)];
   }
-  const { own } = splitToml(target, bytes.toString("utf8"));
+  const { own } = splitToml(target, text);
   if (own.length === 0) return undefined;
   // Notify wrote both lines as JSON strings (valid TOML basic strings), so JSON reads them back.
   const value = (key: string): unknown => {

@@ -10,9 +10,9 @@ import {
   uninstallMcp,
 } from "../../mcp/install.js";
 import { createNotifyMcp } from "../../mcp/server.js";
-import { stableCommand } from "../../mcp/stable-command.js";
 import { brokerTarget, type ClientOptions, createClient, nonEmpty, printJson } from "../client.js";
 import { ExitError } from "../exit-error.js";
+import { stableCommand } from "../stable-command.js";
 
 /**
  * `notify mcp`: the stdio MCP server (docs/mcp.md). stdout belongs to the protocol; diagnostics go to stderr, which
@@ -63,7 +63,7 @@ function context(options: McpInstallOptions): McpInstallContext {
   if (dir !== undefined) extra.push("--data-dir", dir);
   const port = nonEmpty(options.port) ?? nonEmpty(process.env.NOTIFY_PORT);
   if (port !== undefined) extra.push("--port", port);
-  return { dataDir, program: stableCommand(), extra };
+  return { dataDir, program: stableCommand().program, extra };
 }
 
 function parseArgs(options: McpInstallOptions): { agent: AgentId; scope: Scope } {
@@ -105,9 +105,8 @@ export async function mcpInstall(options: McpInstallOptions): Promise<void> {
   const installContext = context(options);
   const result = run(() => installMcp(agent, scope, installContext));
   const notes: string[] = [];
-  if (result.changed && installContext.program.length > 1) {
-    notes.push(`the entry runs ${installContext.program.join(" ")}: moving this checkout breaks it`);
-  }
+  const { warning } = stableCommand();
+  if (warning !== undefined) notes.push(warning);
   if (result.changed && agent === "claude-code" && scope === "project") {
     notes.push("Claude Code asks once before it starts a server from .mcp.json: approve notify in /mcp");
   }
