@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { installMcp, mcpStatus, uninstallMcp } from "../../src/mcp/install.js";
@@ -160,5 +169,48 @@ describe("notify mcp install codex", () => {
     expect(readFileSync(join(project, ".codex", "config.toml"), "utf8")).toContain("[mcp_servers.notify]");
     uninstallMcp("codex", "project", context);
     expect(existsSync(join(project, ".codex"))).toBe(false);
+  });
+});
+
+describe("notify mcp install edits the agent's file as hooks do (editFile)", () => {
+  it("a symlinked ~/.claude.json stays a link; the file keeps its mode, BOM and CRLF line ends", () => {
+    const { home, context } = setup();
+    const real = join(home, "dotfiles", "claude.json");
+    mkdirSync(join(home, "dotfiles"));
+    const original = '\uFEFF{\r\n  "theme": "dark"\r\n}\r\n';
+    writeFileSync(real, original, { mode: 0o640 });
+    chmodSync(real, 0o640);
+    const link = join(home, ".claude.json");
+    symlinkSync(real, link);
+
+    installMcp("claude-code", "user", context);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    const text = readFileSync(real, "utf8");
+    expect(text.startsWith("\uFEFF{\r\n")).toBe(true);
+    expect(text.replaceAll("\r\n", "").includes("\n")).toBe(false);
+    expect(JSON.parse(text.slice(1)).mcpServers.notify.args).toContain("mcp");
+    expect(statSync(real).mode & 0o777).toBe(0o640);
+
+    // Changed since (the agent rewrote it, in its own style): only Notify's entry goes, the style stays.
+    writeFileSync(real, text.replace('"theme": "dark"', '"theme": "light"'));
+    uninstallMcp("claude-code", "user", context);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(real, "utf8")).toBe('\uFEFF{\r\n  "theme": "light"\r\n}\r\n');
+  });
+
+  it("Codex's CRLF config.toml gets a CRLF block and is restored byte for byte", () => {
+    const { home, context } = setup();
+    const file = join(home, ".codex", "config.toml");
+    const original = 'model = "gpt-5"\r\n\r\n[tui]\r\ntheme = "dark"\r\n';
+    writeFileSync(file, original);
+    installMcp("codex", "user", context);
+    const text = readFileSync(file, "utf8");
+    expect(text).toContain("[mcp_servers.notify]\r\n");
+    expect(text.replaceAll("\r\n", "").includes("\n")).toBe(false);
+    expect(mcpStatus(context.where).find((row) => row.agent === "codex" && row.scope === "user")?.installed).toBe(true);
+    // Edited since: stripping keeps the CRLF style.
+    writeFileSync(file, `${text}[history]\r\npersistence = "none"\r\n`);
+    uninstallMcp("codex", "user", context);
+    expect(readFileSync(file, "utf8")).toBe(`${original}\r\n[history]\r\npersistence = "none"\r\n`);
   });
 });
