@@ -34,9 +34,14 @@ function json(response: ServerResponse, status: number, body: unknown): undefine
   return undefined;
 }
 
-/** The tool the agent offers under `name` (Claude Code: `mcp__notify__ask_person`; Codex may prefix it otherwise). */
-const pick = (offered: string[], name: string): string | undefined =>
-  offered.find((tool) => tool === name) ?? offered.find((tool) => tool.endsWith(name.split("__").pop() ?? name));
+/**
+ * The tool the agent offers under `name` (Claude Code: `mcp__notify__ask_person`), else `name` itself: a tool the
+ * agent defers or keeps out of the list (AskUserQuestion in `-p`) is called by name all the same.
+ */
+const pick = (offered: string[], name: string): string =>
+  offered.find((tool) => tool === name) ??
+  offered.find((tool) => tool.endsWith(name.split("__").pop() ?? name)) ??
+  name;
 
 function anthropic(request: Json, path: string, response: ServerResponse, tool: string, input: Json): undefined {
   if (path.includes("count_tokens")) return json(response, 200, { input_tokens: 10 });
@@ -63,7 +68,7 @@ function anthropic(request: Json, path: string, response: ServerResponse, tool: 
       },
     },
   ];
-  if (!answered && name !== undefined && request.stream === true) {
+  if (!answered && request.stream === true) {
     return sse(response, [
       start,
       [
