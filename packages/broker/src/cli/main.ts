@@ -182,6 +182,30 @@ function buildProgram(): Command {
     .option("--json", "print {installs, broker} as JSON")
     .action(async (options) => (await import("./commands/hooks.js")).hooksStatus(options));
 
+  const mcp = clientCommand(
+    program,
+    "mcp",
+    "run Notify's MCP server on stdio, or install it into an agent (docs/mcp.md)",
+  ).action(async (options) => (await import("./commands/mcp.js")).mcp(options));
+  clientCommand(mcp, "install <agent>", "register `notify mcp` in claude-code's or codex's MCP config (backup first)")
+    .addOption(new Option("--scope <scope>", "user config or this project's").choices(["user", "project"]))
+    .option("--json", "print {agent, scope, file, changed, backup} as JSON")
+    // optsWithGlobals: `notify mcp` takes --port/--data-dir/--token too, and commander gives them to it.
+    .action(async (agent, _options, command: Command) =>
+      (await import("./commands/mcp.js")).mcpInstall({ ...command.optsWithGlobals(), agent }),
+    );
+  clientCommand(mcp, "uninstall <agent>", "remove it (restores the file byte for byte when untouched)")
+    .addOption(new Option("--scope <scope>", "user config or this project's").choices(["user", "project"]))
+    .option("--json", "print {agent, scope, file, changed, backup} as JSON")
+    .action(async (agent, _options, command: Command) =>
+      (await import("./commands/mcp.js")).mcpUninstall({ ...command.optsWithGlobals(), agent }),
+    );
+  mcp
+    .command("status")
+    .description("show where Notify's MCP server is registered")
+    .option("--json", "print {installs} as JSON")
+    .action(async (options) => (await import("./commands/mcp.js")).mcpStatus(options));
+
   const outbound = program
     .command("outbound")
     .description("outbound delivery: provider profiles, routes and the outbox");

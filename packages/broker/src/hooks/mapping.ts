@@ -4,6 +4,13 @@ import { basename, dirname, join } from "node:path";
 import type { ArcContext, ArcSender } from "@notify/contracts";
 import canonicalize from "canonicalize";
 import { type AgentId, displayName, SENDERS } from "./agents.js";
+import {
+  ASK_USER_QUESTION,
+  type AskedQuestion,
+  askedQuestions,
+  type QuestionRequest,
+  questionRequests,
+} from "./ask-user-question.js";
 import type { HookInput } from "./hook-input.js";
 import { cut, permissionPrompt } from "./prompt.js";
 
@@ -21,6 +28,11 @@ export interface HookPlan {
   settle?: { keys: string[] } | { session: string };
   /** An answerable permission request to open and wait for. */
   ask?: { key: string; message: string; format: DecisionFormat };
+  /**
+   * Claude Code's own AskUserQuestion call (PreToolUse): its questions to open at once and wait for; every one
+   * answered makes the call's answers (ask-user-question.ts).
+   */
+  questions?: { keys: string[]; asked: AskedQuestion[]; requests: QuestionRequest[]; toolInput: unknown };
   /** A notification, keyed per session so it updates in place. */
   notify?: { key: string; kind: "question" | "completion"; title: string; message: string };
 }
@@ -125,6 +137,22 @@ export function planHook(agent: AgentId, event: string, input: HookInput, option
     case "PermissionRequest":
     case "PreToolUse": {
       if (input.toolName === undefined) return plan;
+      if (agent === "claude-code" && input.toolName === ASK_USER_QUESTION) {
+        // Not a permission: the questions themselves are asked, from PreToolUse (whose updatedInput carries the
+        // answers). Its PermissionRequest, which comes with the terminal's own dialog once the hook has not
+        // answered, asks nothing: the person answers there.
+        if (name !== "PreToolUse") return plan;
+        const asked = askedQuestions(input.toolInput);
+        if (asked === undefined) return plan;
+        const call = input.toolUseId ?? (canonicalize(input.toolInput ?? null) as string);
+        plan.questions = {
+          keys: asked.map((_, index) => toolUseKey(agent, input.sessionId, `${call}#${index + 1}`)),
+          asked,
+          requests: questionRequests(asked, input.toolInput, who, where),
+          toolInput: input.toolInput,
+        };
+        return plan;
+      }
       // Codex's PreToolUse can only deny, never allow (its hooks page), so only its PermissionRequest asks.
       if (name === "PreToolUse" && agent === "codex") return plan;
       plan.ask = {

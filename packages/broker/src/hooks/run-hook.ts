@@ -4,6 +4,7 @@ import type { BrokerClient } from "../cli/client.js";
 import { waitUntilSettled } from "../cli/settle-wait.js";
 import type { InteractionDto } from "../interactions/types.js";
 import { type AgentId, QUESTION_TTL_SECONDS } from "./agents.js";
+import { answerOf, answersOutput } from "./ask-user-question.js";
 import { type Decision, decisionOutput } from "./decision-output.js";
 import { parseHookInput } from "./hook-input.js";
 import { type HookPlan, planHook, toolKeyPrefix } from "./mapping.js";
@@ -82,7 +83,8 @@ export async function runHook(run: HookRun): Promise<string | undefined> {
   }
   // The question's expiry plus a few seconds, or a short budget for an event that asks nothing.
   const ttlSeconds = run.ttlSeconds ?? QUESTION_TTL_SECONDS;
-  const deadline = deadlineIn(plan.ask !== undefined ? ttlSeconds * 1000 + EXPIRY_GRACE_MS : EVENT_BUDGET_MS);
+  const asks = plan.ask !== undefined || plan.questions !== undefined;
+  const deadline = deadlineIn(asks ? ttlSeconds * 1000 + EXPIRY_GRACE_MS : EVENT_BUDGET_MS);
   const producer = new ArcProducer({
     baseUrl: run.broker.baseUrl,
     token: run.broker.token,
@@ -96,6 +98,7 @@ export async function runHook(run: HookRun): Promise<string | undefined> {
       await producer.create({ key, kind, title, message }, { context: plan.context });
     }
     if (plan.ask !== undefined) return await ask(run, producer, plan, plan.ask, deadline);
+    if (plan.questions !== undefined) return await askQuestions(run, producer, plan, plan.questions, deadline);
   } catch (error) {
     run.log(deadline.passed() ? "the broker did not answer in time; the agent decides" : describe(error));
   }
@@ -181,6 +184,85 @@ async function ask(
     await producer.resolve(question.key, "expired").catch(() => undefined);
   }
   run.log(`interaction ${interaction.id} ended ${settled.status}; the agent decides`);
+  return undefined;
+}
+
+/**
+ * Claude Code's AskUserQuestion: opens every question at once and waits for them all. All answered: the answers, in
+ * the PreToolUse output Claude Code hands the model. One expired or dismissed, the agent stopping the hook (the
+ * person pressed Esc), the broker gone: the rest are withdrawn and nothing is printed, so Claude Code asks in the
+ * terminal as usual.
+ */
+async function askQuestions(
+  run: HookRun,
+  producer: ArcProducer,
+  plan: HookPlan,
+  questions: NonNullable<HookPlan["questions"]>,
+  deadline: Deadline,
+): Promise<string | undefined> {
+  const now = run.now ?? Date.now;
+  const expiresAt = new Date(now() + (run.ttlSeconds ?? QUESTION_TTL_SECONDS) * 1000).toISOString();
+  const withdraw = async (keys: string[]): Promise<void> => {
+    await Promise.all(keys.map((key) => producer.resolve(key, "not_needed").catch(() => undefined)));
+  };
+  const opened: InteractionDto[] = [];
+  try {
+    for (const [index, request] of questions.requests.entries()) {
+      const created = await producer.create(
+        {
+          key: questions.keys[index] as string,
+          kind: "question",
+          title: request.title,
+          message: request.message,
+          response: { ...request.response, expires_at: expiresAt },
+        },
+        { context: plan.context },
+      );
+      const interaction = created.interaction as InteractionDto | null;
+      if (interaction === null) throw new Error("the broker opened no question");
+      opened.push(interaction);
+    }
+  } catch (error) {
+    await withdraw(questions.keys.slice(0, opened.length));
+    throw error;
+  }
+  run.log(`waiting for answers to ${opened.map((interaction) => interaction.id).join(", ")}`);
+  // One question ending unanswered ends the wait for the others.
+  const stop = new AbortController();
+  const signal = AbortSignal.any([run.signal, deadline.signal, stop.signal]);
+  const answers: Record<string, string> = {};
+  const sources = new Set<string>();
+  const waits = opened.map(async (interaction, index) => {
+    let settled: InteractionDto;
+    try {
+      settled = await waitUntilSettled(run.client, interaction, {
+        signal,
+        ...(run.backoff !== undefined ? { backoff: run.backoff } : {}),
+        onRetry: (attempt) => {
+          if (attempt === 1 && index === 0) run.log("lost the broker; reconnecting until the questions expire");
+        },
+      });
+    } catch (error) {
+      if (!signal.aborted) run.log(describe(error));
+      stop.abort();
+      return;
+    }
+    const asked = questions.asked[index];
+    const answer = asked !== undefined ? answerOf(asked, settled) : undefined;
+    if (asked === undefined || answer === undefined) {
+      run.log(`interaction ${interaction.id} ended ${settled.status}; Claude Code asks in the terminal`);
+      stop.abort();
+      return;
+    }
+    answers[asked.question] = answer;
+    sources.add(settled.response?.source ?? "notify");
+  });
+  await Promise.allSettled(waits);
+  if (Object.keys(answers).length === questions.asked.length) {
+    return answersOutput(questions.toolInput, answers, [...sources].join(", "));
+  }
+  await withdraw(questions.keys);
+  if (run.signal.aborted) run.log("stopped by the agent; withdrew its questions");
   return undefined;
 }
 

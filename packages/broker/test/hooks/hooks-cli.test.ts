@@ -65,11 +65,11 @@ describe("notify hooks install / status / uninstall through the CLI", () => {
     expect(report.installs.find((row: Json) => row.agent === "claude-code" && row.scope === "user")).toMatchObject({
       file,
       agentInstalled: true,
-      events: ["PermissionRequest", "PostToolUse", "Notification", "Stop", "UserPromptSubmit"],
+      events: ["PermissionRequest", "PostToolUse", "Notification", "Stop", "UserPromptSubmit", "PreToolUse"],
     });
     const text = await runCli(["hooks", "status", ...cli.target], env);
     expect(text.stdout).toMatch(
-      /^claude-code user\s+installed \(PermissionRequest, PostToolUse, Notification, Stop, UserPromptSubmit\)/m,
+      /^claude-code user\s+installed \(PermissionRequest, PostToolUse, Notification, Stop, UserPromptSubmit, PreToolUse\)/m,
     );
     expect(text.stdout).toMatch(/^codex user\s+agent not found/m);
     expect(text.stdout).toContain(`broker              answers at ${cli.broker.url}`);
@@ -111,8 +111,10 @@ describe("notify hooks status and uninstall without an agent (issue 21, item 16)
       }
       const status = await runIn(project, ["hooks", "status", ...cli.target], env);
       const row = status.stdout.split("\n").find((line) => line.startsWith("claude-code user"));
-      // The longest state (five events) and the path are two columns, not one word.
-      expect(row).toMatch(/installed \(PermissionRequest, PostToolUse, Notification, Stop, UserPromptSubmit\) {2,}\//);
+      // The longest state (six events) and the path are two columns, not one word.
+      expect(row).toMatch(
+        /installed \(PermissionRequest, PostToolUse, Notification, Stop, UserPromptSubmit, PreToolUse\) {2,}\//,
+      );
       expect(row?.endsWith(` ${settings}`)).toBe(true);
 
       const removed = await runIn(project, ["hooks", "uninstall", ...cli.target], env);

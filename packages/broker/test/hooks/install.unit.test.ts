@@ -80,9 +80,12 @@ describe("notify hooks install / uninstall (issue 12, item 1)", () => {
       "Notification",
       "PermissionRequest",
       "PostToolUse",
+      "PreToolUse",
       "Stop",
       "UserPromptSubmit",
     ]);
+    // Claude Code's own question tool only (issue 26, item 3).
+    expect(settings.hooks.PreToolUse[0].matcher).toBe("AskUserQuestion");
 
     const after = readFileSync(file);
     const second = install("claude-code", "user", context);

@@ -4,6 +4,7 @@ import { configPath } from "../../config/config-file.js";
 import { codexHookTrust } from "../../hooks/install/codex-trust.js";
 import { isNotifyCommand } from "../../hooks/install/entries.js";
 import { installStatus } from "../../hooks/install/installer.js";
+import { mcpStatus } from "../../mcp/install.js";
 import { systemdUnitPath } from "../../service/service-files.js";
 import { VERSION } from "../../version.js";
 import { brokerTarget, type ClientOptions, createClient, nonEmpty, printJson } from "../client.js";
@@ -109,6 +110,31 @@ async function hooksCheck(): Promise<Check> {
   return fail("hooks", broken.join("; "), agents.join(" && "));
 }
 
+/** Notify's MCP server entries (notify mcp install): each one's command must still start (docs/mcp.md). */
+function mcpCheck(): Check {
+  const rows = mcpStatus();
+  const unreadable = rows.filter((row) => row.installed === null);
+  const installed = rows.filter((row) => row.installed === true);
+  const broken: string[] = unreadable.map((row) => `${row.agent} ${row.scope}: ${row.file} cannot be parsed`);
+  for (const row of installed) {
+    const problem = resolvable(row.command ?? []);
+    if (problem !== undefined) broken.push(`${row.agent} ${row.scope}: ${problem}`);
+  }
+  if (installed.length === 0 && broken.length === 0) {
+    return ok("mcp", "not installed (optional: notify mcp install claude-code|codex)");
+  }
+  const where = installed.map((row) => `${row.agent} ${row.scope}`).join(", ");
+  if (broken.length === 0) return ok("mcp", `installed for ${where}; every command resolves`);
+  const fixes = [
+    ...new Set(
+      [...unreadable, ...installed.filter((row) => resolvable(row.command ?? []) !== undefined)].map((row) =>
+        row.installed === null ? `fix ${row.file} by hand` : `notify mcp install ${row.agent} --scope ${row.scope}`,
+      ),
+    ),
+  ];
+  return fail("mcp", broken.join("; "), fixes.join(" && "));
+}
+
 function dataDirCheck(dataDir: string): Check {
   if (!existsSync(dataDir)) return warn("data-dir", `${dataDir} does not exist yet`, "notify serve");
   const wide: string[] = [];
@@ -197,7 +223,7 @@ export async function doctor(options: DoctorOptions): Promise<void> {
     );
   }
   checks.push(await hooksCheck());
-  checks.push(ok("mcp", "not installed (no MCP entry is written yet)"));
+  checks.push(mcpCheck());
 
   if (reachable && client !== undefined) {
     const status = await client.request<Json>("GET", "/ui/api/router/status", { ui: true }).catch(() => undefined);

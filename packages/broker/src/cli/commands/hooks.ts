@@ -8,6 +8,7 @@ import {
   uninstall as uninstallHooks,
 } from "../../hooks/install/installer.js";
 import { SCOPES, type Scope } from "../../hooks/install/targets.js";
+import { mcpStatus } from "../../mcp/install.js";
 import { brokerTarget, type ClientOptions, createClient, nonEmpty, printJson } from "../client.js";
 import { ExitError } from "../exit-error.js";
 import { stableCommand } from "../stable-command.js";
@@ -111,9 +112,13 @@ export async function hooksUninstall(options: HooksOptions): Promise<void> {
   for (const result of results) report(result, false);
 }
 
-/** `notify hooks status`: what is installed where, and whether the broker answers. Exit 0 either way. */
+/**
+ * `notify hooks status`: what is installed where (the hooks, then Notify's MCP server entries from `notify mcp
+ * install`), and whether the broker answers. Exit 0 either way.
+ */
 export async function hooksStatus(options: HooksOptions): Promise<void> {
   const rows = installStatus({});
+  const mcp = mcpStatus();
   let broker: { url: string; reachable: boolean; error?: string };
   try {
     const client = createClient(options);
@@ -127,7 +132,7 @@ export async function hooksStatus(options: HooksOptions): Promise<void> {
     broker = { url: "", reachable: false, error: (error as Error).message };
   }
   if (options.json) {
-    printJson({ installs: rows, broker });
+    printJson({ installs: rows, mcp, broker });
     return;
   }
   const states = rows.map((row) =>
@@ -144,8 +149,21 @@ export async function hooksStatus(options: HooksOptions): Promise<void> {
   const lines = rows.map(
     (row, index) => `${`${row.agent} ${row.scope}`.padEnd(20)}${states[index]?.padEnd(width)}${row.file}\n`,
   );
+  const mcpStates = mcp.map((row) =>
+    row.installed === null
+      ? "file cannot be parsed"
+      : row.installed
+        ? "installed"
+        : row.agentInstalled
+          ? "not installed"
+          : "agent not found",
+  );
+  const mcpWidth = Math.max(...mcpStates.map((state) => state.length)) + 2;
+  const mcpLines = mcp.map(
+    (row, index) => `${`mcp ${row.agent} ${row.scope}`.padEnd(24)}${mcpStates[index]?.padEnd(mcpWidth)}${row.file}\n`,
+  );
   const brokerLine = broker.reachable
     ? `broker              answers at ${broker.url}\n`
     : `broker              does not answer${broker.url ? ` at ${broker.url}` : ""}: ${broker.error ?? ""}\n`;
-  process.stdout.write(lines.join("") + brokerLine);
+  process.stdout.write(lines.join("") + mcpLines.join("") + brokerLine);
 }

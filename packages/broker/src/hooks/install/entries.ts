@@ -1,21 +1,24 @@
 import { type AgentId, HOOK_TIMEOUT_SECONDS } from "../agents.js";
 
-/** The events Notify hooks into per agent, and whether the event takes a tool matcher. */
-export const HOOK_EVENTS: Record<AgentId, { event: string; toolMatcher: boolean }[]> = {
+/** The events Notify hooks into per agent, and the tool matcher of those that take one. */
+export const HOOK_EVENTS: Record<AgentId, { event: string; matcher?: string }[]> = {
   "claude-code": [
-    { event: "PermissionRequest", toolMatcher: true },
-    { event: "PostToolUse", toolMatcher: true },
-    { event: "Notification", toolMatcher: false },
-    { event: "Stop", toolMatcher: false },
+    { event: "PermissionRequest", matcher: "*" },
+    { event: "PostToolUse", matcher: "*" },
+    { event: "Notification" },
+    { event: "Stop" },
     // The next prompt withdraws a question left open by an interrupted turn: an agent that kills its hook with
     // SIGKILL (Codex on Esc) gives the hook no chance to withdraw it itself.
-    { event: "UserPromptSubmit", toolMatcher: false },
+    { event: "UserPromptSubmit" },
+    // Claude Code's own question tool: its questions go to Notify, the answers come back as the call's input
+    // (issue 26, item 3; hooks/ask-user-question.ts).
+    { event: "PreToolUse", matcher: "AskUserQuestion" },
   ],
   codex: [
-    { event: "PermissionRequest", toolMatcher: true },
-    { event: "PostToolUse", toolMatcher: true },
-    { event: "Stop", toolMatcher: false },
-    { event: "UserPromptSubmit", toolMatcher: false },
+    { event: "PermissionRequest", matcher: "*" },
+    { event: "PostToolUse", matcher: "*" },
+    { event: "Stop" },
+    { event: "UserPromptSubmit" },
   ],
 };
 
@@ -39,9 +42,9 @@ export function isNotifyCommand(command: unknown, agent: AgentId): boolean {
 /** The matcher groups Notify adds, one per event (Claude Code and Codex read the same settings shape). */
 export function notifyGroups(agent: AgentId, program: string[], extra: string[] = []): Record<string, Json> {
   const groups: Record<string, Json> = {};
-  for (const { event, toolMatcher } of HOOK_EVENTS[agent]) {
+  for (const { event, matcher } of HOOK_EVENTS[agent]) {
     const hook = { type: "command", command: hookCommand(program, agent, event, extra), timeout: HOOK_TIMEOUT_SECONDS };
-    groups[event] = toolMatcher ? { matcher: "*", hooks: [hook] } : { hooks: [hook] };
+    groups[event] = matcher !== undefined ? { matcher, hooks: [hook] } : { hooks: [hook] };
   }
   return groups;
 }

@@ -35,7 +35,7 @@ export interface ChangeResult {
 }
 
 /** What uninstall needs to restore the file exactly as Notify found it. */
-interface InstallRecord {
+export interface InstallRecord {
   agent: AgentId;
   scope: Scope;
   file: string;
@@ -52,11 +52,11 @@ interface InstallRecord {
 type Records = Record<string, InstallRecord>;
 type Json = Record<string, unknown>;
 
-const sha256 = (bytes: Buffer | string): string => createHash("sha256").update(bytes).digest("hex");
+export const sha256 = (bytes: Buffer | string): string => createHash("sha256").update(bytes).digest("hex");
 const hooksDir = (context: InstallContext): string => join(context.dataDir, "hooks");
 const recordsPath = (context: InstallContext): string => join(hooksDir(context), "installs.json");
 
-function readRecords(context: InstallContext): Records {
+export function readRecords(context: InstallContext): Records {
   try {
     return JSON.parse(readFileSync(recordsPath(context), "utf8")) as Records;
   } catch {
@@ -64,13 +64,13 @@ function readRecords(context: InstallContext): Records {
   }
 }
 
-function writeRecords(context: InstallContext, records: Records): void {
+export function writeRecords(context: InstallContext, records: Records): void {
   ensurePrivateDir(context.dataDir);
   writePrivateFile(recordsPath(context), `${JSON.stringify(records, null, 2)}\n`);
 }
 
 /** A copy of the bytes from before a change, 0600 in the data dir's 0700 `hooks/backups/`. */
-function backup(context: InstallContext, target: Target, bytes: Buffer): string {
+export function backup(context: InstallContext, target: Target, bytes: Buffer): string {
   const dir = join(hooksDir(context), "backups");
   ensurePrivateDir(context.dataDir);
   ensurePrivateDir(hooksDir(context));

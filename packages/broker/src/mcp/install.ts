@@ -1,0 +1,408 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { isDeepStrictEqual } from "node:util";
+import { EditConflictError, type EditOutcome, editFile } from "../fs/edit-file.js";
+import { inStyle, type TextStyle, textStyle, withoutBom } from "../fs/text-style.js";
+import { type AgentId, displayName } from "../hooks/agents.js";
+import {
+  backup,
+  HookInstallError,
+  type InstallContext,
+  type InstallRecord,
+  readRecords,
+  sha256,
+  writeRecords,
+} from "../hooks/install/installer.js";
+import type { Scope, Target, TargetEnv } from "../hooks/install/targets.js";
+
+/**
+ * `notify mcp install|uninstall claude-code|codex`: registers `notify mcp` in the agent's own MCP configuration,
+ * with the backup and byte-for-byte restore rules of the hooks (the same records and backups under
+ * `<dataDir>/hooks/`, through the hooks installer's helpers).
+ */
+
+/** The server's name in the agent's configuration: its tools appear as `mcp__notify__ask_person`. */
+export const SERVER_NAME = "notify";
+
+/**
+ * How long the host lets one tool call run. ask_person holds its call until the question settles, and a question
+ * lives at most 3600 s (spec 1, ttl_seconds), so the call gets that plus a minute: the question expires first and
+ * the model reads `expired`, instead of the host killing the call.
+ */
+export const TOOL_TIMEOUT_SECONDS = 3660;
+/** Codex waits 10 s for a server's initialize by default; a loaded machine starting Node needs more room. */
+export const STARTUP_TIMEOUT_SECONDS = 30;
+
+export interface McpTarget extends Target {
+  format: "json" | "toml";
+}
+
+/**
+ * Where each agent reads its MCP servers:
+ * - Claude Code (https://code.claude.com/docs/en/mcp "MCP installation scopes"): user scope is `mcpServers` at the
+ *   top of `~/.claude.json` (`$CLAUDE_CONFIG_DIR/.claude.json` when that is set), project scope is `mcpServers` in
+ *   `<project>/.mcp.json`. A stdio entry is `{type: "stdio", command, args, env?, timeout?}` (timeout in ms: the
+ *   per-server tool-call limit of Claude Code 2.1).
+ * - Codex CLI (https://developers.openai.com/codex/mcp): `[mcp_servers.<name>]` in `$CODEX_HOME/config.toml`
+ *   (default `~/.codex/config.toml`), or `<project>/.codex/config.toml` for a trusted project, with `command`,
+ *   `args`, `startup_timeout_sec` (default 10) and `tool_timeout_sec` (default 60).
+ */
+export function mcpTargetFor(agent: AgentId, scope: Scope, where: TargetEnv = {}): McpTarget {
+  const env = where.env ?? process.env;
+  const home = where.home ?? homedir();
+  const cwd = resolve(where.cwd ?? process.cwd());
+  if (agent === "claude-code") {
+    const configDir = env.CLAUDE_CONFIG_DIR && env.CLAUDE_CONFIG_DIR !== "" ? env.CLAUDE_CONFIG_DIR : undefined;
+    const agentHome = configDir ?? join(home, ".claude");
+    const dir = scope === "user" ? (configDir ?? home) : cwd;
+    return {
+      agent,
+      scope,
+      agentHome,
+      dir,
+      file: join(dir, scope === "user" ? ".claude.json" : ".mcp.json"),
+      format: "json",
+    };
+  }
+  const agentHome = env.CODEX_HOME && env.CODEX_HOME !== "" ? env.CODEX_HOME : join(home, ".codex");
+  const dir = scope === "user" ? agentHome : join(cwd, ".codex");
+  return { agent, scope, agentHome, dir, file: join(dir, "config.toml"), format: "toml" };
+}
+
+export interface McpChangeResult {
+  target: McpTarget;
+  changed: boolean;
+  backup?: string;
+  summary: string;
+}
+
+export interface McpInstallContext extends InstallContext {
+  /** The words that start Notify's CLI; `mcp` and `extra` follow. */
+  program: string[];
+}
+
+type Json = Record<string, unknown>;
+
+/** The command line the agent runs: the CLI's words, `mcp`, then the options that find the same broker. */
+const serverArgs = (context: McpInstallContext): { command: string; args: string[] } => {
+  const [command = "notify", ...rest] = context.program;
+  return { command, args: [...rest, "mcp", ...(context.extra ?? [])] };
+};
+
+/** An entry Notify wrote: its arguments end in `mcp` (plus options) after a program named notify or main.js. */
+export function isNotifyServer(command: unknown, args: unknown): boolean {
+  const words = [command, ...(Array.isArray(args) ? args : [])].filter((word) => typeof word === "string");
+  const mcp = words.indexOf("mcp");
+  if (mcp < 1) return false;
+  return words.slice(0, mcp).some((word) => /(?:^|[/\\])(?:notify(?:\.js)?|main\.js)$/.test(word as string));
+}
+
+// --- Claude Code: JSON ---------------------------------------------------------------------------------------
+
+function parseJson(target: McpTarget, text: string): Json {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new HookInstallError(
+      `cannot parse ${target.file} (${(error as Error).message}); it was left as it was: fix it, then run this again`,
+    );
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new HookInstallError(`${target.file} does not hold a JSON object; it was left as it was`);
+  }
+  const servers = (parsed as Json).mcpServers;
+  if (servers !== undefined && (servers === null || typeof servers !== "object" || Array.isArray(servers))) {
+    throw new HookInstallError(`${target.file}: "mcpServers" is not an object; it was left as it was`);
+  }
+  return parsed as Json;
+}
+
+function claudeEntry(context: McpInstallContext): Json {
+  const { command, args } = serverArgs(context);
+  // alwaysLoad: the tools are in the prompt from the first turn instead of deferred behind ToolSearch (server.ts).
+  return { type: "stdio", command, args, timeout: TOOL_TIMEOUT_SECONDS * 1000, alwaysLoad: true };
+}
+
+function ownJsonEntry(target: McpTarget, document: Json): Json | undefined {
+  const entry = (document.mcpServers as Json | undefined)?.[SERVER_NAME] as Json | undefined;
+  if (entry === undefined) return undefined;
+  if (!isNotifyServer(entry?.command, entry?.args)) {
+    throw new HookInstallError(
+      `${target.file} already has an MCP server named "${SERVER_NAME}" that is not Notify's; it was left as it was`,
+    );
+  }
+  return entry;
+}
+
+function jsonInstalled(target: McpTarget, text: string | undefined, context: McpInstallContext): string | undefined {
+  const document = text !== undefined ? parseJson(target, text) : {};
+  ownJsonEntry(target, document);
+  const updated = structuredClone(document);
+  updated.mcpServers = { ...((updated.mcpServers as Json | undefined) ?? {}), [SERVER_NAME]: claudeEntry(context) };
+  if (text !== undefined && isDeepStrictEqual(updated, document)) return undefined;
+  return `${JSON.stringify(updated, null, 2)}\n`;
+}
+
+function jsonStripped(target: McpTarget, text: string): string | undefined {
+  const document = parseJson(target, text);
+  if (ownJsonEntry(target, document) === undefined) return undefined;
+  const servers = document.mcpServers as Json;
+  delete servers[SERVER_NAME];
+  if (Object.keys(servers).length === 0) delete document.mcpServers;
+  return `${JSON.stringify(document, null, 2)}\n`;
+}
+
+// --- Codex: TOML, edited as text so the rest of the user's file keeps its bytes ----------------------------------
+
+const COMMENT = "# Notify's MCP server (notify mcp install codex); `notify mcp uninstall codex` removes it.";
+const OWN_HEADER = /^\s*\[\s*mcp_servers\s*\.\s*(?:notify|"notify"|'notify')\s*(?:\.[^\]]*)?\]\s*(?:#.*)?$/;
+const ANY_HEADER = /^\s*\[/;
+/** Forms a line-based edit cannot see into: `mcp_servers = {...}`, `mcp_servers.notify = ...`, a `[mcp_servers]` table. */
+const OPAQUE =
+  /^\s*(?:mcp_servers\s*[.=]|\[\s*mcp_servers\s*\]|\[\s*mcp_servers\s*\.\s*(?:notify|"notify"|'notify')\s*\]\s*=)/;
+
+const tomlString = (value: string): string => JSON.stringify(value);
+
+function codexBlock(context: McpInstallContext): string {
+  const { command, args } = serverArgs(context);
+  return [
+    COMMENT,
+    `[mcp_servers.${SERVER_NAME}]`,
+    `command = ${tomlString(command)}`,
+    `args = [${args.map(tomlString).join(", ")}]`,
+    `startup_timeout_sec = ${STARTUP_TIMEOUT_SECONDS}`,
+    `tool_timeout_sec = ${TOOL_TIMEOUT_SECONDS}`,
+    "",
+  ].join("\n");
+}
+
+/** The file's lines outside Notify's table (and its sub-tables and comment line), and the table's own lines. */
+function splitToml(target: McpTarget, text: string): { kept: string[]; own: string[] } {
+  const lines = text.split("\n");
+  if (lines.some((line) => OPAQUE.test(line))) {
+    throw new HookInstallError(
+      `${target.file} defines mcp_servers in a form Notify does not edit (an inline table or dotted keys); it was left as it was: add Notify by hand (docs/mcp.md)`,
+    );
+  }
+  const kept: string[] = [];
+  const own: string[] = [];
+  let inside = false;
+  for (const line of lines) {
+    if (ANY_HEADER.test(line)) inside = OWN_HEADER.test(line);
+    if (inside) {
+      if (own.length === 0 && kept[kept.length - 1] === COMMENT) kept.pop();
+      own.push(line);
+    } else kept.push(line);
+  }
+  return { kept, own };
+}
+
+/** The text without Notify's table; undefined when it has none. */
+function tomlWithout(target: McpTarget, text: string): string | undefined {
+  const { kept, own } = splitToml(target, text);
+  if (own.length === 0) return undefined;
+  // The blank line install put before the block goes with it.
+  while (kept.length > 1 && kept[kept.length - 1] === "" && kept[kept.length - 2] === "") kept.pop();
+  return kept.join("\n");
+}
+
+function tomlInstalled(target: McpTarget, text: string, context: McpInstallContext): string {
+  const base = tomlWithout(target, text) ?? text;
+  const separator = base === "" ? "" : base.endsWith("\n\n") ? "" : base.endsWith("\n") ? "\n" : "\n\n";
+  return `${base}${separator}${codexBlock(context)}`;
+}
+
+// --- Install and uninstall: the hooks' record, backup and restore rules ----------------------------------------
+
+/** editFile with a refusal the CLI shows when the file kept changing. */
+function edit<T>(target: McpTarget, plan: Parameters<typeof editFile<T>>[1]): EditOutcome<T> {
+  try {
+    return editFile(target.file, plan);
+  } catch (error) {
+    if (error instanceof EditConflictError) throw new HookInstallError(error.message);
+    throw error;
+  }
+}
+
+/** The file's text as the edits take it (no BOM, LF line ends), and the style to write it back in. */
+function readText(bytes: Buffer | undefined): { text: string; style: TextStyle } {
+  const raw = bytes?.toString("utf8") ?? "";
+  return { text: withoutBom(raw).replaceAll("\r\n", "\n"), style: textStyle(raw) };
+}
+
+function installedText(target: McpTarget, bytes: Buffer | undefined, context: McpInstallContext): string | undefined {
+  const { text, style } = readText(bytes);
+  const updated =
+    target.format === "json"
+      ? jsonInstalled(target, bytes === undefined ? undefined : text, context)
+      : tomlInstalled(target, text, context);
+  return updated === undefined || (bytes !== undefined && updated === text) ? undefined : inStyle(updated, style);
+}
+
+function strippedText(target: McpTarget, bytes: Buffer): string | undefined {
+  const { text, style } = readText(bytes);
+  const updated = target.format === "json" ? jsonStripped(target, text) : tomlWithout(target, text);
+  return updated === undefined ? undefined : inStyle(updated, style);
+}
+
+/**
+ * Adds `notify mcp` to the agent's MCP configuration: idempotent, a backup before every change, refuses what it
+ * cannot parse (left as it was). The edit goes through editFile, as the hooks' do: a symlink stays a link, the mode
+ * stays, and a write the agent makes meanwhile (Claude Code rewrites ~/.claude.json as it runs) is not lost.
+ */
+export function installMcp(agent: AgentId, scope: Scope, context: McpInstallContext): McpChangeResult {
+  const target = mcpTargetFor(agent, scope, context.where);
+  if (!existsSync(target.agentHome)) {
+    throw new HookInstallError(
+      `${displayName(agent)} does not seem to be installed: ${target.agentHome} does not exist (nothing was changed)`,
+    );
+  }
+  const createdDir = !existsSync(target.dir);
+  if (createdDir) mkdirSync(target.dir, { recursive: true });
+  const outcome = edit(target, (bytes) => {
+    const text = installedText(target, bytes, context);
+    return { content: text, result: text ?? "" };
+  });
+  if (!outcome.changed) {
+    if (createdDir && readdirSync(target.dir).length === 0) rmdirSync(target.dir);
+    return { target, changed: false, summary: `already installed in ${target.file}` };
+  }
+  const bytes = outcome.before;
+  const text = outcome.result;
+  const records = readRecords(context);
+  const previous = records[target.file];
+  const taken = bytes !== undefined ? backup(context, target, bytes) : undefined;
+  // Re-installing over Notify's own untouched write keeps the record of the user's original file.
+  const keepOriginal = previous !== undefined && bytes !== undefined && sha256(bytes) === previous.installedSha256;
+  const record: InstallRecord = keepOriginal
+    ? { ...previous, installedSha256: sha256(text) }
+    : {
+        agent,
+        scope,
+        file: target.file,
+        existed: bytes !== undefined,
+        ...(taken !== undefined ? { original: taken } : {}),
+        installedSha256: sha256(text),
+        createdDir,
+      };
+  records[target.file] = record;
+  writeRecords(context, records);
+  const result: McpChangeResult = { target, changed: true, summary: `installed into ${target.file}` };
+  if (taken !== undefined) result.backup = taken;
+  return result;
+}
+
+type UninstallStep = "missing" | "restored" | "removed" | "stripped" | "none";
+
+/**
+ * Removes Notify's server. A file exactly as Notify left it gets the user's original back byte for byte (or goes,
+ * when Notify created it); a file changed since (Claude Code rewrites ~/.claude.json as it runs) loses only Notify's
+ * entry.
+ */
+export function uninstallMcp(agent: AgentId, scope: Scope, context: McpInstallContext): McpChangeResult {
+  const target = mcpTargetFor(agent, scope, context.where);
+  const records = readRecords(context);
+  const record = records[target.file];
+  const outcome = edit<UninstallStep>(target, (bytes) => {
+    if (bytes === undefined) return { content: undefined, result: "missing" };
+    if (record !== undefined && sha256(bytes) === record.installedSha256) {
+      if (record.existed && record.original !== undefined) {
+        return { content: readFileSync(record.original), result: "restored" };
+      }
+      if (!record.existed) return { content: null, result: "removed" };
+    }
+    const text = strippedText(target, bytes);
+    return text === undefined ? { content: undefined, result: "none" } : { content: text, result: "stripped" };
+  });
+  if (outcome.result === "missing" || outcome.result === "none") {
+    if (outcome.result === "missing" && record !== undefined) {
+      delete records[target.file];
+      writeRecords(context, records);
+    }
+    return {
+      target,
+      changed: false,
+      summary:
+        outcome.result === "missing"
+          ? `not installed (${target.file} does not exist)`
+          : `not installed in ${target.file}`,
+    };
+  }
+  const taken = backup(context, target, outcome.before as Buffer);
+  if (outcome.result === "removed" && record?.createdDir && readdirSync(target.dir).length === 0) rmdirSync(target.dir);
+  if (record !== undefined) {
+    delete records[target.file];
+    writeRecords(context, records);
+  }
+  const summary =
+    outcome.result === "restored"
+      ? `restored ${target.file} as it was before`
+      : outcome.result === "removed"
+        ? `removed ${target.file}`
+        : `removed Notify's MCP server from ${target.file}`;
+  return { target, changed: true, backup: taken, summary };
+}
+
+export interface McpStatus {
+  agent: AgentId;
+  scope: Scope;
+  file: string;
+  agentInstalled: boolean;
+  /** Notify's entry is present; null when the file cannot be parsed. */
+  installed: boolean | null;
+  /** The command line written, for a check that it still resolves (`notify doctor`). */
+  command?: string[];
+}
+
+/** Where Notify's MCP server is registered (both agents, both scopes, for the current project). */
+export function mcpStatus(where: TargetEnv = {}): McpStatus[] {
+  const rows: McpStatus[] = [];
+  for (const agent of ["claude-code", "codex"] as const) {
+    for (const scope of ["user", "project"] as const) {
+      const target = mcpTargetFor(agent, scope, where);
+      const row: McpStatus = {
+        agent,
+        scope,
+        file: target.file,
+        agentInstalled: existsSync(target.agentHome),
+        installed: false,
+      };
+      if (existsSync(target.file)) {
+        try {
+          const command = installedCommand(target, readFileSync(target.file));
+          row.installed = command !== undefined;
+          if (command !== undefined) row.command = command;
+        } catch {
+          row.installed = null;
+        }
+      }
+      rows.push(row);
+    }
+  }
+  return rows;
+}
+
+function installedCommand(target: McpTarget, bytes: Buffer): string[] | undefined {
+  const { text } = readText(bytes);
+  if (target.format === "json") {
+    const entry = ownJsonEntry(target, parseJson(target, text));
+    if (entry === undefined) return undefined;
+    return [String(entry.command), ...((entry.args as unknown[] | undefined) ?? []).map(String)];
+  }
+  const { own } = splitToml(target, text);
+  if (own.length === 0) return undefined;
+  // Notify wrote both lines as JSON strings (valid TOML basic strings), so JSON reads them back.
+  const value = (key: string): unknown => {
+    const line = own.find((entry) => new RegExp(`^\\s*${key}\\s*=`).test(entry));
+    try {
+      return line === undefined ? undefined : JSON.parse(line.slice(line.indexOf("=") + 1));
+    } catch {
+      return undefined;
+    }
+  };
+  const command = value("command");
+  const args = value("args");
+  return [typeof command === "string" ? command : "", ...(Array.isArray(args) ? args.map(String) : [])];
+}
