@@ -252,6 +252,7 @@ export function createBroker(options: BrokerOptions): Broker {
     events,
     waiters,
     outbound,
+    chatConnection: (providerId) => chat.connection(providerId),
     dispatcher,
     outbox,
     logger,
