@@ -1,7 +1,7 @@
 import { backoffMs } from "@notify/contracts/retry";
 import type { DomainBus } from "../domain/bus.js";
-import type { UnitOfWork } from "../domain/unit-of-work.js";
 import { type Clock, isoTime } from "../domain/clock.js";
+import type { UnitOfWork } from "../domain/unit-of-work.js";
 import type { InteractionService } from "../interactions/service.js";
 import type { InteractionDto } from "../interactions/types.js";
 import type { Logger } from "../log/logger.js";

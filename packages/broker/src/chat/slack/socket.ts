@@ -120,7 +120,7 @@ export async function slackLoop(context: ChatLoopContext): Promise<void> {
     }
     if (handle.choiceId === undefined) {
       const interaction = context.interactions.find(handle.interactionId);
-      if (!interaction || interaction.status !== "pending") {
+      if (interaction?.status !== "pending") {
         await ephemeral(
           channel,
           user.id,
