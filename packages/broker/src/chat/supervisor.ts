@@ -1,4 +1,5 @@
 import { backoffMs } from "@notify/contracts/retry";
+import type { OutboundConnection } from "@notify/contracts/ui";
 import type { DomainBus } from "../domain/bus.js";
 import { type Clock, isoTime } from "../domain/clock.js";
 import type { UnitOfWork } from "../domain/unit-of-work.js";
@@ -10,12 +11,7 @@ import type { ProviderProfile } from "../outbox/types.js";
 import type { ChatStore, MessageRow } from "./chat-store.js";
 
 /** What `notify outbound list` and the Outbound page show for a provider that answers from a chat app. */
-export interface ChatConnection {
-  state: "connecting" | "connected" | "retrying";
-  /** The last failure's fixed code (`http_429`, `connection_refused`, `slack_invalid_auth`...), never its text. */
-  lastCode?: string;
-  since: string;
-}
+export type ChatConnection = OutboundConnection;
 
 export interface ChatTimings {
   /** Backoff after a failure: base doubling to max, jittered. */

@@ -147,16 +147,19 @@ export async function telegramLoop(context: ChatLoopContext): Promise<void> {
     if (outcome.kind !== "refused") context.close(question.interactionId);
   };
 
+  // The first poll does not wait: the page shows "connected" (or the failure) at once, not after a long-poll.
+  let first = true;
   while (!signal.aborted) {
     const offset = store.offset(profile.id);
     const page = await call<TgUpdate[]>("getUpdates", {
       ...(offset !== undefined ? { offset } : {}),
-      timeout: context.timings.pollSeconds,
+      timeout: first ? 0 : context.timings.pollSeconds,
       allowed_updates: ["message", "callback_query"],
     });
     if (signal.aborted) return;
     if (!page.ok) throw new TelegramFailure(page.code);
     if (!Array.isArray(page.result)) throw new TelegramFailure("telegram_bad_reply");
+    first = false;
     context.report("connected");
     for (const update of page.result) {
       if (signal.aborted) return;
