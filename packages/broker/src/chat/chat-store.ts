@@ -56,6 +56,9 @@ export class ChatStore {
   private readonly closeMessage: StatementSync;
   private readonly selectOffset: StatementSync;
   private readonly saveOffsetStatement: StatementSync;
+  private readonly pruneHandles: StatementSync;
+  private readonly pruneMessages: StatementSync;
+  private readonly pruneOffsets: StatementSync;
 
   constructor(readonly db: DatabaseSync) {
     this.insertHandle = db.prepare(
@@ -78,6 +81,13 @@ export class ChatStore {
     this.saveOffsetStatement = db.prepare(
       `INSERT INTO chat_offsets (provider_id, next_offset, updated_ms) VALUES (?1, ?2, ?3)
        ON CONFLICT (provider_id) DO UPDATE SET next_offset = ?2, updated_ms = ?3`,
+    );
+    // A question still pending keeps its handles whatever their age (a deadline is at most an hour away).
+    const settled = "interaction_id NOT IN (SELECT id FROM interactions WHERE status = 'pending')";
+    this.pruneHandles = db.prepare(`DELETE FROM chat_handles WHERE created_ms < ? AND ${settled}`);
+    this.pruneMessages = db.prepare(`DELETE FROM chat_messages WHERE created_ms < ? AND ${settled}`);
+    this.pruneOffsets = db.prepare(
+      "DELETE FROM chat_offsets WHERE provider_id NOT IN (SELECT id FROM provider_profiles)",
     );
   }
 
@@ -128,6 +138,18 @@ export class ChatStore {
   offset(providerId: string): number | undefined {
     const row = this.selectOffset.get(providerId) as { next_offset: number } | undefined;
     return row?.next_offset;
+  }
+
+  /**
+   * Forgets the handles and messages of settled questions posted before `beforeMs`, and the offsets of deleted
+   * providers. A tap on a button that old is then refused as unknown. Returns the rows removed.
+   */
+  prune(beforeMs: number): { handles: number; messages: number; offsets: number } {
+    return transaction(this.db, () => ({
+      handles: Number(this.pruneHandles.run(beforeMs).changes),
+      messages: Number(this.pruneMessages.run(beforeMs).changes),
+      offsets: Number(this.pruneOffsets.run().changes),
+    }));
   }
 
   saveOffset(providerId: string, offset: number, nowMs: number): void {

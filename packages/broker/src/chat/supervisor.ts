@@ -21,6 +21,10 @@ export interface ChatTimings {
   rescanMs?: number;
   /** Telegram getUpdates long-poll `timeout`, seconds. */
   pollSeconds?: number;
+  /** How long the handles and messages of a settled question are kept (docs/outbound.md: 7 days). */
+  retentionMs?: number;
+  /** How often they are pruned (by the clock; checked on each rescan). */
+  pruneEveryMs?: number;
   random?: () => number;
 }
 
@@ -60,6 +64,8 @@ const DEFAULTS: Required<Omit<ChatTimings, "random">> = {
   maxBackoffMs: 60_000,
   rescanMs: 2_000,
   pollSeconds: 25,
+  retentionMs: 7 * 24 * 3_600_000,
+  pruneEveryMs: 3_600_000,
 };
 
 interface Runner {
@@ -86,6 +92,7 @@ export class ChatSupervisor {
   private readonly editing = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
+  private lastPrune: number | undefined;
   private readonly controller = new AbortController();
   private readonly onChanged = (interaction: InteractionDto) => {
     if (interaction.status !== "pending") this.close(interaction.id);
@@ -137,6 +144,7 @@ export class ChatSupervisor {
       if (!this.runners.has(profile.id)) this.run(profile, loop);
     }
     this.sweepOpen();
+    this.pruneIfDue();
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => this.rescan(), this.timings.rescanMs);
     this.timer.unref();
@@ -235,6 +243,23 @@ export class ChatSupervisor {
           const interaction = this.interactions.find(row.interactionId);
           if (interaction && interaction.status !== "pending") this.edit(row, interaction);
         }
+      }
+    } catch {
+      // database closed during shutdown
+    }
+  }
+
+  /** At start and then every `pruneEveryMs`: the state of settled questions older than `retentionMs` goes. */
+  private pruneIfDue(): void {
+    const now = this.clock.now();
+    if (this.lastPrune !== undefined && now - this.lastPrune < this.timings.pruneEveryMs) return;
+    this.lastPrune = now;
+    try {
+      const removed = this.store.prune(now - this.timings.retentionMs);
+      if (removed.handles + removed.messages + removed.offsets > 0) {
+        this.logger.info(
+          `chat: pruned ${removed.handles} button handles and ${removed.messages} messages of settled questions, ${removed.offsets} offsets of deleted providers`,
+        );
       }
     } catch {
       // database closed during shutdown
