@@ -72,6 +72,13 @@ describe("notify apply with chat providers (issue 25)", { timeout: 60_000 }, () 
       expect(first.stdout + first.stderr).not.toContain(secret);
     }
     await until(() => tg.callsOf("getUpdates").length > 0 && slack.connections > 0, 30_000);
+    // `notify outbound list` shows the loops in its ANSWERS column.
+    await until(() => slack.connections > 0, 30_000);
+    const list = await runCli(["outbound", "list", ...cli.target]);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/^PROVIDER\s+KIND\s+ENABLED\s+SECRETS\s+ANSWERS\s+ID$/m);
+    expect(list.stdout).toMatch(/^phone-bot\s+telegram\s+yes\s+botToken\s+connected\s/m);
+    expect(list.stdout).toMatch(/^team-slack\s+slack_app\s+yes\s+appToken,botToken\s+connected\s/m);
     const providers = (await cli.api<Json[]>("GET", "/ui/api/outbound/providers")).body;
     const byName = Object.fromEntries(providers.map((provider: Json) => [provider.name, provider]));
     expect(byName["phone-bot"].settings).toMatchObject({ chatId: 4242, answers: true, allowedUserIds: ["7", "8"] });

@@ -50,6 +50,10 @@ export class SlackServer {
   readonly envelopes: { envelope: Envelope; ack?: Json; ackMs?: number; sentMs: number }[] = [];
   /** Connections opened (after `hello`). */
   connections = 0;
+  /** The next this-many acks are lost on the way (a broker killed after it acted, before Slack heard). */
+  loseAcks = 0;
+  /** Envelope ids whose ack was lost. */
+  readonly lostAcks: string[] = [];
   url = "";
   private readonly server: Server;
   private readonly wss = new WebSocketServer({ noServer: true });
@@ -297,6 +301,11 @@ export class SlackServer {
       const id = message?.envelope_id;
       const entry = this.envelopes.find((candidate) => candidate.envelope.envelope_id === id);
       if (!entry || entry.ack !== undefined) return;
+      if (this.loseAcks > 0) {
+        this.loseAcks--;
+        this.lostAcks.push(id);
+        return;
+      }
       entry.ack = message.payload ?? {};
       entry.ackMs = performance.now();
       for (const waiter of this.ackWaiters.get(id) ?? []) waiter.resolve(entry.ack);

@@ -230,6 +230,36 @@ describe("Slack answers (issue 25)", { timeout: 120_000 }, () => {
     expect((await call("GET", `/v1/interactions/${first.id}`)).body.response.source).toBe("ui");
   });
 
+  it("a broker SIGKILL after settling but before Slack has the ack settles nothing twice; a click while down is not lost", async () => {
+    const first = (await call("POST", "/v1/interactions/request", { prompt: "Kill me?" })).body;
+    const second = (await call("POST", "/v1/interactions/request", { prompt: "While down?" })).body;
+    const one = await questionMessage("Kill me?");
+    const two = await questionMessage("While down?");
+    slack.loseAcks = 1;
+    const cut = slack.click(one, 0, ANN);
+    // The broker acks only after the answer is committed: once its ack is on the wire, the answer is durable.
+    await until(() => slack.lostAcks.length === 1, 30_000);
+    const settled = (await call("GET", `/v1/interactions/${first.id}`)).body;
+    expect(settled.response).toMatchObject({ source: "slack", choice_id: "allow" });
+    broker.child.kill("SIGKILL");
+    await broker.exited;
+    const whileDown = slack.click(two, 1, ANN);
+
+    broker = await spawnBroker(dataDir);
+    // Slack redelivers both unacknowledged envelopes to the new connection.
+    await slack.ack(cut, 60_000);
+    await slack.ack(whileDown, ACK_MS);
+    expect(slack.envelopes.find((entry) => entry.envelope.envelope_id === cut)?.envelope.retry_attempt).toBe(1);
+    expect((await call("GET", `/v1/interactions/${first.id}`)).body.response).toEqual(settled.response);
+    expect((await call("GET", `/v1/interactions/${second.id}/wait?timeout=30`)).body.response).toMatchObject({
+      source: "slack",
+      choice_id: "deny",
+    });
+    // The redelivered click replayed the first answer: nobody was told "already answered".
+    expect(ephemerals()).toEqual([]);
+    await until(() => updates(one).length >= 1 && updates(two).length >= 1, 30_000);
+  });
+
   it("reconnects after a disconnect envelope and a dropped socket, loses no envelope, and leaks no token", async () => {
     expect((await connection()).state).toBe("connected");
     const first = (await call("POST", "/v1/interactions/request", { prompt: "After a refresh?" })).body;
