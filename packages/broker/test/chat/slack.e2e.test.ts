@@ -208,6 +208,8 @@ describe("Slack answers (issue 25)", { timeout: 120_000 }, () => {
   });
 
   it("updates the message when the question is answered on the desktop or cancelled; a late click changes nothing", async () => {
+    // Slack throttles the first post: the outbox waits out Retry-After and posts again.
+    slack.fail("chat.postMessage", { status: 429, retryAfter: 1 }, 1);
     const first = (await call("POST", "/v1/interactions/request", { prompt: "Answered elsewhere?" })).body;
     const second = (await call("POST", "/v1/interactions/request", { prompt: "Cancelled later?" })).body;
     const one = await questionMessage("Answered elsewhere?");
@@ -221,6 +223,7 @@ describe("Slack answers (issue 25)", { timeout: 120_000 }, () => {
     });
     expect(answer.status).toBe(200);
     expect((await call("POST", `/v1/interactions/${second.id}/cancel`)).status).toBe(200);
+    expect(slack.callsOf("chat.postMessage:failed")).toHaveLength(1);
     await until(() => updates(one).length === 1 && updates(two).length === 1, 30_000);
     expect(outcomeOf(updates(one)[0] as Json)).toMatch(/^Answered on the desktop at \d\d:\d\d$/);
     expect(outcomeOf(updates(two)[0] as Json)).toBe("Cancelled");
