@@ -233,6 +233,19 @@ describe("Slack answers (issue 25)", { timeout: 120_000 }, () => {
     expect((await call("GET", `/v1/interactions/${first.id}`)).body.response.source).toBe("ui");
   });
 
+  it("stops the socket when the provider is disabled and opens it again when it is enabled", async () => {
+    const providers = (await call("GET", "/ui/api/outbound/providers")).body;
+    const id = providers[0].id;
+    expect(slack.open).toBe(true);
+    expect((await call("PATCH", `/ui/api/outbound/providers/${id}`, { enabled: false })).status).toBe(200);
+    await until(() => !slack.open, 30_000);
+    expect(await connection()).toBeUndefined();
+    const before = slack.connections;
+    expect((await call("PATCH", `/ui/api/outbound/providers/${id}`, { enabled: true })).status).toBe(200);
+    await until(() => slack.connections === before + 1 && slack.open, 30_000);
+    await eventually(async () => (await connection())?.state === "connected", 30_000);
+  });
+
   it("a broker SIGKILL after settling but before Slack has the ack settles nothing twice; a click while down is not lost", async () => {
     const first = (await call("POST", "/v1/interactions/request", { prompt: "Kill me?" })).body;
     const second = (await call("POST", "/v1/interactions/request", { prompt: "While down?" })).body;
