@@ -2,6 +2,9 @@ import { join } from "node:path";
 import type { DatabaseSync, DatabaseSync as RouterDatabase } from "node:sqlite";
 import { AGENT_ACCOUNTS_KEY, parseAgentAccounts, type UpstreamTimeouts } from "@notify/router";
 import type { FastifyInstance } from "fastify";
+import { ChatStore } from "./chat/chat-store.js";
+import type { ChatSupervisor, ChatTimings } from "./chat/supervisor.js";
+import { chatAdapters, chatSupervisor } from "./chat/wiring.js";
 import { ConfigError, readConfigFile } from "./config/config-file.js";
 import { resolveDataDir } from "./config/paths.js";
 import { PresentationSettingsFile } from "./config/presentation-settings.js";
@@ -73,6 +76,8 @@ export interface Broker {
   relayPoller: AnswerPoller;
   /** Whether the person is at this computer (docs/routing.md): the session bus when there is one, the web page. */
   presence: PresenceMonitor;
+  /** The Telegram and Slack answer loops (issue 25). */
+  chat: ChatSupervisor;
   app: FastifyInstance;
   /** Graceful stop: answer open long-polls, stop accepting, close the database. Idempotent. */
   close(): Promise<void>;
@@ -87,6 +92,8 @@ export interface BrokerOptions {
   dispatcher?: DispatcherOptions;
   /** Test hook: relay poll timings. */
   relayPoller?: PollerOptions;
+  /** Test hook: chat answer loop timings. */
+  chat?: ChatTimings;
   /** WAL checkpoints on a worker thread instead of inside commits (the served broker turns this on). */
   backgroundCheckpoints?: boolean;
   /** Test hook: short upstream timeouts for the provider router (the spec's defaults otherwise). */
@@ -142,11 +149,18 @@ export function createBroker(options: BrokerOptions): Broker {
   const bus = new DomainBus(unit);
   const interactionStore = new SqliteInteractionStore(db);
   const outbox = new SqliteOutboxStore(db);
+  // Answers from chat apps (issue 25): Telegram and Slack app questions carry buttons whose handles live here.
+  const chatStore = new ChatStore(db);
+  let chatPosted: (interactionId: string) => void = () => {};
   const outbound = new OutboundService(
     new SqliteOutboundStore(db),
     outbox,
     new SecretSealer(settings.dataDir),
-    ADAPTERS,
+    chatAdapters(ADAPTERS, {
+      store: chatStore,
+      now: () => clock.now(),
+      posted: (row) => chatPosted(row.interactionId),
+    }),
     clock,
     unit,
     {
@@ -213,6 +227,8 @@ export function createBroker(options: BrokerOptions): Broker {
     logger,
     options.relayPoller,
   );
+  const chat = chatSupervisor(outbound, interactions, chatStore, bus, unit, clock, logger, options.chat);
+  chatPosted = (interactionId) => chat.close(interactionId);
   const sealer = new SecretSealer(settings.dataDir);
   const routerDb = openRouterDatabase(
     options.databasePath === ":memory:" ? ":memory:" : join(settings.dataDir, "router.db"),
@@ -236,6 +252,7 @@ export function createBroker(options: BrokerOptions): Broker {
     events,
     waiters,
     outbound,
+    chatConnection: (providerId) => chat.connection(providerId),
     dispatcher,
     outbox,
     logger,
@@ -305,6 +322,7 @@ export function createBroker(options: BrokerOptions): Broker {
       if (!closing) startScreenSaverSource({ address: presenceBus, logger, ...options.presence }, presence);
     });
   }
+  chat.start();
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -316,6 +334,7 @@ export function createBroker(options: BrokerOptions): Broker {
       interactions.stop();
       await dispatcher.stop();
       await relayPoller.stop();
+      await chat.stop();
       flushBatch(db);
       await checkpoints?.stop();
       db.close();
@@ -343,6 +362,7 @@ export function createBroker(options: BrokerOptions): Broker {
     desktop,
     relayPoller,
     presence,
+    chat,
     app,
     close,
   };
@@ -368,6 +388,7 @@ export interface StartOptions {
   desktop?: Omit<DesktopOptions, "address">;
   presence?: BrokerOptions["presence"];
   relayPoller?: PollerOptions;
+  chat?: ChatTimings;
 }
 
 export interface RunningBroker extends Broker {
@@ -414,6 +435,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     ...(options.httpLimits ? { httpLimits: options.httpLimits } : {}),
     ...(options.relayPoller ? { relayPoller: options.relayPoller } : {}),
     ...(options.presence ? { presence: options.presence } : {}),
+    ...(options.chat ? { chat: options.chat } : {}),
   });
   const host = options.host ?? "127.0.0.1";
   try {

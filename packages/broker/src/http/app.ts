@@ -69,6 +69,8 @@ export interface AppOptions {
   events: ArcConsumer;
   waiters: WaitRegistry;
   outbound: OutboundService;
+  /** The state of chat answer loops by provider id, shown with the providers (issue 25). */
+  chatConnection?: (providerId: string) => unknown;
   dispatcher: Dispatcher;
   outbox: OutboxStore;
   logger: Logger;
@@ -369,6 +371,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
       });
       await ui.register(uiOutboundRoutes, {
         outbound: options.outbound,
+        ...(options.chatConnection ? { chatConnection: options.chatConnection } : {}),
         dispatcher: options.dispatcher,
         outbox: options.outbox,
       });

@@ -213,6 +213,38 @@ export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
       ) STRICT;
     `);
   },
+  // 8: answers from chat apps (issue 25, chat/chat-store.ts). `chat_handles`: the short opaque handle a button
+  // carries (Telegram callback_data, Slack action value), naming a question and a choice, never its nonce;
+  // `chat_messages`: each question message posted, to edit it to the outcome (`closed` once edited);
+  // `chat_offsets`: the Telegram getUpdates offset per provider, stored after the update's answer is settled.
+  (db) => {
+    db.exec(`
+      CREATE TABLE chat_handles (
+        handle TEXT PRIMARY KEY,
+        account TEXT NOT NULL,
+        interaction_id TEXT NOT NULL,
+        choice_id TEXT,
+        created_ms INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX chat_handles_by_interaction ON chat_handles(interaction_id);
+      CREATE TABLE chat_messages (
+        account TEXT NOT NULL,
+        conversation TEXT NOT NULL,
+        message TEXT NOT NULL,
+        interaction_id TEXT NOT NULL,
+        body TEXT NOT NULL,
+        closed INTEGER NOT NULL DEFAULT 0,
+        created_ms INTEGER NOT NULL,
+        PRIMARY KEY (account, conversation, message)
+      ) STRICT;
+      CREATE INDEX chat_messages_open ON chat_messages(interaction_id) WHERE closed = 0;
+      CREATE TABLE chat_offsets (
+        provider_id TEXT PRIMARY KEY,
+        next_offset INTEGER NOT NULL,
+        updated_ms INTEGER NOT NULL
+      ) STRICT;
+    `);
+  },
 ];
 
 export function migrate(db: DatabaseSync): void {

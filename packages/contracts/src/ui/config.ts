@@ -35,6 +35,16 @@ export interface OutboundProvider {
   enabled: boolean;
   createdAt: string;
   updatedAt: string;
+  /** A provider that takes answers from a chat app (Telegram `answers: true`, `slack_app`) while its loop runs. */
+  connection?: OutboundConnection;
+}
+
+/** The state of a chat provider's answer loop (getUpdates poll, Socket Mode socket); docs/outbound.md. */
+export interface OutboundConnection {
+  state: "connecting" | "connected" | "retrying";
+  /** The last failure's fixed code (`http_429`, `socket_closed`, `slack_invalid_auth`...), kept until connected. */
+  lastCode?: string;
+  since: string;
 }
 
 /** POST/PATCH body: `secrets` values replace the named secrets, `null` removes one. */

@@ -1,4 +1,4 @@
-import type { DeliveryResult, OutboundProvider } from "@notify/contracts/ui";
+import type { DeliveryResult, OutboundConnection, OutboundProvider } from "@notify/contracts/ui";
 import { useState } from "react";
 import { api } from "../api/client.js";
 import { shortTime } from "../format.js";
@@ -8,6 +8,26 @@ import { RouteForm } from "./route-form.js";
 
 const OUTBOX_STATUSES = ["Pending", "Retry", "Delivered", "DeadLetter"] as const;
 const STATUS_TEXT = { Pending: "Pending", Retry: "Retrying", Delivered: "Delivered", DeadLetter: "Dead letters" };
+const CONNECTION_TEXT = { connecting: "Connecting", connected: "Connected", retrying: "Retrying" };
+
+/** A chat provider's answer loop (Telegram getUpdates, Slack Socket Mode): connected, or retrying and why. */
+function ConnectionLine({ connection }: { connection: OutboundConnection }) {
+  return (
+    <p className="connection-line">
+      Answers:{" "}
+      <span className={`state ${connection.state === "connected" ? "on" : connection.state}`}>
+        {CONNECTION_TEXT[connection.state]}
+      </span>
+      {connection.lastCode && connection.state !== "connected" && (
+        <>
+          {" "}
+          · last error <code>{connection.lastCode}</code>
+        </>
+      )}{" "}
+      <span className="muted">since {shortTime(connection.since)}</span>
+    </p>
+  );
+}
 
 /** Provider profiles (secrets write-only), routes with their gates, and the outbox. */
 export function OutboundPage() {
@@ -52,7 +72,7 @@ export function OutboundPage() {
             return (
               <li key={provider.id} className="config-row">
                 <div>
-                  <strong>{provider.name}</strong> <span className="badge">{provider.kind}</span>{" "}
+                  <strong>{provider.name}</strong> <span className="badge">{provider.kind.replaceAll("_", " ")}</span>{" "}
                   <span className={provider.enabled ? "state on" : "state"}>
                     {provider.enabled ? "Enabled" : "Disabled"}
                   </span>
@@ -63,6 +83,7 @@ export function OutboundPage() {
                         .join(" · ")}
                     </p>
                   )}
+                  {provider.connection && <ConnectionLine connection={provider.connection} />}
                   <p className="muted">
                     Secrets:{" "}
                     {provider.secretNames.length > 0

@@ -4,6 +4,21 @@ import { api } from "../api/client.js";
 import { messageOf } from "../use-load.js";
 
 /**
+ * What the settings of the kinds that take answers from a chat app look like (docs/outbound.md): shown under the
+ * settings field, and filled in for a new provider of that kind while the field is still empty.
+ */
+const SETTINGS_EXAMPLES: Record<string, { example: string; hint: string }> = {
+  telegram: {
+    example: '{"chatId": 123456789, "answers": true, "allowedUserIds": ["123456789"]}',
+    hint: "answers: true adds buttons to questions; only allowedUserIds may answer, in chatId. Optional: apiBaseUrl.",
+  },
+  slack_app: {
+    example: '{"channel": "C0123ABCD", "allowedUserIds": ["U0123ABCD"]}',
+    hint: "Socket Mode app: appToken (xapp-) and botToken (xoxb-) below; only allowedUserIds may answer. Optional: apiBaseUrl.",
+  },
+};
+
+/**
  * A new provider profile, or an edit of one. Secret fields are password inputs that are cleared once sent: the
  * broker seals them and never returns them, so the page does not keep them either. On an edit an empty secret
  * field keeps the stored secret.
@@ -23,6 +38,7 @@ export function ProviderForm({
   const [open, setOpen] = useState(false);
   const [error, setError] = useState("");
   const chosen = kinds.find((entry) => entry.kind === kind);
+  const example = SETTINGS_EXAMPLES[kind];
   const secretNames = chosen ? [...chosen.secrets.required, ...chosen.secrets.optional] : [];
   return (
     <details
@@ -75,7 +91,16 @@ export function ProviderForm({
       >
         <label>
           <span>Kind</span>
-          <select value={kind} disabled={provider !== undefined} onChange={(event) => setKind(event.target.value)}>
+          <select
+            value={kind}
+            disabled={provider !== undefined}
+            onChange={(event) => {
+              const next = event.target.value;
+              setKind(next);
+              const nextExample = SETTINGS_EXAMPLES[next];
+              if (nextExample && (settings.trim() === "{}" || settings.trim() === "")) setSettings(nextExample.example);
+            }}
+          >
             {kinds.map((entry) => (
               <option key={entry.kind}>{entry.kind}</option>
             ))}
@@ -87,8 +112,18 @@ export function ProviderForm({
         </label>
         <label>
           <span>Settings (JSON)</span>
-          <textarea rows={2} value={settings} onChange={(event) => setSettings(event.target.value)} />
+          <textarea
+            rows={2}
+            value={settings}
+            aria-describedby={example ? `settings-hint-${provider?.id ?? "new"}` : undefined}
+            onChange={(event) => setSettings(event.target.value)}
+          />
         </label>
+        {example && (
+          <p className="muted form-hint" id={`settings-hint-${provider?.id ?? "new"}`}>
+            {example.hint} Example: <code>{example.example}</code>
+          </p>
+        )}
         {secretNames.map((secret) => (
           <label key={`${kind}-${secret}`}>
             <span>

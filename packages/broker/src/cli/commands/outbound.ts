@@ -59,15 +59,25 @@ export async function outboundList(options: OutboundListOptions): Promise<void> 
   const providerNames = new Map(providers.map((provider) => [provider.id, provider.name]));
   const tables: string[] = [];
   if (providers.length > 0) {
+    // Chat providers that take answers (issue 25) show their loop: connected, or retrying with the last code.
+    const connectionOf = (provider: ProviderProfile): string | undefined => {
+      const connection = (provider as { connection?: { state: string; lastCode?: string } }).connection;
+      if (!connection) return undefined;
+      return connection.lastCode && connection.state !== "connected"
+        ? `${connection.state} (${connection.lastCode})`
+        : connection.state;
+    };
+    const withAnswers = providers.some((provider) => connectionOf(provider) !== undefined);
     tables.push(
       formatTable([
-        ["PROVIDER", "KIND", "ENABLED", "SECRETS", "ID"],
+        ["PROVIDER", "KIND", "ENABLED", "SECRETS", ...(withAnswers ? ["ANSWERS"] : []), "ID"],
         ...providers.map((provider) =>
           [
             provider.name,
             provider.kind,
             yesNo(provider.enabled),
             provider.secretNames.length > 0 ? provider.secretNames.join(",") : "-",
+            ...(withAnswers ? [connectionOf(provider) ?? "-"] : []),
             provider.id,
           ].map(cell),
         ),

@@ -10,6 +10,8 @@ export interface UiOutboundOptions {
   outbound: OutboundService;
   dispatcher: Dispatcher;
   outbox: OutboxStore;
+  /** A chat provider's answer loop state (connected / retrying + last code), added as `connection`. */
+  chatConnection?: (providerId: string) => unknown;
 }
 
 type IdParams = { Params: { id: string } };
@@ -22,13 +24,18 @@ const notFound = (what: string) => new DomainError("validation", `${what} not fo
  */
 export const uiOutboundRoutes: FastifyPluginAsync<UiOutboundOptions> = async (
   app,
-  { outbound, dispatcher, outbox },
+  { outbound, dispatcher, outbox, chatConnection },
 ) => {
   app.get("/outbound/kinds", async () =>
     outbound.adapterList().map((adapter) => ({ kind: adapter.kind, secrets: adapter.secrets })),
   );
 
-  app.get("/outbound/providers", async () => outbound.listProfiles());
+  app.get("/outbound/providers", async () =>
+    outbound.listProfiles().map((profile) => {
+      const connection = chatConnection?.(profile.id);
+      return connection === undefined ? profile : { ...profile, connection };
+    }),
+  );
   app.post("/outbound/providers", async (request, reply) =>
     reply.code(201).send(outbound.saveProfile(bodyObject(request.body) as ProfileInput)),
   );

@@ -6,6 +6,7 @@ import { gotifyAdapter } from "./gotify.js";
 import { ntfyAdapter } from "./ntfy.js";
 import { pushoverAdapter } from "./pushover.js";
 import { slackAdapter } from "./slack.js";
+import { slackAppAdapter } from "./slack-app.js";
 import { telegramAdapter } from "./telegram.js";
 import { webhookAdapter } from "./webhook.js";
 
@@ -17,6 +18,7 @@ export const ADAPTERS: ReadonlyMap<string, ProviderAdapter> = new Map(
     gotifyAdapter,
     pushoverAdapter,
     slackAdapter,
+    slackAppAdapter,
     discordAdapter,
     telegramAdapter,
     emailAdapter,

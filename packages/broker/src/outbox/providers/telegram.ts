@@ -1,5 +1,8 @@
+import type { ChatQuestions } from "../../chat/chat-store.js";
+import { questionBody } from "../../chat/question-text.js";
+import { BOT_TOKEN, botApi, telegramAccount } from "../../chat/telegram/bot-api.js";
 import { invalid } from "../../domain/errors.js";
-import type { DeliveryResult, ProviderAdapter } from "../types.js";
+import type { DeliveryContext, DeliveryResult, OutboundPayload, ProviderAdapter } from "../types.js";
 import { sendHttp } from "./http.js";
 import { httpUrl, joinUrl, onlyFields, optionalBoolean, optionalChoice, settingsObject } from "./settings.js";
 import { messageOf, truncate } from "./text-limits.js";
@@ -12,9 +15,6 @@ const TEXT_MAX = 4096;
 const PARSE_MODES = ["HTML", "MarkdownV2"] as const;
 type ParseMode = (typeof PARSE_MODES)[number];
 
-/** A bot token as BotFather issues it: `<bot id>:<secret>`. Anything else could change the URL's path. */
-const BOT_TOKEN = /^\d{1,20}:[A-Za-z0-9_-]{20,100}$/;
-
 /**
  * Telegram Bot API (https://core.telegram.org/bots/api#sendmessage): POST of JSON `{chat_id, text, parse_mode?,
  * link_preview_options: {is_disabled}}` to `{apiBaseUrl}/bot<botToken>/sendMessage`. Bot API 7.0 replaced
@@ -24,45 +24,149 @@ const BOT_TOKEN = /^\d{1,20}:[A-Za-z0-9_-]{20,100}$/;
  * a status and a fixed code. A 429's `parameters.retry_after` (seconds) is honoured. Telegram has no idempotency
  * key.
  */
-export const telegramAdapter: ProviderAdapter = {
-  kind: "telegram",
-  secrets: { required: ["botToken"], optional: [] },
-  parseSettings(raw) {
-    const settings = settingsObject(raw, "telegram");
-    onlyFields(settings, ["chatId", "apiBaseUrl", "parseMode", "disableLinkPreview"], "telegram");
-    const parsed: Record<string, unknown> = {
-      chatId: chatId(settings.chatId),
-      apiBaseUrl:
-        settings.apiBaseUrl === undefined ? TELEGRAM_API_BASE_URL : httpUrl(settings.apiBaseUrl, "apiBaseUrl"),
+export const telegramAdapter: ProviderAdapter = telegramAdapterWith(undefined);
+
+/**
+ * The adapter with answers (issue 25): with `answers: true` and the chat hooks, a notification that asks a
+ * question goes out with one inline button per choice (callback_data a handle from chat/chat-store.ts), or asks
+ * for a reply (force_reply) for a text question, and the message is recorded so the outcome can be shown on it.
+ */
+export function telegramAdapterWith(chat: ChatQuestions | undefined): ProviderAdapter {
+  return {
+    kind: "telegram",
+    secrets: { required: ["botToken"], optional: [] },
+    parseSettings(raw) {
+      const settings = settingsObject(raw, "telegram");
+      onlyFields(
+        settings,
+        ["chatId", "apiBaseUrl", "parseMode", "disableLinkPreview", "answers", "allowedUserIds"],
+        "telegram",
+      );
+      const parsed: Record<string, unknown> = {
+        chatId: chatId(settings.chatId),
+        apiBaseUrl:
+          settings.apiBaseUrl === undefined ? TELEGRAM_API_BASE_URL : httpUrl(settings.apiBaseUrl, "apiBaseUrl"),
+      };
+      const parseMode = optionalChoice(settings.parseMode, "parseMode", PARSE_MODES);
+      if (parseMode !== undefined) parsed.parseMode = parseMode;
+      const disableLinkPreview = optionalBoolean(settings.disableLinkPreview, "disableLinkPreview");
+      if (disableLinkPreview !== undefined) parsed.disableLinkPreview = disableLinkPreview;
+      const answers = optionalBoolean(settings.answers, "answers");
+      const allowed = userIds(settings.allowedUserIds);
+      if (answers === true && allowed === undefined) {
+        throw invalid("allowedUserIds is required with answers: true (the Telegram user ids that may answer)");
+      }
+      if (answers !== undefined) parsed.answers = answers;
+      if (allowed !== undefined) parsed.allowedUserIds = allowed;
+      return parsed;
+    },
+    async send(payload, settings, secrets, context): Promise<DeliveryResult> {
+      const token = secrets.botToken ?? "";
+      if (!BOT_TOKEN.test(token)) return { ok: false, retryable: false, code: "provider_secret_invalid" };
+      if (chat && settings.answers === true && payload.interaction !== undefined && !payload.test) {
+        return sendQuestion(chat, payload, settings, token, context);
+      }
+      const parseMode = settings.parseMode as ParseMode | undefined;
+      const body: Record<string, unknown> = {
+        chat_id: settings.chatId,
+        text: formatText(payload.title, messageOf(payload), parseMode),
+      };
+      if (parseMode !== undefined) body.parse_mode = parseMode;
+      body.link_preview_options = { is_disabled: settings.disableLinkPreview !== false };
+      return sendHttp({
+        url: joinUrl(settings.apiBaseUrl as string, `bot${token}/sendMessage`),
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+        signal: context.signal,
+        retryAfterFromBody: (response) => {
+          const seconds = (response as { parameters?: { retry_after?: unknown } } | null)?.parameters?.retry_after;
+          return typeof seconds === "number" && seconds >= 0 ? seconds * 1000 : undefined;
+        },
+      });
+    },
+  };
+}
+
+/** The reply a text question asks for (force_reply puts the reply box under that message). */
+const REPLY_HINT = "Reply to this message with your answer.";
+
+async function sendQuestion(
+  chat: ChatQuestions,
+  payload: OutboundPayload,
+  settings: Record<string, unknown>,
+  token: string,
+  context: DeliveryContext,
+): Promise<DeliveryResult> {
+  const question = payload.interaction as NonNullable<OutboundPayload["interaction"]>;
+  const account = telegramAccount(token) as string;
+  const body = questionBody(payload, question, TEXT_MAX, REPLY_HINT);
+  let markup: Record<string, unknown>;
+  if (question.kind === "text") {
+    markup = { force_reply: true, input_field_placeholder: "Your answer" };
+  } else {
+    const handles = chat.store.addHandles(
+      account,
+      question.id,
+      question.choices.map((choice) => choice.id),
+      chat.now(),
+    );
+    markup = {
+      inline_keyboard: question.choices.map((choice, index) => [
+        { text: truncate(choice.label, 64), callback_data: handles[index] },
+      ]),
     };
-    const parseMode = optionalChoice(settings.parseMode, "parseMode", PARSE_MODES);
-    if (parseMode !== undefined) parsed.parseMode = parseMode;
-    const disableLinkPreview = optionalBoolean(settings.disableLinkPreview, "disableLinkPreview");
-    if (disableLinkPreview !== undefined) parsed.disableLinkPreview = disableLinkPreview;
-    return parsed;
-  },
-  async send(payload, settings, secrets, context): Promise<DeliveryResult> {
-    const token = secrets.botToken ?? "";
-    if (!BOT_TOKEN.test(token)) return { ok: false, retryable: false, code: "provider_secret_invalid" };
-    const parseMode = settings.parseMode as ParseMode | undefined;
-    const body: Record<string, unknown> = {
+  }
+  const reply = await botApi<{ message_id: number; chat: { id: number } }>(
+    settings.apiBaseUrl as string,
+    token,
+    "sendMessage",
+    {
       chat_id: settings.chatId,
-      text: formatText(payload.title, messageOf(payload), parseMode),
-    };
-    if (parseMode !== undefined) body.parse_mode = parseMode;
-    body.link_preview_options = { is_disabled: settings.disableLinkPreview !== false };
-    return sendHttp({
-      url: joinUrl(settings.apiBaseUrl as string, `bot${token}/sendMessage`),
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-      signal: context.signal,
-      retryAfterFromBody: (response) => {
-        const seconds = (response as { parameters?: { retry_after?: unknown } } | null)?.parameters?.retry_after;
-        return typeof seconds === "number" && seconds >= 0 ? seconds * 1000 : undefined;
-      },
-    });
-  },
-};
+      text: body,
+      reply_markup: markup,
+      link_preview_options: { is_disabled: true },
+    },
+    context.signal,
+  );
+  if (!reply.ok) {
+    const result: DeliveryResult = { ok: false, retryable: reply.retryable, code: reply.code };
+    if (reply.status !== undefined) result.status = reply.status;
+    if (reply.retryAfterMs !== undefined) result.retryAfterMs = reply.retryAfterMs;
+    return result;
+  }
+  const message = reply.result;
+  if (typeof message?.message_id !== "number" || message.chat === undefined) {
+    return { ok: false, retryable: true, code: "telegram_bad_reply", status: 200 };
+  }
+  const row = {
+    account,
+    conversation: String(message.chat.id),
+    message: String(message.message_id),
+    interactionId: question.id,
+    body,
+  };
+  chat.store.addMessage(row, chat.now());
+  chat.posted(row);
+  return { ok: true, status: 200 };
+}
+
+/** Telegram user ids (integers) allowed to answer. */
+function userIds(value: unknown): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (
+    !Array.isArray(value) ||
+    value.length < 1 ||
+    value.length > 100 ||
+    !value.every(
+      (id) =>
+        (typeof id === "number" && Number.isSafeInteger(id) && id > 0) ||
+        (typeof id === "string" && /^\d{1,20}$/.test(id)),
+    )
+  ) {
+    throw invalid("allowedUserIds must be a list of 1-100 Telegram user ids (integers)");
+  }
+  return value.map((id) => String(id));
+}
 
 /**
  * The title, a blank line and the message; the title is bold when a parse mode is set. Cut to the limit before

@@ -1,0 +1,85 @@
+import type { InteractionDto } from "../interactions/types.js";
+import { truncate } from "../outbox/providers/text-limits.js";
+import type { OutboundPayload, OutboundQuestion } from "../outbox/types.js";
+
+/**
+ * The text of a question message: the title, the prompt, then each choice's detail below it (the buttons carry
+ * the labels). A text question asks for a reply.
+ */
+export function questionBody(
+  payload: OutboundPayload,
+  question: OutboundQuestion,
+  max: number,
+  replyHint: string,
+): string {
+  const lines = [payload.title];
+  if (payload.message !== undefined) lines.push("", payload.message);
+  const details = question.choices.filter((choice) => choice.detail !== undefined);
+  if (details.length > 0) {
+    lines.push("");
+    for (const choice of details) lines.push(`${choice.label}: ${choice.detail}`);
+  }
+  if (question.kind === "text") lines.push("", replyHint);
+  return truncate(lines.join("\n"), max);
+}
+
+/** Display names of people who answered in a chat, by response id (the outcome line names them). */
+const names = new Map<string, string>();
+
+export function rememberName(responseId: string, name: string): void {
+  names.set(responseId, name);
+  if (names.size > 1000) names.delete(names.keys().next().value as string);
+}
+
+const CHANNELS: Record<string, string> = { telegram: "Telegram", slack: "Slack" };
+
+/** "12:01" in the broker's local time. */
+function clock(iso: string | undefined): string {
+  const date = iso ? new Date(iso) : new Date();
+  return `${String(date.getHours()).padStart(2, "0")}:${String(date.getMinutes()).padStart(2, "0")}`;
+}
+
+/**
+ * The outcome line a question message is edited to (issue 25): "Allowed by Ann at 12:01" when answered in this
+ * chat app, "Answered on the desktop", "Answered on the phone", "Answered in Slack" elsewhere, "Expired",
+ * "Cancelled", "Superseded by a newer question".
+ */
+export function outcomeLine(interaction: InteractionDto, here: "telegram" | "slack"): string {
+  const response = interaction.response;
+  switch (interaction.status) {
+    case "pending":
+      return "";
+    case "expired":
+      return "Expired";
+    case "cancelled":
+      return "Cancelled";
+    case "superseded":
+      return "Superseded by a newer question";
+    case "answered": {
+      if (!response) return "Answered";
+      const choice = interaction.choices.find((candidate) => candidate.id === response.choice_id);
+      const what =
+        choice !== undefined
+          ? interaction.kind === "permission"
+            ? permissionVerb(choice.id, choice.label)
+            : `Answered "${choice.label}"`
+          : `Answered "${truncate(response.text ?? "", 200)}"`;
+      if (response.source === here) {
+        const who = names.get(response.response_id) ?? response.device_id?.replace(/^[a-z]+:/, "user ") ?? "someone";
+        return `${what} by ${who} at ${clock(response.created_at)}`;
+      }
+      const channel = CHANNELS[response.source];
+      if (channel) return `${what} in ${channel} at ${clock(response.created_at)}`;
+      if (response.source === "relay") return `Answered on the phone at ${clock(response.created_at)}`;
+      return `Answered on the desktop at ${clock(response.created_at)}`;
+    }
+    default:
+      return "";
+  }
+}
+
+function permissionVerb(id: string, label: string): string {
+  if (id === "allow") return "Allowed";
+  if (id === "deny") return "Denied";
+  return `Answered "${label}"`;
+}

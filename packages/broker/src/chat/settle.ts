@@ -1,0 +1,76 @@
+import { DomainError } from "../domain/errors.js";
+import type { UnitOfWork } from "../domain/unit-of-work.js";
+import type { InteractionService } from "../interactions/service.js";
+import type { InteractionDto, RespondInput } from "../interactions/types.js";
+
+export interface ChatAnswer {
+  /** Derived from the update (Telegram update_id, Slack action_ts): the same update replays, never answers twice. */
+  responseId: string;
+  source: "telegram" | "slack";
+  /** `telegram:<user id>`, `slack:<user id>`. */
+  deviceId: string;
+  choiceId?: string;
+  text?: string;
+}
+
+export type SettleOutcome =
+  | { kind: "accepted"; interaction: InteractionDto }
+  | { kind: "replayed"; interaction: InteractionDto }
+  | { kind: "already_answered"; interaction: InteractionDto }
+  | { kind: "closed"; interaction: InteractionDto }
+  | { kind: "refused"; reason: string };
+
+/**
+ * Answers a question from a chat app through the one answer path every surface uses (InteractionService.answer:
+ * spec 2's check order, first valid answer wins). The digest and nonce are read here, on this machine: a button
+ * carries neither. Returns once the answer is committed, so the caller may then acknowledge the update.
+ */
+export async function settleFromChat(
+  interactions: InteractionService,
+  unit: UnitOfWork,
+  interactionId: string,
+  answer: ChatAnswer,
+): Promise<SettleOutcome> {
+  const current = interactions.find(interactionId);
+  if (!current) return { kind: "refused", reason: "unknown question" };
+  const input: RespondInput = {
+    response_id: answer.responseId,
+    request_digest: current.request_digest,
+    nonce: current.nonce,
+    source: answer.source,
+    device_id: answer.deviceId,
+  };
+  if (answer.choiceId !== undefined) input.choice_id = answer.choiceId;
+  if (answer.text !== undefined) input.text = answer.text;
+  let outcome: SettleOutcome;
+  try {
+    const settled = interactions.answer(interactionId, input);
+    outcome =
+      current.status === "answered" && settled.response?.response_id === answer.responseId
+        ? { kind: "replayed", interaction: settled }
+        : { kind: "accepted", interaction: settled };
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    const now = interactions.find(interactionId) ?? current;
+    if (error.status === 409) outcome = { kind: "already_answered", interaction: now };
+    else if (now.status !== "pending") outcome = { kind: "closed", interaction: now };
+    else outcome = { kind: "refused", reason: error.message };
+  }
+  await unit.pendingCommit();
+  return outcome;
+}
+
+/** The short reply shown to the person who tapped (Telegram's callback answer, Slack's ephemeral message). */
+export function outcomeReply(outcome: SettleOutcome): string {
+  switch (outcome.kind) {
+    case "accepted":
+    case "replayed":
+      return "Answer recorded.";
+    case "already_answered":
+      return "Already answered: your answer was not recorded.";
+    case "closed":
+      return `This question is ${outcome.interaction.status}: your answer was not recorded.`;
+    case "refused":
+      return `Not accepted: ${outcome.reason}.`;
+  }
+}

@@ -1,0 +1,178 @@
+import { outcomeLine, rememberName } from "../question-text.js";
+import { outcomeReply, type SettleOutcome, settleFromChat } from "../settle.js";
+import type { ChatLoopContext } from "../supervisor.js";
+import { type BotApiResult, botApi, telegramAccount } from "./bot-api.js";
+
+/** The parts of a Bot API Update the broker reads (https://core.telegram.org/bots/api#update). */
+interface TgUser {
+  id: number;
+  is_bot?: boolean;
+  first_name?: string;
+  last_name?: string;
+  username?: string;
+}
+interface TgMessage {
+  message_id: number;
+  from?: TgUser;
+  chat: { id: number };
+  text?: string;
+  reply_to_message?: { message_id: number; chat?: { id: number } };
+}
+interface TgUpdate {
+  update_id: number;
+  message?: TgMessage;
+  callback_query?: { id: string; from: TgUser; message?: TgMessage; data?: string };
+}
+
+function displayName(user: TgUser): string {
+  const name = [user.first_name, user.last_name].filter(Boolean).join(" ").trim();
+  return (name || (user.username ? `@${user.username}` : `user ${user.id}`)).slice(0, 64);
+}
+
+class TelegramFailure extends Error {
+  constructor(readonly code: string) {
+    super(code);
+  }
+}
+
+/**
+ * The Telegram answer loop of one provider (`answers: true`): long-polls getUpdates from the stored offset, takes
+ * a button tap (callback_query) or a reply to a question message from an allowed user in the configured chat,
+ * answers with source `telegram`, answers the callback query, and only then stores the next offset (and so
+ * confirms the update to Telegram on the next poll). A crash in between gets the update again; its response id
+ * comes from the update, so the second time replays the first answer instead of settling anything twice.
+ */
+export async function telegramLoop(context: ChatLoopContext): Promise<void> {
+  const { profile, signal, store } = context;
+  const settings = profile.settings;
+  const base = settings.apiBaseUrl as string;
+  const chatId = String(settings.chatId);
+  const allowed = new Set((settings.allowedUserIds as string[] | undefined) ?? []);
+  let token: string;
+  try {
+    token = context.outbound.openSecrets(profile.id).botToken ?? "";
+  } catch {
+    throw new TelegramFailure("provider_secrets_unreadable");
+  }
+  const account = telegramAccount(token);
+  if (!account) throw new TelegramFailure("provider_secret_invalid");
+  const botId = account.slice("telegram:".length);
+
+  /** One Bot API call, retried on 429 (retry_after) and 5xx/network failures with backoff, until it works. */
+  const call = async <T>(method: string, body: Record<string, unknown>): Promise<BotApiResult<T>> => {
+    let failures = 0;
+    for (;;) {
+      const reply = await botApi<T>(base, token, method, body, signal);
+      if (reply.ok || !reply.retryable || signal.aborted) return reply;
+      failures++;
+      context.report("retrying", reply.code);
+      if (failures >= 5 && method !== "getUpdates") return reply;
+      await context.sleep(Math.max(context.backoff(failures), reply.retryAfterMs ?? 0));
+    }
+  };
+
+  context.setEditor(account, async (row, interaction, editSignal) => {
+    const line = outcomeLine(interaction, "telegram");
+    const reply = await botApi(
+      base,
+      token,
+      "editMessageText",
+      { chat_id: row.conversation, message_id: Number(row.message), text: `${row.body}\n\n${line}` },
+      AbortSignal.any([editSignal, signal]),
+    );
+    if (reply.ok) return true;
+    // Already showing it, or gone: nothing more to edit. Anything else is tried again on the next rescan.
+    return reply.description !== undefined || reply.status === 400;
+  });
+
+  const answerCallback = (id: string, text: string, alert: boolean) =>
+    call("answerCallbackQuery", { callback_query_id: id, text, show_alert: alert });
+
+  const tap = async (update: TgUpdate): Promise<void> => {
+    const query = update.callback_query as NonNullable<TgUpdate["callback_query"]>;
+    if (query.message === undefined || String(query.message.chat.id) !== chatId) {
+      context.logger.info(`chat: telegram provider ${profile.name} refused a tap from another chat`);
+      await answerCallback(query.id, "Not accepted: this chat does not answer questions.", true);
+      return;
+    }
+    if (!allowed.has(String(query.from.id))) {
+      context.logger.info(`chat: telegram provider ${profile.name} refused a tap by user ${query.from.id}`);
+      await answerCallback(query.id, "Not accepted: you are not allowed to answer.", true);
+      return;
+    }
+    const handle = typeof query.data === "string" ? store.handle(query.data) : undefined;
+    const message = store.message(account, chatId, String(query.message.message_id));
+    if (!handle || handle.account !== account || !message || message.interactionId !== handle.interactionId) {
+      context.logger.info(`chat: telegram provider ${profile.name} refused an unknown button`);
+      await answerCallback(query.id, "Not accepted: this button is not one the broker sent.", true);
+      return;
+    }
+    const responseId = `telegram_${botId}_${update.update_id}`;
+    rememberName(responseId, displayName(query.from));
+    const outcome = await settleFromChat(context.interactions, context.unit, handle.interactionId, {
+      responseId,
+      source: "telegram",
+      deviceId: `telegram:${query.from.id}`,
+      ...(handle.choiceId !== undefined ? { choiceId: handle.choiceId } : {}),
+    });
+    await answerCallback(query.id, outcomeReply(outcome), !isAccepted(outcome));
+    if (outcome.kind !== "refused") context.close(handle.interactionId);
+  };
+
+  const reply = async (update: TgUpdate): Promise<void> => {
+    const message = update.message as TgMessage;
+    const replied = message.reply_to_message;
+    if (!replied || typeof message.text !== "string" || String(message.chat.id) !== chatId) return;
+    const question = store.message(account, chatId, String(replied.message_id));
+    if (!question) return;
+    if (!message.from || !allowed.has(String(message.from.id))) {
+      context.logger.info(`chat: telegram provider ${profile.name} refused a reply by user ${message.from?.id ?? "?"}`);
+      return;
+    }
+    const responseId = `telegram_${botId}_${update.update_id}`;
+    rememberName(responseId, displayName(message.from));
+    const outcome = await settleFromChat(context.interactions, context.unit, question.interactionId, {
+      responseId,
+      source: "telegram",
+      deviceId: `telegram:${message.from.id}`,
+      text: message.text,
+    });
+    if (!isAccepted(outcome)) {
+      await call("sendMessage", {
+        chat_id: chatId,
+        text: outcomeReply(outcome),
+        reply_parameters: { message_id: message.message_id, allow_sending_without_reply: true },
+      });
+    }
+    if (outcome.kind !== "refused") context.close(question.interactionId);
+  };
+
+  // The first poll does not wait: the page shows "connected" (or the failure) at once, not after a long-poll.
+  let first = true;
+  while (!signal.aborted) {
+    const offset = store.offset(profile.id);
+    const page = await call<TgUpdate[]>("getUpdates", {
+      ...(offset !== undefined ? { offset } : {}),
+      timeout: first ? 0 : context.timings.pollSeconds,
+      allowed_updates: ["message", "callback_query"],
+    });
+    if (signal.aborted) return;
+    if (!page.ok) throw new TelegramFailure(page.code);
+    if (!Array.isArray(page.result)) throw new TelegramFailure("telegram_bad_reply");
+    first = false;
+    context.report("connected");
+    for (const update of page.result) {
+      if (signal.aborted) return;
+      if (typeof update?.update_id !== "number") continue;
+      if (update.callback_query) await tap(update);
+      else if (update.message) await reply(update);
+      // Only now: the answer above is committed (settleFromChat waits for it).
+      store.saveOffset(profile.id, update.update_id + 1, context.clock.now());
+    }
+    await context.unit.pendingCommit();
+  }
+}
+
+function isAccepted(outcome: SettleOutcome): boolean {
+  return outcome.kind === "accepted" || outcome.kind === "replayed";
+}

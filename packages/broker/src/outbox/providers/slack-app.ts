@@ -1,0 +1,153 @@
+import type { ChatQuestions } from "../../chat/chat-store.js";
+import { questionBody } from "../../chat/question-text.js";
+import { BOT_TOKEN, SLACK_API_BASE_URL, slackAccount, slackApi } from "../../chat/slack/web-api.js";
+import { invalid } from "../../domain/errors.js";
+import type { DeliveryResult, OutboundPayload, ProviderAdapter } from "../types.js";
+import { httpUrl, onlyFields, settingsObject } from "./settings.js";
+import { messageOf, truncate } from "./text-limits.js";
+
+/** A section's text is at most 3000 characters, a button's label 75 (https://api.slack.com/reference/block-kit). */
+const SECTION_MAX = 3000;
+const BUTTON_MAX = 75;
+
+/** The button that opens the answer modal of a text question. */
+export const TEXT_BUTTON_LABEL = "Answer…";
+
+/** mrkdwn escaping (https://api.slack.com/reference/surfaces/formatting#escaping). */
+export function escapeMrkdwn(text: string): string {
+  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+}
+
+/** The blocks of a posted message: its text as a section, then (while open) the buttons or the outcome. */
+export function messageBlocks(body: string, tail: Record<string, unknown> | undefined): Record<string, unknown>[] {
+  const blocks: Record<string, unknown>[] = [
+    { type: "section", text: { type: "mrkdwn", text: escapeMrkdwn(truncate(body, SECTION_MAX)) } },
+  ];
+  if (tail) blocks.push(tail);
+  return blocks;
+}
+
+/**
+ * The `slack_app` provider kind (issue 25): a Slack app of its own, posting with its bot token (`chat.postMessage`
+ * to `channel`) and taking answers over Socket Mode with its app-level token (chat/slack/socket.ts), so the broker
+ * needs no public URL. A question goes out with one Block Kit button per choice, or an "Answer…" button that opens
+ * a modal for a text question (a reply in the message's thread answers too). Buttons carry a handle
+ * (chat/chat-store.ts), never the nonce or the digest.
+ */
+export const slackAppAdapter: ProviderAdapter = slackAppAdapterWith(undefined);
+
+export function slackAppAdapterWith(chat: ChatQuestions | undefined): ProviderAdapter {
+  return {
+    kind: "slack_app",
+    secrets: { required: ["appToken", "botToken"], optional: [] },
+    parseSettings(raw) {
+      const settings = settingsObject(raw, "slack_app");
+      onlyFields(settings, ["channel", "allowedUserIds", "apiBaseUrl"], "slack_app");
+      if (typeof settings.channel !== "string" || !/^(#[a-z0-9_-]{1,80}|[CGD][A-Z0-9]{2,30})$/.test(settings.channel)) {
+        throw invalid("channel is required: a channel id (C0123ABCD) or #name");
+      }
+      const allowed = settings.allowedUserIds;
+      if (
+        !Array.isArray(allowed) ||
+        allowed.length < 1 ||
+        allowed.length > 100 ||
+        !allowed.every((id) => typeof id === "string" && /^[UW][A-Z0-9]{2,30}$/.test(id))
+      ) {
+        throw invalid("allowedUserIds is required: a list of 1-100 Slack user ids (U0123ABCD) that may answer");
+      }
+      return {
+        channel: settings.channel,
+        allowedUserIds: allowed,
+        apiBaseUrl:
+          settings.apiBaseUrl === undefined
+            ? SLACK_API_BASE_URL
+            : httpUrl(settings.apiBaseUrl, "apiBaseUrl").replace(/\/+$/, ""),
+      };
+    },
+    async send(payload, settings, secrets, context): Promise<DeliveryResult> {
+      const token = secrets.botToken ?? "";
+      if (!BOT_TOKEN.test(token)) return { ok: false, retryable: false, code: "provider_secret_invalid" };
+      const question = chat && !payload.test ? payload.interaction : undefined;
+      let body: string;
+      let tail: Record<string, unknown> | undefined;
+      let handles: string[] = [];
+      if (question && chat) {
+        body = questionBody(payload, question, SECTION_MAX, "Answer with the button below, or reply in this thread.");
+        const account = slackAccount(token);
+        if (question.kind === "text") {
+          handles = chat.store.addHandles(account, question.id, [null], chat.now());
+          tail = {
+            type: "actions",
+            block_id: "notify_answer",
+            elements: [
+              {
+                type: "button",
+                action_id: "notify_text",
+                style: "primary",
+                text: { type: "plain_text", text: TEXT_BUTTON_LABEL },
+                value: handles[0],
+              },
+            ],
+          };
+        } else {
+          handles = chat.store.addHandles(
+            account,
+            question.id,
+            question.choices.map((choice) => choice.id),
+            chat.now(),
+          );
+          tail = {
+            type: "actions",
+            block_id: "notify_answer",
+            elements: question.choices.slice(0, 25).map((choice, index) => ({
+              type: "button",
+              action_id: `notify_choice_${index}`,
+              text: { type: "plain_text", text: truncate(choice.label, BUTTON_MAX) },
+              value: handles[index],
+            })),
+          };
+        }
+      } else {
+        const message = messageOf(payload);
+        body = message === undefined ? payload.title : `${payload.title}\n\n${message}`;
+      }
+      const reply = await slackApi<{ channel?: string; ts?: string }>(
+        settings.apiBaseUrl as string,
+        token,
+        "chat.postMessage",
+        {
+          channel: settings.channel,
+          text: escapeMrkdwn(truncate(body, SECTION_MAX)),
+          blocks: messageBlocks(body, tail),
+          unfurl_links: false,
+          unfurl_media: false,
+        },
+        context.signal,
+      );
+      if (!reply.ok) {
+        const result: DeliveryResult = { ok: false, retryable: reply.retryable, code: reply.code };
+        if (reply.status !== undefined) result.status = reply.status;
+        if (reply.retryAfterMs !== undefined) result.retryAfterMs = reply.retryAfterMs;
+        return result;
+      }
+      if (question && chat) {
+        const { channel, ts } = reply.result;
+        if (typeof channel !== "string" || typeof ts !== "string") {
+          return { ok: false, retryable: true, code: "slack_bad_reply", status: 200 };
+        }
+        const row = {
+          account: slackAccount(token),
+          conversation: channel,
+          message: ts,
+          interactionId: question.id,
+          body,
+        };
+        chat.store.addMessage(row, chat.now());
+        chat.posted(row);
+      }
+      return { ok: true, status: 200 };
+    },
+  };
+}
+
+export type { OutboundPayload };

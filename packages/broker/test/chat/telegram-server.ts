@@ -1,0 +1,169 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+
+// biome-ignore lint/suspicious/noExplicitAny: the Bot API's objects are read loosely in tests.
+type Json = any;
+
+export interface TgCall {
+  method: string;
+  body: Json;
+}
+
+export interface TgUser {
+  id: number;
+  first_name: string;
+}
+
+/**
+ * A loopback Telegram Bot API (https://core.telegram.org/bots/api): `POST /bot<token>/<method>` with JSON,
+ * answered `{ok, result}` or `{ok: false, error_code, description, parameters?}`. getUpdates long-polls with
+ * `offset` (updates below it are confirmed and forgotten) and `timeout`; a 429 with `parameters.retry_after` can
+ * be queued for any method; answerCallbackQuery can be held (a broker killed while it waits).
+ */
+export class TelegramServer {
+  readonly calls: TgCall[] = [];
+  private server: Server;
+  private nextUpdateId = 1000;
+  private nextMessageId = 1;
+  private updates: Json[] = [];
+  private waiters: (() => void)[] = [];
+  /** The highest offset a getUpdates confirmed. */
+  confirmedOffset = 0;
+  private failures = new Map<string, { status: number; retryAfter?: number }[]>();
+  holdCallbacks = false;
+  url = "";
+
+  constructor(readonly token: string) {
+    this.server = createServer((request, response) => {
+      this.handle(request, response).catch(() => response.destroy());
+    });
+  }
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    const address = this.server.address() as { port: number };
+    this.url = `http://127.0.0.1:${address.port}`;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    for (const wake of this.waiters.splice(0)) wake();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** The next `count` calls of `method` fail with `status` (429 with retry_after seconds). */
+  fail(method: string, status: number, count = 1, retryAfter?: number): void {
+    const list = this.failures.get(method) ?? [];
+    for (let index = 0; index < count; index++)
+      list.push({ status, ...(retryAfter !== undefined ? { retryAfter } : {}) });
+    this.failures.set(method, list);
+  }
+
+  private push(update: Json): number {
+    const id = this.nextUpdateId++;
+    this.updates.push({ update_id: id, ...update });
+    for (const wake of this.waiters.splice(0)) wake();
+    return id;
+  }
+
+  /** A button tap on a message (callback_query). */
+  tap(message: Json, data: string, from: TgUser, chatId: number = message.chat.id): number {
+    return this.push({
+      callback_query: {
+        id: `cq${this.nextUpdateId}`,
+        from: { is_bot: false, ...from },
+        message: { ...message, chat: { id: chatId, type: chatId > 0 ? "private" : "group" } },
+        chat_instance: "1",
+        data,
+      },
+    });
+  }
+
+  /** A text message replying to `messageId`. */
+  reply(messageId: number, text: string, from: TgUser, chatId: number): number {
+    return this.push({
+      message: {
+        message_id: this.nextMessageId++,
+        from: { is_bot: false, ...from },
+        chat: { id: chatId, type: chatId > 0 ? "private" : "group" },
+        date: Math.floor(Date.now() / 1000),
+        text,
+        reply_to_message: { message_id: messageId, chat: { id: chatId, type: "private" }, date: 0 },
+      },
+    });
+  }
+
+  callsOf(method: string): Json[] {
+    return this.calls.filter((call) => call.method === method).map((call) => call.body);
+  }
+
+  /** Messages sent with their `message_id` (as the Bot API returned them). */
+  sent(): Json[] {
+    return this.calls
+      .filter((call) => call.method === "sendMessage" && call.body.result)
+      .map((call) => call.body.result);
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(request.url ?? "");
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const send = (status: number, body: Json) => {
+      response.writeHead(status, { "content-type": "application/json" });
+      response.end(JSON.stringify(body));
+    };
+    if (!match || request.method !== "POST") return send(404, { ok: false, error_code: 404, description: "Not Found" });
+    if (match[1] !== this.token) return send(401, { ok: false, error_code: 401, description: "Unauthorized" });
+    const method = match[2] as string;
+    const body = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : {};
+    const failure = this.failures.get(method)?.shift();
+    if (failure) {
+      this.calls.push({ method: `${method}:failed`, body });
+      return send(failure.status, {
+        ok: false,
+        error_code: failure.status,
+        description: failure.status === 429 ? "Too Many Requests: retry later" : "Internal Server Error",
+        ...(failure.retryAfter !== undefined ? { parameters: { retry_after: failure.retryAfter } } : {}),
+      });
+    }
+    const call: TgCall = { method, body };
+    this.calls.push(call);
+    switch (method) {
+      case "sendMessage": {
+        const result = {
+          message_id: this.nextMessageId++,
+          from: { id: Number(this.token.split(":")[0]), is_bot: true, first_name: "Notify" },
+          chat: { id: Number(body.chat_id), type: "private" },
+          date: Math.floor(Date.now() / 1000),
+          text: body.text,
+          ...(body.reply_markup?.inline_keyboard ? { reply_markup: body.reply_markup } : {}),
+        };
+        call.body = { ...body, result };
+        return send(200, { ok: true, result });
+      }
+      case "editMessageText":
+        return send(200, { ok: true, result: { message_id: body.message_id, chat: { id: Number(body.chat_id) } } });
+      case "answerCallbackQuery":
+        if (this.holdCallbacks) return; // never answered: the broker is killed while it waits
+        return send(200, { ok: true, result: true });
+      case "getUpdates": {
+        const offset = typeof body.offset === "number" ? body.offset : 0;
+        if (offset > this.confirmedOffset) this.confirmedOffset = offset;
+        this.updates = this.updates.filter((update) => update.update_id >= this.confirmedOffset);
+        if (this.updates.length === 0 && body.timeout > 0) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, Math.min(body.timeout, 5) * 1000);
+            this.waiters.push(() => {
+              clearTimeout(timer);
+              resolve();
+            });
+          });
+        }
+        if (response.destroyed) return;
+        return send(200, { ok: true, result: this.updates.slice(0, 100) });
+      }
+      default:
+        return send(404, { ok: false, error_code: 404, description: "Not Found: method not found" });
+    }
+  }
+}

@@ -1,0 +1,227 @@
+// Issue 25: answers from Telegram. A real broker process, the real CLI, and a loopback Bot API.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { until } from "../../../relay/test/helpers.js";
+import { cliEnv, spawnCli } from "../cli/cli-harness.js";
+import { type Json, tempDir } from "../helpers.js";
+import { type BrokerProcess, spawnBroker } from "../process-helpers.js";
+import { TelegramServer } from "./telegram-server.js";
+
+const BOT_TOKEN = "123456:AAbbCCddEEffGGhhIIjjKKllMMnn_secret";
+const CHAT = 4242;
+const ANN = { id: 7, first_name: "Ann" };
+const STRANGER = { id: 99, first_name: "Eve" };
+const WAITING = /^notify: waiting for an answer to interaction (\S+) \(/m;
+
+let tg: TelegramServer;
+let dataDir: string;
+let broker: BrokerProcess;
+let authToken: string;
+
+async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
+  const response = await fetch(`${broker.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${authToken}`,
+      "x-notify-ui": "1",
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+function ask(...args: string[]) {
+  return spawnCli(["ask", ...args, "--port", String(broker.port), "--data-dir", dataDir], cliEnv());
+}
+
+/** The question message the broker sent for `interactionId`'s prompt. */
+async function questionMessage(prompt: string): Promise<Json> {
+  let found: Json;
+  await until(() => {
+    found = tg.sent().find((message: Json) => message.text.includes(prompt));
+    return found !== undefined;
+  }, 30_000);
+  return found;
+}
+
+const edits = (messageId: number) =>
+  tg.callsOf("editMessageText").filter((edit: Json) => edit.message_id === messageId);
+const callbackTexts = () => tg.callsOf("answerCallbackQuery").map((answer: Json) => answer.text as string);
+
+beforeEach(async () => {
+  tg = await new TelegramServer(BOT_TOKEN).start();
+  dataDir = tempDir("notify-chat-tg-");
+  broker = await spawnBroker(dataDir);
+  authToken = (JSON.parse(readFileSync(join(dataDir, "config.json"), "utf8")) as { authToken: string }).authToken;
+  const provider = await call("POST", "/ui/api/outbound/providers", {
+    kind: "telegram",
+    name: "phone-bot",
+    settings: { chatId: CHAT, answers: true, allowedUserIds: [ANN.id], apiBaseUrl: tg.url },
+    secrets: { botToken: BOT_TOKEN },
+    enabled: true,
+  });
+  expect(provider.status).toBe(201);
+  expect(
+    (
+      await call("POST", "/ui/api/outbound/routes", {
+        name: "all",
+        provider: "phone-bot",
+        includeMessage: true,
+        enabled: true,
+      })
+    ).status,
+  ).toBe(201);
+});
+
+afterEach(async () => {
+  broker.child.kill("SIGKILL");
+  await broker.exited;
+  await tg.close();
+}, 60_000);
+
+describe("Telegram answers (issue 25)", { timeout: 120_000 }, () => {
+  it("a choice tap settles a waiting notify ask; strangers, other chats and forged handles settle nothing", async () => {
+    const waiting = ask("Deploy now?", "--choice", "yes=Yes:ship it", "--choice", "no=No");
+    const id = (await waiting.stderrMatching(WAITING))[1] as string;
+    const message = await questionMessage("Deploy now?");
+    const buttons = message.reply_markup.inline_keyboard.map((row: Json[]) => row[0]);
+    expect(buttons.map((button: Json) => button.text)).toEqual(["Yes", "No"]);
+    expect(message.text).toContain("Yes: ship it");
+    // The handle names nothing: no nonce, no digest, no interaction id.
+    const interaction = (await call("GET", `/v1/interactions/${id}`)).body;
+    for (const button of buttons) {
+      expect(button.callback_data).toMatch(/^[A-Za-z0-9_-]{16}$/);
+      expect(button.callback_data).not.toContain(id);
+      expect(interaction.request_digest).not.toContain(button.callback_data);
+    }
+
+    tg.tap(message, buttons[0].callback_data, STRANGER);
+    tg.tap(message, buttons[0].callback_data, ANN, CHAT + 1);
+    tg.tap(message, "AAAAAAAAAAAAAAAA", ANN);
+    await until(() => callbackTexts().length >= 3, 30_000);
+    expect(callbackTexts()).toEqual([
+      "Not accepted: you are not allowed to answer.",
+      "Not accepted: this chat does not answer questions.",
+      "Not accepted: this button is not one the broker sent.",
+    ]);
+    expect((await call("GET", `/v1/interactions/${id}`)).body.status).toBe("pending");
+
+    tg.tap(message, buttons[0].callback_data, ANN);
+    const done = await waiting.done;
+    expect(done.code).toBe(0);
+    expect(done.stdout.trim()).toBe("yes");
+    const answered = (await call("GET", `/v1/interactions/${id}`)).body;
+    expect(answered.response).toMatchObject({ source: "telegram", choice_id: "yes", device_id: "telegram:7" });
+    await until(() => edits(message.message_id).length === 1, 30_000);
+    expect(edits(message.message_id)[0].text).toMatch(/Answered "Yes" by Ann at \d\d:\d\d$/);
+    expect(edits(message.message_id)[0].reply_markup).toBeUndefined();
+
+    // A late tap on the other button: already answered, nothing changes.
+    tg.tap(message, buttons[1].callback_data, ANN);
+    await until(() => callbackTexts().length >= 5, 30_000);
+    expect(callbackTexts().at(-1)).toBe("Already answered: your answer was not recorded.");
+    expect((await call("GET", `/v1/interactions/${id}`)).body.response.choice_id).toBe("yes");
+  });
+
+  it("a reply to a text question settles notify ask with the text", async () => {
+    const waiting = ask("Which branch?", "--kind", "text");
+    await waiting.stderrMatching(WAITING);
+    const message = await questionMessage("Which branch?");
+    const sent = tg.callsOf("sendMessage").find((body: Json) => body.result?.message_id === message.message_id);
+    expect(sent.reply_markup).toMatchObject({ force_reply: true });
+    tg.reply(message.message_id, "not from Eve", STRANGER, CHAT);
+    tg.reply(message.message_id, "release/2.1", ANN, CHAT);
+    const done = await waiting.done;
+    expect(done.stdout.trim()).toBe("release/2.1");
+    await until(() => edits(message.message_id).length === 1, 30_000);
+    expect(edits(message.message_id)[0].text).toMatch(/Answered "release\/2.1" by Ann at/);
+  });
+
+  it("edits the message when the question is answered on the desktop or cancelled", async () => {
+    const first = (await call("POST", "/v1/interactions/request", { prompt: "Answered elsewhere?" })).body;
+    const second = (await call("POST", "/v1/interactions/request", { prompt: "Cancelled later?" })).body;
+    const one = await questionMessage("Answered elsewhere?");
+    const two = await questionMessage("Cancelled later?");
+    const answer = await call("POST", `/v1/interactions/${first.id}/respond`, {
+      response_id: "r1",
+      request_digest: first.request_digest,
+      nonce: first.nonce,
+      choice_id: "allow",
+      source: "ui",
+    });
+    expect(answer.status).toBe(200);
+    expect((await call("POST", `/v1/interactions/${second.id}/cancel`)).status).toBe(200);
+    await until(() => edits(one.message_id).length === 1 && edits(two.message_id).length === 1, 30_000);
+    expect(edits(one.message_id)[0].text).toMatch(/Answered on the desktop at \d\d:\d\d$/);
+    expect(edits(two.message_id)[0].text).toMatch(/Cancelled$/);
+    // A tap on the answered one: already answered, shown, nothing settled.
+    tg.tap(one, one.reply_markup.inline_keyboard[1][0].callback_data, ANN);
+    await until(() => callbackTexts().length >= 1, 30_000);
+    expect(callbackTexts()[0]).toBe("Already answered: your answer was not recorded.");
+    expect((await call("GET", `/v1/interactions/${first.id}`)).body.response.source).toBe("ui");
+  });
+
+  it("a broker SIGKILL after settling but before the offset is stored settles nothing twice; one while down loses nothing", async () => {
+    const first = (await call("POST", "/v1/interactions/request", { prompt: "Kill me?" })).body;
+    const second = (await call("POST", "/v1/interactions/request", { prompt: "While down?" })).body;
+    const one = await questionMessage("Kill me?");
+    const two = await questionMessage("While down?");
+    tg.holdCallbacks = true;
+    tg.tap(one, one.reply_markup.inline_keyboard[0][0].callback_data, ANN);
+    // Settled, then stuck on answerCallbackQuery: the offset is not stored yet.
+    await until(() => tg.callsOf("answerCallbackQuery").length === 1, 30_000);
+    const settled = (await call("GET", `/v1/interactions/${first.id}`)).body;
+    expect(settled.status).toBe("answered");
+    broker.child.kill("SIGKILL");
+    await broker.exited;
+    tg.holdCallbacks = false;
+    tg.tap(two, two.reply_markup.inline_keyboard[1][0].callback_data, ANN);
+
+    broker = await spawnBroker(dataDir);
+    const settledLater = await call("GET", `/v1/interactions/${second.id}/wait?timeout=30`);
+    expect(settledLater.body.status).toBe("answered");
+    const again = (await call("GET", `/v1/interactions/${first.id}`)).body;
+    expect(again.response).toEqual(settled.response);
+    expect((await call("GET", `/v1/interactions/${second.id}`)).body.response).toMatchObject({
+      source: "telegram",
+      choice_id: "deny",
+    });
+    // The redelivered tap replayed the first answer: recorded, not "already answered".
+    await until(() => callbackTexts().length >= 3, 30_000);
+    expect(callbackTexts().slice(1)).toEqual(["Answer recorded.", "Answer recorded."]);
+    await until(() => tg.confirmedOffset > 1001, 30_000);
+  });
+
+  it("honours 429 retry_after and 5xx on getUpdates and sendMessage, and no token reaches a log or response", async () => {
+    tg.fail("sendMessage", 429, 1, 1);
+    tg.fail("getUpdates", 502, 2);
+    tg.fail("getUpdates", 429, 1, 2);
+    const waiting = ask("After throttling?", "--choice", "a=A", "--choice", "b=B");
+    const id = (await waiting.stderrMatching(WAITING))[1] as string;
+    const message = await questionMessage("After throttling?");
+    tg.tap(message, message.reply_markup.inline_keyboard[1][0].callback_data, ANN);
+    expect((await waiting.done).stdout.trim()).toBe("b");
+    const failedAt = tg.calls.findIndex((entry) => entry.method === "getUpdates:failed");
+    expect(failedAt).toBeGreaterThanOrEqual(0);
+    const providers = await call("GET", "/ui/api/outbound/providers");
+    expect(JSON.stringify(providers.body)).not.toContain("AAbbCCdd");
+    expect(providers.body[0].connection).toMatchObject({ state: "connected" });
+    expect((await call("GET", `/v1/interactions/${id}`)).body.response.source).toBe("telegram");
+    // Nothing under the data dir (database, logs, config) holds the token's secret half.
+    const secret = BOT_TOKEN.split(":")[1] as string;
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        const path = join(dir, name);
+        if (statSync(path).isDirectory()) walk(path);
+        else files.push(path);
+      }
+    };
+    walk(dataDir);
+    for (const file of files) expect(readFileSync(file).includes(secret), file).toBe(false);
+    expect(broker.stderr()).not.toContain(secret);
+  });
+});
