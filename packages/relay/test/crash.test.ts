@@ -5,7 +5,10 @@ import { tempDir, x25519Jwk } from "./helpers.js";
 import { postgresAvailable, startPostgres, type TestPostgres } from "./postgres.js";
 import { call, type RelayProcess, spawnRelay } from "./processes.js";
 
-/** Issue 13: SIGKILL of a relay process during a burst of answers; every 201 is found afterwards. */
+/**
+ * Issue 13: SIGKILL of a relay process during a burst of answers; every 201 is found afterwards. Issue 27: 64
+ * concurrent posters, so on PostgreSQL the answers travel in batches (group commit) when the process dies.
+ */
 const hasPostgres = postgresAvailable();
 let server: TestPostgres | undefined;
 beforeAll(async () => {
@@ -37,7 +40,7 @@ describe.each(backends)("SIGKILL during a burst (%s)", (backend) => {
       let attempted = 0;
       let killed: Promise<void> | undefined;
       const url = relay.url;
-      const workers = Array.from({ length: 24 }, async (_, worker) => {
+      const workers = Array.from({ length: 64 }, async (_, worker) => {
         for (let index = 0; ; index += 1) {
           if (killed) return;
           attempted += 1;

@@ -13,6 +13,8 @@ export interface RelaySettings {
   publicUrl: string | undefined;
   trustProxy: boolean | string;
   rateLimits: boolean;
+  /** PostgreSQL group commit of answers and envelopes (RELAY_GROUP_COMMIT=off only to measure without it). */
+  groupCommit: boolean;
   /** The operator's test switch: Web Push endpoints on loopback are accepted (never in production). */
   allowLoopbackPush: boolean;
 }
@@ -71,6 +73,7 @@ export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv = p
     publicUrl,
     trustProxy: parseTrustProxy(flags.trustProxy ?? env.RELAY_TRUST_PROXY),
     rateLimits: env.RELAY_RATE_LIMITS !== "off",
+    groupCommit: env.RELAY_GROUP_COMMIT !== "off",
     allowLoopbackPush: flags.allowLoopbackPush === true || parseSwitch(env.RELAY_ALLOW_LOOPBACK_PUSH),
   };
 }
