@@ -406,6 +406,16 @@ export class PostgresStore implements RelayStore {
     return store;
   }
 
+  /** The pool's connections by state (metrics). */
+  poolStats(): { total: number; idle: number; waiting: number; max: number } {
+    return {
+      total: this.pool.totalCount,
+      idle: this.pool.idleCount,
+      waiting: this.pool.waitingCount,
+      max: this.options.max ?? 20,
+    };
+  }
+
   /** True while the LISTEN connection is up (tests, the operator's view). */
   get listening(): boolean {
     return this.listener !== undefined;

@@ -1,0 +1,159 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tempDir, x25519Jwk } from "./helpers.js";
+import { postgresAvailable, startPostgres, type TestPostgres } from "./postgres.js";
+import { call, type RelayProcess, spawnRelay } from "./processes.js";
+
+/**
+ * Issue 27, operators: Prometheus metrics behind the enrollment token (and on an optional separate listener), and a
+ * graceful shutdown that answers held polls before the process exits.
+ */
+const hasPostgres = postgresAvailable();
+let server: TestPostgres | undefined;
+beforeAll(async () => {
+  if (hasPostgres) server = await startPostgres();
+}, 60_000);
+afterAll(async () => server?.stop());
+
+const backends = ["sqlite", ...(hasPostgres ? ["postgres"] : [])] as const;
+
+/** The value of one sample line (`name{labels} value`), or undefined. */
+function sample(text: string, name: string, labels = ""): number | undefined {
+  for (const line of text.split("\n")) {
+    if (line.startsWith(`${name}${labels ? `{${labels}}` : ""} `)) return Number(line.split(" ").at(-1));
+  }
+  return undefined;
+}
+
+async function waitFor<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function setUp(relay: RelayProcess, dir: string) {
+  const token = readFileSync(join(dir, "enrollment-token"), "utf8").trim();
+  const installation = (await call(relay.url, "POST", "/v1/installations", token, {})).json;
+  const { code } = (await call(relay.url, "POST", "/v1/pairings", installation.token, {})).json;
+  const phone = (
+    await call(relay.url, "POST", "/v1/pairings/claim", undefined, { code, device_name: "p", public_key: x25519Jwk() })
+  ).json;
+  const answer = (responseId: string) => ({
+    contract_version: "1",
+    response_id: responseId,
+    interaction_id: "i",
+    request_digest: "d",
+    nonce: "n",
+    choice_id: "allow",
+    installation_id: installation.installation_id,
+    device_id: phone.device_id,
+  });
+  return { token, installation, phone, answer };
+}
+
+describe.each(backends)("metrics and shutdown (%s)", (backend) => {
+  it("GET /metrics needs the enrollment token and counts requests, held polls, stores and the database", async () => {
+    const dir = tempDir();
+    const databaseUrl = backend === "postgres" ? await server?.createDatabase() : undefined;
+    const relay = await spawnRelay({
+      dataDir: dir.path,
+      ...(databaseUrl ? { databaseUrl } : {}),
+      env: { RELAY_METRICS_PORT: "0" },
+    });
+    try {
+      const { token, installation, phone, answer } = await setUp(relay, dir.path);
+      expect((await call(relay.url, "GET", "/metrics")).status).toBe(401);
+      expect((await call(relay.url, "GET", "/metrics", installation.token)).status).toBe(401);
+
+      const held = call(relay.url, "GET", "/v1/interaction-responses?wait=20", installation.token);
+      const scrape = async () => {
+        const response = await fetch(`${relay.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+        expect(response.status).toBe(200);
+        expect(response.headers.get("content-type")).toContain("text/plain");
+        return response.text();
+      };
+      await waitFor(
+        async () =>
+          (sample(await scrape(), "notify_relay_held_polls", 'kind="answers"') ?? 0) >= 1 ? true : undefined,
+        "the held poll in the metrics",
+      );
+      expect((await call(relay.url, "POST", "/v1/interaction-responses", phone.token, answer("m1"))).status).toBe(201);
+      expect((await call(relay.url, "POST", "/v1/interaction-responses", phone.token, answer("m1"))).status).toBe(409);
+      expect((await held).json.responses).toHaveLength(1);
+
+      const text = await scrape();
+      expect(sample(text, "notify_relay_stored_total", 'kind="answers"')).toBe(1);
+      expect(
+        sample(
+          text,
+          "notify_relay_http_requests_total",
+          'method="POST",route="/v1/interaction-responses",status="201"',
+        ),
+      ).toBe(1);
+      expect(
+        sample(
+          text,
+          "notify_relay_http_requests_total",
+          'method="POST",route="/v1/interaction-responses",status="409"',
+        ),
+      ).toBe(1);
+      expect(
+        sample(text, "notify_relay_http_requests_total", 'method="GET",route="/metrics",status="401"'),
+      ).toBeGreaterThanOrEqual(2);
+      expect(sample(text, "notify_relay_db_duration_seconds_count", 'operation="store_answer"')).toBe(2);
+      expect(sample(text, "notify_relay_held_polls", 'kind="answers"')).toBe(0);
+      expect(sample(text, "notify_relay_process_resident_memory_bytes")).toBeGreaterThan(0);
+      if (backend === "postgres") {
+        expect(sample(text, "notify_relay_db_pool_connections", 'state="max"')).toBe(20);
+        expect(sample(text, "notify_relay_db_batches", 'kind="answers",count="writes"')).toBe(2);
+      }
+      // Nothing secret: no token of any kind appears.
+      for (const secret of [token, installation.token, phone.token]) expect(text).not.toContain(secret);
+
+      // The separate listener serves the same without credentials.
+      const metricsUrl = /metrics on (http:\/\/\S+)/.exec(relay.stderr())?.[1];
+      expect(metricsUrl).toBeDefined();
+      const separate = await fetch(metricsUrl as string);
+      expect(separate.status).toBe(200);
+      expect(await separate.text()).toContain("notify_relay_stored_total");
+    } finally {
+      await relay.stop();
+      dir.remove();
+    }
+  }, 60_000);
+
+  it("SIGTERM answers every held poll at once, then the process exits 0", async () => {
+    const dir = tempDir();
+    const databaseUrl = backend === "postgres" ? await server?.createDatabase() : undefined;
+    const relay = await spawnRelay({ dataDir: dir.path, ...(databaseUrl ? { databaseUrl } : {}) });
+    try {
+      const { installation, phone } = await setUp(relay, dir.path);
+      const polls = [
+        call(relay.url, "GET", "/v1/interaction-responses?wait=30", installation.token),
+        call(relay.url, "GET", "/v1/envelopes?wait=30", phone.token),
+      ];
+      await waitFor(
+        async () => ((await call(relay.url, "GET", "/healthz")).json.held_polls >= 2 ? true : undefined),
+        "two held polls",
+      );
+      const started = performance.now();
+      const exited = new Promise<number | null>((resolve) => relay.child.once("exit", (code) => resolve(code)));
+      relay.child.kill("SIGTERM");
+      const pages = await Promise.all(polls);
+      expect(pages.map((page) => page.status)).toEqual([200, 200]);
+      expect(pages[0]?.json.responses).toEqual([]);
+      expect(pages[1]?.json.envelopes).toEqual([]);
+      expect(await exited).toBe(0);
+      // Well before the 30 s the polls asked for.
+      expect(performance.now() - started).toBeLessThan(10_000);
+    } finally {
+      await relay.stop();
+      dir.remove();
+    }
+  }, 60_000);
+});
