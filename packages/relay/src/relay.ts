@@ -6,8 +6,8 @@ import { pruneOnce } from "./domain/retention.js";
 import { buildApp } from "./http/app.js";
 import type { RelayLogger } from "./log.js";
 import { RelayMetrics } from "./metrics.js";
+import { ThreadedPushSender } from "./push/push-thread.js";
 import { loadVapidKeys, vapidSubject } from "./push/vapid.js";
-import { WebPushSender } from "./push/web-push-sender.js";
 import { openStore } from "./store/open.js";
 import type { PostgresStore } from "./store/postgres/postgres-store.js";
 import type { RelayStore } from "./store/types.js";
@@ -57,13 +57,13 @@ export async function startRelay(settings: RelaySettings, logger: RelayLogger): 
   const token = enrollmentToken(settings.dataDir);
   const vapid = loadVapidKeys(settings.dataDir);
   let publicUrl = settings.publicUrl ?? "";
-  const push = new WebPushSender({
-    vapid: { ...vapid, subject: vapidSubject(settings.publicUrl ?? "") },
-    store,
-    logger,
-    pushEndpoints: { allowLoopback: settings.allowLoopbackPush },
-    onOutcome: (outcome) => metrics.pushOutcome(outcome),
-  });
+  const push = new ThreadedPushSender(
+    {
+      vapid: { ...vapid, subject: vapidSubject(settings.publicUrl ?? "") },
+      pushEndpoints: { allowLoopback: settings.allowLoopbackPush },
+    },
+    { store, logger, onOutcome: (outcome) => metrics.pushOutcome(outcome) },
+  );
   metrics.watch({ pushQueue: () => push.queued });
   if (settings.allowLoopbackPush) logger.warn("Web Push endpoints on loopback are accepted (test switch)");
   const { app } = buildApp({

@@ -1,14 +1,19 @@
+import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempDir, x25519Jwk } from "./helpers.js";
+import { envelopeFor, tempDir, x25519Jwk } from "./helpers.js";
 import { postgresAvailable, startPostgres, type TestPostgres } from "./postgres.js";
 import { call, type RelayProcess, spawnRelay } from "./processes.js";
+import { PushService, Subscriber } from "./push-service.js";
 
 /**
  * Issue 27, operators: Prometheus metrics behind the enrollment token (and on an optional separate listener), and a
  * graceful shutdown that answers held polls before the process exits.
  */
+const run = promisify(execFile);
 const hasPostgres = postgresAvailable();
 let server: TestPostgres | undefined;
 beforeAll(async () => {
@@ -153,6 +158,71 @@ describe.each(backends)("metrics and shutdown (%s)", (backend) => {
       expect(performance.now() - started).toBeLessThan(10_000);
     } finally {
       await relay.stop();
+      dir.remove();
+    }
+  }, 60_000);
+
+  it("Web Push runs on its own thread: deliveries and a 410's removal reach the metrics and the store", async () => {
+    const service = new PushService();
+    await service.start();
+    const dir = tempDir();
+    const databaseUrl = backend === "postgres" ? await server?.createDatabase() : undefined;
+    const relay = await spawnRelay({
+      dataDir: dir.path,
+      ...(databaseUrl ? { databaseUrl } : {}),
+      env: { RELAY_ALLOW_LOOPBACK_PUSH: "1" },
+    });
+    try {
+      const token = readFileSync(join(dir.path, "enrollment-token"), "utf8").trim();
+      const installation = (await call(relay.url, "POST", "/v1/installations", token, {})).json;
+      const { code } = (await call(relay.url, "POST", "/v1/pairings", installation.token, {})).json;
+      const phone = (
+        await call(relay.url, "POST", "/v1/pairings/claim", undefined, {
+          code,
+          device_name: "p",
+          public_key: x25519Jwk(),
+          push_subscription: new Subscriber(`${service.base}/push/p`).toJSON(),
+        })
+      ).json;
+      const post = () =>
+        call(relay.url, "POST", "/v1/envelopes", installation.token, envelopeFor(installation, [phone.device_id]));
+      const scrape = async () =>
+        (await fetch(`${relay.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
+      expect((await post()).status).toBe(201);
+      await service.received(1);
+      await waitFor(
+        async () =>
+          sample(await scrape(), "notify_relay_push_sends_total", 'outcome="delivered"') === 1 ? true : undefined,
+        "the delivery in the metrics",
+      );
+      service.statuses.push(410);
+      expect((await post()).status).toBe(201);
+      await service.received(2);
+      await waitFor(
+        async () =>
+          sample(await scrape(), "notify_relay_push_sends_total", 'outcome="gone"') === 1 ? true : undefined,
+        "the 410 in the metrics",
+      );
+      // The thread asks the main thread to drop it; the operator's listing shows when it is gone.
+      const cli = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+      const listing = [
+        "devices",
+        "--json",
+        "--data-dir",
+        dir.path,
+        ...(databaseUrl ? ["--database-url", databaseUrl] : []),
+      ];
+      await waitFor(async () => {
+        const { stdout } = await run(process.execPath, [cli, ...listing]);
+        const [device] = JSON.parse(stdout) as { push: boolean }[];
+        return device?.push === false ? true : undefined;
+      }, "the subscription dropped");
+      expect((await post()).status).toBe(201);
+      expect((await post()).status).toBe(201);
+      expect(service.deliveries).toHaveLength(2);
+    } finally {
+      await relay.stop();
+      await service.stop();
       dir.remove();
     }
   }, 60_000);
