@@ -4,7 +4,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { envelopeFor, tempDir, x25519Jwk } from "./helpers.js";
+import { DEFAULT_LIMITS } from "../src/http/rate-limit.js";
+import { RelayMetrics } from "../src/metrics.js";
+import { ENROLLMENT_TOKEN, envelopeFor, RelayHarness, tempDir, x25519Jwk } from "./helpers.js";
 import { postgresAvailable, startPostgres, type TestPostgres } from "./postgres.js";
 import { call, type RelayProcess, spawnRelay } from "./processes.js";
 import { PushService, Subscriber } from "./push-service.js";
@@ -226,4 +228,28 @@ describe.each(backends)("metrics and shutdown (%s)", (backend) => {
       dir.remove();
     }
   }, 60_000);
+});
+
+describe("GET /metrics and rate limits", () => {
+  it("a scraper with the right token is never limited; wrong tokens are, like enrollment", async () => {
+    const relay = RelayHarness.sqlite({ limits: DEFAULT_LIMITS, metrics: new RelayMetrics({ defaultMetrics: false }) });
+    try {
+      for (let index = 0; index < 20; index += 1) {
+        const reply = await relay.request({
+          url: "/metrics",
+          headers: { authorization: `Bearer ${ENROLLMENT_TOKEN}` },
+        });
+        expect(reply.status).toBe(200);
+      }
+      const wrong = [];
+      for (let index = 0; index < 8; index += 1) {
+        wrong.push((await relay.request({ url: "/metrics", headers: { authorization: "Bearer nope" } })).status);
+      }
+      expect(wrong.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+      expect(wrong.at(-1)).toBe(429);
+    } finally {
+      await relay.close();
+      relay.dir.remove();
+    }
+  });
 });

@@ -1,3 +1,4 @@
+import { bearerCredential, secretMatches } from "@notify/contracts/guards";
 import { jsonShapeProblem } from "@notify/contracts/json-shape";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import { Authenticator } from "../domain/auth.js";
@@ -11,7 +12,7 @@ import type { RelayMetrics } from "../metrics.js";
 import type { RelayStore } from "../store/types.js";
 import { VERSION } from "../version.js";
 import { AccessLog } from "./access-log.js";
-import { enrollmentAuth, type Guards } from "./auth.js";
+import { type Guards, takeLimit } from "./auth.js";
 import { errorHandler, sendError } from "./errors.js";
 import { clientKey, DEFAULT_LIMITS, Limits, type LimitTable } from "./rate-limit.js";
 import { answerRoutes } from "./routes/answers.js";
@@ -179,7 +180,13 @@ export function buildApp(options: AppOptions): RelayApp {
   if (metrics) {
     metrics.watch({ heldPolls: () => hub.sizeByKind() });
     // The operator's credential: metrics name no secrets, but tell who uses the relay how much.
-    app.get("/metrics", { onRequest: enrollmentAuth(guards) }, async (_request, reply) =>
+    // A scraper with the right token is not rate limited; wrong guesses count against the enrollment limit.
+    const metricsAuth = async (request: { headers: { authorization?: string | undefined }; ip: string }) => {
+      if (secretMatches(bearerCredential(request.headers.authorization), options.enrollmentToken, true)) return;
+      takeLimit(guards, "enroll", clientKey(request.ip));
+      throw new RelayError("unauthorized", "the enrollment token is missing or wrong");
+    };
+    app.get("/metrics", { onRequest: metricsAuth }, async (_request, reply) =>
       reply.type(metrics.contentType).send(await metrics.text()),
     );
   }
