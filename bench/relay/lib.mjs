@@ -45,11 +45,11 @@ function stop(child) {
   });
 }
 
-export function startRelay({ dataDir, databaseUrl }) {
-  const args = [RELAY_CLI, "serve", "--port", "0", "--data-dir", dataDir];
+export function startRelay({ dataDir, databaseUrl, env = {}, nodeArgs = [] }) {
+  const args = [...nodeArgs, RELAY_CLI, "serve", "--port", "0", "--data-dir", dataDir];
   if (databaseUrl) args.push("--database-url", databaseUrl);
   // Rate limits off: the benchmark is one client address and one device posting thousands per second.
-  return spawnServer(args, { RELAY_RATE_LIMITS: "off" });
+  return spawnServer(args, { RELAY_RATE_LIMITS: "off", ...env });
 }
 
 /** VmRSS of a process in MB. */

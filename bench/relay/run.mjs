@@ -299,19 +299,25 @@ try {
     results.machine.postgres = server.version;
     const admin = new pg.Client({ connectionString: server.url });
     await admin.connect();
-    for (const processes of [1, 2]) {
-      const name = `relay_bench_${processes}`;
+    // Each PostgreSQL configuration twice, one after the other: with group commit (the default) and with one
+    // transaction per answer (RELAY_GROUP_COMMIT=off), so the comparison shares the machine's load of the moment.
+    const variants = [1, 2].flatMap((processes) =>
+      [true, false].filter((group) => group || !skip.has("pg-single")).map((group) => ({ processes, group })),
+    );
+    for (const { processes, group } of variants) {
+      const name = `relay_bench_${processes}_${group ? "group" : "single"}`;
       await admin.query(`CREATE DATABASE ${name}`);
       const databaseUrl = server.url.replace(/\/postgres$/, `/${name}`);
       const dataDir = mkdtempSync(join(os.tmpdir(), "relay-bench-pg-data-"));
       cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
       const relays = [];
-      for (let index = 0; index < processes; index += 1) relays.push(await startRelay({ dataDir, databaseUrl }));
+      const env = group ? {} : { RELAY_GROUP_COMMIT: "off" };
+      for (let index = 0; index < processes; index += 1) relays.push(await startRelay({ dataDir, databaseUrl, env }));
       cleanups.push(() => Promise.all(relays.map((relay) => relay.stop())));
       const pgToken = readFileSync(join(dataDir, "enrollment-token"), "utf8").trim();
-      const label = `relay, PostgreSQL, ${processes} process${processes > 1 ? "es" : ""}`;
+      const label = `relay, PostgreSQL, ${processes} process${processes > 1 ? "es" : ""}${group ? "" : ", one commit per answer"}`;
       await throughput(label, relays, "postgres", databaseUrl, pgToken);
-      if (processes === 2) {
+      if (processes === 2 && group && !skip.has("latency")) {
         await heldPollLatency(
           "held poll, PostgreSQL, answer to process A, poll held by B",
           relays[0].url,

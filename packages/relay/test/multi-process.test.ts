@@ -65,8 +65,8 @@ describe.runIf(hasPostgres)("two relay processes on one PostgreSQL", () => {
       }
     })();
 
-    const perWorker = 60;
-    const workers = Array.from({ length: 16 }, async (_, worker) => {
+    const perWorker = 30;
+    const workers = Array.from({ length: 48 }, async (_, worker) => {
       for (let index = 0; index < perWorker; index += 1) {
         const phone = phones[(worker + index) % 2] as { device_id: string; token: string };
         const target = relays[index % 2] as RelayProcess;
@@ -97,7 +97,7 @@ describe.runIf(hasPostgres)("two relay processes on one PostgreSQL", () => {
       cursor = page.json.next_cursor;
     }
 
-    expect(accepted.size).toBe(16 * perWorker);
+    expect(accepted.size).toBe(48 * perWorker);
     expect(new Set(served).size).toBe(served.length); // nothing duplicated
     expect(new Set(served)).toEqual(accepted); // nothing lost or skipped
   });

@@ -101,6 +101,40 @@ describe("Web Push wake-ups", () => {
     expect((await relay.store.read((tx) => tx.deviceById(device.device_id)))?.pushSubscription).not.toBeNull();
   });
 
+  it("a 429 waits for its retry without holding a sending slot; outcomes are reported", async () => {
+    // One sending slot: with the retry sleeping in it, B's wake-up would wait for A's backoff.
+    const outcomes: string[] = [];
+    const narrow = new WebPushSender({
+      vapid: { ...loadVapidKeys(dir.path), subject: "mailto:ops@example.test" },
+      store: relay.store,
+      logger: silentLogger,
+      timeoutMs: 2000,
+      retryDelaysMs: [1500],
+      concurrency: 1,
+      pushEndpoints: { allowLoopback: true },
+      onOutcome: (outcome) => outcomes.push(outcome),
+    });
+    const harness = new RelayHarness(relay.store, { push: narrow, vapidPublicKey, allowLoopbackPush: true });
+    try {
+      const owner = await harness.enroll();
+      const a = await harness.pair(owner, { push_subscription: new Subscriber(`${service.base}/push/a`).toJSON() });
+      const b = await harness.pair(owner, { push_subscription: new Subscriber(`${service.base}/push/b`).toJSON() });
+      service.statuses.push(429);
+      await harness.postEnvelope(owner, envelopeFor(owner, [a.device_id]));
+      await service.received(1);
+      await harness.postEnvelope(owner, envelopeFor(owner, [b.device_id]));
+      await service.received(2);
+      // B went out while A waited for its retry.
+      expect(service.deliveries.map((delivery) => delivery.path)).toEqual(["/push/a", "/push/b"]);
+      expect(narrow.queued).toBe(1);
+      await narrow.idle();
+      expect(service.deliveries.map((delivery) => delivery.path)).toEqual(["/push/a", "/push/b", "/push/a"]);
+      expect(outcomes).toEqual(["retried", "delivered", "delivered"]);
+    } finally {
+      await narrow.close();
+    }
+  });
+
   it("a hanging push service never slows the envelope POST", async () => {
     const { device } = await pairWithPush("/push/slow");
     service.hold = true;

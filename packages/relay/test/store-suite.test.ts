@@ -228,6 +228,75 @@ describe.each(backends.filter((backend) => backend.name === "sqlite" || hasPostg
     expect(ids(await all()).sort()).toEqual(["a-early-seq", "b-late-seq"]);
   });
 
+  it("the same cursor rule holds for answers stored by the batched write path (storeAnswer)", async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let inserted = () => {};
+    const aInserted = new Promise<void>((resolve) => {
+      inserted = resolve;
+    });
+    const a = store.transaction(async (tx) => {
+      await insert(tx, "a-early-seq");
+      inserted();
+      await gate;
+    });
+    await aInserted;
+    const batch = Promise.all(["b1", "b2", "b3"].map((id) => store.storeAnswer(answer(id))));
+    if (backend.name === "postgres") await batch;
+    const firstPage = await all();
+    const cursor = firstPage.at(-1)?.position ?? null;
+    release();
+    await Promise.all([a, batch]);
+    const served = [...ids(firstPage), ...ids(await all(cursor))];
+    expect(served.sort()).toEqual(["a-early-seq", "b1", "b2", "b3"]);
+  });
+
+  it("concurrent storeAnswer calls each get their own outcome, duplicates within one batch included", async () => {
+    await store.storeAnswer(answer("r0"));
+    const changes: Change[] = [];
+    store.onChange((change) => changes.push(change));
+    const outcomes = await Promise.all([
+      store.storeAnswer(answer("r1")),
+      store.storeAnswer(answer("r1")),
+      store.storeAnswer(answer("r1", "ins_a", T0, "different")),
+      store.storeAnswer(answer("r0", "ins_a", T0, "different")),
+      store.storeAnswer(answer("r2")),
+      store.storeAnswer(answer("r1", "ins_b")),
+    ]);
+    expect(outcomes).toEqual([
+      { created: true },
+      { created: false, existingBody: '{"r":"r1"}' },
+      { created: false, existingBody: '{"r":"r1"}' },
+      { created: false, existingBody: '{"r":"r0"}' },
+      { created: true },
+      { created: true },
+    ]);
+    expect(ids(await all())).toEqual(["r0", "r1", "r2"]);
+    // Every created row announced itself once (the keys of the hub).
+    expect(changes.filter((change) => change.kind === "answers" && change.installationId === "ins_a")).toHaveLength(2);
+  });
+
+  it("concurrent storeEnvelope calls store every envelope for its recipients", async () => {
+    const envelope = (id: string, recipients: string[]) => ({
+      id,
+      installationId: "ins_a",
+      body: `{"e":"${id}"}`,
+      createdAt: T0,
+      recipients,
+    });
+    await Promise.all([
+      store.storeEnvelope(envelope("env_1", ["dev_1", "dev_2"])),
+      store.storeEnvelope(envelope("env_2", ["dev_2"])),
+      store.storeEnvelope(envelope("env_3", ["dev_1"])),
+    ]);
+    const of = async (deviceId: string) =>
+      (await store.read((tx) => tx.envelopesAfter(deviceId, null, 0, 100))).map((row) => row.envelopeId).sort();
+    expect(await of("dev_1")).toEqual(["env_1", "env_3"]);
+    expect(await of("dev_2")).toEqual(["env_1", "env_2"]);
+  });
+
   it("acknowledging marks answers once; later acks do not move the mark", async () => {
     await store.transaction((tx) => insert(tx, "r1"));
     const [row] = await all();

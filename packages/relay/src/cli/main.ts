@@ -29,6 +29,11 @@ function buildProgram(): Command {
       .option("--public-url <url>", "the URL phones use (default: RELAY_PUBLIC_URL or http://HOST:PORT)")
       .option("--trust-proxy [addresses]", "trust X-Forwarded-For from these proxies (all when no list is given)")
       .option(
+        "--metrics-port <port>",
+        "serve Prometheus metrics on this port too, unauthenticated (RELAY_METRICS_PORT)",
+      )
+      .option("--metrics-host <host>", "address of the metrics listener (default: RELAY_METRICS_HOST or 127.0.0.1)")
+      .option(
         "--allow-loopback-push",
         "accept Web Push endpoints on loopback, for tests (default: RELAY_ALLOW_LOOPBACK_PUSH; never in production)",
       ),

@@ -13,6 +13,11 @@ export interface RelaySettings {
   publicUrl: string | undefined;
   trustProxy: boolean | string;
   rateLimits: boolean;
+  /** PostgreSQL group commit of answers and envelopes (RELAY_GROUP_COMMIT=off only to measure without it). */
+  groupCommit: boolean;
+  /** A separate listener for GET /metrics without credentials (RELAY_METRICS_PORT; off when undefined). */
+  metricsPort: number | undefined;
+  metricsHost: string;
   /** The operator's test switch: Web Push endpoints on loopback are accepted (never in production). */
   allowLoopbackPush: boolean;
 }
@@ -25,6 +30,8 @@ export interface SettingsFlags {
   publicUrl?: string;
   trustProxy?: string | boolean;
   allowLoopbackPush?: boolean;
+  metricsPort?: string;
+  metricsHost?: string;
 }
 
 export const DEFAULT_PORT = 47822;
@@ -71,6 +78,14 @@ export function resolveSettings(flags: SettingsFlags, env: NodeJS.ProcessEnv = p
     publicUrl,
     trustProxy: parseTrustProxy(flags.trustProxy ?? env.RELAY_TRUST_PROXY),
     rateLimits: env.RELAY_RATE_LIMITS !== "off",
+    groupCommit: env.RELAY_GROUP_COMMIT !== "off",
+    metricsPort:
+      flags.metricsPort !== undefined
+        ? parsePort(flags.metricsPort, "--metrics-port")
+        : env.RELAY_METRICS_PORT
+          ? parsePort(env.RELAY_METRICS_PORT, "RELAY_METRICS_PORT")
+          : undefined,
+    metricsHost: flags.metricsHost ?? (env.RELAY_METRICS_HOST || DEFAULT_HOST),
     allowLoopbackPush: flags.allowLoopbackPush === true || parseSwitch(env.RELAY_ALLOW_LOOPBACK_PUSH),
   };
 }

@@ -36,16 +36,14 @@ export async function submitAnswer(deps: DomainDeps, device: Device, body: unkno
     throw new RelayError("forbidden", "this device is not paired with that installation");
   }
   const stored = storedAnswerBody(answer);
-  // 9. Unique per (installation_id, response_id).
-  const result = await deps.store.transaction((tx) =>
-    tx.insertAnswer({
-      installationId: installation.id,
-      responseId: answer.response_id,
-      deviceId: device.id,
-      body: stored,
-      receivedAt: deps.clock.now(),
-    }),
-  );
+  // 9. Unique per (installation_id, response_id). Committed (possibly with concurrent answers) before this returns.
+  const result = await deps.store.storeAnswer({
+    installationId: installation.id,
+    responseId: answer.response_id,
+    deviceId: device.id,
+    body: stored,
+    receivedAt: deps.clock.now(),
+  });
   if (result.created) return { status: "accepted", response_id: answer.response_id };
   if (result.existingBody === stored) return { status: "duplicate", response_id: answer.response_id };
   throw new RelayError("conflict", "response_id was already used for a different answer");

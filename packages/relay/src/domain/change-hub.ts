@@ -65,10 +65,23 @@ export class ChangeHub {
         resolve(changed);
       };
       const onChange = (changed = true) => finish(changed);
-      const timer = setTimeout(() => finish(false), milliseconds);
+      // Whole milliseconds: Node keeps one timer list per distinct duration, so 50,000 polls held with wait=30 share
+      // a handful of lists instead of each a list (and a priority-queue entry) of its own.
+      const timer = setTimeout(() => finish(false), Math.ceil(milliseconds));
       set.add(onChange);
       if (signal) signal.onAbort = () => finish(false);
     });
+  }
+
+  /** Held polls by kind (keys are `a:` installation answer feeds and `e:` device envelope feeds), for metrics. */
+  sizeByKind(): { answers: number; envelopes: number } {
+    let answers = 0;
+    let envelopes = 0;
+    for (const [key, set] of this.waiting) {
+      if (key.startsWith("a:")) answers += set.size;
+      else envelopes += set.size;
+    }
+    return { answers, envelopes };
   }
 
   /** Held polls, for tests and the operator's view. */

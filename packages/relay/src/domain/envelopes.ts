@@ -49,21 +49,19 @@ export async function postEnvelope(deps: DomainDeps, installation: Installation,
   const { envelope, kids } = recipientsOf(body, installation);
   const envelopeId = `env_${randomHex(12)}`;
   const text = JSON.stringify(envelope);
-  const recipients = await deps.store.transaction(async (tx) => {
-    const devices = (await tx.devicesFor(installation.ownerId, installation.id)).filter(
-      (device) => kids.includes(device.id) && reaches(installation, device),
-    );
-    if (devices.length === 0) return devices;
-    await tx.insertEnvelope({
-      id: envelopeId,
-      installationId: installation.id,
-      body: text,
-      createdAt: deps.clock.now(),
-      recipients: devices.map((device) => device.id),
-    });
-    return devices;
-  });
+  // The recipients are read before the (batched) insert: a device revoked in between gets a row it can never fetch
+  // (its token no longer authenticates), as with PostgreSQL's READ COMMITTED inside one transaction.
+  const recipients = (await deps.store.read((tx) => tx.devicesFor(installation.ownerId, installation.id))).filter(
+    (device) => kids.includes(device.id) && reaches(installation, device),
+  );
   if (recipients.length === 0) throw new RelayError("invalid_request", "no recipient is an active paired device");
+  await deps.store.storeEnvelope({
+    id: envelopeId,
+    installationId: installation.id,
+    body: text,
+    createdAt: deps.clock.now(),
+    recipients: recipients.map((device) => device.id),
+  });
   for (const device of recipients) {
     if (device.pushSubscription) {
       deps.push?.wake(device.id, device.pushSubscription, { envelope_id: envelopeId, version: ENVELOPE_VERSION });

@@ -1,3 +1,4 @@
+import { bearerCredential, secretMatches } from "@notify/contracts/guards";
 import { jsonShapeProblem } from "@notify/contracts/json-shape";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import { Authenticator } from "../domain/auth.js";
@@ -7,10 +8,11 @@ import type { DomainDeps, PushWaker } from "../domain/deps.js";
 import { RelayError } from "../domain/errors.js";
 import { Feed } from "../domain/feed.js";
 import { type RelayLogger, silentLogger } from "../log.js";
+import type { RelayMetrics } from "../metrics.js";
 import type { RelayStore } from "../store/types.js";
 import { VERSION } from "../version.js";
 import { AccessLog } from "./access-log.js";
-import type { Guards } from "./auth.js";
+import { type Guards, takeLimit } from "./auth.js";
 import { errorHandler, sendError } from "./errors.js";
 import { clientKey, DEFAULT_LIMITS, Limits, type LimitTable } from "./rate-limit.js";
 import { answerRoutes } from "./routes/answers.js";
@@ -43,6 +45,8 @@ export interface AppOptions {
   allowLoopbackPush?: boolean;
   /** The phone app's built files, served under /app (default: packages/phone/dist; `false` turns /app off). */
   appDir?: string | false;
+  /** Prometheus metrics: recorded per request, served at GET /metrics behind the enrollment token. */
+  metrics?: RelayMetrics;
 }
 
 export interface RelayApp {
@@ -144,7 +148,9 @@ export function buildApp(options: AppOptions): RelayApp {
   });
   const accessLog = new AccessLog(logger);
   app.addHook("onResponse", async (request, reply) => {
-    accessLog.record(request.method, request.routeOptions.url ?? "(no route)", reply.statusCode, reply.elapsedTime);
+    const route = request.routeOptions.url ?? "(no route)";
+    accessLog.record(request.method, route, reply.statusCode, reply.elapsedTime);
+    options.metrics?.request(request.method, route, reply.statusCode, reply.elapsedTime);
   });
   // Held polls answer with their page at once, so closing does not wait up to 30 s for them.
   app.addHook("preClose", async () => hub.close());
@@ -170,6 +176,20 @@ export function buildApp(options: AppOptions): RelayApp {
       held_polls: hub.size,
     });
   });
+  const metrics = options.metrics;
+  if (metrics) {
+    metrics.watch({ heldPolls: () => hub.sizeByKind() });
+    // The operator's credential: metrics name no secrets, but tell who uses the relay how much.
+    // A scraper with the right token is not rate limited; wrong guesses count against the enrollment limit.
+    const metricsAuth = async (request: { headers: { authorization?: string | undefined }; ip: string }) => {
+      if (secretMatches(bearerCredential(request.headers.authorization), options.enrollmentToken, true)) return;
+      takeLimit(guards, "enroll", clientKey(request.ip));
+      throw new RelayError("unauthorized", "the enrollment token is missing or wrong");
+    };
+    app.get("/metrics", { onRequest: metricsAuth }, async (_request, reply) =>
+      reply.type(metrics.contentType).send(await metrics.text()),
+    );
+  }
   app.get("/v1/push/vapid-public-key", async (request, reply) => {
     if (!options.vapidPublicKey) return sendError(request, reply, new RelayError("not_found", "Web Push is off"));
     return { public_key: options.vapidPublicKey };

@@ -6,6 +6,7 @@ import type { PushWaker } from "../domain/deps.js";
 import { isLoopback, nonPublicReason, parseIp } from "../domain/ip.js";
 import { type PushEndpointPolicy, pushEndpointProblem } from "../domain/push-subscription.js";
 import type { RelayLogger } from "../log.js";
+import type { PushOutcome } from "../metrics.js";
 import type { RelayStore } from "../store/types.js";
 import type { VapidKeys } from "./vapid.js";
 
@@ -22,6 +23,10 @@ export interface WebPushOptions {
   pushEndpoints?: PushEndpointPolicy;
   /** Name resolution (tests stand in for DNS here); every address it gives is checked before connecting. */
   resolve?: (hostname: string) => Promise<LookupAddress[]>;
+  /** Each attempt's outcome (metrics). */
+  onOutcome?: (outcome: PushOutcome) => void;
+  /** Most wake-ups queued; past it the oldest is dropped (default 100,000). */
+  maxQueue?: number;
 }
 
 /** A push endpoint whose host resolves to an address the relay must not send to (DNS rebinding, a private name). */
@@ -80,20 +85,30 @@ interface Job {
   deviceId: string;
   subscription: string;
   payload: string;
+  /** Attempts made so far. */
+  attempt: number;
 }
 
-const MAX_QUEUE = 10_000;
+/** A VAPID Authorization header is signed once per push service origin and reused for this long (RFC 8292: <= 24 h). */
+const VAPID_REUSE_MS = 12 * 60 * 60 * 1000;
 /** A wake-up older than this is useless: the phone fetches on its next open anyway. */
 const TTL_SECONDS = 24 * 60 * 60;
 
 /**
  * Content-free Web Push wake-ups (RFC 8030 with VAPID, RFC 8292, and aes128gcm, RFC 8291). Jobs are queued after
- * the envelope's commit and sent in the background with bounded retries and concurrency, so a slow or failing push
- * service never fails or slows the POST. 404 and 410 mean the subscription is gone: it is dropped.
+ * the envelope's commit and sent in the background with bounded concurrency, so a slow or failing push service never
+ * fails or slows the POST. 404 and 410 mean the subscription is gone: it is dropped. 429, 5xx and network errors
+ * are retried after a backoff (Retry-After when given) without holding a sending slot meanwhile. Best-effort: the
+ * queue lives in memory and is lost on restart (the phone fetches its envelopes when opened anyway); when full, the
+ * oldest wake-up is dropped.
  */
 export class WebPushSender implements PushWaker {
   private readonly queue: Job[] = [];
   private inFlight = 0;
+  /** Retries waiting for their backoff. */
+  private readonly waitingRetries = new Set<NodeJS.Timeout>();
+  private readonly maxQueue: number;
+  private readonly vapidHeaders = new Map<string, { authorization: string; until: number }>();
   private idleWaiters: (() => void)[] = [];
   private readonly timeoutMs: number;
   private readonly retryDelaysMs: readonly number[];
@@ -107,29 +122,61 @@ export class WebPushSender implements PushWaker {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.retryDelaysMs = options.retryDelaysMs ?? [1000, 5000];
     this.concurrency = options.concurrency ?? 16;
+    this.maxQueue = options.maxQueue ?? 100_000;
+  }
+
+  /** Wake-ups queued or waiting for a retry (metrics). */
+  get queued(): number {
+    return this.queue.length + this.waitingRetries.size;
   }
 
   wake(deviceId: string, subscription: string, payload: { envelope_id: string; version: string }): void {
     if (this.closed) return;
-    if (this.queue.length >= MAX_QUEUE) {
+    if (this.queue.length >= this.maxQueue) {
       this.queue.shift();
+      this.options.onOutcome?.("dropped");
       this.options.logger.warn("push queue full: dropped the oldest wake-up");
     }
-    this.queue.push({ deviceId, subscription, payload: JSON.stringify(payload) });
+    this.queue.push({ deviceId, subscription, payload: JSON.stringify(payload), attempt: 0 });
     this.pump();
   }
 
   /** Resolves when nothing is queued or in flight (tests, shutdown). */
   idle(): Promise<void> {
-    if (this.queue.length === 0 && this.inFlight === 0) return Promise.resolve();
+    if (this.isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private isIdle(): boolean {
+    return this.queue.length === 0 && this.inFlight === 0 && this.waitingRetries.size === 0;
+  }
+
+  private settleIdle(): void {
+    if (!this.isIdle()) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
   }
 
   async close(): Promise<void> {
     this.closed = true;
     this.queue.length = 0;
+    for (const timer of this.waitingRetries) clearTimeout(timer);
+    this.waitingRetries.clear();
     await this.idle();
     await this.agent?.close();
+  }
+
+  /** Back in the queue after `delay` (ms); the sending slot is free meanwhile. */
+  private retryLater(job: Job, delay: number): void {
+    const timer = setTimeout(() => {
+      this.waitingRetries.delete(timer);
+      if (this.closed) return this.settleIdle();
+      this.queue.push(job);
+      this.pump();
+    }, delay);
+    timer.unref();
+    this.waitingRetries.add(timer);
   }
 
   private pump(): void {
@@ -141,11 +188,7 @@ export class WebPushSender implements PushWaker {
         .finally(() => {
           this.inFlight -= 1;
           this.pump();
-          if (this.queue.length === 0 && this.inFlight === 0) {
-            const waiters = this.idleWaiters;
-            this.idleWaiters = [];
-            for (const resolve of waiters) resolve();
-          }
+          this.settleIdle();
         });
     }
   }
@@ -175,6 +218,22 @@ export class WebPushSender implements PushWaker {
     return this.library;
   }
 
+  /** The VAPID Authorization header for a push service origin, signed once and reused (an ES256 signature each). */
+  private vapidAuthorization(library: typeof webpush, audience: string): string {
+    const now = Date.now();
+    const cached = this.vapidHeaders.get(audience);
+    if (cached && cached.until > now) return cached.authorization;
+    const { subject, publicKey, privateKey } = this.options.vapid;
+    // Valid for an hour longer than it is reused, so a header is never sent expired.
+    const expiration = Math.floor((now + VAPID_REUSE_MS + 60 * 60 * 1000) / 1000);
+    const headers = library.getVapidHeaders(audience, subject, publicKey, privateKey, "aes128gcm", expiration);
+    const authorization = String(headers.Authorization);
+    if (this.vapidHeaders.size > 1000) this.vapidHeaders.clear();
+    this.vapidHeaders.set(audience, { authorization, until: now + VAPID_REUSE_MS });
+    return authorization;
+  }
+
+  /** One attempt; a retryable failure puts the job back in the queue after its backoff. */
   private async deliver(job: Job): Promise<void> {
     const { webpush: library, request, agent } = await this.load();
     const subscription = JSON.parse(job.subscription) as webpush.PushSubscription;
@@ -183,51 +242,58 @@ export class WebPushSender implements PushWaker {
     // Stored before this rule existed, or under a loopback switch now off: never sent, kept for the owner to see.
     const problem = pushEndpointProblem(url, this.pushEndpoints);
     if (problem) {
+      this.options.onOutcome?.("refused");
       this.options.logger.warn(`push to ${job.deviceId} at ${host} not sent: the endpoint ${problem}`);
       return;
     }
-    for (let attempt = 0; ; attempt += 1) {
-      const details = library.generateRequestDetails(subscription, job.payload, {
-        vapidDetails: this.options.vapid,
-        contentEncoding: "aes128gcm",
-        TTL: TTL_SECONDS,
-        urgency: "high",
+    const details = library.generateRequestDetails(subscription, job.payload, {
+      headers: { Authorization: this.vapidAuthorization(library, url.origin) },
+      contentEncoding: "aes128gcm",
+      TTL: TTL_SECONDS,
+      urgency: "high",
+    });
+    let status: number | undefined;
+    let retryAfter: number | undefined;
+    try {
+      const response = await request(details.endpoint, {
+        method: details.method as "POST",
+        headers: details.headers as Record<string, string>,
+        body: details.body as Buffer,
+        dispatcher: agent,
+        signal: AbortSignal.timeout(this.timeoutMs),
       });
-      let status: number | undefined;
-      let retryAfter: number | undefined;
-      try {
-        const response = await request(details.endpoint, {
-          method: details.method as "POST",
-          headers: details.headers as Record<string, string>,
-          body: details.body as Buffer,
-          dispatcher: agent,
-          signal: AbortSignal.timeout(this.timeoutMs),
-        });
-        status = response.statusCode;
-        retryAfter = Number(response.headers["retry-after"]) || undefined;
-        await response.body.dump();
-      } catch (error) {
-        if (refused(error)) {
-          this.options.logger.warn(`push to ${job.deviceId} at ${host} refused: ${(error as Error).message}`);
-          return;
-        }
-        status = undefined;
-      }
-      if (status !== undefined && status >= 200 && status < 300) return;
-      if (status === 404 || status === 410) {
-        // The endpoint (it carries a capability) is never logged, only its host.
-        this.options.logger.info(`push subscription of ${job.deviceId} at ${host} is gone (${status}): dropped`);
-        await this.options.store.transaction((tx) => tx.dropPushSubscription(job.deviceId, job.subscription));
+      status = response.statusCode;
+      retryAfter = Number(response.headers["retry-after"]) || undefined;
+      await response.body.dump();
+    } catch (error) {
+      if (refused(error)) {
+        this.options.onOutcome?.("refused");
+        this.options.logger.warn(`push to ${job.deviceId} at ${host} refused: ${(error as Error).message}`);
         return;
       }
-      const retryable = status === undefined || status === 429 || status >= 500;
-      const delay = this.retryDelaysMs[attempt];
-      if (!retryable || delay === undefined || this.closed) {
-        this.options.logger.warn(`push to ${job.deviceId} at ${host} failed (${status ?? "network error"})`);
-        return;
-      }
-      const wait = retryAfter !== undefined ? Math.min(retryAfter * 1000, 60_000) : delay;
-      await new Promise((resolve) => setTimeout(resolve, wait).unref());
+      status = undefined;
     }
+    if (status !== undefined && status >= 200 && status < 300) {
+      this.options.onOutcome?.("delivered");
+      return;
+    }
+    if (status === 404 || status === 410) {
+      this.options.onOutcome?.("gone");
+      // The endpoint (it carries a capability) is never logged, only its host.
+      this.options.logger.info(`push subscription of ${job.deviceId} at ${host} is gone (${status}): dropped`);
+      await this.options.store.transaction((tx) => tx.dropPushSubscription(job.deviceId, job.subscription));
+      return;
+    }
+    const retryable = status === undefined || status === 429 || status >= 500;
+    const delay = this.retryDelaysMs[job.attempt];
+    if (!retryable || delay === undefined || this.closed) {
+      this.options.onOutcome?.("failed");
+      this.options.logger.warn(`push to ${job.deviceId} at ${host} failed (${status ?? "network error"})`);
+      return;
+    }
+    this.options.onOutcome?.("retried");
+    // Retry-After (seconds, capped at a minute) when the push service gives one; else the backoff, with jitter.
+    const wait = retryAfter !== undefined ? Math.min(retryAfter * 1000, 60_000) : delay * (0.75 + Math.random() * 0.5);
+    this.retryLater({ ...job, attempt: job.attempt + 1 }, wait);
   }
 }

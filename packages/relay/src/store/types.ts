@@ -134,6 +134,14 @@ export interface RelayStore {
   isPosition(position: string): boolean;
   /** A unit of work: commits when `work` resolves, rolls back when it throws. Changes are announced after commit. */
   transaction<T>(work: (tx: StoreTx) => Promise<T>): Promise<T>;
+  /**
+   * Stores one answer (unique per (installation_id, response_id): a second one returns the first one's body),
+   * committed when the promise resolves. Concurrent calls may share one commit (group commit); each gets its own
+   * outcome. Announced like a transaction's insert.
+   */
+  storeAnswer(answer: NewAnswer): Promise<InsertAnswerResult>;
+  /** Stores one envelope for its recipients, committed when the promise resolves; batched like `storeAnswer`. */
+  storeEnvelope(envelope: NewEnvelope): Promise<void>;
   /** Reads outside a transaction: they see committed rows only. */
   read<T>(work: (tx: StoreTx) => Promise<T>): Promise<T>;
   /**

@@ -90,7 +90,7 @@ describe("notify-relay.service", () => {
       SystemCallArchitectures: "native",
       Restart: "on-failure",
     });
-    expect(Number(service.LimitNOFILE)).toBeGreaterThanOrEqual(65536);
+    expect(Number(service.LimitNOFILE)).toBeGreaterThanOrEqual(131072);
     expect(serviceValues(unit, "Environment")).toEqual(["RELAY_DATA_DIR=%S/notify-relay"]);
     // V8 writes machine code at run time: this switch would kill the relay at its first JIT compile.
     expect(service.MemoryDenyWriteExecute).toBeUndefined();

@@ -35,6 +35,14 @@ export const SQL = {
   insertAnswer: `INSERT INTO answers (installation_id, response_id, device_id, body, received_at)
     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (installation_id, response_id) DO NOTHING RETURNING seq`,
   answerBody: "SELECT body FROM answers WHERE installation_id = $1 AND response_id = $2",
+  // Group commit: one statement (its own transaction) for a batch. Rows go in the order given (WITH ORDINALITY), and
+  // every process sorts its batch by key the same way, so two batches wait on each other's keys in one order only.
+  insertAnswers: `INSERT INTO answers (installation_id, response_id, device_id, body, received_at)
+    SELECT i, r, d, b, t FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])
+      WITH ORDINALITY AS u(i, r, d, b, t, n) ORDER BY n
+    ON CONFLICT (installation_id, response_id) DO NOTHING RETURNING installation_id, response_id`,
+  answerBodies: `SELECT a.installation_id, a.response_id, a.body FROM answers a
+    JOIN unnest($1::text[], $2::text[]) AS k(i, r) ON a.installation_id = k.i AND a.response_id = k.r`,
   answersAfter: `SELECT txid::text AS position_txid, seq::text AS position_seq, body, received_at AS at FROM answers
     WHERE installation_id = $1 AND (txid, seq) > ($2::xid8, $3::bigint) AND received_at >= $4 AND ${SERVABLE}
     ORDER BY txid, seq LIMIT $5`,
@@ -44,6 +52,15 @@ export const SQL = {
   insertEnvelope: "INSERT INTO envelopes (id, installation_id, body, created_at) VALUES ($1, $2, $3, $4) RETURNING seq",
   insertRecipients: `INSERT INTO envelope_recipients (device_id, envelope_seq)
     SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING`,
+  // A batch of envelopes and their recipients in one statement (one transaction): $5/$6 pair envelope ids with
+  // device ids.
+  insertEnvelopes: `WITH e AS (
+      INSERT INTO envelopes (id, installation_id, body, created_at)
+      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) RETURNING seq, id)
+    INSERT INTO envelope_recipients (device_id, envelope_seq)
+    SELECT r.device_id, e.seq FROM unnest($5::text[], $6::text[]) AS r(envelope_id, device_id)
+      JOIN e ON e.id = r.envelope_id
+    ON CONFLICT DO NOTHING`,
   envelopesAfter: `SELECT r.txid::text AS position_txid, r.envelope_seq::text AS position_seq, e.id, e.body, e.created_at AS at
     FROM envelope_recipients r JOIN envelopes e ON e.seq = r.envelope_seq
     WHERE r.device_id = $1 AND (r.txid, r.envelope_seq) > ($2::xid8, $3::bigint) AND e.created_at >= $4

@@ -7,6 +7,7 @@ import type {
   Device,
   DeviceSummary,
   EnvelopeRow,
+  InsertAnswerResult,
   Installation,
   InstallationSummary,
   NewAnswer,
@@ -318,6 +319,15 @@ export class SqliteStore implements RelayStore {
         outcome.unit.resolve(outcome.value);
       }
     }
+  }
+
+  /** SQLite already shares one commit among every unit of an event-loop turn (`flush`). */
+  storeAnswer(answer: NewAnswer): Promise<InsertAnswerResult> {
+    return this.transaction((tx) => tx.insertAnswer(answer));
+  }
+
+  storeEnvelope(envelope: NewEnvelope): Promise<void> {
+    return this.transaction((tx) => tx.insertEnvelope(envelope));
   }
 
   read<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
