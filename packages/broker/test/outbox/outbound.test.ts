@@ -356,6 +356,7 @@ describe("/ui/api/outbound/kinds", () => {
       "gotify",
       "pushover",
       "slack",
+      "slack_app",
       "discord",
       "telegram",
       "email",
