@@ -1,11 +1,10 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Json } from "@notify/test-kit";
 import type { CliBroker } from "./cli-harness.js";
 
-// biome-ignore lint/suspicious/noExplicitAny: tests read JSON loosely.
-export type Json = any;
-
+export type { Json } from "@notify/test-kit";
 /** A GET on /ui/api (no bearer needed: a loopback Host is enough for reads). */
 export async function uiGet<T = Json>(cli: CliBroker, path: string): Promise<T> {
   const response = await fetch(`${cli.broker.url}/ui/api${path}`, {

@@ -1,13 +1,11 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Json } from "@notify/test-kit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
 import { readConfigFile } from "../../src/config/config-file.js";
 import { cliEnv, runCli } from "../cli/cli-harness.js";
-
-// biome-ignore lint/suspicious/noExplicitAny: tests read JSON loosely.
-type Json = any;
 
 /** /ui/api/router/agents and `notify router agents|connect|disconnect` against a real broker in a temp HOME. */
 let root: string;

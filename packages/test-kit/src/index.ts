@@ -1,0 +1,4 @@
+export { type ApiReply, type BrokerApi, brokerApi } from "./broker-api.js";
+export type { Json } from "./json.js";
+export { removeTempDirs, tempDir } from "./temp-dirs.js";
+export { until } from "./wait.js";
