@@ -1,8 +1,6 @@
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type BrokerApi, brokerApi } from "@notify/test-kit";
+import { type BrokerApi, brokerApi, tempDir } from "@notify/test-kit";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../../web/scripts/chromium.mjs";
@@ -58,7 +56,8 @@ export interface UiBroker {
   close(): Promise<void>;
 }
 
-export async function startUiBroker(dataDir = mkdtempSync(join(tmpdir(), "notify-ui-"))): Promise<UiBroker> {
+/** A broker on `dataDir` (by default a temp dir removed when the test file ends). */
+export async function startUiBroker(dataDir = tempDir("notify-ui-")): Promise<UiBroker> {
   const broker = await startBroker({ dataDir, port: 0, env: {} });
   const token = broker.settings.authToken;
   const api = brokerApi(broker.url, token);
