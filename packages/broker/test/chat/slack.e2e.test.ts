@@ -1,12 +1,11 @@
 // Issue 25: answers from Slack. A real broker process, the real CLI, a loopback Web API and Socket Mode server.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { brokerApi } from "@notify/test-kit";
+import { brokerApi, until } from "@notify/test-kit";
+import { type BrokerProcess, spawnBroker } from "@notify/test-kit/broker-process";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { until } from "../../../relay/test/helpers.js";
 import { cliEnv, spawnCli } from "../cli/cli-harness.js";
 import { tempDir } from "../helpers.js";
-import { type BrokerProcess, spawnBroker } from "../process-helpers.js";
 import { type Json, SlackServer } from "./slack-server.js";
 
 const APP_TOKEN = "xapp-1-A0NOTIFY1-1234567890-appsecretappsecretappsecret";

@@ -1,12 +1,11 @@
 // Issue 25: answers from Telegram. A real broker process, the real CLI, and a loopback Bot API.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { brokerApi } from "@notify/test-kit";
+import { brokerApi, until } from "@notify/test-kit";
+import { type BrokerProcess, spawnBroker } from "@notify/test-kit/broker-process";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { until } from "../../../relay/test/helpers.js";
 import { cliEnv, spawnCli } from "../cli/cli-harness.js";
 import { type Json, tempDir } from "../helpers.js";
-import { type BrokerProcess, spawnBroker } from "../process-helpers.js";
 import { TelegramServer } from "./telegram-server.js";
 
 const BOT_TOKEN = "123456:AAbbCCddEEffGGhhIIjjKKllMMnn_secret";
