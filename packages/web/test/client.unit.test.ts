@@ -47,7 +47,7 @@ describe("the web app's /ui/api client", () => {
     await api.sounds.import(file);
     expect(sent[0]?.url).toBe("/ui/api/sounds/files/bell%20ding.wav");
     expect(sent[0]?.init.body).toBe(file);
-    expect((sent[0]?.init.headers as Record<string, string>)["content-type"]).toBe("application/octet-stream");
+    expect(sent[0]?.init.headers).toMatchObject({ "content-type": "application/octet-stream" });
   });
 
   it("204 is undefined; a refusal throws ApiError with the broker's error text and body", async () => {
