@@ -82,5 +82,4 @@ export function testBroker(
   return { ...broker, clock, lines: logger.lines, dataDir, call };
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: tests read response bodies loosely.
-export type Json = any;
+export type { Json } from "@notify/test-kit";

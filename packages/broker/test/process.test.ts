@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { spawnBroker } from "@notify/test-kit/broker-process";
 import { Agent, request } from "undici";
 import { describe, expect, it } from "vitest";
 import { SERVE_SEMI_SPACE_MIB } from "../src/cli/runtime-flags.js";
 import { writeConfigFile } from "../src/config/config-file.js";
 import type { Json } from "./helpers.js";
 import { tempDir } from "./helpers.js";
-import { spawnBroker } from "./process-helpers.js";
 
 const TOKEN = "process-test-token-abcdefghijklmnopqrstuvwxyz0123";
 

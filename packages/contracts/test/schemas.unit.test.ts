@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { anyEvent, type Json, mutated } from "@notify/test-kit/arc-arbitraries";
 import AjvModule from "ajv/dist/2020.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { contractSchemas } from "../src/json-schema.js";
 import { validateArcEvent } from "../src/validate.js";
-import { anyEvent, type Json, mutated } from "./arc-arbitraries.js";
 
 // ajv is CommonJS: its default import is the class at run time, typed as the module object.
 const Ajv2020 = AjvModule as unknown as typeof AjvModule.default;

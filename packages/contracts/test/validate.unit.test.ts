@@ -1,6 +1,3 @@
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
-import { formatProblems, jsonPath, validateArcEvent } from "../src/validate.js";
 import {
   anyEvent,
   type Json,
@@ -10,7 +7,10 @@ import {
   requestUpdated,
   responseSubmitted,
   withOneValueReplaced,
-} from "./arc-arbitraries.js";
+} from "@notify/test-kit/arc-arbitraries";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { formatProblems, jsonPath, validateArcEvent } from "../src/validate.js";
 
 const base = {
   arc_version: "0.2",

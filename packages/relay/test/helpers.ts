@@ -2,12 +2,13 @@ import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ENROLLMENT_TOKEN } from "@notify/test-kit";
 import type { FastifyInstance } from "fastify";
 import { type AppOptions, buildApp } from "../src/http/app.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import type { RelayStore } from "../src/store/types.js";
 
-export const ENROLLMENT_TOKEN = "nre_test-enrollment-token-0123456789abcdef";
+export { ENROLLMENT_TOKEN, until } from "@notify/test-kit";
 
 export function tempDir(prefix = "relay-test-"): { path: string; remove: () => void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
@@ -224,13 +225,4 @@ export function envelopeFor(installation: Enrolled, deviceIds: string[]) {
       tag: "dGFn",
     },
   };
-}
-
-/** Waits for a condition the test cannot subscribe to (a held poll registering), checking every few ms. */
-export async function until(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }

@@ -7,17 +7,16 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import type { Json } from "@notify/test-kit";
+import { BAD_IDS, bodyMutants, type Mutant, queryMutants } from "@notify/test-kit/fuzz-mutations";
 import fc from "fast-check";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BAD_IDS, bodyMutants, type Mutant, queryMutants } from "../../broker/test/fuzz/mutations.js";
 import { PostgresStore } from "../src/store/postgres/postgres-store.js";
 import { FORBIDDEN_HOSTS, HOSTILE_NAMES } from "./address-classes.js";
 import { ENROLLMENT_TOKEN, type Enrolled, envelopeFor, type Paired, RelayHarness, x25519Jwk } from "./helpers.js";
 import { postgresAvailable, startPostgres, type TestPostgres } from "./postgres.js";
 
-// biome-ignore lint/suspicious/noExplicitAny: fuzz bodies are any JSON.
-type Json = any;
 type Bearer = "enrollment" | "installation" | "device" | "none";
 
 interface Fixtures {

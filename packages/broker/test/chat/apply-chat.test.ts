@@ -1,7 +1,8 @@
 // Issue 25, item 4: `notify apply` configures both chat providers (docs/apply.md, docs/outbound.md). The broker
 // runs the answer loops the file asks for, against the loopback Bot API and Slack.
+
+import { until } from "@notify/test-kit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { until } from "../../../relay/test/helpers.js";
 import { type CliBroker, runCli, startCliBroker } from "../cli/cli-harness.js";
 import { fileDir } from "../cli/outbound-helpers.js";
 import type { Json } from "../helpers.js";

@@ -1,8 +1,9 @@
 // Issue 25, what the clock drives: a question that expires unanswered has its chat message edited to "Expired"
 // (the spec's shortest TTL is 30 s), and the state of settled questions is pruned after the retention. The broker
 // runs in-process on a manual clock; the chat apps are the loopback servers.
+
+import { until } from "@notify/test-kit";
 import { afterEach, describe, expect, it } from "vitest";
-import { until } from "../../../relay/test/helpers.js";
 import { type Broker, createBroker } from "../../src/broker.js";
 import type { ChatTimings } from "../../src/chat/supervisor.js";
 import { ManualClock } from "../../src/domain/clock.js";

@@ -1,8 +1,9 @@
 // Issue 25, item 3: the Outbound page shows each chat provider's answer loop as connected, or retrying with the
 // last error code; its form adds a slack_app provider with the settings and both secrets. Chromium, a real
 // broker, the loopback Bot API and Slack.
+
+import { until } from "@notify/test-kit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { until } from "../../../relay/test/helpers.js";
 import type { Json } from "../helpers.js";
 import {
   axeViolations,

@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Json } from "@notify/test-kit";
 import { type WebSocket, WebSocketServer } from "ws";
 
-// biome-ignore lint/suspicious/noExplicitAny: Slack's objects are read loosely in tests.
-export type Json = any;
-
+export type { Json } from "@notify/test-kit";
 export interface SlackCall {
   method: string;
   /** The Bearer token the call carried (tests check which token each method used). */

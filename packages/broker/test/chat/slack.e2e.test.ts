@@ -1,11 +1,11 @@
 // Issue 25: answers from Slack. A real broker process, the real CLI, a loopback Web API and Socket Mode server.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { brokerApi, until } from "@notify/test-kit";
+import { type BrokerProcess, spawnBroker } from "@notify/test-kit/broker-process";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { until } from "../../../relay/test/helpers.js";
 import { cliEnv, spawnCli } from "../cli/cli-harness.js";
 import { tempDir } from "../helpers.js";
-import { type BrokerProcess, spawnBroker } from "../process-helpers.js";
 import { type Json, SlackServer } from "./slack-server.js";
 
 const APP_TOKEN = "xapp-1-A0NOTIFY1-1234567890-appsecretappsecretappsecret";
@@ -22,19 +22,11 @@ let dataDir: string;
 let broker: BrokerProcess;
 let authToken: string;
 
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const response = await fetch(`${broker.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${authToken}`,
-      "x-notify-ui": "1",
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
+const api = brokerApi(
+  () => broker.url,
+  () => authToken,
+);
+const call = (method: string, path: string, body?: unknown) => api.call(method, path, body, { "x-notify-ui": "1" });
 
 function ask(...args: string[]) {
   return spawnCli(["ask", ...args, "--port", String(broker.port), "--data-dir", dataDir], cliEnv());

@@ -1,7 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-
-// biome-ignore lint/suspicious/noExplicitAny: the Bot API's objects are read loosely in tests.
-type Json = any;
+import type { Json } from "@notify/test-kit";
 
 export interface TgCall {
   method: string;

@@ -42,7 +42,7 @@ async function relayState() {
 describe("notify apply: relay", () => {
   it("enrolls once, then leaves the installation alone", async () => {
     // The in-process relay enrolls with its own operator token; the harness sets it to ENROLLMENT_TOKEN.
-    const { ENROLLMENT_TOKEN } = await import("../../../relay/test/helpers.js");
+    const { ENROLLMENT_TOKEN } = await import("@notify/test-kit");
     const file = files.write("relay.yaml", relayFile(relay.url).replace(ENROLLMENT, ENROLLMENT_TOKEN));
     const first = await notify("apply", file);
     expect(first.stderr).toContain("created relay relay (provider and route enabled)");

@@ -1,8 +1,6 @@
+import type { Json } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliBroker, type CliProcess, runCli, spawnCli, startCliBroker } from "./cli-harness.js";
-
-// biome-ignore lint/suspicious/noExplicitAny: tests read JSON output loosely.
-type Json = any;
 
 let cli: CliBroker;
 beforeAll(async () => {

@@ -1,13 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Json } from "@notify/test-kit";
+import { spawnBroker } from "@notify/test-kit/broker-process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
-import { spawnBroker } from "../process-helpers.js";
 import { type CliBroker, closedPort, runCli, spawnCli, startCliBroker } from "./cli-harness.js";
-
-// biome-ignore lint/suspicious/noExplicitAny: tests read JSON output loosely.
-type Json = any;
 
 let cli: CliBroker;
 beforeAll(async () => {

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { tempDir } from "@notify/test-kit";
 import { afterEach, expect } from "vitest";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
 
@@ -154,8 +154,9 @@ export async function startCliBroker(config?: Record<string, unknown>): Promise<
   };
 }
 
+/** A data dir of the test's own, removed when the test file ends. */
 export function tempDataDir(): string {
-  return mkdtempSync(join(tmpdir(), "notify-cli-"));
+  return tempDir("notify-cli-");
 }
 
 /** A loopback port nothing listens on (bound, then released). */

@@ -1,11 +1,10 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { brokerApi, type Json } from "@notify/test-kit";
 import type { CliBroker } from "./cli-harness.js";
 
-// biome-ignore lint/suspicious/noExplicitAny: tests read JSON loosely.
-export type Json = any;
-
+export type { Json } from "@notify/test-kit";
 /** A GET on /ui/api (no bearer needed: a loopback Host is enough for reads). */
 export async function uiGet<T = Json>(cli: CliBroker, path: string): Promise<T> {
   const response = await fetch(`${cli.broker.url}/ui/api${path}`, {
@@ -17,18 +16,9 @@ export async function uiGet<T = Json>(cli: CliBroker, path: string): Promise<T> 
 
 /** A change on /ui/api, with the `X-Notify-UI: 1` header those need. */
 export async function uiSend<T = Json>(cli: CliBroker, method: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${cli.broker.url}/ui/api${path}`, {
-    method,
-    headers: {
-      "x-notify-ui": "1",
-      authorization: `Bearer ${cli.token}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-  const text = await response.text();
-  return (text === "" ? undefined : JSON.parse(text)) as T;
+  const reply = await brokerApi(cli.broker.url, cli.token).ui<T>(method, path, body);
+  if (reply.status >= 300) throw new Error(`${method} ${path}: ${reply.status} ${reply.text}`);
+  return reply.body;
 }
 
 /** Types, providers and routes as the broker holds them: equal snapshots mean nothing changed. */

@@ -3,9 +3,10 @@
 // read back module by module and compared with the QR code of the printed link. A pseudo-terminal comes from
 // util-linux's `script`, as a person's terminal would give.
 import { spawn, spawnSync } from "node:child_process";
+import { ENROLLMENT_TOKEN } from "@notify/test-kit";
 import qrcode from "qrcode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ENROLLMENT_TOKEN, RelayHarness } from "../../../relay/test/helpers.js";
+import { RelayHarness } from "../../../relay/test/helpers.js";
 import { tempDir } from "../helpers.js";
 import { type LiveBroker, liveBroker } from "../relay/broker-client.js";
 import { CLI, cliEnv, runCli } from "./cli-harness.js";

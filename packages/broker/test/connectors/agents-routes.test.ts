@@ -1,13 +1,11 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { brokerApi, type Json } from "@notify/test-kit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
 import { readConfigFile } from "../../src/config/config-file.js";
 import { cliEnv, runCli } from "../cli/cli-harness.js";
-
-// biome-ignore lint/suspicious/noExplicitAny: tests read JSON loosely.
-type Json = any;
 
 /** /ui/api/router/agents and `notify router agents|connect|disconnect` against a real broker in a temp HOME. */
 let root: string;
@@ -15,19 +13,10 @@ let home: string;
 let dataDir: string;
 let broker: RunningBroker;
 
-async function ui(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json; text: string }> {
-  const response = await fetch(`${broker.url}/ui/api${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${broker.settings.authToken}`,
-      "x-notify-ui": "1",
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === "" ? undefined : JSON.parse(text), text };
-}
+const { ui } = brokerApi(
+  () => broker.url,
+  () => broker.settings.authToken,
+);
 
 const routerKey = (): string => String(readConfigFile(dataDir).RouterKey);
 const target = (): string[] => ["--port", String(broker.port), "--data-dir", dataDir];

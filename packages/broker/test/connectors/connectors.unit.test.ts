@@ -13,15 +13,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ConfigSnapshot, Route, Upstream } from "@notify/router";
+import type { Json } from "@notify/test-kit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { listAccounts } from "../../src/connectors/accounts.js";
 import { connectClaudeSettings, mergedHeaders, recordPrior } from "../../src/connectors/claude-settings.js";
 import { buildCodexCatalog, CONTEXT_WINDOW, hostCachedModels, SHELL_TYPE } from "../../src/connectors/codex-catalog.js";
 import { connectCodexConfig, disconnectCodexConfig } from "../../src/connectors/codex-config.js";
 import { ConnectorError, ConnectorService } from "../../src/connectors/connector-service.js";
-
-// biome-ignore lint/suspicious/noExplicitAny: tests read JSON loosely.
-type Json = any;
 
 /**
  * Fixtures in the real files' shapes: `codex-config.toml` follows https://developers.openai.com/codex/config-sample

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { brokerApi } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
 import { cliEnv, closedPort, runCli } from "../cli/cli-harness.js";
@@ -53,19 +54,10 @@ let deadProxy: string;
 
 const target = (): string[] => ["--port", String(broker.port), "--data-dir", dataDir];
 
-async function ui(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(`${broker.url}/ui/api${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${broker.settings.authToken}`,
-      "x-notify-ui": "1",
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === "" ? undefined : JSON.parse(text) };
-}
+const { ui } = brokerApi(
+  () => broker.url,
+  () => broker.settings.authToken,
+);
 
 beforeAll(async () => {
   if (missing.length > 0) return;

@@ -1,10 +1,8 @@
 /**
  * Property tests of POST /v1/events (spec 2 through spec 1's endpoint) with fast-check. The arbitraries live with
- * the contracts tests (packages/contracts/test/arc-arbitraries.ts) so both packages test the same events.
+ * the contracts tests (packages/test-kit/src/arc-arbitraries.ts) so both packages test the same events.
  */
-import canonicalize from "canonicalize";
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+
 import {
   anyEvent,
   type Json,
@@ -14,7 +12,10 @@ import {
   requestUpdated,
   responseSubmitted,
   withOneValueReplaced,
-} from "../../../contracts/test/arc-arbitraries.js";
+} from "@notify/test-kit/arc-arbitraries";
+import canonicalize from "canonicalize";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
 import { type Reply, type TestBroker, testBroker } from "../helpers.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: replies are read loosely, as the arbitraries build them.

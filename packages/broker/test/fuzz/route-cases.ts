@@ -1,12 +1,12 @@
+import type { Json } from "@notify/test-kit";
+
 /**
  * The fuzz suite's catalogue: every route the broker serves, with a valid request to mutate. A route added later
  * must be added here too: routes-fuzz.test.ts compares this list with the routes fastify registered and fails on
  * any it does not cover.
  */
 
-// biome-ignore lint/suspicious/noExplicitAny: fuzz bodies are any JSON.
-export type Json = any;
-
+export type { Json } from "@notify/test-kit";
 export type Family = "v1" | "ui" | "router" | "page";
 
 /** Ids of the records set up before fuzzing, substituted for `{name}` in paths. */

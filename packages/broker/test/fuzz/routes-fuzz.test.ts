@@ -12,6 +12,7 @@ import { createServer, request as httpRequest, type Server } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { BAD_IDS, bodyMutants, type Mutant, queryMutants } from "@notify/test-kit/fuzz-mutations";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
@@ -19,7 +20,6 @@ import { readConfigFile } from "../../src/config/config-file.js";
 import { TOKEN } from "../helpers.js";
 import { type RawReply, raw } from "../router/harness.js";
 import { type MockUpstream, startMock } from "../router/mock-upstream.js";
-import { BAD_IDS, bodyMutants, type Mutant, queryMutants } from "./mutations.js";
 import { type Family, type Fixtures, fillPath, type Json, ROUTE_CASES, type RouteCase } from "./route-cases.js";
 
 const ROUTER_MAX_BODY = 1_048_576;

@@ -1,12 +1,10 @@
+import type { Json } from "@notify/test-kit";
+import { type BrokerProcess, spawnBroker } from "@notify/test-kit/broker-process";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type CliBroker, closedPort, startCliBroker } from "../cli/cli-harness.js";
 import { tempDir } from "../helpers.js";
-import { type BrokerProcess, spawnBroker } from "../process-helpers.js";
 import { claude, codex } from "./fixtures.js";
 import { spawnHook, WAITING } from "./hook-harness.js";
-
-// biome-ignore lint/suspicious/noExplicitAny: tests read JSON loosely.
-type Json = any;
 
 let cli: CliBroker;
 beforeAll(async () => {

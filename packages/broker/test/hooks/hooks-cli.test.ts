@@ -2,12 +2,10 @@ import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Json } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI, type CliBroker, cliEnv, runCli, startCliBroker } from "../cli/cli-harness.js";
 import { claude } from "./fixtures.js";
-
-// biome-ignore lint/suspicious/noExplicitAny: tests read JSON loosely.
-type Json = any;
 
 let cli: CliBroker;
 let home: string;

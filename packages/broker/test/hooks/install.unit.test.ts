@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Json } from "@notify/test-kit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   HookInstallError,
@@ -9,9 +10,6 @@ import {
   installStatus,
   uninstall,
 } from "../../src/hooks/install/installer.js";
-
-// biome-ignore lint/suspicious/noExplicitAny: tests read JSON loosely.
-type Json = any;
 
 let root: string;
 let home: string;

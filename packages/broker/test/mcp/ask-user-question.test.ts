@@ -1,10 +1,8 @@
+import type { Json } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { planHook } from "../../src/hooks/mapping.js";
 import { type CliBroker, startCliBroker } from "../cli/cli-harness.js";
 import { spawnHook } from "../hooks/hook-harness.js";
-
-// biome-ignore lint/suspicious/noExplicitAny: tests read JSON loosely.
-type Json = any;
 
 /**
  * Issue 26 item 3: Claude Code's own question tool, AskUserQuestion, through `notify hook claude-code PreToolUse`

@@ -1,11 +1,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Json } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliBroker, cliEnv, runCli, startCliBroker } from "../cli/cli-harness.js";
 import { tempDir } from "../helpers.js";
-
-// biome-ignore lint/suspicious/noExplicitAny: tests read JSON loosely.
-type Json = any;
 
 /**
  * Issue 26 item 2 through the built CLI: `notify mcp install|uninstall` in a temporary HOME, listed by `notify hooks

@@ -9,12 +9,10 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import type { Json } from "@notify/test-kit";
 import { describe, expect, it } from "vitest";
 import { installMcp, mcpStatus, uninstallMcp } from "../../src/mcp/install.js";
 import { tempDir } from "../helpers.js";
-
-// biome-ignore lint/suspicious/noExplicitAny: tests read JSON loosely.
-type Json = any;
 
 /**
  * Issue 26 item 2: `notify mcp install|uninstall` edits the agents' own MCP configuration with the hooks' rules:

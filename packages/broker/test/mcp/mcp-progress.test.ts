@@ -2,13 +2,11 @@ import { randomUUID } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Json } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { brokerTarget, createClient } from "../../src/cli/client.js";
 import { createNotifyMcp } from "../../src/mcp/server.js";
 import { type CliBroker, startCliBroker } from "../cli/cli-harness.js";
-
-// biome-ignore lint/suspicious/noExplicitAny: tests read JSON loosely.
-type Json = any;
 
 /**
  * Issue 26 item 1, "keeps the host's tool call alive with MCP progress notifications": the server's own code (with

@@ -2,13 +2,11 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Json } from "@notify/test-kit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
 import { type CliBroker, closedPort, startCliBroker } from "../cli/cli-harness.js";
 import { callAsk, type McpHost, startMcpHost, textOf } from "./mcp-harness.js";
-
-// biome-ignore lint/suspicious/noExplicitAny: tests read JSON loosely.
-type Json = any;
 
 /**
  * Issue 26, "Must show": the official MCP SDK client over stdio against the built `notify mcp` and a real broker on

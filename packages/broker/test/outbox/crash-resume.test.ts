@@ -1,11 +1,11 @@
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { spawnBroker } from "@notify/test-kit/broker-process";
 import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { writeConfigFile } from "../../src/config/config-file.js";
 import { DATABASE_FILE_NAME } from "../../src/store/database.js";
 import { type Json, tempDir } from "../helpers.js";
-import { spawnBroker } from "../process-helpers.js";
 import { recordingServer } from "./webhook-server.js";
 
 const TOKEN = "outbox-crash-token-0123456789abcdefghijklmn";

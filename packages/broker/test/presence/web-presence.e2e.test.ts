@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PresenceActivityBody, PresenceResponse } from "@notify/contracts";
+import { tempDir } from "@notify/test-kit";
 import type { Page } from "playwright-core";
 import { afterEach, describe, expect, it } from "vitest";
 import { chromiumAvailable, signedInPage, startUiBroker, type UiBroker, useBrowser } from "../ui/browser.js";
@@ -98,7 +98,7 @@ describe.skipIf(!run)("presence from a /ui page in Chromium", () => {
   });
 
   it("with awayAfterSeconds 2 a page left alone goes stale, and the next input makes it presence again", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "notify-ui-"));
+    const dataDir = tempDir("notify-ui-");
     writeFileSync(join(dataDir, "config.json"), JSON.stringify({ awayAfterSeconds: 2 }));
     ui = await startUiBroker(dataDir);
     const broker = ui;

@@ -1,8 +1,8 @@
 import { DatabaseSync } from "node:sqlite";
+import { brokerApi, type Json } from "@notify/test-kit";
 import { expect } from "vitest";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
 import { DATABASE_FILE_NAME } from "../../src/store/database.js";
-import type { Json } from "../helpers.js";
 
 /** A real broker on loopback (system clock, running dispatcher and relay poll) with a small HTTP client. */
 export interface LiveBroker {
@@ -14,19 +14,8 @@ export interface LiveBroker {
 
 export async function liveBroker(dataDir: string): Promise<LiveBroker> {
   const broker = await startBroker({ dataDir, port: 0, env: {}, relayPoller: { rescanMs: 100, idleMs: 200 } });
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${broker.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${broker.settings.authToken}`,
-        "x-notify-ui": "1",
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
-  };
+  const api = brokerApi(broker.url, broker.settings.authToken);
+  const call = (method: string, path: string, body?: unknown) => api.call(method, path, body, { "x-notify-ui": "1" });
   return { broker, dataDir, call, close: () => broker.close() };
 }
 

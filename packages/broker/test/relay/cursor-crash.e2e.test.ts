@@ -6,10 +6,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Envelope } from "@notify/contracts/relay-envelope";
 import { openEnvelope } from "@notify/contracts/relay-envelope";
+import { ENROLLMENT_TOKEN, until } from "@notify/test-kit";
+import { spawnBroker } from "@notify/test-kit/broker-process";
 import { describe, expect, it } from "vitest";
-import { ENROLLMENT_TOKEN, until } from "../../../relay/test/helpers.js";
 import { type Json, tempDir } from "../helpers.js";
-import { spawnBroker } from "../process-helpers.js";
 import { storedPollState } from "./broker-client.js";
 import { type SimulatedPhone, startRelay } from "./relay-harness.js";
 

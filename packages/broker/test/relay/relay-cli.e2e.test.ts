@@ -3,8 +3,8 @@
 // revoke DEVICE_ID; against the real relay (in-process, loopback) and a real broker.
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { ENROLLMENT_TOKEN } from "@notify/test-kit";
 import { describe, expect, it } from "vitest";
-import { ENROLLMENT_TOKEN } from "../../../relay/test/helpers.js";
 import { tempDir } from "../helpers.js";
 import { liveBroker } from "./broker-client.js";
 import { startRelay } from "./relay-harness.js";

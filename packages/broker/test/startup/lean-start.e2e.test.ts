@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { spawnBroker } from "@notify/test-kit/broker-process";
 import { describe, expect, it } from "vitest";
 import { writeConfigFile } from "../../src/config/config-file.js";
 import { tempDir } from "../helpers.js";
-import { spawnBroker } from "../process-helpers.js";
 
 const HOOK = fileURLToPath(new URL("./module-log-hook.mjs", import.meta.url));
 const TOKEN = "lean-start-test-token-abcdefghijklmnopqrstuvwxyz01";

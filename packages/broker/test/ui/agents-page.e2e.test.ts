@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { brokerApi } from "@notify/test-kit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startBroker } from "../../src/broker.js";
 import { axeViolations, chromiumAvailable, signedInPage, type UiBroker, useBrowser } from "./browser.js";
@@ -24,30 +25,18 @@ describe.skipIf(!run)("Agents page in Chromium", () => {
     mkdirSync(dataDir);
     // Claude Code is not installed in this HOME: its card must say so and create nothing.
     const broker = await startBroker({ dataDir, port: 0, env: { HOME: home } });
-    const call = async (method: string, url: string, body: unknown) => {
-      const response = await fetch(`${broker.url}/ui/api${url}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${broker.settings.authToken}`,
-          "x-notify-ui": "1",
-          ...(body === undefined ? {} : { "content-type": "application/json" }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await response.text();
-      return { status: response.status, body: (text ? JSON.parse(text) : undefined) as never, text };
-    };
+    const api = brokerApi(broker.url, broker.settings.authToken);
     ui = {
       broker,
       dataDir,
       token: broker.settings.authToken,
       loginLink: () => `${broker.url}/ui/login?t=${broker.uiSessions.createLinkToken().token}`,
       v1: () => Promise.reject(new Error("unused")),
-      ui: call,
+      ui: api.ui,
       close: () => broker.close(),
     };
-    await call("PUT", "/router/settings", { enabled: true });
-    await call("POST", "/router/upstreams", {
+    await api.ui("PUT", "/router/settings", { enabled: true });
+    await api.ui("POST", "/router/upstreams", {
       slug: "local",
       wire: "chat_wire",
       base_url: "http://127.0.0.1:9/v1",

@@ -1,7 +1,6 @@
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { type BrokerApi, brokerApi, tempDir } from "@notify/test-kit";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../../web/scripts/chromium.mjs";
@@ -51,35 +50,24 @@ export interface UiBroker {
   /** A fresh one-time login link. */
   loginLink(): string;
   /** A /v1 call with the bearer token. */
-  v1<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  v1: BrokerApi["v1"];
   /** A /ui/api call with the bearer token and X-Notify-UI. */
-  ui<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T; text: string }>;
+  ui: BrokerApi["ui"];
   close(): Promise<void>;
 }
 
-export async function startUiBroker(dataDir = mkdtempSync(join(tmpdir(), "notify-ui-"))): Promise<UiBroker> {
+/** A broker on `dataDir` (by default a temp dir removed when the test file ends). */
+export async function startUiBroker(dataDir = tempDir("notify-ui-")): Promise<UiBroker> {
   const broker = await startBroker({ dataDir, port: 0, env: {} });
   const token = broker.settings.authToken;
-  const call = async (method: string, url: string, body: unknown, headers: Record<string, string>) => {
-    const response = await fetch(`${broker.url}${url}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-        ...headers,
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, body: (text ? JSON.parse(text) : undefined) as never, text };
-  };
+  const api = brokerApi(broker.url, token);
   return {
     broker,
     dataDir,
     token,
     loginLink: () => `${broker.url}/ui/login?t=${broker.uiSessions.createLinkToken().token}`,
-    v1: (method, path, body) => call(method, `/v1${path}`, body, {}),
-    ui: (method, path, body) => call(method, `/ui/api${path}`, body, { "x-notify-ui": "1" }),
+    v1: api.v1,
+    ui: api.ui,
     close: () => broker.close(),
   };
 }

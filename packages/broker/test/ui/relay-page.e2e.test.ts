@@ -2,8 +2,8 @@
 // the operator's token, pair a simulated phone by the code the page shows (its QR image is there), see the device
 // listed, revoke it. The enrollment token never comes back in any /ui/api reply or the page.
 import { generateKeyPairSync } from "node:crypto";
+import { ENROLLMENT_TOKEN } from "@notify/test-kit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ENROLLMENT_TOKEN } from "../../../relay/test/helpers.js";
 import { startRelay } from "../relay/relay-harness.js";
 import { axeViolations, chromiumAvailable, signedInPage, startUiBroker, type UiBroker, useBrowser } from "./browser.js";
 

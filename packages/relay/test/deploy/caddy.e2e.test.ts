@@ -12,11 +12,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type BrokerProcess, spawnBroker } from "@notify/test-kit/broker-process";
 import { type Browser, chromium, type Locator, type Page } from "playwright-core";
 import type { Agent } from "undici";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BrokerProcess, spawnBroker } from "../../../broker/test/process-helpers.js";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../../web/scripts/chromium.mjs";
 import {
   E2E_WAIT_MS,

@@ -67,19 +67,16 @@ const DAY_MS = 86_400_000;
 /**
  * A request id (`req_` and 24 hex digits, as before): the start time in milliseconds, then 6 random bytes. Ordered
  * by time, so the attempts table's primary key (request_id, ordinal) grows at its right edge: a batch of random ids
- * dirtied about one index page per request (one WAL frame each: 1.9 page writes per request on the main thread),
- * ordered ones a few pages per batch.
+ * dirtied about one index page per request, ordered ones a few pages per batch (figures: bench/README.md, router
+ * Findings, "Request ids ordered by start time").
  */
 export function requestId(nowMs: number): string {
   return `req_${Math.max(0, Math.floor(nowMs)).toString(16).padStart(12, "0").slice(-12)}${randomHex(6)}`;
 }
 /**
  * How long a finished request may wait for its ledger write (batched with every other one in the window). A write
- * holds the event loop (every request arriving meanwhile waits) for about 7.5 us per request plus a commit, so
- * batches are kept middling: measured per request, 25 us written alone, 9.2 us in batches of 16, 7.8 us in 64,
- * 7.5 us in 150; a batch of 64 holds the loop about 0.5 ms, one of 150 (what ends within 50 ms at 3,000
- * requests/s) 1-3.5 ms. Batches of 16 (5 ms) cut the stalls further but put the commit's cost back on every
- * request (router CPU +3-5% in the bench profile).
+ * holds the event loop, so batches are kept middling: larger ones stall arriving requests longer, smaller ones put
+ * the commit's cost back on every request. The measured trade-off: bench/README.md, "The ledger's flush window".
  */
 const FLUSH_DELAY_MS = 20;
 /** Queued requests that trigger a write at the end of the turn without waiting for the delay. */

@@ -3,12 +3,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { Json } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliBroker, cliEnv, closedPort, runCli, startCliBroker } from "../../cli/cli-harness.js";
 import { type ModelMock, startModelMock } from "./model-mock.js";
-
-// biome-ignore lint/suspicious/noExplicitAny: tests read JSON loosely.
-type Json = any;
 
 /**
  * Issue 12, "Must show": the real agents from npm (pinned devDependencies of @notify/broker: Claude Code 2.1.330,

@@ -1,4 +1,4 @@
-import type { Json } from "./route-cases.js";
+import type { Json } from "./json.js";
 
 /** One fuzzed request body: the raw text sent, what was done, and whether the broker must refuse it outright. */
 export interface Mutant {

@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-export const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+/** The built broker CLI (packages/broker/dist/cli/main.js; `npm test` builds it first). */
+export const CLI = fileURLToPath(new URL("../../broker/dist/cli/main.js", import.meta.url));
 
 export interface BrokerProcess {
   child: ChildProcess;

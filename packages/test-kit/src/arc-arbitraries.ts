@@ -37,7 +37,7 @@ const char = fc.oneof(
 );
 
 /** Cuts `value` to at most `max` code points, then pads it to `min` with "a". */
-export function fit(value: string, min: number, max: number): string {
+export function fitLength(value: string, min: number, max: number): string {
   const points = [...value];
   if (points.length > max) points.length = max;
   while (points.length < min) points.push("a");
@@ -50,14 +50,14 @@ export function text(min: number, max: number): fc.Arbitrary<string> {
   const ofLength = (length: number) =>
     fc
       .string({ unit: char, minLength: 1, maxLength: 32 })
-      .map((chunk) => fit(chunk.repeat(Math.ceil(length / chunk.length) || 1), length, length));
+      .map((chunk) => fitLength(chunk.repeat(Math.ceil(length / chunk.length) || 1), length, length));
   return fc
     .oneof(
       { weight: 8, arbitrary: fc.string({ unit: char, maxLength: Math.min(max, 24) }) },
       { weight: 1, arbitrary: fc.integer({ min, max }).chain(ofLength) },
       { weight: 2, arbitrary: fc.constantFrom(...new Set([min, max])).chain(ofLength) },
     )
-    .map((value) => fit(value, min, max));
+    .map((value) => fitLength(value, min, max));
 }
 
 /** request.key: 1-100 code units with a non-whitespace character. */
@@ -197,7 +197,7 @@ function requestBody(options: ArbitraryOptions, keyRequired: boolean) {
   return fc.record(fields, { requiredKeys: required }).map((request) =>
     // An answerable request's message is its prompt (docs/arc.md): the broker takes at most 2000 characters.
     options.forBroker && request.response !== undefined
-      ? { ...request, message: fit(request.message, 1, 2000) }
+      ? { ...request, message: fitLength(request.message, 1, 2000) }
       : request,
   );
 }
