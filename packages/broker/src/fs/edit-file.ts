@@ -50,7 +50,9 @@ export interface EditOutcome<T> {
   changed: boolean;
 }
 
-const ATTEMPTS = 40;
+/** Attempts at most, and for at most this long: a busy machine makes each attempt slower, not the owner quieter. */
+const ATTEMPTS = 200;
+const ATTEMPTS_MS = 5_000;
 /** How long a write into the replaced file is still caught (a writer that opened it just before the rename). */
 const LATE_WRITE_GRACE_MS = 30;
 
@@ -123,7 +125,8 @@ export function editFile<T>(
   // After an owner's write reached a file Notify had just replaced: the owner's content (what the next attempt
   // works on) and what the path held when that was worked out.
   let owner: { content: Buffer | undefined; atPath: Buffer | undefined } | undefined;
-  for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
+  const started = Date.now();
+  for (let attempt = 0; attempt < ATTEMPTS && (attempt < 40 || Date.now() - started < ATTEMPTS_MS); attempt += 1) {
     const real = resolveLinks(file);
     let fd: number | undefined;
     try {
@@ -135,7 +138,14 @@ export function editFile<T>(
       const atPath = fd === undefined ? undefined : readAll(fd);
       const pathMode = fd === undefined ? undefined : fstatSync(fd).mode & 0o7777;
       if (owner !== undefined && !sameBytes(owner.atPath, atPath)) {
-        owner = { content: carryOver(owner.atPath, atPath, owner.content, real), atPath };
+        try {
+          owner = { content: carryOver(owner.atPath, atPath, owner.content, real), atPath };
+        } catch (error) {
+          // The owner's next write caught halfway (written, not yet truncated): read again once it has changed.
+          const torn = error instanceof EditConflictError && attempt + 1 < ATTEMPTS;
+          if (torn && changesWithin(real, atPath, TORN_WAIT_MS)) continue;
+          throw error;
+        }
       }
       const before = owner === undefined ? atPath : owner.content;
       const beforeMode = pathMode;
@@ -230,7 +240,7 @@ export function editFile<T>(
     }
   }
   throw new EditConflictError(
-    `${file} kept changing while Notify edited it (${ATTEMPTS} attempts); nothing was changed: try again when it is quiet`,
+    `${file} kept changing while Notify edited it (${Math.round((Date.now() - started) / 100) / 10} s of attempts); nothing was changed: try again when it is quiet`,
   );
 }
 
@@ -268,6 +278,15 @@ function carryOver(
       if (isDeepStrictEqual(was[key], is[key])) continue;
       if (key in is) target[key] = is[key];
       else delete target[key];
+    }
+    return Buffer.from(`${JSON.stringify(target, null, 2)}\n`);
+  }
+  if (was === undefined && is !== undefined && target !== undefined) {
+    // The base itself was caught halfway through a write (or there was none): every key the owner's file holds
+    // that differs is carried over. Notify's own edit is worked out again on the result, so its keys come out
+    // right; a key the owner deleted in that same moment could come back, which loses nothing.
+    for (const key of Object.keys(is)) {
+      if (!isDeepStrictEqual(target[key], is[key])) target[key] = is[key];
     }
     return Buffer.from(`${JSON.stringify(target, null, 2)}\n`);
   }
