@@ -16,6 +16,9 @@ const shared = {
  */
 export default defineConfig({
   test: {
+    // Vitest's default is one worker on 2 cores; most e2e files wait on other processes, so two halve the wall time
+    // (886 s -> 496 s for the whole suite on this machine, docs/testing.md).
+    maxWorkers: 2,
     projects: [
       {
         test: {
