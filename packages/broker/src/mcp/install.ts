@@ -1,18 +1,15 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import { EditConflictError, type EditOutcome, editFile } from "../fs/edit-file.js";
 import { inStyle, type TextStyle, textStyle, withoutBom } from "../fs/text-style.js";
-import { type AgentId, displayName } from "../hooks/agents.js";
+import type { AgentId } from "../hooks/agents.js";
 import {
-  backup,
+  type ChangeResult,
   HookInstallError,
   type InstallContext,
-  type InstallRecord,
-  readRecords,
-  sha256,
-  writeRecords,
+  installInto,
+  uninstallFrom,
 } from "../hooks/install/installer.js";
 import type { Scope, Target, TargetEnv } from "../hooks/install/targets.js";
 
@@ -70,12 +67,7 @@ export function mcpTargetFor(agent: AgentId, scope: Scope, where: TargetEnv = {}
   return { agent, scope, agentHome, dir, file: join(dir, "config.toml"), format: "toml" };
 }
 
-export interface McpChangeResult {
-  target: McpTarget;
-  changed: boolean;
-  backup?: string;
-  summary: string;
-}
+export type McpChangeResult = ChangeResult & { target: McpTarget };
 
 export interface McpInstallContext extends InstallContext {
   /** The words that start Notify's CLI; `mcp` and `extra` follow. */
@@ -216,16 +208,6 @@ function tomlInstalled(target: McpTarget, text: string, context: McpInstallConte
 
 // --- Install and uninstall: the hooks' record, backup and restore rules ----------------------------------------
 
-/** editFile with a refusal the CLI shows when the file kept changing. */
-function edit<T>(target: McpTarget, plan: Parameters<typeof editFile<T>>[1]): EditOutcome<T> {
-  try {
-    return editFile(target.file, plan);
-  } catch (error) {
-    if (error instanceof EditConflictError) throw new HookInstallError(error.message);
-    throw error;
-  }
-}
-
 /** The file's text as the edits take it (no BOM, LF line ends), and the style to write it back in. */
 function readText(bytes: Buffer | undefined): { text: string; style: TextStyle } {
   const raw = bytes?.toString("utf8") ?? "";
@@ -254,47 +236,8 @@ function strippedText(target: McpTarget, bytes: Buffer): string | undefined {
  */
 export function installMcp(agent: AgentId, scope: Scope, context: McpInstallContext): McpChangeResult {
   const target = mcpTargetFor(agent, scope, context.where);
-  if (!existsSync(target.agentHome)) {
-    throw new HookInstallError(
-      `${displayName(agent)} does not seem to be installed: ${target.agentHome} does not exist (nothing was changed)`,
-    );
-  }
-  const createdDir = !existsSync(target.dir);
-  if (createdDir) mkdirSync(target.dir, { recursive: true });
-  const outcome = edit(target, (bytes) => {
-    const text = installedText(target, bytes, context);
-    return { content: text, result: text ?? "" };
-  });
-  if (!outcome.changed) {
-    if (createdDir && readdirSync(target.dir).length === 0) rmdirSync(target.dir);
-    return { target, changed: false, summary: `already installed in ${target.file}` };
-  }
-  const bytes = outcome.before;
-  const text = outcome.result;
-  const records = readRecords(context);
-  const previous = records[target.file];
-  const taken = bytes !== undefined ? backup(context, target, bytes) : undefined;
-  // Re-installing over Notify's own untouched write keeps the record of the user's original file.
-  const keepOriginal = previous !== undefined && bytes !== undefined && sha256(bytes) === previous.installedSha256;
-  const record: InstallRecord = keepOriginal
-    ? { ...previous, installedSha256: sha256(text) }
-    : {
-        agent,
-        scope,
-        file: target.file,
-        existed: bytes !== undefined,
-        ...(taken !== undefined ? { original: taken } : {}),
-        installedSha256: sha256(text),
-        createdDir,
-      };
-  records[target.file] = record;
-  writeRecords(context, records);
-  const result: McpChangeResult = { target, changed: true, summary: `installed into ${target.file}` };
-  if (taken !== undefined) result.backup = taken;
-  return result;
+  return installInto(target, context, (bytes) => installedText(target, bytes, context));
 }
-
-type UninstallStep = "missing" | "restored" | "removed" | "stripped" | "none";
 
 /**
  * Removes Notify's server. A file exactly as Notify left it gets the user's original back byte for byte (or goes,
@@ -303,46 +246,7 @@ type UninstallStep = "missing" | "restored" | "removed" | "stripped" | "none";
  */
 export function uninstallMcp(agent: AgentId, scope: Scope, context: McpInstallContext): McpChangeResult {
   const target = mcpTargetFor(agent, scope, context.where);
-  const records = readRecords(context);
-  const record = records[target.file];
-  const outcome = edit<UninstallStep>(target, (bytes) => {
-    if (bytes === undefined) return { content: undefined, result: "missing" };
-    if (record !== undefined && sha256(bytes) === record.installedSha256) {
-      if (record.existed && record.original !== undefined) {
-        return { content: readFileSync(record.original), result: "restored" };
-      }
-      if (!record.existed) return { content: null, result: "removed" };
-    }
-    const text = strippedText(target, bytes);
-    return text === undefined ? { content: undefined, result: "none" } : { content: text, result: "stripped" };
-  });
-  if (outcome.result === "missing" || outcome.result === "none") {
-    if (outcome.result === "missing" && record !== undefined) {
-      delete records[target.file];
-      writeRecords(context, records);
-    }
-    return {
-      target,
-      changed: false,
-      summary:
-        outcome.result === "missing"
-          ? `not installed (${target.file} does not exist)`
-          : `not installed in ${target.file}`,
-    };
-  }
-  const taken = backup(context, target, outcome.before as Buffer);
-  if (outcome.result === "removed" && record?.createdDir && readdirSync(target.dir).length === 0) rmdirSync(target.dir);
-  if (record !== undefined) {
-    delete records[target.file];
-    writeRecords(context, records);
-  }
-  const summary =
-    outcome.result === "restored"
-      ? `restored ${target.file} as it was before`
-      : outcome.result === "removed"
-        ? `removed ${target.file}`
-        : `removed Notify's MCP server from ${target.file}`;
-  return { target, changed: true, backup: taken, summary };
+  return uninstallFrom(target, context, "Notify's MCP server", (bytes) => strippedText(target, bytes));
 }
 
 export interface McpStatus {

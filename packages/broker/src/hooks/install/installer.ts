@@ -35,7 +35,7 @@ export interface ChangeResult {
 }
 
 /** What uninstall needs to restore the file exactly as Notify found it. */
-export interface InstallRecord {
+interface InstallRecord {
   agent: AgentId;
   scope: Scope;
   file: string;
@@ -52,11 +52,11 @@ export interface InstallRecord {
 type Records = Record<string, InstallRecord>;
 type Json = Record<string, unknown>;
 
-export const sha256 = (bytes: Buffer | string): string => createHash("sha256").update(bytes).digest("hex");
+const sha256 = (bytes: Buffer | string): string => createHash("sha256").update(bytes).digest("hex");
 const hooksDir = (context: InstallContext): string => join(context.dataDir, "hooks");
 const recordsPath = (context: InstallContext): string => join(hooksDir(context), "installs.json");
 
-export function readRecords(context: InstallContext): Records {
+function readRecords(context: InstallContext): Records {
   try {
     return JSON.parse(readFileSync(recordsPath(context), "utf8")) as Records;
   } catch {
@@ -64,13 +64,13 @@ export function readRecords(context: InstallContext): Records {
   }
 }
 
-export function writeRecords(context: InstallContext, records: Records): void {
+function writeRecords(context: InstallContext, records: Records): void {
   ensurePrivateDir(context.dataDir);
   writePrivateFile(recordsPath(context), `${JSON.stringify(records, null, 2)}\n`);
 }
 
 /** A copy of the bytes from before a change, 0600 in the data dir's 0700 `hooks/backups/`. */
-export function backup(context: InstallContext, target: Target, bytes: Buffer): string {
+function backup(context: InstallContext, target: Target, bytes: Buffer): string {
   const dir = join(hooksDir(context), "backups");
   ensurePrivateDir(context.dataDir);
   ensurePrivateDir(hooksDir(context));
@@ -109,46 +109,26 @@ function parseSettings(target: Target, bytes: Buffer): Json {
  */
 export function install(agent: AgentId, scope: Scope, context: InstallContext): ChangeResult {
   const target = targetFor(agent, scope, context.where);
-  if (!existsSync(target.agentHome)) {
-    throw new HookInstallError(
-      `${displayName(agent)} does not seem to be installed: ${target.agentHome} does not exist (nothing was changed)`,
-    );
-  }
-  const createdDir = !existsSync(target.dir);
-  if (createdDir) mkdirSync(target.dir, { recursive: true });
-  const outcome = edit(target, (bytes) => {
+  return installInto(target, context, (bytes) => {
     const document = bytes !== undefined ? parseSettings(target, bytes) : {};
     const updated = structuredClone(document);
     addNotify(updated, agent, context.program, context.extra);
-    if (bytes !== undefined && isDeepStrictEqual(updated, document)) return { content: undefined, result: "" };
-    const text = inStyle(`${JSON.stringify(updated, null, 2)}\n`, textStyle(bytes?.toString("utf8")));
-    return { content: text, result: text };
+    if (bytes !== undefined && isDeepStrictEqual(updated, document)) return undefined;
+    return inStyle(`${JSON.stringify(updated, null, 2)}\n`, textStyle(bytes?.toString("utf8")));
   });
-  if (!outcome.changed) return { target, changed: false, summary: `already installed in ${target.file}` };
+}
 
-  const bytes = outcome.before;
-  const text = outcome.result;
-  const records = readRecords(context);
-  const previous = records[target.file];
-  const taken = bytes !== undefined ? backup(context, target, bytes) : undefined;
-  // Re-installing over Notify's own untouched write keeps the record of the user's original file.
-  const keepOriginal = previous !== undefined && bytes !== undefined && sha256(bytes) === previous.installedSha256;
-  const record: InstallRecord = keepOriginal
-    ? { ...previous, installedSha256: sha256(text) }
-    : {
-        agent,
-        scope,
-        file: target.file,
-        existed: bytes !== undefined,
-        ...(taken !== undefined ? { original: taken } : {}),
-        installedSha256: sha256(text),
-        createdDir,
-      };
-  records[target.file] = record;
-  writeRecords(context, records);
-  const result: ChangeResult = { target, changed: true, summary: `installed into ${target.file}` };
-  if (taken !== undefined) result.backup = taken;
-  return result;
+/**
+ * Removes Notify's entries. When the file is exactly as Notify left it, the user's original comes back byte for
+ * byte (or the file goes, when Notify created it); otherwise only Notify's entries are taken out of the JSON.
+ */
+export function uninstall(agent: AgentId, scope: Scope, context: InstallContext): ChangeResult {
+  const target = targetFor(agent, scope, context.where);
+  return uninstallFrom(target, context, "Notify's entries", (bytes) => {
+    const document = parseSettings(target, bytes);
+    if (!stripNotify(document, agent)) return undefined;
+    return inStyle(`${JSON.stringify(document, null, 2)}\n`, textStyle(bytes.toString("utf8")));
+  });
 }
 
 /** editFile with a refusal the CLI shows when the file kept changing. */
@@ -161,14 +141,71 @@ function edit<T>(target: Target, plan: Parameters<typeof editFile<T>>[1]): EditO
   }
 }
 
+/**
+ * The install rules Notify's hooks and its MCP entry share: refuse when the agent is not installed, create the
+ * project's directory only when needed (and take it away again when nothing was written), edit through editFile,
+ * back up what was there, and keep the record uninstall restores from. `edited` gives the new text, or undefined
+ * when the file already holds Notify's entries.
+ */
+export function installInto<T extends Target>(
+  target: T,
+  context: InstallContext,
+  edited: (bytes: Buffer | undefined) => string | undefined,
+): ChangeResult & { target: T } {
+  if (!existsSync(target.agentHome)) {
+    throw new HookInstallError(
+      `${displayName(target.agent)} does not seem to be installed: ${target.agentHome} does not exist (nothing was changed)`,
+    );
+  }
+  const createdDir = !existsSync(target.dir);
+  if (createdDir) mkdirSync(target.dir, { recursive: true });
+  const outcome = edit(target, (bytes) => {
+    const text = edited(bytes);
+    return { content: text, result: text ?? "" };
+  });
+  if (!outcome.changed) {
+    if (createdDir && readdirSync(target.dir).length === 0) rmdirSync(target.dir);
+    return { target, changed: false, summary: `already installed in ${target.file}` };
+  }
+  const bytes = outcome.before;
+  const text = outcome.result;
+  const records = readRecords(context);
+  const previous = records[target.file];
+  const taken = bytes !== undefined ? backup(context, target, bytes) : undefined;
+  // Re-installing over Notify's own untouched write keeps the record of the user's original file.
+  const keepOriginal = previous !== undefined && bytes !== undefined && sha256(bytes) === previous.installedSha256;
+  const record: InstallRecord = keepOriginal
+    ? { ...previous, installedSha256: sha256(text) }
+    : {
+        agent: target.agent,
+        scope: target.scope,
+        file: target.file,
+        existed: bytes !== undefined,
+        ...(taken !== undefined ? { original: taken } : {}),
+        installedSha256: sha256(text),
+        createdDir,
+      };
+  records[target.file] = record;
+  writeRecords(context, records);
+  const result: ChangeResult & { target: T } = { target, changed: true, summary: `installed into ${target.file}` };
+  if (taken !== undefined) result.backup = taken;
+  return result;
+}
+
 type UninstallStep = "missing" | "restored" | "removed" | "stripped" | "none";
 
 /**
- * Removes Notify's entries. When the file is exactly as Notify left it, the user's original comes back byte for
- * byte (or the file goes, when Notify created it); otherwise only Notify's entries are taken out of the JSON.
+ * The uninstall rules the hooks and the MCP entry share: a file exactly as Notify left it gets the user's original
+ * back byte for byte (or goes, when Notify created it, with the directory Notify created when it is left empty);
+ * a file changed since loses only Notify's part (`stripped` gives the text without it, or undefined when there is
+ * none). `what` names that part in the summary.
  */
-export function uninstall(agent: AgentId, scope: Scope, context: InstallContext): ChangeResult {
-  const target = targetFor(agent, scope, context.where);
+export function uninstallFrom<T extends Target>(
+  target: T,
+  context: InstallContext,
+  what: string,
+  stripped: (bytes: Buffer) => string | undefined,
+): ChangeResult & { target: T } {
   const records = readRecords(context);
   const record = records[target.file];
   const outcome = edit<UninstallStep>(target, (bytes) => {
@@ -179,10 +216,8 @@ export function uninstall(agent: AgentId, scope: Scope, context: InstallContext)
       }
       if (!record.existed) return { content: null, result: "removed" };
     }
-    const document = parseSettings(target, bytes);
-    if (!stripNotify(document, agent)) return { content: undefined, result: "none" };
-    const text = inStyle(`${JSON.stringify(document, null, 2)}\n`, textStyle(bytes.toString("utf8")));
-    return { content: text, result: "stripped" };
+    const text = stripped(bytes);
+    return text === undefined ? { content: undefined, result: "none" } : { content: text, result: "stripped" };
   });
   if (outcome.result === "missing" || outcome.result === "none") {
     if (outcome.result === "missing" && record !== undefined) {
@@ -209,7 +244,7 @@ export function uninstall(agent: AgentId, scope: Scope, context: InstallContext)
       ? `restored ${target.file} as it was before`
       : outcome.result === "removed"
         ? `removed ${target.file}`
-        : `removed Notify's entries from ${target.file}`;
+        : `removed ${what} from ${target.file}`;
   return { target, changed: true, backup: taken, summary };
 }
 
