@@ -7,12 +7,7 @@ describe("the service's serve command gives the broker's V8 flag from the start 
       NOTIFY_PORT: "47999",
     });
     expect(spec).toEqual({
-      argv: [
-        "/opt/node/bin/node",
-        "--max-semi-space-size=4",
-        "/src/notify/packages/broker/dist/cli/main.js",
-        "serve",
-      ],
+      argv: ["/opt/node/bin/node", "--max-semi-space-size=4", "/src/notify/packages/broker/dist/cli/main.js", "serve"],
       environment: { NOTIFY_PORT: "47999" },
     });
   });
