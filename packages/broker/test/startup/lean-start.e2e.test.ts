@@ -55,11 +55,35 @@ describe("notify serve loads what is switched off only when it is switched on (i
       // Of the router only what the broker reads from config.json at start (@notify/router/host, no import of its own).
       const hostOnly = ["host.js", "config/records.js", "native.js", "subscriptions/agent-accounts.js"];
       expect(routerModulesLoaded(log).sort()).toEqual(hostOnly.sort());
-      // The first request to /router/v1 builds it and gets the answer a router switched off gives.
+    } finally {
+      broker.child.kill("SIGTERM");
+      await broker.exited;
+    }
+    // Nor Node's bundled undici (fetch, WebSocket): an ESM import of node:http would load it (http/app.ts).
+    const builtins = readFileSync(log, "utf8")
+      .split("\n")
+      .filter((line) => line.startsWith("builtin:"));
+    expect(builtins.length).toBeGreaterThan(50);
+    expect(builtins.filter((line) => line.includes("undici"))).toEqual([]);
+  });
+
+  it("the router, off, is loaded and built by the first request to /router/v1, which it answers as before", async () => {
+    const dataDir = tempDir();
+    writeConfigFile(dataDir, { authToken: TOKEN });
+    const log = join(tempDir(), "modules.txt");
+    const env = { NODE_OPTIONS: `--import ${HOOK}`, NOTIFY_TEST_MODULE_LOG: log, HOME: tempDir() };
+    const broker = await spawnBroker(dataDir, env, ["DBUS_SESSION_BUS_ADDRESS"]);
+    try {
+      expect((await fetch(`${broker.url}/health`)).status).toBe(200);
+      expect(routerModulesLoaded(log)).not.toContain("index.js");
       const disabled = await fetch(`${broker.url}/router/v1/models`);
       expect(disabled.status).toBe(404);
       expect(await disabled.json()).toMatchObject({ error: { code: "router_disabled" } });
       expect(routerModulesLoaded(log)).toContain("index.js");
+      // Built once: a second request is answered by the same router.
+      expect((await fetch(`${broker.url}/router/v1/chat/completions`, { method: "POST", body: "{}" })).status).toBe(
+        404,
+      );
     } finally {
       broker.child.kill("SIGTERM");
       await broker.exited;
