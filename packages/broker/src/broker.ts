@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { DatabaseSync, DatabaseSync as RouterDatabase } from "node:sqlite";
-import { AGENT_ACCOUNTS_KEY, parseAgentAccounts, type UpstreamTimeouts } from "@notify/router";
+import type { UpstreamTimeouts } from "@notify/router";
+import { AGENT_ACCOUNTS_KEY, parseAgentAccounts } from "@notify/router/host";
 import type { FastifyInstance } from "fastify";
 import { ChatStore } from "./chat/chat-store.js";
 import type { ChatSupervisor, ChatTimings } from "./chat/supervisor.js";

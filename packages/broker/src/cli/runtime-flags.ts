@@ -8,6 +8,9 @@ export const SERVE_SEMI_SPACE_MIB = 4;
 
 const FLAG = "--max-semi-space-size";
 
+/** The flags `execWithServeFlags` adds; a service gives them at start so the broker need not re-execute itself. */
+export const SERVE_NODE_FLAGS = [`${FLAG}=${SERVE_SEMI_SPACE_MIB}`];
+
 /**
  * Re-executes `notify serve` in place (same pid, same stdio, same arguments) with the broker's V8 flags, unless
  * they are given already on the command line or in NODE_OPTIONS. Where `process.execve` is missing (Windows, or
@@ -19,7 +22,7 @@ export function execWithServeFlags(): void {
   if (given.some((flag) => flag === FLAG || flag.startsWith(`${FLAG}=`))) return;
   process.execve(
     process.execPath,
-    [process.execPath, `${FLAG}=${SERVE_SEMI_SPACE_MIB}`, ...process.execArgv, ...process.argv.slice(1)],
+    [process.execPath, ...SERVE_NODE_FLAGS, ...process.execArgv, ...process.argv.slice(1)],
     process.env,
   );
 }

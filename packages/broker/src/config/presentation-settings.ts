@@ -1,7 +1,16 @@
-import { PRESENTATION_DEFAULTS, PresentationPatch, PresentationSettings } from "@notify/contracts/ui";
+import { createRequire } from "node:module";
+import type { PresentationPatch, PresentationSettings } from "@notify/contracts/ui";
+import { PRESENTATION_DEFAULTS } from "@notify/contracts/ui-constants";
 import { readConfigFile, updateConfigFile } from "./config-file.js";
 
 export type { PresentationSettings } from "@notify/contracts/ui";
+
+/**
+ * The schemas, and with them zod (about 95 modules), are loaded the first time a presentation key is found in
+ * config.json or changed: a broker whose owner never changed one does not load them (issue 22, part 6).
+ */
+const requireModule = createRequire(import.meta.url);
+const schemas = (): typeof import("@notify/contracts/ui") => requireModule("@notify/contracts/ui");
 
 export const PRESENTATION_KEYS = Object.keys(PRESENTATION_DEFAULTS) as (keyof PresentationSettings)[];
 
@@ -34,7 +43,7 @@ export class PresentationSettingsFile {
 
   /** Applies a validated partial change (PresentationPatch); throws the zod error for an invalid one. */
   update(patch: PresentationPatch): PresentationSettings {
-    const change = PresentationPatch.parse(patch);
+    const change = schemas().PresentationPatch.parse(patch);
     const next: Record<string, unknown> = { ...this.current };
     updateConfigFile(this.dataDir, (contents) => {
       for (const [key, value] of Object.entries(change)) {
@@ -56,7 +65,7 @@ export class PresentationSettingsFile {
     for (const key of PRESENTATION_KEYS) {
       const value = contents[key];
       if (value === undefined) continue;
-      const checked = PresentationSettings.shape[key].safeParse(value);
+      const checked = schemas().PresentationSettings.shape[key].safeParse(value);
       if (checked.success) settings[key] = checked.data;
       else
         this.warn(`config.json: ${key} ${JSON.stringify(value)} is not valid; using ${JSON.stringify(settings[key])}`);

@@ -1,16 +1,8 @@
-import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import type { DatabaseSync } from "node:sqlite";
 import { isLoopbackHost } from "@notify/contracts/guards";
 import { jsonShapeProblem } from "@notify/contracts/json-shape";
-import {
-  createRouter,
-  type KeySealer,
-  type RouterServices,
-  routerPlugin,
-  type SubscriptionOptions,
-  type UpstreamTimeouts,
-} from "@notify/router";
+import type { KeySealer, RouterServices, SubscriptionOptions, UpstreamTimeouts } from "@notify/router";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import type { PresentationSettingsFile } from "../config/presentation-settings.js";
 import { ConnectorService } from "../connectors/connector-service.js";
@@ -29,9 +21,9 @@ import type { OutboundService } from "../outbox/outbound-service.js";
 import type { PresenceMonitor } from "../presence/presence-monitor.js";
 import type { SoundLibrary } from "../presentation/sounds/sound-library.js";
 import { RelayAdmin } from "../relay/relay-admin.js";
+import { LazyRouter, loadRouterModule } from "../router/lazy-router.js";
 import type { OtherTools } from "../router/other-tools.js";
 import type { RouterSettingsFile } from "../router/router-settings.js";
-import { prepareUpstreamInput } from "../router/upstream-input.js";
 import type { OutboxStore } from "../store/outbox-store.js";
 import { VERSION } from "../version.js";
 import { bearerMatches } from "./auth.js";
@@ -90,6 +82,7 @@ export interface AppOptions {
     subscriptions?: SubscriptionOptions;
     /** Test hook: the flat-plan hosts. */
     flatPlanHosts?: ReadonlySet<string>;
+    /** Called when the router is built: at its first use, not at start (it is loaded only when needed). */
     onReady?: (services: RouterServices) => void;
     /** Where other tools (Codex, Claude Code) keep their keys and model cache; read only when asked. */
     otherTools: OtherTools;
@@ -131,6 +124,13 @@ export const HTTP_LIMITS: HttpLimits = { headersTimeoutMs: 15_000, requestTimeou
 const ROUTER_PREFIX = "/router/v1";
 
 /**
+ * node:http taken with getBuiltinModule rather than `import`: an ESM import of node:http fills in every export of
+ * its facade, and the lazy WebSocket, CloseEvent and MessageEvent among them load Node's bundled undici (about
+ * 35 ms of CPU at start, for classes the broker never uses).
+ */
+const { createServer } = process.getBuiltinModule("node:http");
+
+/**
  * Fastify builds its JSON-schema compilers (ajv with its formats, fast-json-stringify's, about 100 modules) when it
  * starts, though no route of the broker declares a schema (bodies are checked with zod): these factories load them
  * the first time a schema is compiled, which today is never.
@@ -144,25 +144,56 @@ const lazyCompilers = {
     (requireFromFastify("@fastify/fast-json-stringify-compiler") as () => CompilerFactory)()(...args),
 };
 
+/** Answers for requests the framework cannot route (a percent-encoding that is not UTF-8, an over-long parameter). */
+function frameworkErrors(error: { code: string }, _request: unknown, reply: unknown): void {
+  const message = error.code === "FST_ERR_BAD_URL" ? "bad URL" : "bad request";
+  (reply as FastifyReply).code(400).send({ error: `invalid request: ${message}` });
+}
+
 /** Builds the broker's HTTP app without listening, so tests use `app.inject()`. */
 export function buildApp(options: AppOptions): FastifyInstance {
   const clock = options.clock ?? systemClock;
   const startedAt = options.startedAt ?? clock.now();
   let closing = false;
-  // The router is built before it is mounted: the lane below and the management routes use the same services.
-  const routerServices = createRouter({
-    prefix: ROUTER_PREFIX,
-    db: options.router.db,
-    sealer: options.router.sealer,
-    version: VERSION,
-    settings: () => options.router.settings.get(),
-    log: { info: (message) => options.logger.info(message), warn: (message) => options.logger.warn(message) },
-    now: () => clock.now(),
-    ...(options.router.timeouts ? { timeouts: options.router.timeouts } : {}),
-    ...(options.router.subscriptions ? { subscriptions: options.router.subscriptions } : {}),
-    ...(options.router.flatPlanHosts ? { flatPlanHosts: options.router.flatPlanHosts } : {}),
+  // The provider router is loaded and built on first use (switched on, a request to /router/v1 or /ui/api/router),
+  // never at start: its own fastify instance answers /router/v1 behind the shim below, and the lane and the
+  // management routes use the same services.
+  const routerHost = new LazyRouter(async () => {
+    const { createRouter, routerPlugin } = await loadRouterModule();
+    const services = createRouter({
+      prefix: ROUTER_PREFIX,
+      db: options.router.db,
+      sealer: options.router.sealer,
+      version: VERSION,
+      settings: () => options.router.settings.get(),
+      log: { info: (message) => options.logger.info(message), warn: (message) => options.logger.warn(message) },
+      now: () => clock.now(),
+      ...(options.router.timeouts ? { timeouts: options.router.timeouts } : {}),
+      ...(options.router.subscriptions ? { subscriptions: options.router.subscriptions } : {}),
+      ...(options.router.flatPlanHosts ? { flatPlanHosts: options.router.flatPlanHosts } : {}),
+    });
+    const inner = Fastify({
+      frameworkErrors,
+      logger: false,
+      return503OnClosing: false,
+      routerOptions: { ignoreTrailingSlash: true },
+      schemaController: { compilersFactory: lazyCompilers as never },
+    });
+    inner.setNotFoundHandler((_request, reply) => {
+      reply.code(404).send({ error: "not found" });
+    });
+    inner.register(routerPlugin, { prefix: ROUTER_PREFIX, router: services });
+    try {
+      await inner.ready();
+    } catch (error) {
+      await services.close();
+      throw error;
+    }
+    unsubscribe.push(services.config.onChange(rewriteAgents));
+    options.router.onReady?.(services);
+    return { services, app: inner };
   });
-  options.router.onReady?.(routerServices);
+  const router = (): RouterServices => routerHost.services();
   const limits: HttpLimits = { ...HTTP_LIMITS, ...options.limits };
   const app = Fastify({
     // The provider router's model endpoints are answered on their own lane (RouterServices.lane) before fastify
@@ -176,7 +207,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
           connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs, limits.requestTimeoutMs),
         },
         (request, response) => {
-          if (!closing && routerServices.lane(request, response)) return;
+          if (!closing && routerHost.mounted?.services.lane(request, response)) return;
           handler(request, response);
         },
       );
@@ -199,11 +230,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
     },
     // Requests Node's parser rejects (malformed, headers too large, too slow) get the spec's error shape too.
     clientErrorHandler: answerClientError,
-    // So do URLs the framework cannot route (a percent-encoding that is not UTF-8, an over-long parameter).
-    frameworkErrors: (error, _request, reply) => {
-      const message = error.code === "FST_ERR_BAD_URL" ? "bad URL" : "bad request";
-      (reply as FastifyReply).code(400).send({ error: `invalid request: ${message}` });
-    },
+    // So do URLs the framework cannot route.
+    frameworkErrors,
     logger: false,
     bodyLimit: options.maxRequestBodyBytes,
     forceCloseConnections: "idle",
@@ -305,11 +333,37 @@ export function buildApp(options: AppOptions): FastifyInstance {
     },
     { prefix: "/v1" },
   );
-  app.register(routerPlugin, { prefix: ROUTER_PREFIX, router: routerServices });
-  const router = (): RouterServices => routerServices;
+  // /router/v1: everything the router's plugin would match (its routes and its 404, every method) is handed, before
+  // its body is read, to the router's own fastify instance, built here on the first such request. The model
+  // endpoints of a built router are answered on the lane above and never come here.
+  app.register(
+    async (scope) => {
+      scope.addHook("onRequest", async (request, reply) => {
+        const mounted = await routerHost.mount();
+        reply.hijack();
+        mounted.app.routing(request.raw, reply.raw);
+        return reply;
+      });
+      const handedOn = async (): Promise<void> => {};
+      scope.all("/", handedOn);
+      scope.all("/*", handedOn);
+      scope.setNotFoundHandler(handedOn);
+    },
+    { prefix: ROUTER_PREFIX },
+  );
+  // Switched on at start: built once the broker listens, so /health does not wait for it.
+  app.addHook("onListen", (done) => {
+    if (options.router.settings.get().enabled) {
+      routerHost.mount().catch((error: Error) => options.logger.warn(`router: cannot start: ${error.message}`));
+    }
+    done();
+  });
+  app.addHook("onClose", async () => {
+    await routerHost.close();
+  });
   const connectors = new ConnectorService({
     dataDir: options.dataDir,
-    snapshot: () => routerServices.config.snapshot(),
+    snapshot: () => routerHost.services().config.snapshot(),
     router: () => options.router.settings.get(),
     brokerUrl: () => {
       const address = app.server.address();
@@ -328,7 +382,13 @@ export function buildApp(options: AppOptions): FastifyInstance {
       options.logger.warn(`router connectors: rewrite failed: ${(error as Error).message}`);
     }
   };
-  const unsubscribe = [routerServices.config.onChange(rewriteAgents), options.router.settings.onChange(rewriteAgents)];
+  // Settings change only through /ui/api/router, which builds the router first; switching it on builds it anyway.
+  const unsubscribe = [
+    options.router.settings.onChange((keys) => {
+      if (routerHost.mounted) rewriteAgents();
+      else if (keys.enabled) routerHost.mount().then(rewriteAgents, () => undefined);
+    }),
+  ];
   app.addHook("onClose", (_instance, done) => {
     for (const stop of unsubscribe) stop();
     done();
@@ -376,14 +436,22 @@ export function buildApp(options: AppOptions): FastifyInstance {
         outbox: options.outbox,
       });
       const { otherTools } = options.router;
-      await ui.register(uiRouterRoutes, {
-        router,
-        settings: options.router.settings,
-        prepareUpstream: (input, existing) => prepareUpstreamInput(input, existing, otherTools),
+      // The router's management routes build the router (and load its package) on their first request, after the
+      // checks above: a refused request loads nothing.
+      await ui.register(async (routerUi) => {
+        routerUi.addHook("preHandler", async () => {
+          await routerHost.mount();
+        });
+        await routerUi.register(uiRouterRoutes, {
+          router,
+          settings: options.router.settings,
+          prepareUpstream: async (input, existing) =>
+            (await import("../router/upstream-input.js")).prepareUpstreamInput(input, existing, otherTools),
+        });
+        await routerUi.register(uiRouterPresetRoutes, { router, tools: otherTools });
+        await routerUi.register(uiRouterAccountsRoutes, { router });
+        await routerUi.register(uiRouterAgentRoutes, { connectors });
       });
-      await ui.register(uiRouterPresetRoutes, { router, tools: otherTools });
-      await ui.register(uiRouterAccountsRoutes, { router });
-      await ui.register(uiRouterAgentRoutes, { connectors });
       await ui.register(uiSessionRoutes, { sessions: options.ui.sessions });
       await ui.register(uiInboxRoutes, {
         notifications: options.notifications,

@@ -4,7 +4,7 @@ import {
   type NotificationPayload,
   type RelayPayload,
 } from "@notify/contracts/relay-payloads";
-import { RELAY_CONTRACT_VERSION } from "@notify/contracts/relay-schemas";
+import { RELAY_CONTRACT_VERSION } from "@notify/contracts/relay-version";
 import type { InteractionDto } from "../interactions/types.js";
 import { resultForStatus } from "../outbox/providers/http.js";
 import { httpUrl, onlyFields, requiredString, settingsObject } from "../outbox/providers/settings.js";

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { DEFAULT_NATIVE_BASE_URL, destinationProblem } from "@notify/router";
+import { DEFAULT_NATIVE_BASE_URL, destinationProblem } from "@notify/router/host";
 import { readConfigFile, updateConfigFile } from "../config/config-file.js";
 
 export const DEFAULT_ROUTER_MAX_BODY = 32 * 1024 * 1024;

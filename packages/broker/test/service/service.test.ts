@@ -103,6 +103,8 @@ describe("notify service install --print (systemd)", () => {
     expect(unitLines(unit, "WantedBy")).toEqual(["default.target"]);
     expect(unitLines(unit, "Environment")).toEqual([`NOTIFY_DATA_DIR=${dataDir}`, "NOTIFY_PORT=47999"]);
     expect(unitLines(unit, "ExecStart")[0]).toMatch(/ serve$/);
+    // The broker's V8 flag is on node's command line (the checkout's CLI here), so serve does not re-execute itself.
+    expect(unitLines(unit, "ExecStart")[0]?.split(" ")[1]).toBe("--max-semi-space-size=4");
     expect(unit).not.toContain("secret-token-never-in-unit");
     expect(existsSync(join(env.XDG_CONFIG_HOME as string, "systemd"))).toBe(false);
     if (!analyze) return;

@@ -4,6 +4,8 @@
  * The router validates with the same constants (packages/router/src/config/records.ts).
  */
 
+import type { PresentationSettings } from "./schemas.js";
+
 /** Smart switching strategies (spec 3, Smart switching), in the order the page lists them. */
 export const SWITCH_STRATEGIES = ["off", "ordered", "sticky", "round_robin"] as const;
 export type SwitchStrategy = (typeof SWITCH_STRATEGIES)[number];
@@ -34,3 +36,14 @@ export const ROUTE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** A route target: `provider/model`. */
 export const ROUTE_TARGET_PATTERN = /^[^/]+\/.+$/;
+
+/** The local presentation keys' defaults (spec 1, Local presentation rules; PresentationSettings in schemas.ts). */
+export const PRESENTATION_DEFAULTS: PresentationSettings = {
+  pauseNotifications: false,
+  doNotDisturb: false,
+  soundsEnabled: true,
+  playCriticalSoundsDuringDoNotDisturb: true,
+  volume: 70,
+  maxVisibleToasts: 5,
+  soundCommand: null,
+};

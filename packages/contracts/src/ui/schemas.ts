@@ -46,16 +46,6 @@ export const PresentationSettings = z.strictObject({
 });
 export type PresentationSettings = z.infer<typeof PresentationSettings>;
 
-export const PRESENTATION_DEFAULTS: PresentationSettings = {
-  pauseNotifications: false,
-  doNotDisturb: false,
-  soundsEnabled: true,
-  playCriticalSoundsDuringDoNotDisturb: true,
-  volume: 70,
-  maxVisibleToasts: 5,
-  soundCommand: null,
-};
-
 /** PUT /ui/api/presentation: any subset of the keys; the others keep their value. */
 export const PresentationPatch = PresentationSettings.partial();
 export type PresentationPatch = z.infer<typeof PresentationPatch>;

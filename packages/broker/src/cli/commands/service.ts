@@ -9,6 +9,7 @@ import {
   MARKER,
   type ServicePlatform,
   type ServiceSpec,
+  serveSpec,
   systemdUnit,
   systemdUnitPath,
 } from "../../service/service-files.js";
@@ -47,7 +48,7 @@ function spec(options: ServiceOptions): ServiceSpec {
   if (dataDir !== undefined) environment.NOTIFY_DATA_DIR = dataDir;
   const port = nonEmpty(options.port) ?? nonEmpty(process.env.NOTIFY_PORT);
   if (port !== undefined) environment.NOTIFY_PORT = port;
-  return { argv: [...stableCommand().program, "serve"], environment };
+  return serveSpec(stableCommand().program, environment);
 }
 
 function target(options: ServiceOptions): Target {

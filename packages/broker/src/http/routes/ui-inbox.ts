@@ -1,10 +1,10 @@
-import { type InboxSnapshot, NotificationStatusBody, UiRespondBody } from "@notify/contracts/ui";
+import type { InboxSnapshot } from "@notify/contracts/ui";
 import type { FastifyPluginAsync } from "fastify";
 import { invalid } from "../../domain/errors.js";
 import type { InteractionService } from "../../interactions/service.js";
 import type { NotificationService } from "../../notifications/service.js";
 import type { UiEventLog } from "../ui/ui-event-log.js";
-import { parseBody } from "../ui/zod-body.js";
+import { parseBody, uiSchemas } from "../ui/zod-body.js";
 
 export interface UiInboxOptions {
   notifications: NotificationService;
@@ -43,13 +43,13 @@ export const uiInboxRoutes: FastifyPluginAsync<UiInboxOptions> = async (app, opt
 
   app.get<IdParams>("/notifications/:id", async (request) => notifications.get(request.params.id));
   app.patch<IdParams>("/notifications/:id", async (request) => {
-    const { status } = parseBody(NotificationStatusBody, request.body);
+    const { status } = parseBody((await uiSchemas()).NotificationStatusBody, request.body);
     return notifications.changeStatus(request.params.id, status);
   });
 
   app.get<IdParams>("/interactions/:id", async (request) => interactions.get(request.params.id));
   app.post<IdParams>("/interactions/:id/respond", async (request) => {
-    const body = parseBody(UiRespondBody, request.body);
+    const body = parseBody((await uiSchemas()).UiRespondBody, request.body);
     return interactions.respond(request.params.id, { ...body, source: "desktop" });
   });
 };

@@ -1,4 +1,4 @@
-import { PresenceActivityBody, type PresenceActivityResponse } from "@notify/contracts";
+import type { PresenceActivityResponse } from "@notify/contracts";
 import type { FastifyPluginAsync } from "fastify";
 import type { PresenceMonitor } from "../../presence/presence-monitor.js";
 import { parseBody } from "../ui/zod-body.js";
@@ -19,7 +19,7 @@ export function reportEverySeconds(awayAfterSeconds: number): number {
 export const uiPresenceRoutes: FastifyPluginAsync<UiPresenceOptions> = async (app, { presence }) => {
   app.get("/presence", async () => presence.response());
   app.post("/presence/activity", async (request) => {
-    const body = parseBody(PresenceActivityBody, request.body);
+    const body = parseBody((await import("@notify/contracts")).PresenceActivityBody, request.body);
     presence.pageActivity(body.page, body.visible);
     const answer: PresenceActivityResponse = { report_every_seconds: reportEverySeconds(presence.awayAfterSeconds) };
     return answer;

@@ -1,7 +1,6 @@
-import { PresentationPatch } from "@notify/contracts/ui";
 import type { FastifyPluginAsync } from "fastify";
 import type { PresentationSettingsFile } from "../../config/presentation-settings.js";
-import { parseBody } from "../ui/zod-body.js";
+import { parseBody, uiSchemas } from "../ui/zod-body.js";
 
 export interface UiPresentationOptions {
   presentation: PresentationSettingsFile;
@@ -10,5 +9,7 @@ export interface UiPresentationOptions {
 /** /ui/api/presentation: the spec 1 presentation keys; a PUT changes the keys it names and keeps the others. */
 export const uiPresentationRoutes: FastifyPluginAsync<UiPresentationOptions> = async (app, { presentation }) => {
   app.get("/presentation", async () => presentation.get());
-  app.put("/presentation", async (request) => presentation.update(parseBody(PresentationPatch, request.body)));
+  app.put("/presentation", async (request) =>
+    presentation.update(parseBody((await uiSchemas()).PresentationPatch, request.body)),
+  );
 };

@@ -1,6 +1,7 @@
-import { AccountInputError, isKeyTool, type RouterServices, TOOL_KEY_SOURCES } from "@notify/router";
+import type { RouterServices } from "@notify/router";
 import type { FastifyPluginAsync } from "fastify";
 import { invalid } from "../../domain/errors.js";
+import { routerModule } from "../../router/lazy-router.js";
 
 export interface UiRouterAccountsOptions {
   router: () => RouterServices;
@@ -24,6 +25,7 @@ export const uiRouterAccountsRoutes: FastifyPluginAsync<UiRouterAccountsOptions>
       throw invalid("request body must be a JSON object");
     }
     // `from_tool` instead of `key`: the plain key that tool holds for the provider, read now because the owner asked.
+    const { AccountInputError, isKeyTool, TOOL_KEY_SOURCES } = routerModule();
     const { from_tool: fromTool, ...fields } = body as Record<string, unknown>;
     if (fromTool !== undefined) {
       if (!isKeyTool(fromTool)) throw invalid(`from_tool must be one of ${Object.keys(TOOL_KEY_SOURCES).join(", ")}`);

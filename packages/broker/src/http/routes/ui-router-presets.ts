@@ -1,7 +1,7 @@
-import { PRESETS, type RouterServices } from "@notify/router";
+import type { RouterServices } from "@notify/router";
 import type { FastifyPluginAsync } from "fastify";
 import { invalid } from "../../domain/errors.js";
-import { FetchProblem, fetchModels } from "../../router/model-fetch.js";
+import { routerModule } from "../../router/lazy-router.js";
 import { KEY_SOURCE_LABELS, type OtherTools } from "../../router/other-tools.js";
 import { VERSION } from "../../version.js";
 
@@ -13,32 +13,38 @@ export interface UiRouterPresetOptions {
 }
 
 /** The catalogue as the page shows it; which tools may hold a key is static (nothing is read to list it). */
-const presetList = PRESETS.map((preset) => ({
-  slug: preset.slug,
-  label: preset.label,
-  kind: preset.kind,
-  wire: preset.wire,
-  base_url: preset.base_url,
-  auth: preset.auth,
-  needs_key: preset.needs_key,
-  prefix_rules: preset.prefix_rules,
-  model_list: preset.model_list,
-  key_sources: preset.key_sources.map((id) => ({ id, label: KEY_SOURCE_LABELS[id] })),
-  aggregator: preset.aggregator === true,
-  source: preset.source,
-}));
+const presetList = () =>
+  routerModule().PRESETS.map((preset) => ({
+    slug: preset.slug,
+    label: preset.label,
+    kind: preset.kind,
+    wire: preset.wire,
+    base_url: preset.base_url,
+    auth: preset.auth,
+    needs_key: preset.needs_key,
+    prefix_rules: preset.prefix_rules,
+    model_list: preset.model_list,
+    key_sources: preset.key_sources.map((id) => ({ id, label: KEY_SOURCE_LABELS[id] })),
+    aggregator: preset.aggregator === true,
+    source: preset.source,
+  }));
+let presets: ReturnType<typeof presetList> | undefined;
 
 /**
  * /ui/api/router/presets and /ui/api/router/models/fetch (docs/router.md, Presets and Fetching model lists).
  * Registered next to ui-router.ts under the same /ui/api hooks (loopback Host, X-Notify-UI on changes, session).
  */
 export const uiRouterPresetRoutes: FastifyPluginAsync<UiRouterPresetOptions> = async (app, options) => {
-  app.get("/router/presets", async () => presetList);
+  app.get("/router/presets", async () => {
+    presets ??= presetList();
+    return presets;
+  });
   app.post("/router/models/fetch", async (request, reply) => {
     const body = request.body;
     if (body === null || typeof body !== "object" || Array.isArray(body)) {
       throw invalid("request body must be a JSON object");
     }
+    const { FetchProblem, fetchModels } = await import("../../router/model-fetch.js");
     try {
       return await fetchModels(
         {

@@ -1,14 +1,19 @@
 import type { RouterRoute, RouterStatus, RouterUpstream } from "@notify/contracts/ui";
-import { effortView, familyById, RouterConfigError, type RouterServices, type Upstream } from "@notify/router";
+import type { RouterServices, Upstream } from "@notify/router";
 import type { FastifyPluginAsync } from "fastify";
 import { invalid } from "../../domain/errors.js";
+import { routerModule } from "../../router/lazy-router.js";
 import type { RouterSettingsFile } from "../../router/router-settings.js";
 
+/** Registered behind a hook that builds the router first (http/app.ts): `router()` and `routerModule()` are ready. */
 export interface UiRouterOptions {
   router: () => RouterServices;
   settings: RouterSettingsFile;
   /** Turns `preset` and `key_source` of an upstream save into record fields (router/upstream-input.ts). */
-  prepareUpstream?: (input: Record<string, unknown>, existing: Upstream | undefined) => Record<string, unknown>;
+  prepareUpstream?: (
+    input: Record<string, unknown>,
+    existing: Upstream | undefined,
+  ) => Promise<Record<string, unknown>>;
 }
 
 type IdParams = { Params: { id: string } };
@@ -24,7 +29,7 @@ function guarded<T>(work: () => T): T {
   try {
     return work();
   } catch (error) {
-    if (error instanceof RouterConfigError) throw invalid(error.message);
+    if (error instanceof routerModule().RouterConfigError) throw invalid(error.message);
     throw error;
   }
 }
@@ -38,7 +43,7 @@ export const uiRouterRoutes: FastifyPluginAsync<UiRouterOptions> = async (
   app,
   { router, settings, prepareUpstream },
 ) => {
-  const upstreamInput = (value: unknown, existing?: Upstream) =>
+  const upstreamInput = async (value: unknown, existing?: Upstream) =>
     prepareUpstream ? prepareUpstream(body(value), existing) : body(value);
   const status = (): RouterStatus => {
     const current = settings.get();
@@ -81,14 +86,16 @@ export const uiRouterRoutes: FastifyPluginAsync<UiRouterOptions> = async (
   });
 
   app.get("/router/upstreams", async () => router().config.snapshot().upstreams satisfies readonly RouterUpstream[]);
-  app.post("/router/upstreams", async (request, reply) =>
-    reply.code(201).send(guarded(() => router().config.saveUpstream(upstreamInput(request.body)))),
-  );
+  app.post("/router/upstreams", async (request, reply) => {
+    const input = await upstreamInput(request.body);
+    return reply.code(201).send(guarded(() => router().config.saveUpstream(input)));
+  });
   // An upstream is named by its id or its slug; an unknown one is 404, not a validation error.
   app.patch<IdParams>("/router/upstreams/:id", async (request, reply) => {
     const existing = router().config.findUpstream(request.params.id);
     if (!existing) return reply.code(404).send({ error: "upstream not found" });
-    return guarded(() => router().config.saveUpstream(upstreamInput(request.body, existing), request.params.id));
+    const input = await upstreamInput(request.body, existing);
+    return guarded(() => router().config.saveUpstream(input, request.params.id));
   });
   app.delete<IdParams>("/router/upstreams/:id", async (request, reply) => {
     if (!router().config.findUpstream(request.params.id)) return reply.code(404).send({ error: "upstream not found" });
@@ -111,10 +118,11 @@ export const uiRouterRoutes: FastifyPluginAsync<UiRouterOptions> = async (
   });
 
   // Effort mapping (docs/router.md): families with their automatic tables, and the two override sets.
-  const effort = () => effortView(router().config.snapshot());
+  const effort = () => routerModule().effortView(router().config.snapshot());
   app.get("/router/effort", async () => effort());
   app.put<IdParams>("/router/effort/families/:id", async (request, reply) => {
-    if (!familyById(request.params.id)) return reply.code(404).send({ error: "effort family not found" });
+    if (!routerModule().familyById(request.params.id))
+      return reply.code(404).send({ error: "effort family not found" });
     guarded(() => router().config.saveEffortOverride("family", request.params.id, body(request.body)));
     return effort();
   });
