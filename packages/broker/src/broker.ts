@@ -18,6 +18,7 @@ import { WaitRegistry } from "./interactions/waiters.js";
 import { createFileLogger, type Logger } from "./log/logger.js";
 import { NotificationService } from "./notifications/service.js";
 import { TypeRegistry } from "./notifications/type-ids.js";
+import { type AttentionOptions, AttentionRouter } from "./outbox/attention.js";
 import { Dispatcher, type DispatcherOptions } from "./outbox/dispatcher.js";
 import { InteractionOutbox } from "./outbox/interaction-outbox.js";
 import { OutboundService } from "./outbox/outbound-service.js";
@@ -45,6 +46,7 @@ import { SqliteNotificationStore } from "./store/notification-store.js";
 import { SqliteOutboundStore } from "./store/outbound-store.js";
 import { type OutboxStore, SqliteOutboxStore } from "./store/outbox-store.js";
 import { RelayCursorStore } from "./store/relay-cursor-store.js";
+import { SqliteRoutedStore } from "./store/routed-store.js";
 import { VERSION } from "./version.js";
 
 /** Everything a running broker holds; built by `createBroker`, listened by `startBroker`. */
@@ -73,6 +75,8 @@ export interface Broker {
   relayPoller: AnswerPoller;
   /** Whether the person is at this computer (docs/routing.md): the session bus when there is one, the web page. */
   presence: PresenceMonitor;
+  /** Attention routing: held deliveries of routes with routing options. */
+  attention: AttentionRouter;
   app: FastifyInstance;
   /** Graceful stop: answer open long-polls, stop accepting, close the database. Idempotent. */
   close(): Promise<void>;
@@ -111,6 +115,7 @@ export interface BrokerOptions {
   desktop?: DesktopOptions;
   /** Test hook: how often the screen saver's idle time is read (10 s otherwise). */
   presence?: { pollMs?: number };
+  attention?: AttentionOptions;
 }
 
 /**
@@ -227,6 +232,19 @@ export function createBroker(options: BrokerOptions): Broker {
   const waiters = new WaitRegistry(bus, interactions);
   const sounds = new SoundLibrary(settings.dataDir);
   const presence = new PresenceMonitor(clock, settings.awayAfterSeconds);
+  // Attention routing (docs/routing.md): routes with a delay, `when` or quiet hours decide through the policy.
+  const attention = new AttentionRouter(
+    new SqliteRoutedStore(db),
+    outbox,
+    outbound,
+    clock,
+    unit,
+    presence,
+    (interaction) => questionOutbox.priorityOf(interaction),
+    options.attention,
+  );
+  questionOutbox.useAttention(attention);
+  attention.subscribe(bus);
   const app = buildApp({
     authToken: settings.authToken,
     maxRequestBodyBytes: settings.maxRequestBodyBytes,
@@ -279,6 +297,7 @@ export function createBroker(options: BrokerOptions): Broker {
   });
   interactions.start();
   dispatcher.start();
+  attention.start();
   const desktop = options.desktop
     ? startDesktop(options.desktop, {
         bus,
@@ -314,6 +333,7 @@ export function createBroker(options: BrokerOptions): Broker {
       await presence.stop();
       await app.close();
       interactions.stop();
+      attention.stop();
       await dispatcher.stop();
       await relayPoller.stop();
       flushBatch(db);
@@ -343,6 +363,7 @@ export function createBroker(options: BrokerOptions): Broker {
     desktop,
     relayPoller,
     presence,
+    attention,
     app,
     close,
   };
