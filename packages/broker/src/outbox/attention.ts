@@ -309,7 +309,7 @@ export class AttentionRouter {
     for (const row of rows) {
       const route = this.outbound.findRoute(row.routeId);
       const profile = route ? this.outbound.profile(route.providerId) : undefined;
-      if (!route || !route.enabled || !profile?.enabled) {
+      if (!route?.enabled || !profile?.enabled) {
         this.store.markVoid(row.seq, "route_off", context.now);
         continue;
       }

@@ -66,7 +66,12 @@ describe("route options (issue 24 item 1)", () => {
       when: "away",
       quiet_hours: { start: "22:00", end: "07:00", allow_critical: true },
     });
-    const patched = await b.call("PATCH", `/ui/api/outbound/routes/${route.id}`, { when: null, delay_seconds: 0 }, UI);
+    const patched: Json = await b.call(
+      "PATCH",
+      `/ui/api/outbound/routes/${route.id}`,
+      { when: null, delay_seconds: 0 },
+      UI,
+    );
     expect(patched.status).toBe(200);
     expect(patched.body.when).toBeUndefined();
     expect(patched.body.delay_seconds).toBeUndefined();
@@ -90,7 +95,7 @@ describe("route options (issue 24 item 1)", () => {
       expect(reply.status).toBe(400);
       expect(JSON.stringify(reply.body)).toContain(message);
     }
-    const [listed] = (await b.call("GET", "/ui/api/outbound/routes")).body;
+    const [listed] = (await b.call("GET", "/ui/api/outbound/routes")).body as Json[];
     expect(listed.delay_seconds).toBe(30);
   });
 });

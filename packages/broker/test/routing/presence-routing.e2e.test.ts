@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startBroker } from "../../src/broker.js";
+import type { Json } from "../helpers.js";
 import { recordingServer } from "../outbox/webhook-server.js";
 import { FakeScreenSaver } from "../presence/screensaver-harness.js";
 import { dbusAvailable, SessionBus } from "../presentation/dbus-harness.js";
@@ -62,7 +63,7 @@ describe.runIf(dbusAvailable())("presence re-evaluates held deliveries (real dbu
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
-      return { status: response.status, body: await response.json() };
+      return { status: response.status, body: (await response.json()) as Json };
     };
     expect(
       (
