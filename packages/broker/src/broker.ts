@@ -22,6 +22,7 @@ import { WaitRegistry } from "./interactions/waiters.js";
 import { createFileLogger, type Logger } from "./log/logger.js";
 import { NotificationService } from "./notifications/service.js";
 import { TypeRegistry } from "./notifications/type-ids.js";
+import { type AttentionOptions, AttentionRouter } from "./outbox/attention.js";
 import { Dispatcher, type DispatcherOptions } from "./outbox/dispatcher.js";
 import { InteractionOutbox } from "./outbox/interaction-outbox.js";
 import { OutboundService } from "./outbox/outbound-service.js";
@@ -49,6 +50,7 @@ import { SqliteNotificationStore } from "./store/notification-store.js";
 import { SqliteOutboundStore } from "./store/outbound-store.js";
 import { type OutboxStore, SqliteOutboxStore } from "./store/outbox-store.js";
 import { RelayCursorStore } from "./store/relay-cursor-store.js";
+import { SqliteRoutedStore } from "./store/routed-store.js";
 import { VERSION } from "./version.js";
 
 /** Everything a running broker holds; built by `createBroker`, listened by `startBroker`. */
@@ -79,6 +81,8 @@ export interface Broker {
   presence: PresenceMonitor;
   /** The Telegram and Slack answer loops (issue 25). */
   chat: ChatSupervisor;
+  /** Attention routing: held deliveries of routes with routing options. */
+  attention: AttentionRouter;
   app: FastifyInstance;
   /** Graceful stop: answer open long-polls, stop accepting, close the database. Idempotent. */
   close(): Promise<void>;
@@ -119,6 +123,7 @@ export interface BrokerOptions {
   desktop?: DesktopOptions;
   /** Test hook: how often the screen saver's idle time is read (10 s otherwise). */
   presence?: { pollMs?: number };
+  attention?: AttentionOptions;
 }
 
 /**
@@ -244,6 +249,19 @@ export function createBroker(options: BrokerOptions): Broker {
   const waiters = new WaitRegistry(bus, interactions);
   const sounds = new SoundLibrary(settings.dataDir);
   const presence = new PresenceMonitor(clock, settings.awayAfterSeconds);
+  // Attention routing (docs/routing.md): routes with a delay, `when` or quiet hours decide through the policy.
+  const attention = new AttentionRouter(
+    new SqliteRoutedStore(db),
+    outbox,
+    outbound,
+    clock,
+    unit,
+    presence,
+    (interaction) => questionOutbox.priorityOf(interaction),
+    options.attention,
+  );
+  questionOutbox.useAttention(attention);
+  attention.subscribe(bus);
   const app = buildApp({
     authToken: settings.authToken,
     maxRequestBodyBytes: settings.maxRequestBodyBytes,
@@ -297,6 +315,7 @@ export function createBroker(options: BrokerOptions): Broker {
   });
   interactions.start();
   dispatcher.start();
+  attention.start();
   const desktop = options.desktop
     ? startDesktop(options.desktop, {
         bus,
@@ -333,6 +352,7 @@ export function createBroker(options: BrokerOptions): Broker {
       await presence.stop();
       await app.close();
       interactions.stop();
+      attention.stop();
       await dispatcher.stop();
       await relayPoller.stop();
       await chat.stop();
@@ -364,6 +384,7 @@ export function createBroker(options: BrokerOptions): Broker {
     relayPoller,
     presence,
     chat,
+    attention,
     app,
     close,
   };

@@ -38,7 +38,7 @@ export interface Reply {
 /** A broker on a temp data dir with a manual clock and an in-memory logger, closed after the test. */
 export function testBroker(
   overrides: Partial<BrokerSettings> = {},
-  options: Pick<BrokerOptions, "dispatcher" | "relayPoller"> = {},
+  options: Pick<BrokerOptions, "dispatcher" | "relayPoller" | "attention"> = {},
 ): TestBroker {
   const dataDir = tempDir();
   const clock = new ManualClock();

@@ -82,3 +82,36 @@ export type PresenceActivityBody = z.infer<typeof PresenceActivityBody>;
 export interface PresenceActivityResponse {
   report_every_seconds: number;
 }
+
+/** A whole number of seconds in words: `45 s`, `2 min`, `1 h 30 min`, `2 min 5 s`. */
+export function durationWords(seconds: number): string {
+  const hours = Math.floor(seconds / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  const rest = seconds % 60;
+  const parts: string[] = [];
+  if (hours > 0) parts.push(`${hours} h`);
+  if (minutes > 0) parts.push(`${minutes} min`);
+  if (rest > 0 || parts.length === 0) parts.push(`${rest} s`);
+  return parts.join(" ");
+}
+
+/**
+ * A route's routing options in one plain-language line (`notify outbound list`, the Outbound page):
+ * `when away, or after 2 min; quiet 22:00-07:00 except critical`. Defaults read `at once`.
+ */
+export function routingSummary(options: {
+  delay_seconds?: number | null | undefined;
+  when?: RouteWhen | null | undefined;
+  quiet_hours?: QuietHours | null | undefined;
+}): string {
+  const delay = options.delay_seconds ?? 0;
+  const when = options.when ?? "always";
+  let timing: string;
+  if (when === "always") timing = delay > 0 ? `after ${durationWords(delay)}` : "at once";
+  else timing = delay > 0 ? `when ${when}, or after ${durationWords(delay)}` : `when ${when}`;
+  const quiet = options.quiet_hours;
+  if (!quiet) return timing;
+  const days = quiet.days ? ` ${quiet.days.join(",")}` : "";
+  const critical = quiet.allow_critical ? " except critical" : "";
+  return `${timing}; quiet ${quiet.start}-${quiet.end}${days}${critical}`;
+}

@@ -4,6 +4,7 @@ import type { UnitOfWork } from "../domain/unit-of-work.js";
 import { type InteractionDto, isTerminal } from "../interactions/types.js";
 import type { NotificationDto, Priority } from "../notifications/types.js";
 import type { OutboxStore } from "../store/outbox-store.js";
+import { type AttentionRouter, hasRoutingOptions } from "./attention.js";
 import { routeMatches } from "./matching.js";
 import type { OutboundService } from "./outbound-service.js";
 import type { OutboundRoute } from "./types.js";
@@ -43,6 +44,18 @@ export class InteractionOutbox {
     private readonly retryItem: (id: string) => void,
   ) {}
 
+  /** Routes with routing options decide through attention routing (attention.ts); set once by broker.ts. */
+  private attention: AttentionRouter | undefined;
+
+  useAttention(attention: AttentionRouter): void {
+    this.attention = attention;
+  }
+
+  /** True when `route` delivers through the policy rather than at once. */
+  private routed(route: OutboundRoute): boolean {
+    return this.attention !== undefined && hasRoutingOptions(route);
+  }
+
   /**
    * Subscribes to the questions' recorded events (broker.ts calls this once): a new question is enqueued for
    * the relay providers it matches, and one that settles (answered, cancelled, expired, superseded) gets a
@@ -53,6 +66,11 @@ export class InteractionOutbox {
     bus.onRecorded("interaction.changed", (interaction) => {
       if (isTerminal(interaction.status)) this.enqueueClosed(interaction);
     });
+  }
+
+  /** The priority a question is routed with (its notification's, or `high` for a native question). */
+  priorityOf(interaction: InteractionDto): Priority {
+    return routableOf(interaction, this.notificationOf(interaction)).priority;
   }
 
   /** Enabled routes of enabled providers whose kind carries questions, with IncludeMessage on. */
@@ -85,8 +103,17 @@ export class InteractionOutbox {
   enqueueNew(interaction: InteractionDto): number {
     const routes = this.matching(interaction);
     const nowMs = this.clock.now();
-    for (const route of routes) this.outbox.enqueueInteraction(interaction.id, route, nowMs);
-    if (routes.length > 0) this.unit.afterCommit(() => this.outbound.kick());
+    let now = 0;
+    for (const route of routes) {
+      if (this.routed(route)) {
+        // Held (or written now) by the policy: the question reaches this provider only once the route says so.
+        this.attention?.routeQuestion(interaction, route);
+        continue;
+      }
+      this.outbox.enqueueInteraction(interaction.id, route, nowMs);
+      now++;
+    }
+    if (now > 0) this.unit.afterCommit(() => this.outbound.kick());
     return routes.length;
   }
 
@@ -124,7 +151,10 @@ export class InteractionOutbox {
         if (items.some((item) => item.status !== "DeadLetter")) continue;
         const last = items.at(-1);
         if (last) dead.push(last.seq);
-        else this.outbox.enqueueInteraction(interaction.id, route, nowMs);
+        else if (!this.routed(route)) this.outbox.enqueueInteraction(interaction.id, route, nowMs);
+        else if (!this.attention?.isQuestionHeld(interaction.id, route.id)) {
+          this.attention?.routeQuestion(interaction, route);
+        }
       }
       if (routes.length > 0) this.unit.afterCommit(() => this.outbound.kick());
       return routes.length;

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { routingOptionFields } from "@notify/contracts";
 import { DomainError, invalid } from "../domain/errors.js";
 import { isTypeId } from "../notifications/type-ids.js";
 import { PRIORITIES, type Priority } from "../notifications/types.js";
@@ -29,7 +30,14 @@ export interface RouteInput {
   project?: unknown;
   agent?: unknown;
   includeMessage?: unknown;
+  /** Attention routing (docs/routing.md): absent keeps the route's value, null puts the default back. */
+  delay_seconds?: unknown;
+  when?: unknown;
+  quiet_hours?: unknown;
 }
+
+/** The routing options, in the order a problem is reported. */
+const ROUTING_FIELDS = ["delay_seconds", "when", "quiet_hours"] as const;
 
 /** How the checks find the profiles and routes that exist (names are unique). */
 export interface ConfigLookups {
@@ -104,7 +112,30 @@ export function routeFromInput(
   if (project !== undefined) route.project = project;
   const agent = optionalGate(input, existing, "agent", 100);
   if (agent !== undefined) route.agent = agent;
+  routingOptions(input, existing, route);
   return route;
+}
+
+/**
+ * The routing options onto `route`, checked with the contract's `routingOptionFields`: absent keeps the existing
+ * route's value, null clears it. A value equal to its default is not stored (`0`, `always`), so a route reads the
+ * same whether it was given the default or nothing.
+ */
+function routingOptions(input: RouteInput, existing: OutboundRoute | undefined, route: OutboundRoute): void {
+  for (const field of ROUTING_FIELDS) {
+    const value = Object.hasOwn(input, field) ? input[field] : existing?.[field];
+    if (value === undefined || value === null) continue;
+    const parsed = routingOptionFields[field].safeParse(value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue && issue.path.length > 0 ? `${field}.${issue.path.join(".")}` : field;
+      throw invalid(`${where}: ${issue?.message ?? "is not valid"}`);
+    }
+    if (field === "delay_seconds" && parsed.data !== 0) route.delay_seconds = parsed.data as number;
+    if (field === "when" && parsed.data !== "always") route.when = parsed.data as OutboundRoute["when"] & string;
+    if (field === "quiet_hours" && parsed.data)
+      route.quiet_hours = parsed.data as NonNullable<OutboundRoute["quiet_hours"]>;
+  }
 }
 
 export function mergeSecrets(

@@ -9,6 +9,7 @@ import { type SecretSealer, SecretsUnreadableError } from "../secrets/sealer.js"
 import type { OutboundStore, StoredProfile } from "../store/outbound-store.js";
 import { encodeMarker } from "../store/outbox-marker.js";
 import type { OutboxStore } from "../store/outbox-store.js";
+import { hasRoutingOptions } from "./attention.js";
 import { routeMatches } from "./matching.js";
 import {
   mergeSecrets,
@@ -40,6 +41,9 @@ export type { ProfileInput, RouteInput } from "./outbound-config.js";
 export class OutboundService {
   private profiles = new Map<string, StoredProfile>();
   private routes: OutboundRoute[] = [];
+  /** The routes without routing options: the only ones a marker names (the rest go through attention.ts). */
+  private plainRoutes: OutboundRoute[] = [];
+  private routed: OutboundRoute[] = [];
   /**
    * Markers by matched route set, the set as a bit mask over `routes` (or the indexes joined, past 31 routes), so
    * a create looks its marker up instead of building the string. Cleared on every reload.
@@ -85,16 +89,18 @@ export class OutboundService {
   private reload(): void {
     this.profiles = new Map(this.store.profiles().map((stored) => [stored.profile.id, stored]));
     this.routes = this.store.routes();
+    this.plainRoutes = this.routes.filter((route) => !hasRoutingOptions(route));
+    this.routed = this.routes.filter(hasRoutingOptions);
     this.markers = new Map();
   }
 
   /**
-   * The marker of the routes (of enabled providers) that match `notification`, or null when none does. For a new
-   * notification (NotificationService's OutboundMarker, inside its transaction, before the INSERT) it is stored in
-   * its own row, and no outbox row is written now.
+   * The marker of the routes (of enabled providers, without routing options) that match `notification`, or null
+   * when none does. For a new notification (NotificationService's OutboundMarker, inside its transaction, before
+   * the INSERT) it is stored in its own row, and no outbox row is written now.
    */
   markerFor(notification: NotificationDto): string | null {
-    const routes = this.routes;
+    const routes = this.plainRoutes;
     let key: number | string = 0;
     for (let index = 0; index < routes.length; index++) {
       const route = routes[index] as OutboundRoute;
@@ -173,6 +179,11 @@ export class OutboundService {
 
   listProfiles(): ProviderProfile[] {
     return [...this.profiles.values()].map((stored) => stored.profile);
+  }
+
+  /** The routes with routing options (attention.ts decides for them; no marker names them). */
+  routedRoutes(): readonly OutboundRoute[] {
+    return this.routed;
   }
 
   listRoutes(): OutboundRoute[] {

@@ -245,6 +245,35 @@ export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
       ) STRICT;
     `);
   },
+  // 9: attention routing (issue 24, docs/routing.md). A route's routing options (delay_seconds, when, quiet_hours)
+  // as JSON, NULL when all are at their defaults. `routed_deliveries` holds what a route with options decided for
+  // an item: `held` until `due_ms` (NULL: only a presence change can release it), then `sent` (with the outbox row
+  // it became) or `void` (settled first, or the route went). Only held rows with a due time are indexed by it; the
+  // subject index serves the settle (void in the settling transaction) and the item's timeline.
+  (db) => {
+    db.exec(`
+      ALTER TABLE outbound_routes ADD COLUMN routing TEXT;
+      CREATE TABLE routed_deliveries (
+        seq INTEGER PRIMARY KEY,
+        subject TEXT NOT NULL,
+        subject_seq INTEGER NOT NULL,
+        route_id TEXT NOT NULL,
+        provider_id TEXT NOT NULL,
+        include_message INTEGER NOT NULL,
+        priority TEXT NOT NULL,
+        state TEXT NOT NULL,
+        due_ms INTEGER,
+        reason TEXT NOT NULL,
+        presence TEXT,
+        outbox_seq INTEGER,
+        created_ms INTEGER NOT NULL,
+        updated_ms INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX routed_due ON routed_deliveries(due_ms) WHERE state = 'held' AND due_ms IS NOT NULL;
+      CREATE INDEX routed_held ON routed_deliveries(seq) WHERE state = 'held';
+      CREATE INDEX routed_by_subject ON routed_deliveries(subject, subject_seq);
+    `);
+  },
 ];
 
 export function migrate(db: DatabaseSync): void {

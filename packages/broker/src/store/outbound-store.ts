@@ -4,7 +4,8 @@ import type { OutboundRoute, ProviderProfile } from "../outbox/types.js";
 
 const PROFILE_COLUMNS = "id, kind, name, settings, sealed_secrets, enabled, created_at, updated_at";
 const ROUTE_COLUMNS =
-  "id, name, provider_id, enabled, minimum_priority, type_id, project, agent, include_message, created_at, updated_at";
+  "id, name, provider_id, enabled, minimum_priority, type_id, project, agent, include_message, routing, created_at, " +
+  "updated_at";
 
 const INSERT_PROFILE = `INSERT INTO provider_profiles (${PROFILE_COLUMNS})
   VALUES (:id, :kind, :name, :settings, :sealed_secrets, :enabled, :created_at, :updated_at)`;
@@ -13,10 +14,10 @@ const UPDATE_PROFILE = `UPDATE provider_profiles SET kind = :kind, name = :name,
 const DELETE_PROFILE = "DELETE FROM provider_profiles WHERE id = ?";
 const SELECT_PROFILES = `SELECT ${PROFILE_COLUMNS} FROM provider_profiles ORDER BY name`;
 const INSERT_ROUTE = `INSERT INTO outbound_routes (${ROUTE_COLUMNS}) VALUES (:id, :name, :provider_id, :enabled,
-  :minimum_priority, :type_id, :project, :agent, :include_message, :created_at, :updated_at)`;
+  :minimum_priority, :type_id, :project, :agent, :include_message, :routing, :created_at, :updated_at)`;
 const UPDATE_ROUTE = `UPDATE outbound_routes SET name = :name, provider_id = :provider_id, enabled = :enabled,
   minimum_priority = :minimum_priority, type_id = :type_id, project = :project, agent = :agent,
-  include_message = :include_message, updated_at = :updated_at WHERE id = :id`;
+  include_message = :include_message, routing = :routing, updated_at = :updated_at WHERE id = :id`;
 const DELETE_ROUTE = "DELETE FROM outbound_routes WHERE id = ?";
 const SELECT_ROUTES = `SELECT ${ROUTE_COLUMNS} FROM outbound_routes ORDER BY name`;
 
@@ -41,6 +42,8 @@ interface RouteRow {
   project: string | null;
   agent: string | null;
   include_message: number;
+  /** The routing options as JSON (migration 8), null when every one is at its default. */
+  routing: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -86,7 +89,22 @@ function toRoute(row: RouteRow): OutboundRoute {
   if (row.type_id !== null) route.typeId = row.type_id;
   if (row.project !== null) route.project = row.project;
   if (row.agent !== null) route.agent = row.agent;
+  if (row.routing !== null) {
+    const routing = JSON.parse(row.routing) as Pick<OutboundRoute, "delay_seconds" | "when" | "quiet_hours">;
+    if (routing.delay_seconds !== undefined) route.delay_seconds = routing.delay_seconds;
+    if (routing.when !== undefined) route.when = routing.when;
+    if (routing.quiet_hours !== undefined) route.quiet_hours = routing.quiet_hours;
+  }
   return route;
+}
+
+/** The routing options of a route as stored (migration 8): JSON of those set, null when none is. */
+function routingJson(route: OutboundRoute): string | null {
+  const routing: Pick<OutboundRoute, "delay_seconds" | "when" | "quiet_hours"> = {};
+  if (route.delay_seconds !== undefined) routing.delay_seconds = route.delay_seconds;
+  if (route.when !== undefined) routing.when = route.when;
+  if (route.quiet_hours !== undefined) routing.quiet_hours = route.quiet_hours;
+  return Object.keys(routing).length > 0 ? JSON.stringify(routing) : null;
 }
 
 /** Provider profiles and outbound routes (OutboundService); writes join the caller's unit of work. */
@@ -158,6 +176,7 @@ export class SqliteOutboundStore implements OutboundStore {
       project: route.project ?? null,
       agent: route.agent ?? null,
       include_message: route.includeMessage ? 1 : 0,
+      routing: routingJson(route),
       ...(isNew ? { created_at: route.createdAt } : {}),
       updated_at: route.updatedAt,
     });

@@ -1,7 +1,7 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { isoTime } from "../domain/clock.js";
 import { interactionSummary, type NotificationColumns, notificationPayload } from "../outbox/payload.js";
-import type { OutboxItem, OutboxItemBase, OutboxStatus } from "../outbox/types.js";
+import type { OutboxItem, OutboxItemBase, OutboxStatus, OutboxSubject } from "../outbox/types.js";
 import { transaction } from "./database.js";
 import { EXPAND_CHUNK, type Expansion, MarkerExpansion } from "./outbox-expansion.js";
 import type { RouteRef } from "./outbox-marker.js";
@@ -43,6 +43,8 @@ const INTERACTION_ITEMS = `SELECT o.seq, o.provider_id, o.status FROM outbox o I
 const INSERT_INTERACTION_ITEM = `INSERT INTO outbox (subject, subject_seq, route_id, provider_id, include_message,
   status, next_attempt_ms, created_ms, updated_ms)
   SELECT 'interaction', seq, ?2, ?3, 1, 'Pending', ?4, ?4, ?4 FROM interactions WHERE id = ?1`;
+const INSERT_ITEM = `INSERT INTO outbox (subject, subject_seq, route_id, provider_id, include_message, status,
+  next_attempt_ms, created_ms, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, 'Pending', ?6, ?6, ?6)`;
 
 /** An item row: the outbox columns, the notification columns a payload is built from, the question's. */
 interface Row extends Omit<NotificationColumns, "id" | "createdAt"> {
@@ -100,6 +102,10 @@ export interface OutboxStore {
   itemsForInteraction(interactionId: string): InteractionItemRef[];
   /** Enqueues one Pending interaction item for a route (inside the caller's unit of work). */
   enqueueInteraction(interactionId: string, route: RouteRef, nowMs: number): void;
+  /** The row of a question by its public id (a routed question's held row names it). */
+  interactionSeq(interactionId: string): number | undefined;
+  /** One Pending item for one route and one subject row, now (a routed delivery); returns its row. */
+  enqueueItem(subject: OutboxSubject, subjectSeq: number, route: RouteRef, nowMs: number): number;
   /** One Pending item per route of `marker` for one notification row, now (a dedup refresh). */
   enqueue(notificationRow: number, marker: string, nowMs: number): void;
   /** A notification row carrying a marker has committed (an after-commit callback of its create). */
@@ -144,6 +150,8 @@ export class SqliteOutboxStore implements OutboxStore {
   private readonly listStatements = new Map<string, StatementSync>();
   private readonly interactionItemsStatement: StatementSync;
   private readonly insertInteractionStatement: StatementSync;
+  private readonly insertItemStatement: StatementSync;
+  private readonly interactionSeqStatement: StatementSync;
   /** The folded outbox's markers, expanded into items in notification order. */
   private readonly expansion: MarkerExpansion;
 
@@ -156,6 +164,8 @@ export class SqliteOutboxStore implements OutboxStore {
     this.expansion = new MarkerExpansion(db, meta.expanded_through);
     this.interactionItemsStatement = db.prepare(INTERACTION_ITEMS);
     this.insertInteractionStatement = db.prepare(INSERT_INTERACTION_ITEM);
+    this.insertItemStatement = db.prepare(INSERT_ITEM);
+    this.interactionSeqStatement = db.prepare("SELECT seq FROM interactions WHERE id = ?");
     this.pendingStatement = db.prepare(SELECT_PENDING);
     this.retryDueStatement = db.prepare(SELECT_RETRY_DUE);
     this.nextRetryStatement = db.prepare(NEXT_RETRY);
@@ -237,6 +247,23 @@ export class SqliteOutboxStore implements OutboxStore {
   /** Enqueues one Pending interaction item for a route (inside the caller's transaction). */
   enqueueInteraction(interactionId: string, route: RouteRef, nowMs: number): void {
     this.insertInteractionStatement.run(interactionId, route.id, route.providerId, nowMs);
+  }
+
+  interactionSeq(interactionId: string): number | undefined {
+    const row = this.interactionSeqStatement.get(interactionId) as { seq: number } | undefined;
+    return row?.seq;
+  }
+
+  enqueueItem(subject: OutboxSubject, subjectSeq: number, route: RouteRef, nowMs: number): number {
+    const result = this.insertItemStatement.run(
+      subject,
+      subjectSeq,
+      route.id,
+      route.providerId,
+      route.includeMessage ? 1 : 0,
+      nowMs,
+    );
+    return Number(result.lastInsertRowid);
   }
 
   private toItems(rows: unknown[]): OutboxItem[] {

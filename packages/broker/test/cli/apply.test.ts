@@ -209,6 +209,51 @@ describe("notify apply: upsert", () => {
   });
 });
 
+describe("notify apply: routing options (issue 24)", () => {
+  it("creates and updates delay_seconds, when and quiet_hours; a second run changes nothing; bad ones name the path", async () => {
+    const document = (routing: Record<string, unknown>) =>
+      JSON.stringify({
+        outbound: {
+          providers: [{ name: "hook", kind: "webhook", enabled: true, settings: { url: hook.url } }],
+          routes: [{ name: "Phone", provider: "hook", enabled: true, ...routing }],
+        },
+      });
+    const first = files.write(
+      "phone.json",
+      document({
+        delay_seconds: 120,
+        when: "away",
+        quiet_hours: { start: "22:00", end: "07:00", allow_critical: true },
+      }),
+    );
+    expect((await notify("apply", first)).code).toBe(0);
+    const [route] = (await brokerState(cli)).routes;
+    expect(route).toMatchObject({
+      delay_seconds: 120,
+      when: "away",
+      quiet_hours: { start: "22:00", end: "07:00", allow_critical: true },
+    });
+    const again = await notify("apply", first, "--json");
+    expect(JSON.parse(again.stdout).counts).toMatchObject({ update: 0, unchanged: 2 });
+
+    const changed = files.write("phone2.json", document({ delay_seconds: 0, when: "always", quiet_hours: null }));
+    const update = await notify("apply", changed);
+    expect(update.code).toBe(0);
+    expect(update.stderr).toContain("updated route Phone: delay_seconds, when, quiet_hours\n");
+    const [cleared] = (await brokerState(cli)).routes;
+    expect(cleared.delay_seconds).toBeUndefined();
+    expect(cleared.when).toBeUndefined();
+    expect(cleared.quiet_hours).toBeUndefined();
+
+    const bad = files.write("bad.json", document({ delay_seconds: -5, quiet_hours: { start: "7:00", end: "08:00" } }));
+    const refused = await notify("apply", bad);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("outbound.routes[0].delay_seconds: ");
+    expect(refused.stderr).toContain("outbound.routes[0].quiet_hours.start: must be HH:MM, 00:00-23:59");
+    expect((await brokerState(cli)).routes[0].delay_seconds).toBeUndefined();
+  });
+});
+
 describe("docs/apply.md", () => {
   it("its full example applies as YAML, and the same file as JSON changes nothing but the write-only secrets", async () => {
     const doc = readFileSync(new URL("../../../../docs/apply.md", import.meta.url), "utf8");

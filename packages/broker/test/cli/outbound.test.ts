@@ -65,6 +65,9 @@ describe("notify outbound list", () => {
         new RegExp(`^urgent-web\\s+hook\\s+yes\\s+high\\s+-\\s+web\\s+-\\s+redacted\\s+${route.id}$`),
       ),
       "",
+      "DELIVERY",
+      "  urgent-web: at once",
+      "",
       "OUTBOX  Pending 0  Retry 0  Delivered 0  DeadLetter 0",
       "",
     ]);
@@ -79,6 +82,35 @@ describe("notify outbound list", () => {
       outbox: { Pending: 0, Retry: 0, Delivered: 0, DeadLetter: 0 },
     });
     for (const result of [table, json]) expect(result.stdout).not.toContain(SECRET);
+  });
+});
+
+describe("notify outbound list: routing options (issue 24)", () => {
+  it("prints one plain-language line per route", async () => {
+    await setUp();
+    await uiSend(cli, "POST", "/outbound/routes", {
+      name: "Phone",
+      provider: "hook",
+      delay_seconds: 120,
+      when: "away",
+      quiet_hours: { start: "22:00", end: "07:00", allow_critical: true },
+    });
+    await uiSend(cli, "POST", "/outbound/routes", {
+      name: "weekend",
+      provider: "hook",
+      delay_seconds: 90,
+      quiet_hours: { start: "00:00", end: "00:00", days: ["sat", "sun"] },
+    });
+    const table = await notify("outbound", "list");
+    expect(table.code).toBe(0);
+    const lines = table.stdout.split("\n");
+    const at = lines.indexOf("DELIVERY");
+    expect(lines.slice(at, at + 4)).toEqual([
+      "DELIVERY",
+      "  Phone: when away, or after 2 min; quiet 22:00-07:00 except critical",
+      "  urgent-web: at once",
+      "  weekend: after 1 min 30 s; quiet 00:00-00:00 sat,sun",
+    ]);
   });
 });
 

@@ -6,6 +6,8 @@ import type { RecordWire, SwitchStrategy, UpstreamAuth } from "./constants.js";
  * no secret by construction (secrets are write-only: `secretNames`, `has_key`).
  */
 
+import type { QuietHours, RouteWhen } from "../routing.js";
+
 export type Priority = "low" | "normal" | "high" | "critical";
 
 /** GET/PUT /ui/api/types: a custom notification type (spec 1, presentation rule 7). */
@@ -66,10 +68,15 @@ export interface OutboundRoute {
   project?: string;
   agent?: string;
   includeMessage: boolean;
+  /** Attention routing (docs/routing.md): absent means the default (0, `always`, no quiet hours). */
+  delay_seconds?: number;
+  when?: RouteWhen;
+  quiet_hours?: QuietHours;
   createdAt: string;
   updatedAt: string;
 }
 
+/** POST/PATCH body. The routing options are `RoutingOptions` (routing.ts); `null` puts one back to its default. */
 export interface OutboundRouteInput {
   name?: string;
   provider?: string;
@@ -79,6 +86,9 @@ export interface OutboundRouteInput {
   project?: string | null;
   agent?: string | null;
   includeMessage?: boolean;
+  delay_seconds?: number | null;
+  when?: RouteWhen | null;
+  quiet_hours?: QuietHours | null;
 }
 
 export type OutboxStatus = "Pending" | "Retry" | "Delivered" | "DeadLetter";

@@ -1,3 +1,4 @@
+import { routingOptionFields } from "@notify/contracts";
 import { isTypeId } from "../../notifications/type-ids.js";
 import { PRIORITIES, type Priority } from "../../notifications/types.js";
 import { isObject, unknownKeys } from "./section.js";
@@ -15,7 +16,13 @@ const ROUTE_KEYS = [
   "project",
   "agent",
   "includeMessage",
+  "delay_seconds",
+  "when",
+  "quiet_hours",
 ] as const;
+/** Attention routing options of a route (docs/routing.md): absent keeps the broker's value, null clears it. */
+export const ROUTING_FIELDS = ["delay_seconds", "when", "quiet_hours"] as const;
+export type RoutingField = (typeof ROUTING_FIELDS)[number];
 /** Route gates: absent leaves the broker's value, null clears it, a string sets it (trimmed, as the broker does). */
 export const GATES = [
   { field: "typeId", max: 64 },
@@ -43,6 +50,7 @@ export interface RouteEntry {
   minimumPriority?: Priority;
   includeMessage?: boolean;
   gates: Partial<Record<Gate, string | null>>;
+  routing: Partial<Record<RoutingField, unknown>>;
 }
 
 export interface OutboundDocument {
@@ -164,8 +172,24 @@ function parseRoute(item: Record<string, unknown>, path: string, problems: strin
       gates[field] = value.trim();
     }
   }
+  const routing: RouteEntry["routing"] = {};
+  for (const field of ROUTING_FIELDS) {
+    if (!Object.hasOwn(item, field)) continue;
+    const value = item[field];
+    if (value === null) {
+      routing[field] = null;
+      continue;
+    }
+    const parsed = routingOptionFields[field].safeParse(value);
+    if (parsed.success) routing[field] = parsed.data;
+    else {
+      const issue = parsed.error.issues[0];
+      const where = issue && issue.path.length > 0 ? `${field}.${issue.path.join(".")}` : field;
+      problems.push(`${path}.${where}: ${issue?.message ?? "is not valid"}`);
+    }
+  }
   if (problems.length > before || name === undefined) return undefined;
-  const entry: RouteEntry = { path, name, provider: item.provider as string, gates };
+  const entry: RouteEntry = { path, name, provider: item.provider as string, gates, routing };
   if (item.enabled !== undefined) entry.enabled = item.enabled as boolean;
   if (item.includeMessage !== undefined) entry.includeMessage = item.includeMessage as boolean;
   if (item.minimumPriority !== undefined) entry.minimumPriority = item.minimumPriority as Priority;

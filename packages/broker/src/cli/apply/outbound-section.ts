@@ -8,7 +8,9 @@ import {
   outboundSecrets,
   type ProviderEntry,
   parseOutbound,
+  ROUTING_FIELDS,
   type RouteEntry,
+  type RoutingField,
 } from "./outbound-document.js";
 import { type ApplySection, type Change, jsonEqual, type PlanContext, type Step, ui } from "./section.js";
 
@@ -212,6 +214,7 @@ function planRoute(
     if (entry.minimumPriority !== undefined) body.minimumPriority = entry.minimumPriority;
     if (entry.includeMessage !== undefined) body.includeMessage = entry.includeMessage;
     for (const [field, value] of Object.entries(entry.gates)) if (value !== null) body[field] = value;
+    for (const [field, value] of Object.entries(entry.routing)) if (value !== null) body[field] = value;
     return {
       changes: [{ action: "create", kind: "route", name: entry.name }],
       run: async (client) => {
@@ -232,7 +235,22 @@ function planRoute(
     const value = entry.gates[field];
     if (value !== undefined && (value ?? undefined) !== existing[field]) body[field] = value;
   }
+  for (const field of ROUTING_FIELDS) {
+    if (!Object.hasOwn(entry.routing, field)) continue;
+    const value = entry.routing[field];
+    if (!sameRoutingValue(field, value, existing[field])) body[field] = value;
+  }
   return updateStep("route", entry.name, body, `/outbound/routes/${encodeURIComponent(existing.id)}`);
+}
+
+/**
+ * Whether a file's routing value equals the broker's: the broker stores no default (`0`, `always`, null), so a
+ * default in the file equals an absent value there.
+ */
+function sameRoutingValue(field: RoutingField, value: unknown, current: unknown): boolean {
+  const defaults: Record<RoutingField, unknown> = { delay_seconds: 0, when: "always", quiet_hours: null };
+  const normal = (v: unknown) => (v === undefined || v === null || v === defaults[field] ? null : v);
+  return jsonEqual(normal(value), normal(current));
 }
 
 /** A PATCH of the fields that differ, or an unchanged entry when none do. */

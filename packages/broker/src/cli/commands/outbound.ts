@@ -1,3 +1,4 @@
+import { routingSummary } from "@notify/contracts";
 import {
   type DeliveryResult,
   OUTBOX_STATUSES,
@@ -105,6 +106,8 @@ export async function outboundList(options: OutboundListOptions): Promise<void> 
         ),
       ]),
     );
+    // Attention routing in words, one line per route (docs/routing.md): when each route delivers.
+    tables.push(`DELIVERY\n${routes.map((route) => `  ${cell(route.name)}: ${routingSummary(route)}`).join("\n")}\n`);
   } else {
     process.stderr.write("notify: no outbound routes\n");
   }
