@@ -1,10 +1,10 @@
 // Relay benchmarks: stored answers/s and latency vs a bare fastify baseline (SQLite, PostgreSQL with one and two
 // relay processes), answer-to-held-poll latency with wait=N, RSS with 10,000 held polls.
 // Usage: npm run bench:relay [-- --duration=10 --connections=10,100 --rounds=200 --holds=10000
-//        --skip=throughput,latency,holds,pg]
+//        --skip=throughput,latency,holds,pg,pg-single --relay-node-args="--cpu-prof --cpu-prof-dir=DIR"]
 // Summary (markdown) on stdout, progress on stderr, raw JSON in bench/results/.
 import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import os from "node:os";
 import { join } from "node:path";
@@ -35,8 +35,11 @@ const { values: args } = parseArgs({
     rounds: { type: "string", default: "200" },
     holds: { type: "string", default: "10000" },
     skip: { type: "string", default: "" },
+    // Node flags for every relay process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/relay-prof" (profiles at exit).
+    "relay-node-args": { type: "string", default: "" },
   },
 });
+const relayNodeArgs = args["relay-node-args"].split(" ").filter(Boolean);
 const duration = Number(args.duration);
 const warmup = Number(args.warmup);
 const connectionCounts = args.connections.split(",").map(Number);
@@ -97,13 +100,75 @@ async function committedIds(backend, location, installationId) {
   return new Set(rows.map((row) => row.response_id));
 }
 
+/** User + system CPU of a process in ms (clock ticks of 10 ms), 0 once it has gone. */
+function processCpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/** Every PostgreSQL process of the machine (the bench starts the only cluster). */
+function postgresPids() {
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "postgres";
+      } catch {
+        return false;
+      }
+    });
+}
+
+/** The machine's busy and total CPU in ms, from /proc/stat (all cores). */
+function machineCpuMs() {
+  const [, ...ticks] = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).map(Number);
+  const total = ticks.slice(0, 8).reduce((sum, value) => sum + value, 0) * 10;
+  const idle = (ticks[3] + ticks[4]) * 10;
+  return { busy: total - idle, total };
+}
+
+/**
+ * CPU used during a run, split by who used it: the load generator (this process: autocannon), the relays,
+ * PostgreSQL's processes, and everything else on the machine. Read before and after, so it is what the run cost.
+ */
+function cpuSnapshot(relays) {
+  const pg = postgresPids();
+  const usage = process.cpuUsage();
+  return {
+    loadgen: (usage.user + usage.system) / 1000,
+    relays: relays.reduce((sum, relay) => sum + processCpuMs(relay.child.pid), 0),
+    postgres: pg.reduce((sum, pid) => sum + processCpuMs(pid), 0),
+    machine: machineCpuMs(),
+  };
+}
+
+function cpuSplit(before, after, requests) {
+  const wall = after.machine.total - before.machine.total;
+  const per = (ms) => round((ms / Math.max(1, requests)) * 1000, 0);
+  const loadgen = after.loadgen - before.loadgen;
+  const relays = after.relays - before.relays;
+  const postgres = after.postgres - before.postgres;
+  const busy = after.machine.busy - before.machine.busy;
+  const other = Math.max(0, busy - loadgen - relays - postgres);
+  return {
+    usPerRequest: { loadgen: per(loadgen), relays: per(relays), postgres: per(postgres), other: per(other) },
+    busyPct: round((busy / Math.max(1, wall)) * 100, 0),
+  };
+}
+
 async function throughput(name, relays, backend, location, enrollmentToken) {
   for (const connections of connectionCounts) {
     // A fresh installation per run, so the committed-rows check covers exactly this run.
     const { installation, phone } = await enrollAndPair(relays[0].url, enrollmentToken);
     const targets = relays.map((relay) => ({ url: relay.url, installation, phone }));
     if (warmup > 0) await load(targets, connections, warmup);
+    const before = cpuSnapshot(relays);
     const run = await load(targets, connections, duration);
+    const cpu = cpuSplit(before, cpuSnapshot(relays), run.rps * duration);
     const committed = backend ? await committedIds(backend, location, installation.installation_id) : undefined;
     const lost = committed ? run.accepted.filter((id) => !committed.has(id)).length : 0;
     const entry = {
@@ -115,6 +180,7 @@ async function throughput(name, relays, backend, location, enrollmentToken) {
       accepted: run.accepted.length,
       non2xx: run.non2xx,
       lost,
+      cpu,
     };
     results.runs.push(entry);
     progress(`${name} c=${connections}: ${entry.rps}/s p50 ${entry.p50} ms p99 ${entry.p99} ms, lost ${lost}`);
@@ -251,11 +317,13 @@ try {
   for (const connections of throughputRuns ? connectionCounts : []) {
     if (warmup > 0)
       await load([{ url: baseline.url, installation: fakeInstallation, phone: fakePhone }], connections, warmup);
+    const before = cpuSnapshot([baseline]);
     const run = await load(
       [{ url: baseline.url, installation: fakeInstallation, phone: fakePhone }],
       connections,
       duration,
     );
+    const cpu = cpuSplit(before, cpuSnapshot([baseline]), run.rps * duration);
     results.runs.push({
       name: "bare fastify",
       connections,
@@ -265,6 +333,7 @@ try {
       accepted: run.accepted.length,
       non2xx: run.non2xx,
       lost: 0,
+      cpu,
     });
     progress(`bare fastify c=${connections}: ${round(run.rps, 0)}/s p50 ${run.p50} ms p99 ${run.p99} ms`);
   }
@@ -280,14 +349,14 @@ try {
 
   const sqliteDir = mkdtempSync(join(os.tmpdir(), "relay-bench-"));
   cleanups.push(async () => rmSync(sqliteDir, { recursive: true, force: true }));
-  const sqliteRelay = await startRelay({ dataDir: sqliteDir });
+  const sqliteRelay = await startRelay({ dataDir: sqliteDir, nodeArgs: relayNodeArgs });
   cleanups.push(sqliteRelay.stop);
   const token = readFileSync(join(sqliteDir, "enrollment-token"), "utf8").trim();
   if (throughputRuns) await throughput("relay, SQLite", [sqliteRelay], "sqlite", join(sqliteDir, "relay.db"), token);
   if (!skip.has("latency")) await heldPollLatency("held poll, SQLite", sqliteRelay.url, sqliteRelay.url, token);
   await sqliteRelay.stop();
   if (!skip.has("holds")) {
-    const fresh = await startRelay({ dataDir: sqliteDir });
+    const fresh = await startRelay({ dataDir: sqliteDir, nodeArgs: relayNodeArgs });
     cleanups.push(fresh.stop);
     await relayHeldPolls(fresh, token);
     await fresh.stop();
@@ -312,7 +381,7 @@ try {
       cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
       const relays = [];
       const env = group ? {} : { RELAY_GROUP_COMMIT: "off" };
-      for (let index = 0; index < processes; index += 1) relays.push(await startRelay({ dataDir, databaseUrl, env }));
+      for (let index = 0; index < processes; index += 1) relays.push(await startRelay({ dataDir, databaseUrl, env, nodeArgs: relayNodeArgs }));
       cleanups.push(() => Promise.all(relays.map((relay) => relay.stop())));
       const pgToken = readFileSync(join(dataDir, "enrollment-token"), "utf8").trim();
       const label = `relay, PostgreSQL, ${processes} process${processes > 1 ? "es" : ""}${group ? "" : ", one commit per answer"}`;
@@ -347,6 +416,20 @@ const lines = [
 for (const run of results.runs.filter((entry) => entry.connections)) {
   lines.push(
     `| ${run.name} | ${run.connections} | ${run.rps} | ${run.p50} | ${run.p99} | ${run.accepted} | ${run.non2xx} | ${run.lost} |`,
+  );
+}
+lines.push(
+  "",
+  "CPU per answer in microseconds, by process (load generator = autocannon in the bench process; server = the relays or",
+  "the bare fastify), and how busy the machine's cores were during the run:",
+  "",
+  "| run | connections | load generator | server | PostgreSQL | other processes | sum | machine busy % |",
+  "|---|---:|---:|---:|---:|---:|---:|---:|",
+);
+for (const run of results.runs.filter((entry) => entry.cpu)) {
+  const us = run.cpu.usPerRequest;
+  lines.push(
+    `| ${run.name} | ${run.connections} | ${us.loadgen} | ${us.relays} | ${us.postgres} | ${us.other} | ${us.loadgen + us.relays + us.postgres + us.other} | ${run.cpu.busyPct} |`,
   );
 }
 lines.push(
