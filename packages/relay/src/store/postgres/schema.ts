@@ -67,6 +67,11 @@ const MIGRATIONS: string[] = [
   CREATE INDEX envelope_recipients_feed ON envelope_recipients (device_id, txid, envelope_seq);
   CREATE INDEX envelope_recipients_by_envelope ON envelope_recipients (envelope_seq);
   `,
+  // 2: directly paired phones by index (see the SQLite schema's migration 2).
+  `
+  CREATE INDEX devices_by_direct_installation ON devices (direct_installation_id)
+    WHERE direct_installation_id IS NOT NULL;
+  `,
 ];
 
 /** An arbitrary constant: the advisory lock that lets one of several starting relay processes migrate. */

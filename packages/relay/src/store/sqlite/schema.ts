@@ -64,6 +64,13 @@ const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
       ) WITHOUT ROWID;
       CREATE INDEX envelope_recipients_by_envelope ON envelope_recipients (envelope_seq);
     `),
+  // 2: a phone paired directly to one installation is found by an index, not a scan of every device (the recipients
+  // of each envelope and GET /v1/devices ask for "the owner's devices or this installation's direct ones").
+  (db) =>
+    db.exec(`
+      CREATE INDEX devices_by_direct_installation ON devices (direct_installation_id)
+        WHERE direct_installation_id IS NOT NULL;
+    `),
 ];
 
 export function migrate(db: DatabaseSync): void {
