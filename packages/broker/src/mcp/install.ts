@@ -69,15 +69,10 @@ export function mcpTargetFor(agent: AgentId, scope: Scope, where: TargetEnv = {}
 
 export type McpChangeResult = ChangeResult & { target: McpTarget };
 
-export interface McpInstallContext extends InstallContext {
-  /** The words that start Notify's CLI; `mcp` and `extra` follow. */
-  program: string[];
-}
-
 type Json = Record<string, unknown>;
 
 /** The command line the agent runs: the CLI's words, `mcp`, then the options that find the same broker. */
-const serverArgs = (context: McpInstallContext): { command: string; args: string[] } => {
+const serverArgs = (context: InstallContext): { command: string; args: string[] } => {
   const [command = "notify", ...rest] = context.program;
   return { command, args: [...rest, "mcp", ...(context.extra ?? [])] };
 };
@@ -111,7 +106,7 @@ function parseJson(target: McpTarget, text: string): Json {
   return parsed as Json;
 }
 
-function claudeEntry(context: McpInstallContext): Json {
+function claudeEntry(context: InstallContext): Json {
   const { command, args } = serverArgs(context);
   // alwaysLoad: the tools are in the prompt from the first turn instead of deferred behind ToolSearch (server.ts).
   return { type: "stdio", command, args, timeout: TOOL_TIMEOUT_SECONDS * 1000, alwaysLoad: true };
@@ -128,7 +123,7 @@ function ownJsonEntry(target: McpTarget, document: Json): Json | undefined {
   return entry;
 }
 
-function jsonInstalled(target: McpTarget, text: string | undefined, context: McpInstallContext): string | undefined {
+function jsonInstalled(target: McpTarget, text: string | undefined, context: InstallContext): string | undefined {
   const document = text !== undefined ? parseJson(target, text) : {};
   ownJsonEntry(target, document);
   const updated = structuredClone(document);
@@ -157,7 +152,7 @@ const OPAQUE =
 
 const tomlString = (value: string): string => JSON.stringify(value);
 
-function codexBlock(context: McpInstallContext): string {
+function codexBlock(context: InstallContext): string {
   const { command, args } = serverArgs(context);
   return [
     COMMENT,
@@ -200,7 +195,7 @@ function tomlWithout(target: McpTarget, text: string): string | undefined {
   return kept.join("\n");
 }
 
-function tomlInstalled(target: McpTarget, text: string, context: McpInstallContext): string {
+function tomlInstalled(target: McpTarget, text: string, context: InstallContext): string {
   const base = tomlWithout(target, text) ?? text;
   const separator = base === "" ? "" : base.endsWith("\n\n") ? "" : base.endsWith("\n") ? "\n" : "\n\n";
   return `${base}${separator}${codexBlock(context)}`;
@@ -214,7 +209,7 @@ function readText(bytes: Buffer | undefined): { text: string; style: TextStyle }
   return { text: withoutBom(raw).replaceAll("\r\n", "\n"), style: textStyle(raw) };
 }
 
-function installedText(target: McpTarget, bytes: Buffer | undefined, context: McpInstallContext): string | undefined {
+function installedText(target: McpTarget, bytes: Buffer | undefined, context: InstallContext): string | undefined {
   const { text, style } = readText(bytes);
   const updated =
     target.format === "json"
@@ -234,7 +229,7 @@ function strippedText(target: McpTarget, bytes: Buffer): string | undefined {
  * cannot parse (left as it was). The edit goes through editFile, as the hooks' do: a symlink stays a link, the mode
  * stays, and a write the agent makes meanwhile (Claude Code rewrites ~/.claude.json as it runs) is not lost.
  */
-export function installMcp(agent: AgentId, scope: Scope, context: McpInstallContext): McpChangeResult {
+export function installMcp(agent: AgentId, scope: Scope, context: InstallContext): McpChangeResult {
   const target = mcpTargetFor(agent, scope, context.where);
   return installInto(target, context, (bytes) => installedText(target, bytes, context));
 }
@@ -244,7 +239,7 @@ export function installMcp(agent: AgentId, scope: Scope, context: McpInstallCont
  * when Notify created it); a file changed since (Claude Code rewrites ~/.claude.json as it runs) loses only Notify's
  * entry.
  */
-export function uninstallMcp(agent: AgentId, scope: Scope, context: McpInstallContext): McpChangeResult {
+export function uninstallMcp(agent: AgentId, scope: Scope, context: InstallContext): McpChangeResult {
   const target = mcpTargetFor(agent, scope, context.where);
   return uninstallFrom(target, context, "Notify's MCP server", (bytes) => strippedText(target, bytes));
 }

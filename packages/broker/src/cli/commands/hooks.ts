@@ -1,42 +1,17 @@
-import { AGENTS, type AgentId, isAgent } from "../../hooks/agents.js";
 import {
   type ChangeResult,
-  HookInstallError,
-  type InstallContext,
   install as installHooks,
   installStatus,
   uninstall as uninstallHooks,
 } from "../../hooks/install/installer.js";
 import { SCOPES, type Scope } from "../../hooks/install/targets.js";
 import { mcpStatus } from "../../mcp/install.js";
-import { brokerTarget, type ClientOptions, createClient, nonEmpty, printJson } from "../client.js";
+import { type AgentFileOptions, agentAndScope, installContext, runFileChange } from "../agent-files.js";
+import { createClient, printJson } from "../client.js";
 import { ExitError } from "../exit-error.js";
 import { stableCommand } from "../stable-command.js";
 
-export interface HooksOptions extends ClientOptions {
-  agent?: string;
-  scope?: string | undefined;
-  json?: boolean | undefined;
-}
-
-function context(options: HooksOptions): InstallContext {
-  const { dataDir } = brokerTarget(options);
-  // The hook finds the same broker as this command: a data dir or port given here is written into the command.
-  const extra: string[] = [];
-  const dir = nonEmpty(options.dataDir) ?? nonEmpty(process.env.NOTIFY_DATA_DIR);
-  if (dir !== undefined) extra.push("--data-dir", dir);
-  const port = nonEmpty(options.port) ?? nonEmpty(process.env.NOTIFY_PORT);
-  if (port !== undefined) extra.push("--port", port);
-  return { dataDir, program: stableCommand().program, extra };
-}
-
-function parseArgs(options: HooksOptions): { agent: AgentId; scope: Scope } {
-  const agent = options.agent ?? "";
-  if (!isAgent(agent)) throw new ExitError(1, `unknown agent ${agent}: expected ${AGENTS.join(" or ")}`);
-  const scope = (options.scope ?? "user") as Scope;
-  if (!SCOPES.includes(scope)) throw new ExitError(1, `unknown --scope ${options.scope}: expected user or project`);
-  return { agent, scope };
-}
+export type HooksOptions = AgentFileOptions;
 
 const resultJson = (result: ChangeResult) => ({
   agent: result.target.agent,
@@ -56,19 +31,10 @@ function report(result: ChangeResult, json: boolean | undefined, note?: string):
   if (note !== undefined) process.stderr.write(`notify: ${note}\n`);
 }
 
-const run = <T>(action: () => T): T => {
-  try {
-    return action();
-  } catch (error) {
-    if (error instanceof HookInstallError) throw new ExitError(1, error.message);
-    throw error;
-  }
-};
-
 /** `notify hooks install <agent> [--scope user|project]` (docs/hooks.md). */
 export async function hooksInstall(options: HooksOptions): Promise<void> {
-  const { agent, scope } = parseArgs(options);
-  const result = run(() => installHooks(agent, scope, context(options)));
+  const { agent, scope } = agentAndScope(options);
+  const result = runFileChange(() => installHooks(agent, scope, installContext(options)));
   const { warning } = stableCommand();
   if (warning !== undefined) process.stderr.write(`notify: ${warning}\n`);
   const note =
@@ -84,9 +50,9 @@ export async function hooksInstall(options: HooksOptions): Promise<void> {
  */
 export async function hooksUninstall(options: HooksOptions): Promise<void> {
   if (options.agent !== undefined && options.agent !== "") {
-    const { agent, scope } = parseArgs(options);
+    const { agent, scope } = agentAndScope(options);
     report(
-      run(() => uninstallHooks(agent, scope, context(options))),
+      runFileChange(() => uninstallHooks(agent, scope, installContext(options))),
       options.json,
     );
     return;
@@ -98,7 +64,9 @@ export async function hooksUninstall(options: HooksOptions): Promise<void> {
     (row) =>
       (row.events === null || row.events.length > 0) && (options.scope === undefined || row.scope === options.scope),
   );
-  const results = found.map((row) => run(() => uninstallHooks(row.agent, row.scope, context(options))));
+  const results = found.map((row) =>
+    runFileChange(() => uninstallHooks(row.agent, row.scope, installContext(options))),
+  );
   if (options.json) {
     printJson(results.map(resultJson));
     return;

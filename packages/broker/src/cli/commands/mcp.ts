@@ -1,17 +1,8 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { AGENTS, type AgentId, isAgent } from "../../hooks/agents.js";
-import { HookInstallError } from "../../hooks/install/installer.js";
-import { SCOPES, type Scope } from "../../hooks/install/targets.js";
-import {
-  installMcp,
-  type McpChangeResult,
-  type McpInstallContext,
-  mcpStatus as readMcpStatus,
-  uninstallMcp,
-} from "../../mcp/install.js";
+import { installMcp, type McpChangeResult, mcpStatus as readMcpStatus, uninstallMcp } from "../../mcp/install.js";
 import { createNotifyMcp } from "../../mcp/server.js";
-import { brokerTarget, type ClientOptions, createClient, nonEmpty, printJson } from "../client.js";
-import { ExitError } from "../exit-error.js";
+import { type AgentFileOptions, agentAndScope, installContext, runFileChange } from "../agent-files.js";
+import { brokerTarget, type ClientOptions, createClient, printJson } from "../client.js";
 import { stableCommand } from "../stable-command.js";
 
 /**
@@ -49,30 +40,7 @@ export async function mcp(options: ClientOptions): Promise<void> {
   });
 }
 
-export interface McpInstallOptions extends ClientOptions {
-  agent?: string;
-  scope?: string | undefined;
-  json?: boolean | undefined;
-}
-
-function context(options: McpInstallOptions): McpInstallContext {
-  const { dataDir } = brokerTarget(options);
-  // The server finds the same broker as this command: a data dir or port given here is written into its arguments.
-  const extra: string[] = [];
-  const dir = nonEmpty(options.dataDir) ?? nonEmpty(process.env.NOTIFY_DATA_DIR);
-  if (dir !== undefined) extra.push("--data-dir", dir);
-  const port = nonEmpty(options.port) ?? nonEmpty(process.env.NOTIFY_PORT);
-  if (port !== undefined) extra.push("--port", port);
-  return { dataDir, program: stableCommand().program, extra };
-}
-
-function parseArgs(options: McpInstallOptions): { agent: AgentId; scope: Scope } {
-  const agent = options.agent ?? "";
-  if (!isAgent(agent)) throw new ExitError(1, `unknown agent ${agent}: expected ${AGENTS.join(" or ")}`);
-  const scope = (options.scope ?? "user") as Scope;
-  if (!SCOPES.includes(scope)) throw new ExitError(1, `unknown --scope ${options.scope}: expected user or project`);
-  return { agent, scope };
-}
+export type McpInstallOptions = AgentFileOptions;
 
 function report(result: McpChangeResult, json: boolean | undefined, note?: string): void {
   if (json) {
@@ -90,20 +58,11 @@ function report(result: McpChangeResult, json: boolean | undefined, note?: strin
   if (note !== undefined) process.stderr.write(`notify: ${note}\n`);
 }
 
-const run = <T>(action: () => T): T => {
-  try {
-    return action();
-  } catch (error) {
-    if (error instanceof HookInstallError) throw new ExitError(1, error.message);
-    throw error;
-  }
-};
-
 /** `notify mcp install <agent> [--scope user|project]`. */
 export async function mcpInstall(options: McpInstallOptions): Promise<void> {
-  const { agent, scope } = parseArgs(options);
-  const installContext = context(options);
-  const result = run(() => installMcp(agent, scope, installContext));
+  const { agent, scope } = agentAndScope(options);
+  const context = installContext(options);
+  const result = runFileChange(() => installMcp(agent, scope, context));
   const notes: string[] = [];
   const { warning } = stableCommand();
   if (warning !== undefined) notes.push(warning);
@@ -115,9 +74,9 @@ export async function mcpInstall(options: McpInstallOptions): Promise<void> {
 
 /** `notify mcp uninstall <agent> [--scope user|project]`. */
 export async function mcpUninstall(options: McpInstallOptions): Promise<void> {
-  const { agent, scope } = parseArgs(options);
+  const { agent, scope } = agentAndScope(options);
   report(
-    run(() => uninstallMcp(agent, scope, context(options))),
+    runFileChange(() => uninstallMcp(agent, scope, installContext(options))),
     options.json,
   );
 }
