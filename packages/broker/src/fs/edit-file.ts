@@ -260,19 +260,25 @@ const parseObject = (bytes: Buffer | undefined): Json | undefined => {
  * JSON objects, every top-level key the owner set, changed or removed. Anything else cannot be merged safely and
  * is refused.
  */
-function carryOver(
+export function carryOver(
   base: Buffer | undefined,
   edited: Buffer | undefined,
   onto: Buffer | undefined,
   file: string,
 ): Buffer | undefined {
   if (sameBytes(base, edited)) return onto;
-  const from = base ?? Buffer.alloc(0);
-  const to = edited ?? Buffer.alloc(0);
-  if (edited !== undefined && to.length >= from.length && to.subarray(0, from.length).equals(from)) {
-    return Buffer.concat([onto ?? Buffer.alloc(0), to.subarray(from.length)]);
+  const target = parseObject(onto);
+  if (target === undefined) {
+    // Text (TOML, a hooks file not yet JSON): lines the owner appended are appended.
+    const from = base ?? Buffer.alloc(0);
+    const to = edited ?? Buffer.alloc(0);
+    if (edited !== undefined && to.length >= from.length && to.subarray(0, from.length).equals(from)) {
+      return Buffer.concat([onto ?? Buffer.alloc(0), to.subarray(from.length)]);
+    }
   }
-  const [was, is, target] = [parseObject(base), parseObject(edited), parseObject(onto)];
+  // A JSON object is merged key by key, never by bytes: a base read halfway through the owner's in-place write is a
+  // prefix of what the owner then wrote, and appending the rest of it to Notify's content would make a broken file.
+  const [was, is] = [parseObject(base), parseObject(edited)];
   if (was !== undefined && is !== undefined && target !== undefined) {
     for (const key of new Set([...Object.keys(was), ...Object.keys(is)])) {
       if (isDeepStrictEqual(was[key], is[key])) continue;
