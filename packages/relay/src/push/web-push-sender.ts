@@ -8,6 +8,7 @@ import { type PushEndpointPolicy, pushEndpointProblem } from "../domain/push-sub
 import type { RelayLogger } from "../log.js";
 import type { PushOutcome } from "../metrics.js";
 import type { RelayStore } from "../store/types.js";
+import { encryptPush } from "./aes128gcm.js";
 import type { VapidKeys } from "./vapid.js";
 
 export interface WebPushOptions {
@@ -246,19 +247,23 @@ export class WebPushSender implements PushWaker {
       this.options.logger.warn(`push to ${job.deviceId} at ${host} not sent: the endpoint ${problem}`);
       return;
     }
-    const details = library.generateRequestDetails(subscription, job.payload, {
-      headers: { Authorization: this.vapidAuthorization(library, url.origin) },
-      contentEncoding: "aes128gcm",
-      TTL: TTL_SECONDS,
-      urgency: "high",
-    });
+    // Sealed here (push/aes128gcm.ts), with the headers web-push's generateRequestDetails gave.
+    const body = encryptPush(subscription.keys, job.payload);
+    const headers = {
+      TTL: String(TTL_SECONDS),
+      Authorization: this.vapidAuthorization(library, url.origin),
+      "Content-Type": "application/octet-stream",
+      "Content-Encoding": "aes128gcm",
+      "Content-Length": String(body.length),
+      Urgency: "high",
+    };
     let status: number | undefined;
     let retryAfter: number | undefined;
     try {
-      const response = await request(details.endpoint, {
-        method: details.method as "POST",
-        headers: details.headers as Record<string, string>,
-        body: details.body as Buffer,
+      const response = await request(subscription.endpoint, {
+        method: "POST",
+        headers,
+        body,
         dispatcher: agent,
         signal: AbortSignal.timeout(this.timeoutMs),
       });
