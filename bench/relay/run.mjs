@@ -381,7 +381,8 @@ try {
       cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
       const relays = [];
       const env = group ? {} : { RELAY_GROUP_COMMIT: "off" };
-      for (let index = 0; index < processes; index += 1) relays.push(await startRelay({ dataDir, databaseUrl, env, nodeArgs: relayNodeArgs }));
+      for (let index = 0; index < processes; index += 1)
+        relays.push(await startRelay({ dataDir, databaseUrl, env, nodeArgs: relayNodeArgs }));
       cleanups.push(() => Promise.all(relays.map((relay) => relay.stop())));
       const pgToken = readFileSync(join(dataDir, "enrollment-token"), "utf8").trim();
       const label = `relay, PostgreSQL, ${processes} process${processes > 1 ? "es" : ""}${group ? "" : ", one commit per answer"}`;
