@@ -350,20 +350,22 @@ export function RouteForm({
             {errorFor("delay")}
           </div>
 
-          <label className="check-row">
-            <input
-              id={ids.quiet}
-              type="checkbox"
-              checked={draft.quiet}
-              onChange={(e) => set({ quiet: e.target.checked })}
-              {...invalid("quiet", `${uid}-quiet-hint`)}
-            />
-            <span>Quiet hours</span>
-          </label>
-          <p id={`${uid}-quiet-hint`} className="help">
-            Nothing is sent inside the window (this computer's time); what is still open at its end is sent then.
-          </p>
-          {errorFor("quiet")}
+          <div className="quiet-switch">
+            <label className="check-row">
+              <input
+                id={ids.quiet}
+                type="checkbox"
+                checked={draft.quiet}
+                onChange={(e) => set({ quiet: e.target.checked })}
+                {...invalid("quiet", `${uid}-quiet-hint`)}
+              />
+              <span>Quiet hours</span>
+            </label>
+            <p id={`${uid}-quiet-hint`} className="help">
+              Nothing is sent inside the window (this computer's time); what is still open at its end is sent then.
+            </p>
+            {errorFor("quiet")}
+          </div>
           {draft.quiet && (
             <div className="quiet-fields">
               <div className="field-pair">
