@@ -134,6 +134,20 @@ describe.skipIf(!run)("the Outbound page's Delivery options in Chromium", () => 
     await line.filter({ hasText: "at once" }).waitFor();
     const cleared = await stored();
     for (const field of ["delay_seconds", "when", "quiet_hours"]) expect(cleared).not.toHaveProperty(field);
+
+    // A new route takes the options too: 30 seconds, only while at this computer.
+    await page.getByText("Add a route").click();
+    const add = page.locator("details.add-form[open] form");
+    await add.getByRole("textbox", { name: "Route name" }).fill("Pager");
+    await add.getByRole("radio", { name: "Only when I'm at this computer" }).check();
+    await add.getByRole("textbox", { name: "Delay" }).fill("30");
+    await add.getByRole("combobox", { name: "Delay unit" }).selectOption("seconds");
+    await add.getByRole("button", { name: "Add route" }).click();
+    const pager = page.locator(".route-delivery").filter({ hasText: "route Pager" });
+    await pager.waitFor();
+    expect(await pager.textContent()).toBe("Delivery of route Pager: when present, or after 30 s");
+    const routes = (await ui.ui<Json[]>("GET", "/outbound/routes")).body as Json[];
+    expect(routes.find((one) => one.name === "Pager")).toMatchObject({ delay_seconds: 30, when: "present" });
     expect(problems).toEqual([]);
     await context.close();
   });
