@@ -1,22 +1,34 @@
 import { z } from "zod";
+import {
+  LOCAL_TIME_PATTERN,
+  MAX_DELAY_SECONDS,
+  QUIET_DAYS,
+  ROUTE_WHEN,
+  ROUTING_MESSAGES,
+} from "./ui/routing-summary.js";
 
 /**
  * Attention routing (DESIGN.md, "Attention routing"; docs/routing.md): the options a delivery route carries on top
  * of its gates, and the presence the broker reports. The shapes only; the policy lives in the broker
- * (packages/broker/src/routing/policy.ts).
+ * (packages/broker/src/routing/policy.ts). The plain values, messages and the one-line summary are zod-free in
+ * ui/routing-summary.ts (the web page imports them from there) and re-exported here.
  */
 
-export const MAX_DELAY_SECONDS = 86_400;
-export const ROUTE_WHEN = ["always", "away", "present"] as const;
-export type RouteWhen = (typeof ROUTE_WHEN)[number];
+export {
+  daysWords,
+  durationWords,
+  LOCAL_TIME_PATTERN,
+  MAX_DELAY_SECONDS,
+  QUIET_DAYS,
+  type QuietDay,
+  type QuietHoursWindow,
+  ROUTE_WHEN,
+  ROUTING_MESSAGES,
+  type RouteWhen,
+  routingSummary,
+} from "./ui/routing-summary.js";
 
-/** Days of a quiet window, Monday first; a window belongs to the day it starts on. */
-export const QUIET_DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;
-export type QuietDay = (typeof QUIET_DAYS)[number];
-
-/** 24-hour local time, two digits each: `07:00`, `22:30` (never `24:00`; `00:00` ends a window at midnight). */
-export const LOCAL_TIME_PATTERN = /^([01]\d|2[0-3]):[0-5]\d$/;
-const localTime = z.string().regex(LOCAL_TIME_PATTERN, "must be HH:MM, 00:00-23:59");
+const localTime = z.string({ error: ROUTING_MESSAGES.localTime }).regex(LOCAL_TIME_PATTERN, ROUTING_MESSAGES.localTime);
 
 /**
  * A quiet window in the broker's local time. `start` after `end` crosses midnight (22:00-07:00); `start` equal to
@@ -27,9 +39,9 @@ export const QuietHours = z.strictObject({
   end: localTime,
   days: z
     .array(z.enum(QUIET_DAYS))
-    .min(1, "must name at least one day (leave days out for every day)")
+    .min(1, ROUTING_MESSAGES.daysEmpty)
     .max(7)
-    .refine((days) => new Set(days).size === days.length, "must not repeat a day")
+    .refine((days) => new Set(days).size === days.length, ROUTING_MESSAGES.daysRepeated)
     .optional(),
   allow_critical: z.boolean().optional(),
 });
@@ -38,7 +50,12 @@ export type QuietHours = z.infer<typeof QuietHours>;
 /** The routing fields, to spread into a route's own schema; each is optional and defaults as documented. */
 export const routingOptionFields = {
   /** Deliver only if the item is still open this long after it was created (default 0). */
-  delay_seconds: z.number().int("must be a whole number of seconds").min(0).max(MAX_DELAY_SECONDS).optional(),
+  delay_seconds: z
+    .number({ error: ROUTING_MESSAGES.delayWhole })
+    .int(ROUTING_MESSAGES.delayWhole)
+    .min(0, ROUTING_MESSAGES.delayRange)
+    .max(MAX_DELAY_SECONDS, ROUTING_MESSAGES.delayRange)
+    .optional(),
   /** `always` (default), `away` or `present`. */
   when: z.enum(ROUTE_WHEN).optional(),
   /** Nothing delivered inside the window; null or absent for none. */
@@ -81,37 +98,4 @@ export type PresenceActivityBody = z.infer<typeof PresenceActivityBody>;
  */
 export interface PresenceActivityResponse {
   report_every_seconds: number;
-}
-
-/** A whole number of seconds in words: `45 s`, `2 min`, `1 h 30 min`, `2 min 5 s`. */
-export function durationWords(seconds: number): string {
-  const hours = Math.floor(seconds / 3600);
-  const minutes = Math.floor((seconds % 3600) / 60);
-  const rest = seconds % 60;
-  const parts: string[] = [];
-  if (hours > 0) parts.push(`${hours} h`);
-  if (minutes > 0) parts.push(`${minutes} min`);
-  if (rest > 0 || parts.length === 0) parts.push(`${rest} s`);
-  return parts.join(" ");
-}
-
-/**
- * A route's routing options in one plain-language line (`notify outbound list`, the Outbound page):
- * `when away, or after 2 min; quiet 22:00-07:00 except critical`. Defaults read `at once`.
- */
-export function routingSummary(options: {
-  delay_seconds?: number | null | undefined;
-  when?: RouteWhen | null | undefined;
-  quiet_hours?: QuietHours | null | undefined;
-}): string {
-  const delay = options.delay_seconds ?? 0;
-  const when = options.when ?? "always";
-  let timing: string;
-  if (when === "always") timing = delay > 0 ? `after ${durationWords(delay)}` : "at once";
-  else timing = delay > 0 ? `when ${when}, or after ${durationWords(delay)}` : `when ${when}`;
-  const quiet = options.quiet_hours;
-  if (!quiet) return timing;
-  const days = quiet.days ? ` ${quiet.days.join(",")}` : "";
-  const critical = quiet.allow_critical ? " except critical" : "";
-  return `${timing}; quiet ${quiet.start}-${quiet.end}${days}${critical}`;
 }

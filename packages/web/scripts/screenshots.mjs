@@ -200,6 +200,29 @@ await fetch(`${relayUrl}/v1/pairings/claim`, {
   headers: { "content-type": "application/json" },
   body: JSON.stringify({ code, device_name: "Pixel 9", public_key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x } }),
 });
+// The phone's route (made by the enrollment) with attention routing: issue 24's example (docs/routing.md).
+const relayRoute = (await call("GET", "/ui/api/outbound/routes", undefined, true)).find(
+  (route) => route.name === "relay",
+);
+await call(
+  "PATCH",
+  `/ui/api/outbound/routes/${relayRoute.id}`,
+  { when: "away", delay_seconds: 120, quiet_hours: { start: "22:00", end: "07:00", allow_critical: true } },
+  true,
+);
+await call(
+  "POST",
+  "/ui/api/outbound/routes",
+  {
+    name: "late builds",
+    provider: "phone",
+    typeId: "completed",
+    enabled: true,
+    delay_seconds: 600,
+    quiet_hours: { start: "18:00", end: "09:00", days: ["mon", "tue", "wed", "thu", "fri"] },
+  },
+  true,
+);
 
 const only = process.argv.slice(2);
 const pages = [
@@ -209,6 +232,8 @@ const pages = [
   ["settings", "/ui/settings"],
   ["settings-sounds", "/ui/settings", "Sounds"],
   ["outbound", "/ui/outbound"],
+  ["outbound-routes", "/ui/outbound", "Routes"],
+  ["outbound-delivery", "/ui/outbound", "Routes"],
   ["router-routing", "/ui/router/routing"],
   ["router-effort", "/ui/router/effort"],
   ["router-effort-models", "/ui/router/effort"],
@@ -265,6 +290,15 @@ try {
           await page.getByRole("button", { name: "Fetch models" }).evaluate((element) => {
             element.scrollIntoView({ block: "start" });
             window.scrollBy(0, -(document.querySelector("header")?.offsetHeight ?? 0) - 16);
+          });
+        }
+        if (name === "outbound-delivery") {
+          await page.getByText("Edit route relay").click();
+          const delivery = page.getByRole("group", { name: "Delivery", exact: true });
+          // The section's top below the navigation bar, the route's last gate field above it.
+          await delivery.evaluate((element) => {
+            element.scrollIntoView({ block: "start" });
+            window.scrollBy(0, -(document.querySelector("header")?.offsetHeight ?? 0) - 48);
           });
         }
         if (name === "relay") {

@@ -109,7 +109,7 @@ describe("notify outbound list: routing options (issue 24)", () => {
       "DELIVERY",
       "  Phone: when away, or after 2 min; quiet 22:00-07:00 except critical",
       "  urgent-web: at once",
-      "  weekend: after 1 min 30 s; quiet 00:00-00:00 sat,sun",
+      "  weekend: after 1 min 30 s; quiet all day Sat, Sun",
     ]);
   });
 });

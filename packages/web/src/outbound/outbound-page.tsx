@@ -1,10 +1,12 @@
+import { routingSummary } from "@notify/contracts/routing-summary";
 import type { DeliveryResult, OutboundConnection, OutboundProvider } from "@notify/contracts/ui";
-import { useState } from "react";
+import { Fragment, useState } from "react";
 import { api } from "../api/client.js";
 import { shortTime } from "../format.js";
 import { actionRunner, messageOf, useLoad } from "../use-load.js";
 import { ProviderForm } from "./provider-form.js";
 import { RouteForm } from "./route-form.js";
+import "./outbound.css";
 
 const OUTBOX_STATUSES = ["Pending", "Retry", "Delivered", "DeadLetter"] as const;
 const STATUS_TEXT = { Pending: "Pending", Retry: "Retrying", Delivered: "Delivered", DeadLetter: "Dead letters" };
@@ -29,7 +31,10 @@ function ConnectionLine({ connection }: { connection: OutboundConnection }) {
   );
 }
 
-/** Provider profiles (secrets write-only), routes with their gates, and the outbox. */
+/**
+ * Provider profiles (secrets write-only), routes with their gates and, under each, when it delivers in one line
+ * (the same words as `notify outbound list`), and the outbox.
+ */
 export function OutboundPage() {
   const providers = useLoad(api.outbound.providers);
   const routes = useLoad(api.outbound.routes);
@@ -167,46 +172,59 @@ export function OutboundPage() {
               </thead>
               <tbody>
                 {routes.data.map((route) => (
-                  <tr key={route.id}>
-                    <td data-label="Name">{route.name}</td>
-                    <td data-label="Provider">{providerName(route.providerId)}</td>
-                    <td data-label="Gates">
-                      ≥ {route.minimumPriority}
-                      {route.typeId ? `, type ${route.typeId}` : ""}
-                      {route.project ? `, project ${route.project}` : ""}
-                      {route.agent ? `, agent ${route.agent}` : ""}
-                    </td>
-                    <td data-label="Message">{route.includeMessage ? "included" : "title only"}</td>
-                    <td data-label="Enabled">
-                      <input
-                        type="checkbox"
-                        aria-label={`Route ${route.name} enabled`}
-                        checked={route.enabled}
-                        onChange={(event) =>
-                          void act(() => api.outbound.saveRoute({ enabled: event.target.checked }, route.id), "Saved")
-                        }
-                      />
-                    </td>
-                    <td>
-                      <button
-                        type="button"
-                        onClick={() => void act(() => api.outbound.deleteRoute(route.id), "Deleted")}
-                      >
-                        Delete <span className="visually-hidden">route {route.name}</span>
-                      </button>
-                      {providers.data && (
-                        <RouteForm
-                          key={route.updatedAt}
-                          providers={providers.data}
-                          route={route}
-                          onSaved={(name) => {
-                            setMessage(`Saved route ${name}`);
-                            routes.reload();
-                          }}
+                  <Fragment key={route.id}>
+                    <tr className="route-main">
+                      <td data-label="Name">{route.name}</td>
+                      <td data-label="Provider">{providerName(route.providerId)}</td>
+                      <td data-label="Gates">
+                        ≥ {route.minimumPriority}
+                        {route.typeId ? `, type ${route.typeId}` : ""}
+                        {route.project ? `, project ${route.project}` : ""}
+                        {route.agent ? `, agent ${route.agent}` : ""}
+                      </td>
+                      <td data-label="Message">{route.includeMessage ? "included" : "title only"}</td>
+                      <td data-label="Enabled">
+                        <input
+                          type="checkbox"
+                          aria-label={`Route ${route.name} enabled`}
+                          checked={route.enabled}
+                          onChange={(event) =>
+                            void act(() => api.outbound.saveRoute({ enabled: event.target.checked }, route.id), "Saved")
+                          }
                         />
-                      )}
-                    </td>
-                  </tr>
+                      </td>
+                      <td>
+                        <button
+                          type="button"
+                          onClick={() => void act(() => api.outbound.deleteRoute(route.id), "Deleted")}
+                        >
+                          Delete <span className="visually-hidden">route {route.name}</span>
+                        </button>
+                      </td>
+                    </tr>
+                    {/* The delivery line and the edit form span the row: a form in the last cell is too narrow. */}
+                    <tr className="route-more">
+                      <td colSpan={6}>
+                        <p className="route-delivery">
+                          <span className="muted">
+                            Delivery<span className="visually-hidden"> of route {route.name}</span>:
+                          </span>{" "}
+                          {routingSummary(route)}
+                        </p>
+                        {providers.data && (
+                          <RouteForm
+                            key={route.updatedAt}
+                            providers={providers.data}
+                            route={route}
+                            onSaved={(name) => {
+                              setMessage(`Saved route ${name}`);
+                              routes.reload();
+                            }}
+                          />
+                        )}
+                      </td>
+                    </tr>
+                  </Fragment>
                 ))}
               </tbody>
             </table>

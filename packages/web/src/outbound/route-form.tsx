@@ -1,10 +1,63 @@
-import type { OutboundProvider, OutboundRoute, Priority } from "@notify/contracts/ui";
-import { useState } from "react";
-import { api } from "../api/client.js";
+import {
+  QUIET_DAYS,
+  type QuietDay,
+  ROUTING_MESSAGES,
+  type RouteWhen,
+  routingSummary,
+} from "@notify/contracts/routing-summary";
+import type { OutboundProvider, OutboundRoute, OutboundRouteInput, Priority } from "@notify/contracts/ui";
+import { useId, useState } from "react";
+import { ApiError, api } from "../api/client.js";
 import { messageOf } from "../use-load.js";
 
 const PRIORITIES: Priority[] = ["low", "normal", "high", "critical"];
-const EMPTY = {
+const DAY_LABELS: Record<QuietDay, string> = {
+  mon: "Mon",
+  tue: "Tue",
+  wed: "Wed",
+  thu: "Thu",
+  fri: "Fri",
+  sat: "Sat",
+  sun: "Sun",
+};
+
+/** The three presences a route can wait for (docs/routing.md, The policy in plain words), with what each means. */
+const WHEN_CHOICES: { value: RouteWhen; label: string; hint: string }[] = [
+  { value: "always", label: "Always", hint: "Whether or not you are at this computer." },
+  {
+    value: "away",
+    label: "Only when I'm away",
+    hint: "Sent while the screen is locked or idle; otherwise held until you leave or the delay passes.",
+  },
+  {
+    value: "present",
+    label: "Only when I'm at this computer",
+    hint: "Sent while you use this computer; otherwise held until you are back or the delay passes.",
+  },
+];
+
+type DelayUnit = "minutes" | "seconds";
+
+interface Draft {
+  name: string;
+  provider: string;
+  minimumPriority: string;
+  typeId: string;
+  project: string;
+  agent: string;
+  includeMessage: boolean;
+  when: RouteWhen;
+  /** As typed; empty means at once. */
+  delay: string;
+  delayUnit: DelayUnit;
+  quiet: boolean;
+  start: string;
+  end: string;
+  days: QuietDay[];
+  allowCritical: boolean;
+}
+
+const EMPTY: Draft = {
   name: "",
   provider: "",
   minimumPriority: "low",
@@ -12,9 +65,25 @@ const EMPTY = {
   project: "",
   agent: "",
   includeMessage: true,
+  when: "always",
+  delay: "",
+  delayUnit: "minutes",
+  quiet: false,
+  start: "22:00",
+  end: "07:00",
+  days: [...QUIET_DAYS],
+  allowCritical: false,
 };
 
-const draftOf = (route: OutboundRoute | undefined, providers: OutboundProvider[]) =>
+/** A stored delay in the unit it reads best in: whole minutes as minutes, anything else as seconds. */
+function delayFields(seconds: number | undefined): Pick<Draft, "delay" | "delayUnit"> {
+  if (!seconds) return { delay: "", delayUnit: "minutes" };
+  return seconds % 60 === 0
+    ? { delay: String(seconds / 60), delayUnit: "minutes" }
+    : { delay: String(seconds), delayUnit: "seconds" };
+}
+
+const draftOf = (route: OutboundRoute | undefined, providers: OutboundProvider[]): Draft =>
   route
     ? {
         name: route.name,
@@ -24,12 +93,59 @@ const draftOf = (route: OutboundRoute | undefined, providers: OutboundProvider[]
         project: route.project ?? "",
         agent: route.agent ?? "",
         includeMessage: route.includeMessage,
+        when: route.when ?? "always",
+        ...delayFields(route.delay_seconds),
+        quiet: route.quiet_hours !== undefined,
+        start: route.quiet_hours?.start ?? EMPTY.start,
+        end: route.quiet_hours?.end ?? EMPTY.end,
+        days: route.quiet_hours?.days ? [...route.quiet_hours.days] : [...QUIET_DAYS],
+        allowCritical: route.quiet_hours?.allow_critical ?? false,
       }
     : EMPTY;
 
 /**
- * A new outbound route with its gates (spec 1, Outbound delivery rule 2; new routes start disabled), or an edit of
- * one: an emptied gate is cleared (`null`).
+ * The delay in whole seconds (null: at once), or undefined when the text is not a number at all (it cannot be
+ * sent: JSON has no NaN). Anything else goes to the broker, which says what is wrong in its own words.
+ */
+function delaySeconds(draft: Draft): number | null | undefined {
+  const text = draft.delay.trim();
+  if (text === "") return null;
+  const value = Number(text.replace(",", "."));
+  if (!Number.isFinite(value)) return undefined;
+  // Rounded to a millionth so that 0.1 min reads 6 s, not 6.000000000000001 s; a fraction of a second stays one.
+  return Number((draft.delayUnit === "minutes" ? value * 60 : value).toFixed(6));
+}
+
+type QuietBody = NonNullable<OutboundRouteInput["quiet_hours"]>;
+
+function quietWindow(draft: Draft): QuietBody | null {
+  if (!draft.quiet) return null;
+  return {
+    start: draft.start.trim(),
+    end: draft.end.trim(),
+    // Every day is the default: left out, as `notify apply` files leave it out.
+    ...(draft.days.length === QUIET_DAYS.length ? {} : { days: QUIET_DAYS.filter((day) => draft.days.includes(day)) }),
+    ...(draft.allowCritical ? { allow_critical: true } : {}),
+  };
+}
+
+/** Where a broker refusal belongs: its message starts with the option's path (`quiet_hours.end: must be...`). */
+type Field = "delay" | "when" | "start" | "end" | "days" | "quiet" | "form";
+function fieldOf(message: string): Field {
+  const path = /^([a-z_]+(?:\.[a-z_0-9]+)*): /.exec(message)?.[1] ?? "";
+  if (path === "delay_seconds") return "delay";
+  if (path === "when") return "when";
+  if (path === "quiet_hours.start") return "start";
+  if (path === "quiet_hours.end") return "end";
+  if (path.startsWith("quiet_hours.days")) return "days";
+  if (path.startsWith("quiet_hours")) return "quiet";
+  return "form";
+}
+
+/**
+ * A new outbound route with its gates (spec 1, Outbound delivery rule 2; new routes start disabled) and its
+ * delivery options (docs/routing.md), or an edit of one: an emptied gate is cleared (`null`), and so is a delivery
+ * option put back to its default. A refusal is shown next to the field it names, in the broker's words.
  */
 export function RouteForm({
   providers,
@@ -42,8 +158,49 @@ export function RouteForm({
 }) {
   const [draft, setDraft] = useState(() => draftOf(route, providers));
   const [open, setOpen] = useState(false);
-  const [error, setError] = useState("");
-  const set = (change: Partial<typeof EMPTY>) => setDraft({ ...draft, ...change });
+  const [error, setError] = useState<{ field: Field; message: string }>();
+  const set = (change: Partial<Draft>) => setDraft({ ...draft, ...change });
+  const uid = useId();
+  const ids = {
+    delay: `${uid}-delay`,
+    start: `${uid}-start`,
+    end: `${uid}-end`,
+    quiet: `${uid}-quiet`,
+    when: `${uid}-when-always`,
+    days: `${uid}-day-mon`,
+    form: `${uid}-name`,
+  };
+  const errorFor = (field: Field) =>
+    error?.field === field ? (
+      <p id={`${uid}-${field}-error`} className="error field-error" role="alert">
+        {error.message}
+      </p>
+    ) : null;
+  // The field a refusal names is marked invalid and tied to the message read with it.
+  const invalid = (field: Field, describedBy?: string) => {
+    const errorId = error?.field === field ? `${uid}-${field}-error` : undefined;
+    const described = [describedBy, errorId].filter(Boolean).join(" ");
+    return {
+      ...(errorId ? { "aria-invalid": true as const } : {}),
+      ...(described ? { "aria-describedby": described } : {}),
+    };
+  };
+  // A group (radios, day boxes) is not marked invalid itself: its message is read with it.
+  const describedGroup = (field: Field, hint?: string) => {
+    const described = [hint, error?.field === field ? `${uid}-${field}-error` : undefined].filter(Boolean).join(" ");
+    return described ? { "aria-describedby": described } : {};
+  };
+  const delay = delaySeconds(draft);
+  const preview =
+    delay === undefined || (delay !== null && delay < 0)
+      ? undefined
+      : routingSummary({ delay_seconds: delay, when: draft.when, quiet_hours: quietWindow(draft) });
+  const refuse = (field: Field, message: string) => {
+    setError({ field, message });
+    // Keyboard users land on the field to fix (a radio group: its first choice).
+    requestAnimationFrame(() => document.getElementById(field === "form" ? ids.form : ids[field])?.focus());
+  };
+
   return (
     <details
       className={route ? "edit-form" : "add-form"}
@@ -60,37 +217,44 @@ export function RouteForm({
         )}
       </summary>
       <form
-        className="stacked-form"
+        className="stacked-form route-form"
+        noValidate
         onSubmit={async (event) => {
           event.preventDefault();
+          if (delay === undefined) {
+            refuse("delay", `delay_seconds: ${ROUTING_MESSAGES.delayWhole}`);
+            return;
+          }
           try {
             const gate = (value: string) => (value ? value : route ? null : undefined);
-            const body = {
+            const body: OutboundRouteInput = {
               name: draft.name,
               provider: draft.provider || providers[0]?.name || "",
               minimumPriority: draft.minimumPriority as Priority,
               includeMessage: draft.includeMessage,
-              typeId: gate(draft.typeId),
-              project: gate(draft.project),
-              agent: gate(draft.agent),
+              // A default is sent as null: the broker stores nothing for it (an edit puts the default back).
+              delay_seconds: delay === 0 ? null : delay,
+              when: draft.when === "always" ? null : draft.when,
+              quiet_hours: quietWindow(draft),
             };
-            // Absent gates are left out of a new route; an edit sends null to clear one.
-            await api.outbound.saveRoute(
-              Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)),
-              route?.id,
-            );
-            setError("");
+            for (const field of ["typeId", "project", "agent"] as const) {
+              const value = gate(draft[field]);
+              if (value !== undefined) body[field] = value;
+            }
+            await api.outbound.saveRoute(body, route?.id);
+            setError(undefined);
             if (route) setOpen(false);
             else setDraft(EMPTY);
             onSaved(draft.name);
           } catch (failure) {
-            setError(messageOf(failure));
+            const message = messageOf(failure);
+            refuse(failure instanceof ApiError ? fieldOf(message) : "form", message);
           }
         }}
       >
         <label>
           <span>Route name</span>
-          <input required value={draft.name} onChange={(e) => set({ name: e.target.value })} />
+          <input id={ids.form} required value={draft.name} onChange={(e) => set({ name: e.target.value })} />
         </label>
         <label>
           <span>Provider</span>
@@ -130,11 +294,159 @@ export function RouteForm({
           />
           <span>Include the message (off: only the title leaves the machine)</span>
         </label>
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
+
+        <fieldset className="delivery-fields">
+          <legend>Delivery</legend>
+          <fieldset className="when-choices" {...describedGroup("when")}>
+            <legend>When</legend>
+            {WHEN_CHOICES.map((choice) => (
+              <div key={choice.value} className="choice-row">
+                <label className="check-row">
+                  <input
+                    id={`${uid}-when-${choice.value}`}
+                    type="radio"
+                    name={`${uid}-when`}
+                    value={choice.value}
+                    checked={draft.when === choice.value}
+                    aria-describedby={`${uid}-when-${choice.value}-hint`}
+                    onChange={() => set({ when: choice.value })}
+                  />
+                  <span>{choice.label}</span>
+                </label>
+                <p id={`${uid}-when-${choice.value}-hint`} className="help">
+                  {choice.hint}
+                </p>
+              </div>
+            ))}
+            {errorFor("when")}
+          </fieldset>
+
+          <div className="delay-field">
+            <label htmlFor={ids.delay}>Delay</label>
+            <div className="field-pair">
+              <input
+                id={ids.delay}
+                type="text"
+                inputMode="decimal"
+                autoComplete="off"
+                size={6}
+                placeholder="none"
+                value={draft.delay}
+                onChange={(e) => set({ delay: e.target.value })}
+                {...invalid("delay", `${uid}-delay-hint`)}
+              />
+              <select
+                aria-label="Delay unit"
+                value={draft.delayUnit}
+                onChange={(e) => set({ delayUnit: e.target.value as DelayUnit })}
+              >
+                <option value="minutes">minutes</option>
+                <option value="seconds">seconds</option>
+              </select>
+            </div>
+            <p id={`${uid}-delay-hint`} className="help">
+              Sent only if still open (not answered or dismissed) this long after it arrived. Empty: at once.
+            </p>
+            {errorFor("delay")}
+          </div>
+
+          <div className="quiet-switch">
+            <label className="check-row">
+              <input
+                id={ids.quiet}
+                type="checkbox"
+                checked={draft.quiet}
+                onChange={(e) => set({ quiet: e.target.checked })}
+                {...invalid("quiet", `${uid}-quiet-hint`)}
+              />
+              <span>Quiet hours</span>
+            </label>
+            <p id={`${uid}-quiet-hint`} className="help">
+              Nothing is sent inside the window (this computer's time); what is still open at its end is sent then.
+            </p>
+            {errorFor("quiet")}
+          </div>
+          {draft.quiet && (
+            <div className="quiet-fields">
+              <div className="field-pair">
+                <label>
+                  <span>From</span>
+                  <input
+                    id={ids.start}
+                    type="text"
+                    inputMode="numeric"
+                    autoComplete="off"
+                    size={5}
+                    placeholder="22:00"
+                    value={draft.start}
+                    onChange={(e) => set({ start: e.target.value })}
+                    {...invalid("start", `${uid}-time-hint`)}
+                  />
+                </label>
+                <label>
+                  <span>To</span>
+                  <input
+                    id={ids.end}
+                    type="text"
+                    inputMode="numeric"
+                    autoComplete="off"
+                    size={5}
+                    placeholder="07:00"
+                    value={draft.end}
+                    onChange={(e) => set({ end: e.target.value })}
+                    {...invalid("end", `${uid}-time-hint`)}
+                  />
+                </label>
+              </div>
+              <p id={`${uid}-time-hint`} className="help">
+                24-hour HH:MM. From after To runs past midnight (22:00 to 07:00).
+              </p>
+              {errorFor("start")}
+              {errorFor("end")}
+              <fieldset className="day-choices" {...describedGroup("days", `${uid}-days-hint`)}>
+                <legend>Days</legend>
+                <div className="day-row">
+                  {QUIET_DAYS.map((day) => (
+                    <label key={day} className="check-row">
+                      <input
+                        id={`${uid}-day-${day}`}
+                        type="checkbox"
+                        checked={draft.days.includes(day)}
+                        onChange={(e) =>
+                          set({
+                            days: e.target.checked
+                              ? [...draft.days, day]
+                              : draft.days.filter((picked) => picked !== day),
+                          })
+                        }
+                      />
+                      <span>{DAY_LABELS[day]}</span>
+                    </label>
+                  ))}
+                </div>
+                <p id={`${uid}-days-hint`} className="help">
+                  A night belongs to the day it starts on.
+                </p>
+                {errorFor("days")}
+              </fieldset>
+              <label className="check-row">
+                <input
+                  type="checkbox"
+                  checked={draft.allowCritical}
+                  onChange={(e) => set({ allowCritical: e.target.checked })}
+                />
+                <span>Critical still comes through</span>
+              </label>
+            </div>
+          )}
+          {preview && (
+            <p className="delivery-preview">
+              <span className="muted">Summary:</span> {preview}
+            </p>
+          )}
+        </fieldset>
+
+        {errorFor("form")}
         <button type="submit" disabled={providers.length === 0}>
           {route ? "Save route" : "Add route"}
         </button>

@@ -1,4 +1,4 @@
-import { routingSummary } from "@notify/contracts";
+import { routingSummary } from "@notify/contracts/routing-summary";
 import {
   type DeliveryResult,
   OUTBOX_STATUSES,
