@@ -213,6 +213,11 @@ export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
       ) STRICT;
     `);
   },
+  // 8: how an answer reached the broker, for display (`ui`: the web page's /ui/api). The stored `source` of a web
+  // page answer is `desktop` by contract; this tells it apart from a toast's answer on the page.
+  (db) => {
+    db.exec("ALTER TABLE interactions ADD COLUMN answered_via TEXT;");
+  },
 ];
 
 export function migrate(db: DatabaseSync): void {
