@@ -33,7 +33,7 @@ import { eventRoutes } from "./routes/events.js";
 import { healthRoute, livenessRoute } from "./routes/health.js";
 import { interactionRoutes } from "./routes/interactions.js";
 import { notificationRoutes } from "./routes/notifications.js";
-import { uiInboxRoutes } from "./routes/ui-inbox.js";
+import { uiInboxRoutes, uiInteraction } from "./routes/ui-inbox.js";
 import { uiOutboundRoutes } from "./routes/ui-outbound.js";
 import { uiPageRoutes } from "./routes/ui-pages.js";
 import { uiPresenceRoutes } from "./routes/ui-presence.js";
@@ -394,7 +394,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     done();
   });
 
-  const uiEvents = new UiEventLog(options.ui.bus);
+  const uiEvents = new UiEventLog(options.ui.bus, undefined, (item) => uiInteraction(options.interactions, item));
   app.addHook("onClose", (_instance, done) => {
     uiEvents.close();
     done();

@@ -274,6 +274,11 @@ export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
       CREATE INDEX routed_by_subject ON routed_deliveries(subject, subject_seq);
     `);
   },
+  // 10: how an answer reached the broker, for display (`ui`: the web page's /ui/api). The stored `source` of a web
+  // page answer is `desktop` by contract; this tells it apart from a toast's answer on the page.
+  (db) => {
+    db.exec("ALTER TABLE interactions ADD COLUMN answered_via TEXT;");
+  },
 ];
 
 export function migrate(db: DatabaseSync): void {
