@@ -246,7 +246,7 @@ export class SqliteInteractionStore implements InteractionStore {
       | undefined;
     const facts: UiFacts = {};
     if (row?.notification_id) facts.notification_id = row.notification_id;
-    if (row?.answered_via === "ui") facts.answered_via = "ui";
+    if (row?.answered_via === "ui" || row?.answered_via === "toast") facts.answered_via = row.answered_via;
     return facts;
   }
 

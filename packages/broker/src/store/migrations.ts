@@ -279,6 +279,16 @@ export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
   (db) => {
     db.exec("ALTER TABLE interactions ADD COLUMN answered_via TEXT;");
   },
+  // 11: the delivery timeline (issue 24 item 5, docs/routing.md): what a routed row was held for when it was
+  // held (the policy's wait reason, its due time, the presence then), kept when the row is later sent or voided
+  // (its `reason`, `due_ms` and `presence` then say what released it). NULL for a row that went at once.
+  (db) => {
+    db.exec(`
+      ALTER TABLE routed_deliveries ADD COLUMN held_reason TEXT;
+      ALTER TABLE routed_deliveries ADD COLUMN held_due_ms INTEGER;
+      ALTER TABLE routed_deliveries ADD COLUMN held_presence TEXT;
+    `);
+  },
 ];
 
 export function migrate(db: DatabaseSync): void {
