@@ -17,7 +17,7 @@ describe("timelineLine", () => {
     ],
     [
       { event: "held", at, route: phone, reason: "delay", until: "2026-01-14T12:02:00.000Z" },
-      "Held for Phone (ntfy) until 12:02:00: its delay",
+      "Held for Phone (ntfy) until 12:02:00 (its delay)",
     ],
     [
       { event: "held", at, route: phone, reason: "presence", until: null, presence: "present" },
@@ -25,7 +25,7 @@ describe("timelineLine", () => {
     ],
     [
       { event: "held", at, route: phone, reason: "quiet_hours", until: "2026-01-15T07:00:00.000Z" },
-      "Held for Phone (ntfy) until 07:00:00: quiet hours",
+      "Held for Phone (ntfy) until 07:00:00 (quiet hours)",
     ],
     [
       {

@@ -192,7 +192,7 @@ describe.skipIf(!run)("the item detail's timeline in Chromium", () => {
     const list = page.getByRole("list", { name: "Timeline" });
     const lines = list.getByRole("listitem");
     await list.getByText("Question asked").waitFor();
-    await list.getByText(/^Held for Phone \(webhook\) until \d\d:\d\d:\d\d: its delay$/).waitFor();
+    await list.getByText(/^Held for Phone \(webhook\) until \d\d:\d\d:\d\d \(its delay\)$/).waitFor();
     // No stream event marks the release: the page looks again after the due time.
     await list.getByText("Sent to Phone (webhook) because it was still open after the delay").waitFor();
     await list.getByText("Sent to Log (webhook)", { exact: true }).waitFor();

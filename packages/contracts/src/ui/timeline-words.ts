@@ -53,13 +53,13 @@ export function timelineLine(entry: TimelineEntry, time: (iso: string) => string
     case "held": {
       const route = timelineRouteName(entry.route);
       if (entry.reason === "quiet_hours") {
-        return `Held for ${route}${entry.until ? ` until ${time(entry.until)}` : ""}: quiet hours`;
+        return `Held for ${route}${entry.until ? ` until ${time(entry.until)}` : ""} (quiet hours)`;
       }
       if (entry.until === null) {
         const wanted = entry.presence === "away" ? "you were back at the computer" : "you were away";
         return `Held for ${route} until ${wanted}`;
       }
-      const because = HELD_BECAUSE[entry.presence ?? ""] ?? (entry.reason === "delay" ? ": its delay" : "");
+      const because = HELD_BECAUSE[entry.presence ?? ""] ?? (entry.reason === "delay" ? " (its delay)" : "");
       return `Held for ${route} until ${time(entry.until)}${because}`;
     }
     case "not_sent":
