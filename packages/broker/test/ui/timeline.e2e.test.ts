@@ -199,9 +199,16 @@ describe.skipIf(!run)("the item detail's timeline in Chromium", () => {
     // Each line starts with the local time, hh:mm:ss.
     for (const line of await lines.allTextContents()) expect(line).toMatch(/^\d\d:\d\d:\d\d /);
 
-    // Answered on the card above: the stream's change reads the timeline again.
-    await page.getByRole("article", { name: "Run the migration?" }).getByRole("button", { name: "Allow" }).click();
-    await list.getByText("Answered “Allow” from this computer's web page").waitFor();
+    // Answered on the phone (over /v1, as the relay's poller does): the stream's change reads the timeline again.
+    const answered = await ui.v1("POST", `/interactions/${question.id}/respond`, {
+      response_id: "phone-chromium",
+      request_digest: question.request_digest,
+      nonce: question.nonce,
+      choice_id: "allow",
+      source: "relay",
+    });
+    expect(answered.status).toBe(200);
+    await list.getByText("Answered “Allow” on the phone").waitFor();
     await list.getByText("Not sent to Pager (webhook): settled before its time").waitFor();
     const texts = (await lines.allTextContents()).map((line) => line.replace(/^\d\d:\d\d:\d\d /, ""));
     expect(texts.indexOf("Question asked")).toBe(0);
