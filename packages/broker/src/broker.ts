@@ -34,6 +34,7 @@ import { SoundLibrary } from "./presentation/sounds/sound-library.js";
 import { AnswerPoller, type PollerOptions } from "./relay/answer-poller.js";
 import type { OtherTools } from "./router/other-tools.js";
 import { RouterSettingsFile } from "./router/router-settings.js";
+import { ItemTimelines } from "./routing/timeline.js";
 import { SecretSealer } from "./secrets/sealer.js";
 import { SqliteArcEventStore } from "./store/arc-event-store.js";
 import { checkpointsUnderLoad } from "./store/checkpointer.js";
@@ -250,8 +251,9 @@ export function createBroker(options: BrokerOptions): Broker {
   const sounds = new SoundLibrary(settings.dataDir);
   const presence = new PresenceMonitor(clock, settings.awayAfterSeconds);
   // Attention routing (docs/routing.md): routes with a delay, `when` or quiet hours decide through the policy.
+  const routedStore = new SqliteRoutedStore(db);
   const attention = new AttentionRouter(
-    new SqliteRoutedStore(db),
+    routedStore,
     outbox,
     outbound,
     clock,
@@ -287,6 +289,16 @@ export function createBroker(options: BrokerOptions): Broker {
       sounds,
       presence,
       ...(options.uiDir ? { dir: options.uiDir } : {}),
+      // The item detail's delivery timeline (issue 24 item 5, docs/routing.md).
+      timelines: new ItemTimelines({
+        db,
+        notifications,
+        interactions,
+        outbox,
+        routed: routedStore,
+        outbound,
+        questionOf: (notificationId) => interactionStore.questionOfNotification(notificationId)?.id,
+      }),
     },
     router: {
       db: routerDb,

@@ -94,12 +94,8 @@ await call("POST", "/v1/interactions/request", {
   agent: "deploy-bot",
   project: "shop-web",
 });
-const permission = await call("POST", "/v1/interactions/request", {
-  kind: "permission",
-  prompt: "Allow `npm publish --tag next` in shop-web?\nThis uploads version 2.4.0-rc.1 to the registry.",
-  agent: "claude-code",
-  project: "shop-web",
-});
+// The phone's provider and a route with attention routing before the permission question, so its detail page shows
+// a hold on the timeline (a long delay: nothing leaves while the screenshots are taken).
 await call(
   "POST",
   "/ui/api/outbound/providers",
@@ -111,6 +107,18 @@ await call(
   },
   true,
 );
+await call(
+  "POST",
+  "/ui/api/outbound/routes",
+  { name: "Phone", provider: "phone", when: "away", delay_seconds: 1800, enabled: true },
+  true,
+);
+const permission = await call("POST", "/v1/interactions/request", {
+  kind: "permission",
+  prompt: "Allow `npm publish --tag next` in shop-web?\nThis uploads version 2.4.0-rc.1 to the registry.",
+  agent: "claude-code",
+  project: "shop-web",
+});
 await call(
   "POST",
   "/ui/api/outbound/routes",

@@ -33,7 +33,7 @@ import { eventRoutes } from "./routes/events.js";
 import { healthRoute, livenessRoute } from "./routes/health.js";
 import { interactionRoutes } from "./routes/interactions.js";
 import { notificationRoutes } from "./routes/notifications.js";
-import { uiInboxRoutes } from "./routes/ui-inbox.js";
+import { uiInboxRoutes, uiInteraction } from "./routes/ui-inbox.js";
 import { uiOutboundRoutes } from "./routes/ui-outbound.js";
 import { uiPageRoutes } from "./routes/ui-pages.js";
 import { uiPresenceRoutes } from "./routes/ui-presence.js";
@@ -46,6 +46,7 @@ import { uiRouterPresetRoutes } from "./routes/ui-router-presets.js";
 import { uiSessionRoutes } from "./routes/ui-session.js";
 import { SOUND_UPLOAD_PREFIX, uiSoundRoutes } from "./routes/ui-sounds.js";
 import { uiStreamRoutes } from "./routes/ui-stream.js";
+import { uiTimelineRoutes } from "./routes/ui-timeline.js";
 import { uiTypeRoutes } from "./routes/ui-types.js";
 import { cliCommand } from "./ui/status-page.js";
 import { UiEventLog } from "./ui/ui-event-log.js";
@@ -99,6 +100,7 @@ export interface AppOptions {
     presence?: PresenceMonitor;
     /** The built page's directory (tests point it elsewhere); packages/web/dist by default. */
     dir?: string;
+    timelines?: import("../routing/timeline.js").ItemTimelines;
   };
   clock?: Clock;
   /** Process start, for `uptimeSeconds`. */
@@ -394,7 +396,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     done();
   });
 
-  const uiEvents = new UiEventLog(options.ui.bus);
+  const uiEvents = new UiEventLog(options.ui.bus, undefined, (item) => uiInteraction(options.interactions, item));
   app.addHook("onClose", (_instance, done) => {
     uiEvents.close();
     done();
@@ -459,6 +461,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
         events: uiEvents,
       });
       await ui.register(uiStreamRoutes, { events: uiEvents });
+      if (options.ui.timelines) await ui.register(uiTimelineRoutes, { timelines: options.ui.timelines });
       await ui.register(uiPresentationRoutes, { presentation: options.ui.presentation });
       await ui.register(uiSoundRoutes, { sounds: options.ui.sounds });
       if (options.ui.presence) await ui.register(uiPresenceRoutes, { presence: options.ui.presence });

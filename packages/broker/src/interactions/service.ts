@@ -8,11 +8,13 @@ import type { UnitOfWork } from "../domain/unit-of-work.js";
 import type { InteractionStore } from "../store/interaction-store.js";
 import { characterCount } from "../validation/fields.js";
 import type {
+  AnsweredVia,
   InteractionDto,
   InteractionFilter,
   InteractionInput,
   InteractionResponse,
   RespondInput,
+  UiFacts,
 } from "./types.js";
 import { parseRespond } from "./validate.js";
 
@@ -184,10 +186,12 @@ export class InteractionService {
    * 3 not open 400; 4 digest 400; 5 nonce (constant time) 400; 6 answer shape 400. The body's structure is
    * checked after rule 2, so a replay or a conflicting second answer is recognised whatever else it carries.
    */
-  respond(id: string, body: unknown): InteractionDto {
+  respond(id: string, body: unknown, via?: AnsweredVia): InteractionDto {
     const current = this.get(id);
     if (current.status === "answered") return this.replayOrConflict(current, responseIdOf(body));
-    return this.answer(id, parseRespond(body));
+    const answer = parseRespond(body);
+    if (via !== undefined) answer.via = via;
+    return this.answer(id, answer);
   }
 
   /** The ordered checks for an answer whose structure is already valid (HTTP respond and ARC response.submitted). */
@@ -207,7 +211,7 @@ export class InteractionService {
       if (answer.choice_id !== undefined) response.choice_id = answer.choice_id;
       if (answer.text !== undefined) response.text = answer.text;
       if (answer.device_id !== undefined) response.device_id = answer.device_id;
-      if (!this.store.settle(current.id, "answered", now, response)) {
+      if (!this.store.settle(current.id, "answered", now, response, answer.via)) {
         // Another answer won between the read and the write: report it as that answer would be reported.
         const winner = this.get(id);
         if (winner.status === "answered") return this.replayOrConflict(winner, answer.response_id);
@@ -227,6 +231,11 @@ export class InteractionService {
   /** The notification an interaction belongs to, when it was opened for one (ARC). */
   notificationIdOf(id: string): string | undefined {
     return this.store.notificationIdOf(id);
+  }
+
+  /** What the web page shows beyond the DTO: the question's notification, and whether it was answered there. */
+  uiFacts(id: string): UiFacts {
+    return this.store.uiFacts(id);
   }
 
   /** Cancels a pending interaction; idempotent on terminal states (returns the current object). */

@@ -41,6 +41,18 @@ export interface RespondInput {
   text?: string;
   source: string;
   device_id?: string;
+  /**
+   * How the answer reached the broker, for display only (docs/api.md): `ui` when it came through POST /ui/api,
+   * `toast` from a desktop notification's button.
+   */
+  via?: AnsweredVia;
+}
+
+/** Display-only facts of a question the web page reads (docs/api.md, /ui/api): never part of the /v1 DTO. */
+export type AnsweredVia = "ui" | "toast";
+export interface UiFacts {
+  notification_id?: string;
+  answered_via?: AnsweredVia;
 }
 
 export interface InteractionFilter {

@@ -200,7 +200,14 @@ export class AttentionRouter {
     }
     if (decision.action === "wait") {
       const due = decision.until === null ? null : Math.max(decision.until, context.now + 1);
-      this.store.insert({ ...base, state: "held", dueMs: due, reason: decision.reason });
+      this.store.insert({
+        ...base,
+        state: "held",
+        dueMs: due,
+        reason: decision.reason,
+        // The presence that kept it, for the timeline: only a route with `when` waits on one.
+        presence: route.when === undefined || route.when === "always" ? undefined : context.presence.state,
+      });
       if (due !== null) this.unit.afterCommit(() => this.armFor(due));
     }
     return false;

@@ -252,6 +252,7 @@ export class Presenter {
         nonce: current.nonce,
         choice_id: choiceId,
         source: "desktop",
+        via: "toast",
       });
     } catch (error) {
       // Another answer won, or the question expired meanwhile: the toast closes through the settle event.

@@ -6,6 +6,7 @@ import type {
   InteractionKind,
   InteractionResponse,
   InteractionStatus,
+  UiFacts,
 } from "../interactions/types.js";
 
 const COLUMNS =
@@ -21,12 +22,13 @@ const SELECT_PENDING_BY_KEY = `SELECT ${COLUMNS} FROM interactions WHERE key = ?
 const EXTEND = `UPDATE interactions SET expires_ms = :expires_ms, expires_at = :expires_at, updated_at = :updated_at
   WHERE id = :id AND status = 'pending'`;
 const SETTLE = `UPDATE interactions SET status = :status, updated_at = :updated_at, answered_at = :answered_at,
-  response = :response WHERE id = :id AND status = 'pending'`;
+  response = :response, answered_via = :answered_via WHERE id = :id AND status = 'pending'`;
 // INDEXED BY: the sweep runs on every read and must touch only overdue rows, not every pending one.
 const EXPIRE_OVERDUE = `UPDATE interactions INDEXED BY interactions_pending_expiry SET status = 'expired', updated_at = :now_iso
   WHERE status = 'pending' AND expires_ms <= :now_ms RETURNING ${COLUMNS}`;
 const SELECT_LATEST_BY_KEY = `SELECT ${COLUMNS} FROM interactions WHERE key = ? ORDER BY seq DESC LIMIT 1`;
 const SELECT_NOTIFICATION_ID = "SELECT notification_id FROM interactions WHERE id = ?";
+const SELECT_UI_FACTS = "SELECT notification_id, answered_via FROM interactions WHERE id = ?";
 /** The newest question of a notification (interactions_by_notification). */
 const SELECT_QUESTION_OF_NOTIFICATION = `SELECT id, kind, choices, expires_at FROM interactions
   WHERE notification_id = ? ORDER BY seq DESC LIMIT 1`;
@@ -104,12 +106,15 @@ export interface InteractionStore {
     status: Exclude<InteractionStatus, "pending">,
     updatedAt: string,
     response?: InteractionResponse,
+    via?: UiFacts["answered_via"],
   ): boolean;
   /** Sweeps every overdue pending interaction to `expired` and returns them. */
   expireOverdue(nowMs: number, nowIso: string): InteractionDto[];
   latestByKey(key: string): InteractionDto | undefined;
   questionOfNotification(notificationId: string): NotificationQuestion | undefined;
   notificationIdOf(id: string): string | undefined;
+  /** The question's notification and how its answer arrived (the web page's display; docs/api.md, /ui/api). */
+  uiFacts(id: string): UiFacts;
   nextExpiry(): number | undefined;
   list(filter: InteractionFilter): InteractionDto[];
 }
@@ -125,6 +130,7 @@ export class SqliteInteractionStore implements InteractionStore {
   private readonly nextExpiryStatement: StatementSync;
   private readonly latestByKeyStatement: StatementSync;
   private readonly notificationIdStatement: StatementSync;
+  private readonly uiFactsStatement: StatementSync;
   private readonly questionOfNotificationStatement: StatementSync;
   private readonly listStatements = new Map<string, StatementSync>();
 
@@ -138,6 +144,7 @@ export class SqliteInteractionStore implements InteractionStore {
     this.nextExpiryStatement = db.prepare(NEXT_EXPIRY);
     this.latestByKeyStatement = db.prepare(SELECT_LATEST_BY_KEY);
     this.notificationIdStatement = db.prepare(SELECT_NOTIFICATION_ID);
+    this.uiFactsStatement = db.prepare(SELECT_UI_FACTS);
     this.questionOfNotificationStatement = db.prepare(SELECT_QUESTION_OF_NOTIFICATION);
   }
 
@@ -190,6 +197,7 @@ export class SqliteInteractionStore implements InteractionStore {
     status: Exclude<InteractionStatus, "pending">,
     updatedAt: string,
     response?: InteractionResponse,
+    via?: UiFacts["answered_via"],
   ): boolean {
     const result = this.settleStatement.run({
       id,
@@ -197,6 +205,7 @@ export class SqliteInteractionStore implements InteractionStore {
       updated_at: updatedAt,
       answered_at: response ? response.created_at : null,
       response: response ? JSON.stringify(response) : null,
+      answered_via: via ?? null,
     });
     return Number(result.changes) === 1;
   }
@@ -228,6 +237,17 @@ export class SqliteInteractionStore implements InteractionStore {
   notificationIdOf(id: string): string | undefined {
     const row = this.notificationIdStatement.get(id) as { notification_id: string | null } | undefined;
     return row?.notification_id ?? undefined;
+  }
+
+  /** The question's notification and how its answer arrived (the web page's display; docs/api.md, /ui/api). */
+  uiFacts(id: string): UiFacts {
+    const row = this.uiFactsStatement.get(id) as
+      | { notification_id: string | null; answered_via: string | null }
+      | undefined;
+    const facts: UiFacts = {};
+    if (row?.notification_id) facts.notification_id = row.notification_id;
+    if (row?.answered_via === "ui" || row?.answered_via === "toast") facts.answered_via = row.answered_via;
+    return facts;
   }
 
   nextExpiry(): number | undefined {

@@ -274,6 +274,21 @@ export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
       CREATE INDEX routed_by_subject ON routed_deliveries(subject, subject_seq);
     `);
   },
+  // 10: how an answer reached the broker, for display (`ui`: the web page's /ui/api). The stored `source` of a web
+  // page answer is `desktop` by contract; this tells it apart from a toast's answer on the page.
+  (db) => {
+    db.exec("ALTER TABLE interactions ADD COLUMN answered_via TEXT;");
+  },
+  // 11: the delivery timeline (issue 24 item 5, docs/routing.md): what a routed row was held for when it was
+  // held (the policy's wait reason, its due time, the presence then), kept when the row is later sent or voided
+  // (its `reason`, `due_ms` and `presence` then say what released it). NULL for a row that went at once.
+  (db) => {
+    db.exec(`
+      ALTER TABLE routed_deliveries ADD COLUMN held_reason TEXT;
+      ALTER TABLE routed_deliveries ADD COLUMN held_due_ms INTEGER;
+      ALTER TABLE routed_deliveries ADD COLUMN held_presence TEXT;
+    `);
+  },
 ];
 
 export function migrate(db: DatabaseSync): void {

@@ -4,10 +4,10 @@ import type { OutboxSubject } from "../outbox/types.js";
 import type { RouteRef } from "./outbox-marker.js";
 
 /**
- * What a route with routing options decided for an item (migration 8, docs/routing.md): a `held` row waits for
- * its due time (or a presence change), becomes `sent` in the transaction that writes its outbox item, or `void`
- * when its item settles first (in the settling transaction) or its route goes. Rows are kept for the item's
- * timeline.
+ * What a route with routing options decided for an item (migrations 9 and 11, docs/routing.md): a `held` row
+ * waits for its due time (or a presence change), becomes `sent` in the transaction that writes its outbox item, or
+ * `void` when its item settles first (in the settling transaction) or its route goes. Rows are kept for the item's
+ * timeline, which also reads what a row was held for (`held_*`, written once when it is held).
  */
 
 export type RoutedState = "held" | "sent" | "void";
@@ -39,6 +39,10 @@ export interface RoutedRow {
   outboxSeq: number | null;
   createdMs: number;
   updatedMs: number;
+  /** What the row was held for when it was held (migration 11); null for a row that went at once. */
+  heldReason: string | null;
+  heldDueMs: number | null;
+  heldPresence: string | null;
 }
 
 export interface NewRouted {
@@ -49,6 +53,7 @@ export interface NewRouted {
   state: RoutedState;
   dueMs: number | null;
   reason: string;
+  /** The presence the decision saw: kept as `presence` on a sent row, as `held_presence` on a held one. */
   presence?: string | undefined;
   outboxSeq?: number | undefined;
   nowMs: number;
@@ -129,8 +134,8 @@ export class SqliteRoutedStore implements RoutedStore {
   constructor(db: DatabaseSync) {
     this.statements = {
       insert: db.prepare(`INSERT INTO routed_deliveries (subject, subject_seq, route_id, provider_id, include_message,
-        priority, state, due_ms, reason, presence, outbox_seq, created_ms, updated_ms)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+        priority, state, due_ms, reason, presence, outbox_seq, created_ms, updated_ms, held_reason, held_due_ms,
+        held_presence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       isHeld: db.prepare(`SELECT 1 FROM routed_deliveries INDEXED BY routed_by_subject
         WHERE subject = ? AND subject_seq = ? AND route_id = ? AND state = 'held' LIMIT 1`),
       due: db.prepare(`SELECT ${HELD_COLUMNS} FROM routed_deliveries r INDEXED BY routed_due ${HELD_JOINS}
@@ -151,11 +156,13 @@ export class SqliteRoutedStore implements RoutedStore {
       voidFor: db.prepare(`UPDATE routed_deliveries SET state = 'void', due_ms = NULL, reason = ?3, updated_ms = ?4
         WHERE subject = ?1 AND subject_seq = ${SUBJECT_SEQ} AND state = 'held'`),
       forSubject: db.prepare(`SELECT route_id, provider_id, state, due_ms, reason, presence, outbox_seq, created_ms,
-        updated_ms FROM routed_deliveries WHERE subject = ?1 AND subject_seq = ${SUBJECT_SEQ} ORDER BY seq`),
+        updated_ms, held_reason, held_due_ms, held_presence FROM routed_deliveries INDEXED BY routed_by_subject
+        WHERE subject = ?1 AND subject_seq = ${SUBJECT_SEQ} ORDER BY seq`),
     };
   }
 
   insert(row: NewRouted): void {
+    const held = row.state === "held";
     this.statements.insert.run(
       row.subject,
       row.subjectSeq,
@@ -166,10 +173,13 @@ export class SqliteRoutedStore implements RoutedStore {
       row.state,
       row.dueMs,
       row.reason,
-      row.presence ?? null,
+      held ? null : (row.presence ?? null),
       row.outboxSeq ?? null,
       row.nowMs,
       row.nowMs,
+      held ? row.reason : null,
+      held ? row.dueMs : null,
+      held ? (row.presence ?? null) : null,
     );
   }
 
@@ -221,6 +231,9 @@ export class SqliteRoutedStore implements RoutedStore {
       outbox_seq: number | null;
       created_ms: number;
       updated_ms: number;
+      held_reason: string | null;
+      held_due_ms: number | null;
+      held_presence: string | null;
     }[];
     return rows.map((row) => ({
       routeId: row.route_id,
@@ -232,6 +245,9 @@ export class SqliteRoutedStore implements RoutedStore {
       outboxSeq: row.outbox_seq,
       createdMs: row.created_ms,
       updatedMs: row.updated_ms,
+      heldReason: row.held_reason,
+      heldDueMs: row.held_due_ms,
+      heldPresence: row.held_presence,
     }));
   }
 }

@@ -136,6 +136,12 @@ describe.runIf(runs)("freedesktop adapter against a real dbus-daemon and a recor
     expect(answered.status).toBe(200);
     expect(answered.body.status).toBe("answered");
     expect(answered.body.response).toMatchObject({ choice_id: "deny", source: "desktop" });
+    // The web page tells a toast's answer from its own (`answered_via`, display only: never in /v1); so does the
+    // item's timeline (issue 24 item 5).
+    expect(answered.body.answered_via).toBeUndefined();
+    expect((await api("GET", `/ui/api/interactions/${id}`)).body.answered_via).toBe("toast");
+    const timeline = (await api("GET", `/ui/api/interactions/${id}/timeline`)).body.entries as { event: string }[];
+    expect(timeline.at(-1)).toMatchObject({ event: "settled", status: "answered", answered_via: "toast" });
     // The settled question's toast is closed on the desktop.
     expect(await server.closed(1)).toEqual([call?.id]);
     expect(broker.desktop?.visibleKeys()).toEqual([]);

@@ -99,7 +99,7 @@ describe.skipIf(!run)("web UI inbox in Chromium", () => {
     await permissionCard.getByRole("button", { name: "Allow", exact: true }).click();
     const allowed = await waitPermission;
     expect(allowed.body).toMatchObject({ status: "answered", response: { choice_id: "allow", source: "desktop" } });
-    await permissionCard.getByText(/Answered “Allow” from this web page/).waitFor();
+    await permissionCard.getByText(/^Allowed from this computer's web page at /).waitFor();
 
     const choice = await ask({
       kind: "single_choice",
@@ -126,7 +126,7 @@ describe.skipIf(!run)("web UI inbox in Chromium", () => {
       status: "answered",
       response: { text: "Fix flaky test", source: "desktop" },
     });
-    await textCard.getByText(/Answered “Fix flaky test”/).waitFor();
+    await textCard.getByText(/Answered “Fix flaky test” from this computer's web page/).waitFor();
 
     // Cards that end without an answer say how they ended.
     const cancelled = await ask({ kind: "permission", prompt: "Drop the cache?" });
@@ -160,7 +160,7 @@ describe.skipIf(!run)("web UI inbox in Chromium", () => {
     expect(await page.getByRole("button", { name: "Reopen" }).count()).toBe(0);
 
     await hereCard.getByRole("button", { name: "Allow", exact: true }).click();
-    await hereCard.getByText(/Answered “Allow” from this web page/).waitFor();
+    await hereCard.getByText(/^Allowed from this computer's web page at /).waitFor();
     const answered = (await ui.v1<Json>("GET", `/interactions/${there.id}`)).body;
     await ui.v1("POST", `/interactions/${there.id}/respond`, {
       response_id: "r-cli-1",
@@ -171,17 +171,107 @@ describe.skipIf(!run)("web UI inbox in Chromium", () => {
     });
     await page
       .getByRole("article", { name: "Delete the branch?" })
-      .getByText(/Answered “Deny” from the command line/)
+      .getByText(/^Denied from the command line at /)
       .waitFor();
     // After a reload the page still knows which answer it sent, and the halves stay folded into their cards.
     await page.reload();
     await page
       .getByRole("article", { name: "Push to main?" })
-      .getByText(/from this web page/)
+      .getByText(/from this computer's web page/)
       .waitFor();
     expect(await page.getByText("Permission needed from claude").count()).toBe(0);
     expect(await page.getByRole("button", { name: "Reopen" }).count()).toBe(0);
     expect(here.id).not.toBe(there.id);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("shows a question and its notification half as one card that names who answered it", async () => {
+    const { page, context, problems } = await signedInPage(browser(), ui);
+    await page.getByText("Live").waitFor();
+    const items = page.getByRole("list", { name: "Notifications and questions" }).getByRole("article");
+    const count = page.getByText(/^(\d+ of )?\d+ items$/);
+
+    // A native question: its notification half ("Permission needed from codex") is no row of its own.
+    const native = await ask({ kind: "permission", prompt: "Delete the tmp dir?", agent: "codex", project: "shop" });
+    const nativeCard = page.getByRole("article", { name: "Delete the tmp dir?" });
+    await nativeCard.getByRole("button", { name: "Allow", exact: true }).waitFor();
+    // An ARC permission request: the notification is the condition, the question is asked for it.
+    const arc = (
+      await ui.v1<Json>("POST", "/events", {
+        arc_version: "0.2",
+        event_id: "evt-one-item-1",
+        event_type: "request.created",
+        occurred_at: new Date().toISOString(),
+        sender: { id: "claude-code", name: "Claude Code" },
+        request: {
+          kind: "permission",
+          key: "one-item",
+          message: "Run `npm publish`?",
+          response: {
+            kind: "permission",
+            choices: [
+              { id: "allow", label: "Allow" },
+              { id: "deny", label: "Deny" },
+            ],
+            expires_at: new Date(Date.now() + 600_000).toISOString(),
+          },
+        },
+      })
+    ).body;
+    expect(arc.notification.title).toBe("Permission needed from Claude Code");
+    const arcCard = page.getByRole("article", { name: "Run `npm publish`?" });
+    await arcCard.getByRole("button", { name: "Deny", exact: true }).waitFor();
+    // A plain notification keeps its row, its title and its buttons.
+    await ui.v1("POST", "/notifications", { title: "Build done", message: "All green", type: "completed" });
+    const plain = page.getByRole("article", { name: "Build done" });
+    await plain.getByRole("button", { name: "Dismiss" }).waitFor();
+    await plain.getByRole("button", { name: "Resolve" }).waitFor();
+
+    await count.filter({ hasText: "3 items" }).waitFor();
+    expect(await items.count()).toBe(3);
+    expect(await page.getByText(/Permission needed/).count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Dismiss" }).count()).toBe(1);
+    // The Type filter finds the card under its notification half's type, and counts it once.
+    await page.getByRole("combobox", { name: "Type" }).selectOption("permission_required");
+    await count.filter({ hasText: "2 of 3 items" }).waitFor();
+    await page.getByRole("combobox", { name: "Type" }).selectOption("");
+
+    // Answered from the page: the card names the page, not "desktop"; still one item, and no Reopen.
+    await nativeCard.getByRole("button", { name: "Allow", exact: true }).click();
+    await nativeCard.getByText(/^Allowed from this computer's web page at \d/).waitFor();
+    const stored = (await ui.v1<Json>("GET", `/interactions/${native.id}`)).body;
+    expect(stored.response).toMatchObject({ choice_id: "allow", source: "desktop" });
+    // Answered over /v1 by the CLI and by a phone: the card says so.
+    await ui.v1("POST", `/interactions/${arc.interaction.id}/respond`, {
+      response_id: "cli-one-item",
+      request_digest: arc.interaction.request_digest,
+      nonce: arc.interaction.nonce,
+      choice_id: "deny",
+      source: "cli",
+    });
+    await arcCard.getByText(/^Denied from the command line at \d/).waitFor();
+    const text = await ask({ kind: "text", prompt: "Name the branch?", agent: "codex" });
+    const textCard = page.getByRole("article", { name: "Name the branch?" });
+    await textCard.getByRole("button", { name: "Send" }).waitFor();
+    await ui.v1("POST", `/interactions/${text.id}/respond`, {
+      response_id: "phone-one-item",
+      request_digest: text.request_digest,
+      nonce: text.nonce,
+      text: "fix/flaky",
+      source: "phone",
+    });
+    await textCard.getByText(/^Answered “fix\/flaky” on the phone at \d/).waitFor();
+    await count.filter({ hasText: "4 items" }).waitFor();
+    expect(await page.getByText(/Permission needed|Question from/).count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Reopen" }).count()).toBe(0);
+
+    // After a reload (the snapshot, not the stream) it is the same picture.
+    await page.reload();
+    await nativeCard.getByText(/^Allowed from this computer's web page at \d/).waitFor();
+    await count.filter({ hasText: "4 items" }).waitFor();
+    expect(await items.count()).toBe(4);
+    expect(await page.getByText(/Permission needed|Question from/).count()).toBe(0);
     expect(problems).toEqual([]);
     await context.close();
   });
@@ -231,7 +321,7 @@ describe.skipIf(!run)("web UI inbox in Chromium", () => {
     await card.getByRole("button", { name: "Allow", exact: true }).click();
     await card.getByText(/answered elsewhere/i).waitFor();
     // Then the card shows who answered.
-    await card.getByText(/Answered “Deny” from the command line/).waitFor();
+    await card.getByText(/Denied from the command line/).waitFor();
     await context.close();
   });
 

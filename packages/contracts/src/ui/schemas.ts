@@ -10,7 +10,14 @@ export type { ArcInteraction, ArcNotification } from "../producer.js";
  */
 
 export type UiNotification = ArcNotification;
-export type UiInteraction = ArcInteraction;
+/**
+ * A question as /ui/api serves it: the /v1 InteractionDto plus two display-only facts (docs/api.md, /ui/api).
+ * `notification_id`: the notification raised with the question (its "notification half"); the page shows the two
+ * as one item. `answered_via: "ui"`: the answer came through POST /ui/api/interactions/{id}/respond, the page
+ * itself; `"toast"`: a desktop notification's button. Both store `source: "desktop"` (DESIGN.md), which alone would
+ * not tell them apart.
+ */
+export type UiInteraction = ArcInteraction & { notification_id?: string; answered_via?: "ui" | "toast" };
 
 export const NOTIFICATION_STATUSES = ["active", "dismissed", "resolved"] as const;
 export const PRIORITIES = ["low", "normal", "high", "critical"] as const;

@@ -3,6 +3,7 @@ import type {
   ErrorBody,
   ImportedSound,
   InboxSnapshot,
+  ItemTimeline,
   NotificationStatusBody,
   OutboundKind,
   OutboundProvider,
@@ -97,6 +98,9 @@ export const api = {
   interaction: (interactionId: string) => call<UiInteraction>("GET", `/interactions/${id(interactionId)}`),
   respond: (interactionId: string, body: UiRespondBody) =>
     call<UiInteraction>("POST", `/interactions/${id(interactionId)}/respond`, body),
+  /** The delivery timeline of an item (either half of a question gives the same). */
+  timeline: (kind: "notification" | "interaction", itemId: string) =>
+    call<ItemTimeline>("GET", `/${kind === "notification" ? "notifications" : "interactions"}/${id(itemId)}/timeline`),
 
   presentation: () => call<PresentationSettings>("GET", "/presentation"),
   savePresentation: (patch: PresentationPatch) => call<PresentationSettings>("PUT", "/presentation", patch),

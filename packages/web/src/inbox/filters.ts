@@ -1,3 +1,4 @@
+import type { UiNotification } from "@notify/contracts/ui";
 import type { InboxItem } from "../api/inbox-store.js";
 
 export interface InboxFilter {
@@ -14,18 +15,22 @@ export const NO_FILTER: InboxFilter = { status: "", type: "", project: "", agent
 /** The type shown for an item: questions are one type of their own. */
 export const typeOf = (entry: InboxItem) => (entry.kind === "notification" ? entry.item.type : "question");
 
-export function matches(entry: InboxItem, filter: InboxFilter, search: string): boolean {
+/**
+ * `companion`: the notification half of a question (one-item.ts). The card stands for both: the Type filter finds
+ * it under "question" and under the notification's type, and the search reads the notification's title too.
+ */
+export function matches(entry: InboxItem, filter: InboxFilter, search: string, companion?: UiNotification): boolean {
   const { item } = entry;
   if (filter.unresolved && item.status !== (entry.kind === "notification" ? "active" : "pending")) return false;
   if (filter.status && item.status !== filter.status) return false;
-  if (filter.type && typeOf(entry) !== filter.type) return false;
+  if (filter.type && typeOf(entry) !== filter.type && companion?.type !== filter.type) return false;
   if (filter.project && item.project !== filter.project) return false;
   if (filter.agent && item.agent !== filter.agent) return false;
   if (search) {
     const text =
       entry.kind === "notification"
         ? `${entry.item.title}\n${entry.item.message}\n${entry.item.agent}\n${entry.item.project ?? ""}`
-        : `${entry.item.prompt}\n${entry.item.agent}\n${entry.item.project ?? ""}`;
+        : `${entry.item.prompt}\n${entry.item.agent}\n${entry.item.project ?? ""}\n${companion?.title ?? ""}`;
     if (!text.toLowerCase().includes(search)) return false;
   }
   return true;

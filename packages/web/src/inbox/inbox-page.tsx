@@ -3,7 +3,7 @@ import { useInbox } from "../api/inbox-store.js";
 import { distinct, matches, NO_FILTER, typeOf } from "./filters.js";
 import { InboxFilters } from "./inbox-filters.js";
 import { InboxList } from "./inbox-list.js";
-import { withoutQuestionHalves } from "./question-items.js";
+import { oneItemPerQuestion } from "./one-item.js";
 
 const CONNECTION_TEXT = {
   loading: "Loading…",
@@ -14,24 +14,31 @@ const CONNECTION_TEXT = {
 
 export function InboxPage() {
   const { items: all, connection } = useInbox();
-  const items = useMemo(() => withoutQuestionHalves(all), [all]);
+  // A question and its notification half are one item: the list, the filters and the counts see the card only.
+  const { items, companions } = useMemo(() => oneItemPerQuestion(all), [all]);
   const [filter, setFilter] = useState(NO_FILTER);
   const deferredFilter = useDeferredValue(filter);
   const search = deferredFilter.search.trim().toLowerCase();
   const unfiltered = !search && Object.entries(deferredFilter).every(([key, value]) => key === "search" || !value);
   const shown = useMemo(
-    () => (unfiltered ? items : items.filter((entry) => matches(entry, deferredFilter, search))),
-    [items, deferredFilter, search, unfiltered],
+    () =>
+      unfiltered
+        ? items
+        : items.filter((entry) => matches(entry, deferredFilter, search, companions.get(entry.item.id))),
+    [items, companions, deferredFilter, search, unfiltered],
   );
   // The filter options and the count may lag a frame behind a burst of events; the rows may not.
   const settled = useDeferredValue(items);
+  const settledCompanions = useDeferredValue(companions);
   const options = useMemo(
     () => ({
-      types: distinct(settled, typeOf),
+      types: [
+        ...new Set([...distinct(settled, typeOf), ...[...settledCompanions.values()].map((entry) => entry.type)]),
+      ].sort(),
       projects: distinct(settled, (entry) => entry.item.project),
       agents: distinct(settled, (entry) => entry.item.agent),
     }),
-    [settled],
+    [settled, settledCompanions],
   );
   const open = useMemo(
     () => settled.filter((entry) => entry.kind === "interaction" && entry.item.status === "pending").length,

@@ -5,7 +5,6 @@ import { ApiError, api } from "../api/client.js";
 import { inboxStore } from "../api/inbox-store.js";
 import { countdown, shortTime } from "../format.js";
 import { Link } from "../navigation.js";
-import { answerSource, rememberAnsweredHere } from "./question-items.js";
 
 const KIND_LABEL = { permission: "Permission", single_choice: "Choice", text: "Text answer" };
 
@@ -79,7 +78,6 @@ function Answer({ q }: { q: UiInteraction }) {
     setSending({ state: "sending" });
     try {
       const answered = await api.respond(q.id, body);
-      rememberAnsweredHere(q.id);
       inboxStore.apply({ kind: "interaction", item: answered });
       setSending({ state: "idle" });
     } catch (error) {
@@ -180,18 +178,9 @@ function Outcome({ q }: { q: UiInteraction }) {
   const elsewhere = answeredElsewhere.has(q.id);
   let text: string;
   switch (q.status) {
-    case "answered": {
-      const response = q.response;
-      const choice = q.choices.find((entry) => entry.id === response?.choice_id);
-      const what = choice
-        ? `“${agentString(choice.label)}”`
-        : response?.text !== undefined
-          ? `“${agentString(response.text)}”`
-          : "";
-      const who = response?.source ? ` from ${answerSource(response.source, q.id)}` : "";
-      text = `Answered ${what}${who}${q.answered_at ? ` at ${shortTime(q.answered_at)}` : ""}`;
+    case "answered":
+      text = answeredText(q);
       break;
-    }
     case "expired":
       text = `Expired at ${shortTime(q.expires_at)} without an answer`;
       break;
@@ -210,4 +199,41 @@ function Outcome({ q }: { q: UiInteraction }) {
       {text}
     </p>
   );
+}
+
+/**
+ * Who answered, in words (docs/api.md, /ui/api): the page's own answers carry `answered_via: "ui"` (their stored
+ * `source` is `desktop`, as a toast's answer is); the relay's are the phone's.
+ */
+function answeredBy(q: UiInteraction): string {
+  const source = q.response?.source;
+  if (q.answered_via === "ui") return " from this computer's web page";
+  switch (source) {
+    case undefined:
+      return "";
+    case "desktop":
+      return " from a desktop notification";
+    case "relay":
+    case "phone":
+      return " on the phone";
+    case "cli":
+      return " from the command line";
+    case "api":
+      return " over the local API";
+    default:
+      return ` by ${agentString(source)}`;
+  }
+}
+
+/** "Allowed from this computer's web page at 12:01", "Answered “Staging” on the phone at 9:14". */
+function answeredText(q: UiInteraction): string {
+  const response = q.response;
+  const choice = q.choices.find((entry) => entry.id === response?.choice_id);
+  let what: string;
+  if (q.kind === "permission" && choice?.id === "allow") what = "Allowed";
+  else if (q.kind === "permission" && choice?.id === "deny") what = "Denied";
+  else if (choice) what = `Answered “${agentString(choice.label)}”`;
+  else if (response?.text !== undefined) what = `Answered “${agentString(response.text)}”`;
+  else what = "Answered";
+  return `${what}${answeredBy(q)}${q.answered_at ? ` at ${shortTime(q.answered_at)}` : ""}`;
 }

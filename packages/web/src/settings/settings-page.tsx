@@ -95,7 +95,7 @@ export function SettingsPage() {
               id="set-soundCommand"
               type="text"
               defaultValue={settings.soundCommand ?? ""}
-              placeholder="pw-play, paplay or aplay (found on PATH)"
+              placeholder="pw-play, paplay or aplay"
               aria-describedby="set-soundCommand-help"
               onBlur={(event) => {
                 const value = event.target.value.trim();
@@ -103,7 +103,8 @@ export function SettingsPage() {
               }}
             />
             <p id="set-soundCommand-help" className="help">
-              Run with the sound file's path as its last argument.
+              Run with the sound file's path as its last argument. Empty: the first of pw-play, paplay or aplay found on
+              PATH.
             </p>
           </div>
         </form>

@@ -1,4 +1,4 @@
-import type { InboxSnapshot } from "@notify/contracts/ui";
+import type { InboxSnapshot, UiInteraction } from "@notify/contracts/ui";
 import type { FastifyPluginAsync } from "fastify";
 import { invalid } from "../../domain/errors.js";
 import type { InteractionService } from "../../interactions/service.js";
@@ -19,8 +19,18 @@ export const INBOX_NOTIFICATIONS = 10_000;
 export const INBOX_INTERACTIONS = 2_000;
 
 /**
+ * A question as the page gets it: the DTO plus the notification raised with it and whether the page answered it
+ * (docs/api.md, /ui/api). The snapshot, the item route, the answer route and the stream all serve this shape.
+ */
+export function uiInteraction(interactions: InteractionService, item: UiInteraction): UiInteraction {
+  const facts = interactions.uiFacts(item.id);
+  return facts.notification_id === undefined && facts.answered_via === undefined ? item : { ...item, ...facts };
+}
+
+/**
  * /ui/api inbox routes: the page's snapshot, and the person's actions on it. An answer takes the very path of
- * POST /v1/interactions/{id}/respond (same checks, same replay by response_id), with `source` = `desktop`.
+ * POST /v1/interactions/{id}/respond (same checks, same replay by response_id), with `source` = `desktop`, and
+ * records that it came through here (`answered_via: "ui"`) so the page names itself, not a toast, as the answerer.
  */
 export const uiInboxRoutes: FastifyPluginAsync<UiInboxOptions> = async (app, options) => {
   const { notifications, interactions, events } = options;
@@ -37,7 +47,9 @@ export const uiInboxRoutes: FastifyPluginAsync<UiInboxOptions> = async (app, opt
     return {
       cursor,
       notifications: notifications.list({ limit: limit ?? INBOX_NOTIFICATIONS }),
-      interactions: interactions.list({ limit: Math.min(limit ?? INBOX_INTERACTIONS, INBOX_INTERACTIONS) }),
+      interactions: interactions
+        .list({ limit: Math.min(limit ?? INBOX_INTERACTIONS, INBOX_INTERACTIONS) })
+        .map((item) => uiInteraction(interactions, item)),
     };
   });
 
@@ -47,9 +59,11 @@ export const uiInboxRoutes: FastifyPluginAsync<UiInboxOptions> = async (app, opt
     return notifications.changeStatus(request.params.id, status);
   });
 
-  app.get<IdParams>("/interactions/:id", async (request) => interactions.get(request.params.id));
+  app.get<IdParams>("/interactions/:id", async (request) =>
+    uiInteraction(interactions, interactions.get(request.params.id)),
+  );
   app.post<IdParams>("/interactions/:id/respond", async (request) => {
     const body = parseBody((await uiSchemas()).UiRespondBody, request.body);
-    return interactions.respond(request.params.id, { ...body, source: "desktop" });
+    return uiInteraction(interactions, interactions.respond(request.params.id, { ...body, source: "desktop" }, "ui"));
   });
 };

@@ -28,12 +28,15 @@ export class UiEventLog {
   constructor(
     bus: DomainBus,
     private readonly capacity = 10_000,
+    /** Adds the page's display-only facts to a question (ui-inbox.ts); the event carries them as the snapshot does. */
+    decorate: (item: UiInteraction) => UiInteraction = (item) => item,
   ) {
     const onNotificationCreated = (item: UiNotification) => this.append("created", { kind: "notification", item });
     const onNotificationChanged = (item: UiNotification) => this.append("changed", { kind: "notification", item });
-    const onInteractionCreated = (item: UiInteraction) => this.append("created", { kind: "interaction", item });
+    const onInteractionCreated = (item: UiInteraction) =>
+      this.append("created", { kind: "interaction", item: decorate(item) });
     const onInteractionChanged = (item: UiInteraction) =>
-      this.append(item.status === "pending" ? "changed" : "settled", { kind: "interaction", item });
+      this.append(item.status === "pending" ? "changed" : "settled", { kind: "interaction", item: decorate(item) });
     bus.on("notification.created", onNotificationCreated);
     bus.on("notification.changed", onNotificationChanged);
     bus.on("interaction.created", onInteractionCreated);

@@ -1,0 +1,272 @@
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { ItemTimeline, TimelineEntry, TimelineRoute } from "@notify/contracts/ui";
+import { isoTime } from "../domain/clock.js";
+import type { InteractionService } from "../interactions/service.js";
+import type { InteractionDto } from "../interactions/types.js";
+import type { NotificationService } from "../notifications/service.js";
+import type { NotificationDto } from "../notifications/types.js";
+import type { OutboundService } from "../outbox/outbound-service.js";
+import type { OutboxSubject } from "../outbox/types.js";
+import type { OutboxStore } from "../store/outbox-store.js";
+import type { RoutedRow, RoutedStore } from "../store/routed-store.js";
+
+/**
+ * The delivery timeline of one item (issue 24 item 5; docs/routing.md, "The delivery timeline"): read from what the
+ * broker stores, nothing recorded for it but the held reason of a routed row (migration 11). A question and its
+ * notification half are one item. Names routes and provider kinds, never a provider's settings or secrets, never
+ * the question's nonce or digest.
+ */
+
+/** An outbox item of the item, as the timeline reads it. */
+interface OutboxRow {
+  seq: number;
+  route_id: string;
+  provider_id: string;
+  status: string;
+  attempts: number;
+  next_attempt_ms: number;
+  last_status: number | null;
+  last_code: string | null;
+  created_ms: number;
+  updated_ms: number;
+  delivered_ms: number | null;
+}
+
+const OUTBOX_COLUMNS =
+  "o.seq, o.route_id, o.provider_id, o.status, o.attempts, o.next_attempt_ms, o.last_status, o.last_code, " +
+  "o.created_ms, o.updated_ms, o.delivered_ms";
+
+/**
+ * Entries at the same millisecond keep the order a reader expects. A void follows the settle that caused it (it is
+ * written in the settling transaction, never before the settle's time).
+ */
+const RANK: Record<TimelineEntry["event"], number> = { created: 0, held: 1, delivery: 2, settled: 3, not_sent: 4 };
+
+type HoldReason = Extract<TimelineEntry, { event: "held" }>["reason"];
+type SendReason = Extract<TimelineEntry, { event: "delivery" }>["because"];
+type Presence = Extract<TimelineEntry, { event: "held" }>["presence"];
+
+const HOLD_REASONS = new Set(["delay", "presence", "quiet_hours"]);
+const SEND_REASONS = new Set(["immediate", "delay_elapsed", "presence", "critical_in_quiet_hours"]);
+const PRESENCES = new Set(["present", "away", "unknown"]);
+const OUTCOMES: Record<string, Extract<TimelineEntry, { event: "delivery" }>["outcome"]> = {
+  Pending: "sending",
+  Retry: "retrying",
+  Delivered: "sent",
+  DeadLetter: "failed",
+};
+
+export interface TimelineSources {
+  db: DatabaseSync;
+  notifications: NotificationService;
+  interactions: InteractionService;
+  outbox: OutboxStore;
+  routed: RoutedStore;
+  outbound: OutboundService;
+  /** The newest question asked for a notification (an ARC request's, or a native question's half). */
+  questionOf: (notificationId: string) => string | undefined;
+}
+
+export class ItemTimelines {
+  private readonly notificationItems: StatementSync;
+  private readonly interactionItems: StatementSync;
+
+  constructor(private readonly sources: TimelineSources) {
+    // A notification's items have no index of their own (enqueueing one touches none, migration 6): a scan of the
+    // outbox, run when a person opens the item. A question's use the interaction index.
+    this.notificationItems = sources.db.prepare(`SELECT ${OUTBOX_COLUMNS} FROM outbox o
+      WHERE o.subject = 'notification' AND o.subject_seq = (SELECT seq FROM notifications WHERE id = ?) ORDER BY o.seq`);
+    this.interactionItems = sources.db.prepare(`SELECT ${OUTBOX_COLUMNS} FROM outbox o INDEXED BY outbox_by_interaction
+      WHERE o.subject = 'interaction' AND o.subject_seq = (SELECT seq FROM interactions WHERE id = ?) ORDER BY o.seq`);
+  }
+
+  /** The timeline of a notification (and of its question, if it has one); 404 for an unknown id (checked first). */
+  async forNotification(id: string): Promise<ItemTimeline> {
+    this.sources.notifications.get(id);
+    await this.caughtUp();
+    const notification = this.sources.notifications.get(id);
+    const questionId = this.sources.questionOf(id);
+    return this.build(notification, questionId === undefined ? undefined : this.question(questionId));
+  }
+
+  /** The timeline of a question (and of its notification half); 404 for an unknown id (checked first). */
+  async forInteraction(id: string): Promise<ItemTimeline> {
+    this.sources.interactions.get(id);
+    await this.caughtUp();
+    const question = this.sources.interactions.get(id);
+    const notificationId = this.sources.interactions.uiFacts(id).notification_id;
+    return this.build(notificationId === undefined ? undefined : this.notification(notificationId), question);
+  }
+
+  /**
+   * Items of routes without options are written when the dispatcher expands their markers: expand first (a chunk
+   * per event-loop turn, as the outbox listing does), so a delivery the outbox owes is on the timeline even before
+   * the dispatcher got to it.
+   */
+  private async caughtUp(): Promise<void> {
+    await this.sources.outbox.caughtUp();
+    this.sources.outbox.expandAll();
+  }
+
+  private question(id: string): InteractionDto | undefined {
+    try {
+      return this.sources.interactions.get(id);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private notification(id: string): NotificationDto | undefined {
+    try {
+      return this.sources.notifications.get(id);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private build(notification: NotificationDto | undefined, question: InteractionDto | undefined): ItemTimeline {
+    const routes = this.routeNames();
+    const entries: TimelineEntry[] = [];
+    if (question) {
+      if (notification && Date.parse(notification.createdAt) < Date.parse(question.created_at)) {
+        entries.push({ event: "created", at: notification.createdAt, subject: "notification" });
+      }
+      entries.push({ event: "created", at: question.created_at, subject: "interaction" });
+    } else if (notification) {
+      entries.push({ event: "created", at: notification.createdAt, subject: "notification" });
+    }
+    if (notification) this.deliveries("notification", notification.id, routes, entries);
+    if (question) this.deliveries("interaction", question.id, routes, entries);
+    const settled = question
+      ? questionSettled(question, this.sources.interactions.uiFacts(question.id).answered_via)
+      : notification
+        ? notificationSettled(notification)
+        : undefined;
+    if (settled) entries.push(settled);
+    entries.sort((a, b) => Date.parse(a.at) - Date.parse(b.at) || RANK[a.event] - RANK[b.event]);
+    const timeline: ItemTimeline = { entries };
+    if (notification) timeline.notification_id = notification.id;
+    if (question) timeline.interaction_id = question.id;
+    return timeline satisfies ItemTimeline;
+  }
+
+  /** Route id to `{name, provider_kind}`, from the routes and providers as they are now. */
+  private routeNames(): (routeId: string, providerId: string) => TimelineRoute {
+    const { outbound } = this.sources;
+    const byId = new Map(outbound.listRoutes().map((route) => [route.id, route]));
+    return (routeId, providerId) => {
+      const route = byId.get(routeId);
+      const kind = outbound.profile(route?.providerId ?? providerId)?.kind;
+      const named: TimelineRoute = { id: routeId };
+      if (route) named.name = route.name;
+      if (kind !== undefined) named.provider_kind = kind;
+      return named;
+    };
+  }
+
+  /** The routed decisions and the outbox items of one subject. */
+  private deliveries(
+    subject: OutboxSubject,
+    id: string,
+    routeOf: (routeId: string, providerId: string) => TimelineRoute,
+    entries: TimelineEntry[],
+  ): void {
+    const routed = this.sources.routed.forSubject(subject, id);
+    const releasedBy = new Map<number, RoutedRow>();
+    for (const row of routed) {
+      const route = routeOf(row.routeId, row.providerId);
+      if (row.outboxSeq !== null) releasedBy.set(row.outboxSeq, row);
+      if (row.state === "held") {
+        entries.push(held(row, route, row.reason, row.dueMs, row.heldPresence));
+        continue;
+      }
+      if (row.heldReason !== null) entries.push(held(row, route, row.heldReason, row.heldDueMs, row.heldPresence));
+      if (row.state === "void") {
+        entries.push({
+          event: "not_sent",
+          at: isoTime(row.updatedMs),
+          route,
+          reason: row.reason === "route_off" ? "route_off" : "settled",
+        });
+      }
+    }
+    const statement = subject === "notification" ? this.notificationItems : this.interactionItems;
+    for (const row of statement.all(id) as unknown as OutboxRow[]) {
+      const outcome = OUTCOMES[row.status] ?? "sending";
+      const decision = releasedBy.get(row.seq);
+      const atMs =
+        outcome === "sent"
+          ? (row.delivered_ms ?? row.updated_ms)
+          : outcome === "sending"
+            ? row.created_ms
+            : row.updated_ms;
+      const entry: Extract<TimelineEntry, { event: "delivery" }> = {
+        event: "delivery",
+        at: isoTime(atMs),
+        route: routeOf(row.route_id, row.provider_id),
+        outcome,
+        attempts: row.attempts,
+        because: decision && SEND_REASONS.has(decision.reason) ? (decision.reason as SendReason) : "immediate",
+      };
+      const presence = presenceOf(decision?.presence ?? null);
+      if (presence !== undefined) entry.presence = presence;
+      if (row.last_status !== null) entry.last_status = row.last_status;
+      if (row.last_code !== null) entry.last_code = row.last_code;
+      if (outcome === "retrying") entry.next_attempt_at = isoTime(row.next_attempt_ms);
+      entries.push(entry);
+    }
+  }
+}
+
+function presenceOf(value: string | null): Presence {
+  return value !== null && PRESENCES.has(value) ? (value as Presence) : undefined;
+}
+
+function held(
+  row: RoutedRow,
+  route: TimelineRoute,
+  reason: string,
+  dueMs: number | null,
+  presence: string | null,
+): TimelineEntry {
+  const entry: Extract<TimelineEntry, { event: "held" }> = {
+    event: "held",
+    at: isoTime(row.createdMs),
+    route,
+    until: dueMs === null ? null : isoTime(dueMs),
+  };
+  if (HOLD_REASONS.has(reason)) entry.reason = reason as HoldReason;
+  const state = presenceOf(presence);
+  if (state !== undefined) entry.presence = state;
+  return entry;
+}
+
+function questionSettled(question: InteractionDto, via: "ui" | "toast" | undefined): TimelineEntry | undefined {
+  switch (question.status) {
+    case "pending":
+      return undefined;
+    case "answered": {
+      const response = question.response;
+      const entry: Extract<TimelineEntry, { event: "settled" }> = {
+        event: "settled",
+        at: question.answered_at ?? response?.created_at ?? question.updated_at,
+        status: "answered",
+      };
+      if (response?.source !== undefined) entry.source = response.source;
+      if (via !== undefined) entry.answered_via = via;
+      const choice = question.choices.find((candidate) => candidate.id === response?.choice_id);
+      if (choice) entry.choice_label = choice.label;
+      return entry;
+    }
+    case "expired":
+      // The sweep that marks it may run later than the moment it expired: that moment is the expiry.
+      return { event: "settled", at: question.expires_at, status: "expired" };
+    default:
+      return { event: "settled", at: question.updated_at, status: question.status };
+  }
+}
+
+function notificationSettled(notification: NotificationDto): TimelineEntry | undefined {
+  if (notification.status === "active") return undefined;
+  return { event: "settled", at: notification.resolvedAt ?? notification.updatedAt, status: notification.status };
+}

@@ -1,0 +1,136 @@
+import type { TIMELINE_SEND_REASONS, TimelineEntry, TimelineRoute } from "./timeline.js";
+
+/**
+ * The delivery timeline in words (docs/routing.md, "The delivery timeline"). Its own module with type imports only,
+ * so the web page takes these functions without the schemas' zod (subpath `@notify/contracts/ui-timeline-words`).
+ */
+
+/** `Phone (ntfy)`; a deleted route is `a deleted route`. */
+export function timelineRouteName(route: TimelineRoute): string {
+  if (route.name === undefined) return "a deleted route";
+  return route.provider_kind ? `${route.name} (${route.provider_kind})` : route.name;
+}
+
+/** Who answered, in words (the inbox card says it the same way). */
+export function answeredFrom(source: string | undefined, via: "ui" | "toast" | undefined): string {
+  if (via === "ui") return "from this computer's web page";
+  if (via === "toast") return "from a desktop notification";
+  switch (source) {
+    case undefined:
+      return "";
+    case "desktop":
+      return "from a desktop notification";
+    case "relay":
+    case "phone":
+      return "on the phone";
+    case "cli":
+      return "from the command line";
+    case "api":
+      return "over the local API";
+    case "telegram":
+      return "in Telegram";
+    case "slack":
+      return "in Slack";
+    default:
+      return `by ${source}`;
+  }
+}
+
+const HELD_BECAUSE: Record<string, string> = {
+  present: " because you were at the computer",
+  away: " because you were away",
+};
+
+/**
+ * One entry as a plain-language line, without its time (the page shows the time beside it). `time` formats an
+ * ISO time for the reader (the page: local hh:mm:ss). E.g. "Held for Phone (ntfy) until 12:02:00 because you were
+ * at the computer", "Sent to Phone (ntfy) because you were away".
+ */
+export function timelineLine(entry: TimelineEntry, time: (iso: string) => string): string {
+  switch (entry.event) {
+    case "created":
+      return entry.subject === "interaction" ? "Question asked" : "Notification created";
+    case "held": {
+      const route = timelineRouteName(entry.route);
+      if (entry.reason === "quiet_hours") {
+        return `Held for ${route}${entry.until ? ` until ${time(entry.until)}` : ""} (quiet hours)`;
+      }
+      if (entry.until === null) {
+        const wanted = entry.presence === "away" ? "you were back at the computer" : "you were away";
+        return `Held for ${route} until ${wanted}`;
+      }
+      const because = HELD_BECAUSE[entry.presence ?? ""] ?? (entry.reason === "delay" ? " (its delay)" : "");
+      return `Held for ${route} until ${time(entry.until)}${because}`;
+    }
+    case "not_sent":
+      return entry.reason === "settled"
+        ? `Not sent to ${timelineRouteName(entry.route)}: settled before its time`
+        : `Not sent to ${timelineRouteName(entry.route)}: the route or its provider was turned off`;
+    case "delivery": {
+      const route = timelineRouteName(entry.route);
+      const failure =
+        entry.last_status !== undefined
+          ? `HTTP ${entry.last_status}`
+          : entry.last_code !== undefined
+            ? entry.last_code
+            : "an error";
+      switch (entry.outcome) {
+        case "sending":
+          return `Sending to ${route}`;
+        case "retrying":
+          return `Sending to ${route} failed (${failure}, ${tries(entry.attempts)})${
+            entry.next_attempt_at ? `; next try at ${time(entry.next_attempt_at)}` : ""
+          }`;
+        case "failed":
+          return `Could not send to ${route} (${failure}); gave up after ${tries(entry.attempts)}`;
+        case "sent":
+          return `Sent to ${route}${sentBecause(entry.because, entry.presence)}${
+            entry.attempts > 1 ? ` (after ${tries(entry.attempts)})` : ""
+          }`;
+        default:
+          return `Sending to ${route}`;
+      }
+    }
+    case "settled":
+      switch (entry.status) {
+        case "answered": {
+          const what = entry.choice_label === undefined ? "Answered" : `Answered “${entry.choice_label}”`;
+          const who = answeredFrom(entry.source, entry.answered_via);
+          return who ? `${what} ${who}` : what;
+        }
+        case "expired":
+          return "Expired without an answer";
+        case "cancelled":
+          return "Cancelled by the agent";
+        case "superseded":
+          return "Replaced by a newer question";
+        case "dismissed":
+          return "Dismissed";
+        case "resolved":
+          return "Resolved";
+        default:
+          return "Settled";
+      }
+    default:
+      return "";
+  }
+}
+
+const tries = (attempts: number) => (attempts === 1 ? "1 try" : `${attempts} tries`);
+
+function sentBecause(because: (typeof TIMELINE_SEND_REASONS)[number], state: string | undefined): string {
+  switch (because) {
+    case "presence":
+      return state === "away"
+        ? " because you were away"
+        : state === "present"
+          ? " because you were at the computer"
+          : "";
+    case "delay_elapsed":
+      return " because it was still open after the delay";
+    case "critical_in_quiet_hours":
+      return " during quiet hours because it is critical";
+    default:
+      return "";
+  }
+}

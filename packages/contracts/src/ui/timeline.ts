@@ -1,0 +1,91 @@
+import { z } from "zod";
+import { PRESENCE_STATES } from "../routing.js";
+
+/**
+ * GET /ui/api/notifications/{id}/timeline and GET /ui/api/interactions/{id}/timeline (docs/api.md, docs/routing.md,
+ * "The delivery timeline"): what happened to one item, oldest first. A question and its notification half are one
+ * item: either id gives the same entries. Read only; built from what the broker stores (the item, its routed
+ * decisions in `routed_deliveries`, its outbox items). Never a secret, a provider's settings (a URL may hold a
+ * token), the question's nonce or digest.
+ */
+
+/** Why a route with options waited (the policy's WaitReason, routing/policy.ts). */
+export const TIMELINE_HOLD_REASONS = ["delay", "presence", "quiet_hours"] as const;
+/** Why a delivery left (the policy's DeliverReason; `immediate` also for a route without options). */
+export const TIMELINE_SEND_REASONS = ["immediate", "delay_elapsed", "presence", "critical_in_quiet_hours"] as const;
+/** An outbox item's state in words: Pending, Retry, Delivered, DeadLetter. */
+export const TIMELINE_OUTCOMES = ["sending", "retrying", "sent", "failed"] as const;
+export const TIMELINE_SETTLED = ["answered", "expired", "cancelled", "superseded", "dismissed", "resolved"] as const;
+
+/** A route as the timeline names it: its name and its provider's kind (`Phone (ntfy)`); absent once deleted. */
+export const TimelineRoute = z.strictObject({
+  id: z.string(),
+  name: z.string().optional(),
+  provider_kind: z.string().optional(),
+});
+export type TimelineRoute = z.infer<typeof TimelineRoute>;
+
+const at = z.iso.datetime();
+const presence = z.enum(PRESENCE_STATES).optional();
+
+export const TimelineEntry = z.discriminatedUnion("event", [
+  /** The item was created (a question: asked). */
+  z.strictObject({ event: z.literal("created"), at, subject: z.enum(["notification", "interaction"]) }),
+  /**
+   * A route with options held the item (at: when). `until`: the due time (null: only a presence change releases
+   * it). `presence`: what the broker knew when it held it. `reason` is absent on rows older than the record.
+   */
+  z.strictObject({
+    event: z.literal("held"),
+    at,
+    route: TimelineRoute,
+    reason: z.enum(TIMELINE_HOLD_REASONS).optional(),
+    until: at.nullable(),
+    presence,
+  }),
+  /** A held delivery that never left: the item settled first, or the route (or its provider) was turned off. */
+  z.strictObject({
+    event: z.literal("not_sent"),
+    at,
+    route: TimelineRoute,
+    reason: z.enum(["settled", "route_off"]),
+  }),
+  /**
+   * One outbox item: its state now (at: sent when delivered, else its last change). `because`: why it left (a
+   * released hold names the policy's reason, with the presence it saw). `last_status`/`last_code`: the last
+   * attempt's HTTP status and fixed code; `next_attempt_at` while retrying.
+   */
+  z.strictObject({
+    event: z.literal("delivery"),
+    at,
+    route: TimelineRoute,
+    outcome: z.enum(TIMELINE_OUTCOMES),
+    attempts: z.int().min(0),
+    because: z.enum(TIMELINE_SEND_REASONS),
+    presence,
+    last_status: z.int().optional(),
+    last_code: z.string().optional(),
+    next_attempt_at: at.optional(),
+  }),
+  /**
+   * The item settled. A question: answered (with `source`, the choice's label and `answered_via`), expired,
+   * cancelled, superseded. A notification without a question: dismissed or resolved (its last change).
+   */
+  z.strictObject({
+    event: z.literal("settled"),
+    at,
+    status: z.enum(TIMELINE_SETTLED),
+    source: z.string().optional(),
+    answered_via: z.enum(["ui", "toast"]).optional(),
+    choice_label: z.string().optional(),
+  }),
+]);
+export type TimelineEntry = z.infer<typeof TimelineEntry>;
+
+export const ItemTimeline = z.strictObject({
+  /** The notification and the question of the item, as far as it has them. */
+  notification_id: z.string().optional(),
+  interaction_id: z.string().optional(),
+  entries: z.array(TimelineEntry),
+});
+export type ItemTimeline = z.infer<typeof ItemTimeline>;

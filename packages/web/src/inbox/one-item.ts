@@ -1,0 +1,32 @@
+import type { UiNotification } from "@notify/contracts/ui";
+import type { InboxItem } from "../api/inbox-store.js";
+
+/**
+ * A question and the notification the broker raises with it ("Permission needed from codex") are one item on the
+ * page: the question's card. The broker names the notification half as the question's `notification_id` (ARC and
+ * native questions alike; docs/api.md, /ui/api). A notification whose question the page has not loaded stays a
+ * row of its own, so nothing disappears.
+ */
+export interface PageItems {
+  items: InboxItem[];
+  /** The notification half of each question shown, by question id: the filters treat the two as one item. */
+  companions: Map<string, UiNotification>;
+}
+
+export function oneItemPerQuestion(items: InboxItem[]): PageItems {
+  const questionOf = new Map<string, string>();
+  for (const entry of items) {
+    if (entry.kind === "interaction" && entry.item.notification_id) {
+      questionOf.set(entry.item.notification_id, entry.item.id);
+    }
+  }
+  const companions = new Map<string, UiNotification>();
+  if (questionOf.size === 0) return { items, companions };
+  const kept: InboxItem[] = [];
+  for (const entry of items) {
+    const question = entry.kind === "notification" ? questionOf.get(entry.item.id) : undefined;
+    if (question !== undefined && entry.kind === "notification") companions.set(question, entry.item);
+    else kept.push(entry);
+  }
+  return { items: kept, companions };
+}
