@@ -43,6 +43,13 @@ const outbox = async (broker: TestBroker, query = ""): Promise<Json> =>
 /** One event-loop turn: the group commit of the turn's units has run. */
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
+/** Polls every 10 ms until `done` or 20 s (a deadline a busy 2-core machine meets; the test then asserts). */
+async function settle(done: () => boolean | Promise<boolean>): Promise<void> {
+  for (const deadline = Date.now() + 20_000; !(await done()) && Date.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 describe("folded outbox (migration 5)", () => {
   it("a create with 3 matching routes shows 3 Pending items in the outbox list as soon as it returns, and they are delivered", async () => {
     const broker = manualBroker();
@@ -151,15 +158,12 @@ describe("folded outbox (migration 5)", () => {
     if (close) await first.close();
     // Without close, no shutdown path runs: a second broker opens the same files, as a restart after a crash does.
     const restarted = testBroker({ dataDir: first.dataDir });
-    for (let wait = 0; wait < 500 && hook.received.length < 12; wait++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    let counts: Json;
-    for (let wait = 0; wait < 500; wait++) {
+    await settle(() => hook.received.length >= 12);
+    let counts: Json = {};
+    await settle(async () => {
       counts = (await outbox(restarted)).counts;
-      if (counts.Delivered === 12) break;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+      return counts.Delivered === 12;
+    });
     expect(counts).toEqual({ Delivered: 12 });
     const delivered = hook.received.map((request) => JSON.parse(request.body).notification.id);
     expect(delivered.sort()).toEqual(ids.flatMap((id) => [id, id, id]).sort());
@@ -275,9 +279,7 @@ describe("folded outbox (migration 5)", () => {
     }
     const db = file(broker);
     const last = (db.prepare("SELECT max(seq) AS seq FROM notifications").get() as Json).seq;
-    for (let wait = 0; wait < 500 && expandedThrough(db) < last; wait++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await settle(() => expandedThrough(db) >= last);
     expect(expandedThrough(db)).toBe(last);
     expect(outboxRows(db)).toBe(1800);
     expect(hook.received.length).toBeLessThanOrEqual(8);

@@ -52,7 +52,7 @@ function withAdapters(adapters: ProviderAdapter[]) {
   const dispatcher = new Dispatcher(broker.outbox, outbound, broker.clock, unit, createMemoryLogger(), {
     autoRun: false,
     random: () => 1,
-    attemptTimeoutMs: 500,
+    attemptTimeoutMs: 5_000,
   });
   const questions = new InteractionOutbox(
     outbound,

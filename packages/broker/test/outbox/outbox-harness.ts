@@ -31,7 +31,9 @@ export async function hookServer(script: (number | "hang")[] = []) {
 /** A broker whose dispatcher only runs when a test calls runDue (so nothing is sent or expanded behind its back). */
 export function manualBroker(dataDir?: string): TestBroker {
   return testBroker(dataDir === undefined ? {} : { dataDir }, {
-    dispatcher: { autoRun: false, random: () => 1, attemptTimeoutMs: 500 },
+    // Attempts to the loopback hook time out after 5 s: 500 ms was missed by a busy 2-core machine (a retry, not a
+    // delivery); a test that needs a hung attempt stops the dispatcher or sets its own timeout.
+    dispatcher: { autoRun: false, random: () => 1, attemptTimeoutMs: 5_000 },
   });
 }
 
