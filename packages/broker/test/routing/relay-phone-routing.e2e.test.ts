@@ -44,6 +44,19 @@ const LOCK_TO_CARD_LIMIT_MS = LOCK_TO_CARD_TARGET_MS;
 /** Lock -> card rounds in scenario 1. */
 const ROUNDS = 3;
 
+/**
+ * Loaded into the broker with --import: a synchronous module hook (node:module registerHooks) that says on stderr
+ * when jose, the seal's library, is loaded (the warm-up a held question triggers, attention.ts).
+ */
+const JOSE_LOADED = "module loaded: jose";
+const LOAD_HOOK = `import { registerHooks } from "node:module";
+registerHooks({
+  load(url, context, next) {
+    if (url.endsWith("/jose/dist/webapi/index.js")) process.stderr.write("${JOSE_LOADED}\\n");
+    return next(url, context);
+  },
+});`;
+
 const run = dbusAvailable() && chromiumAvailable();
 
 async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = E2E_WAIT_MS) {
@@ -142,19 +155,17 @@ describe.runIf(run)("attention routing to the phone: real relay, broker, Chromiu
           .all(interactionId) as { state: string; reason: string; presence: string | null; due_ms: number | null }[],
     );
 
-  /** How many outbox items (questions or closed notices) the broker has for a question. */
+  /** The broker's outbox items (the question, then closed notices) for a question, oldest first. */
   const outboxItems = (interactionId: string) =>
-    readDb(join(brokerDir, DATABASE_FILE_NAME), (db) =>
-      Number(
-        (
-          db
-            .prepare(
-              `SELECT count(*) AS n FROM outbox WHERE subject = 'interaction'
-               AND subject_seq = (SELECT seq FROM interactions WHERE id = ?)`,
-            )
-            .get(interactionId) as { n: number }
-        ).n,
-      ),
+    readDb(
+      join(brokerDir, DATABASE_FILE_NAME),
+      (db) =>
+        db
+          .prepare(
+            `SELECT created_ms, delivered_ms FROM outbox WHERE subject = 'interaction'
+             AND subject_seq = (SELECT seq FROM interactions WHERE id = ?) ORDER BY seq`,
+          )
+          .all(interactionId) as { created_ms: number; delivered_ms: number | null }[],
     );
 
   const ask = async (prompt: string) => {
@@ -193,7 +204,10 @@ describe.runIf(run)("attention routing to the phone: real relay, broker, Chromiu
 
     brokerDir = temp("notify-e2e24-broker-");
     writeConfigFile(brokerDir, { authToken: TOKEN, awayAfterSeconds: 300 });
-    broker = await spawnBroker(brokerDir, { DBUS_SESSION_BUS_ADDRESS: address });
+    broker = await spawnBroker(brokerDir, {
+      DBUS_SESSION_BUS_ADDRESS: address,
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=data:text/javascript,${encodeURIComponent(LOAD_HOOK)}`,
+    });
     // The screen saver says unlocked and not idle: present.
     await until("presence from the screen saver", async () => ((await presence()) === "present" ? true : undefined));
     const provider = await api("POST", "/ui/api/outbound/providers", {
@@ -262,7 +276,9 @@ describe.runIf(run)("attention routing to the phone: real relay, broker, Chromiu
     });
     expect(route.status).toBe(201);
 
-    const latencies: { lockToCard: number; lockToRelay: number }[] = [];
+    /** Per round, from the lock: the broker's presence changed, the outbox item written, the envelope stored at
+     * the relay, the card in the page. */
+    const rounds: { presence: number; enqueued: number; relay: number; card: number }[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
       await setLocked(false);
       const prompt = `Deploy build 14${round}0 to production?`;
@@ -283,6 +299,14 @@ describe.runIf(run)("attention routing to the phone: real relay, broker, Chromiu
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
         expect(routed(question.id)).toMatchObject([{ state: "held" }]);
+        // Held for the relay, the broker loads what sealing needs (jose, otherwise loaded with the first envelope)
+        // while the question waits, so the release below does not pay the load (attention.ts, warmUp).
+        // (15 s: a deadline across processes, and well before the 30 s delay would load it by sending.)
+        await until(
+          "jose loaded while the question is held",
+          () => (broker.stderr().includes(JOSE_LOADED) ? true : undefined),
+          15_000,
+        );
       }
       // Still well inside the delay: what follows is the lock's doing, not the delay's.
       expect(Date.now() - createdAt).toBeLessThan(20_000);
@@ -292,13 +316,21 @@ describe.runIf(run)("attention routing to the phone: real relay, broker, Chromiu
       await card(prompt).waitFor({ state: "visible", timeout: E2E_WAIT_MS });
       const shownAt = await until("the page's stamp", () => seenAt(prompt));
       // The question and its notification half (a native question's inbox row, which names it).
-      const stored = (await relayEnvelopes()).filter((row) => row.interactionId === question.id);
-      expect(stored.map((row) => row.status).sort()).toEqual(["notification", "question"]);
-      latencies.push({
-        lockToCard: shownAt - lockedAt,
-        lockToRelay: Math.max(...stored.map((row) => row.at)) - lockedAt,
+      // (two outbox items, each its own envelope: the second may still be on its way).
+      const stored = await until("both envelopes at the relay", async () => {
+        const rows = (await relayEnvelopes()).filter((row) => row.interactionId === question.id);
+        return rows.length >= 2 ? rows : undefined;
       });
+      expect(stored.map((row) => row.status).sort()).toEqual(["notification", "question"]);
       expect(routed(question.id)).toMatchObject([{ state: "sent", reason: "presence", presence: "away" }]);
+      const since = Date.parse((await api("GET", "/ui/api/presence")).body.since);
+      const [item] = outboxItems(question.id);
+      rounds.push({
+        presence: since - lockedAt,
+        enqueued: (item?.created_ms ?? 0) - lockedAt,
+        relay: (stored.find((row) => row.status === "question")?.at ?? 0) - lockedAt,
+        card: shownAt - lockedAt,
+      });
 
       // Recall: answered on the desktop, the phone's card closes.
       await answerOnDesktop(question);
@@ -308,16 +340,18 @@ describe.runIf(run)("attention routing to the phone: real relay, broker, Chromiu
       expect(await card(prompt).getByRole("button", { name: "Allow" }).isDisabled()).toBe(true);
     }
 
-    const lockToCard = latencies.map((row) => row.lockToCard);
+    const lockToCard = rounds.map((row) => row.card);
     console.log(
       `lock -> card in the phone's page, ${ROUNDS} rounds: ${lockToCard.join(", ")} ms ` +
-        `(p50 ${percentile(lockToCard, 50)} ms, max ${Math.max(...lockToCard)} ms); ` +
-        `lock -> envelope stored at the relay: ${latencies.map((row) => row.lockToRelay).join(", ")} ms`,
+        `(p50 ${percentile(lockToCard, 50)} ms, max ${Math.max(...lockToCard)} ms); from the lock, per round: ` +
+        rounds
+          .map((row) => `presence ${row.presence}, outbox ${row.enqueued}, relay ${row.relay}, card ${row.card}`)
+          .join("; "),
     );
     for (const value of lockToCard) expect(value).toBeGreaterThanOrEqual(0);
     expect(Math.max(...lockToCard)).toBeLessThan(LOCK_TO_CARD_LIMIT_MS);
     expect(problems).toEqual([]);
-  });
+  }, 120_000);
 
   it("answered on the desktop before its delay, a question never reaches the relay", async () => {
     await setLocked(false);
@@ -344,7 +378,7 @@ describe.runIf(run)("attention routing to the phone: real relay, broker, Chromiu
     const controlStatuses = envelopes.filter((row) => row.interactionId === control.id).map((row) => row.status);
     expect(controlStatuses.sort()).toEqual(["notification", "question"]);
     expect(envelopes.filter((row) => row.interactionId === answered.id)).toEqual([]);
-    expect(outboxItems(answered.id)).toBe(0);
+    expect(outboxItems(answered.id)).toEqual([]);
     expect(routed(answered.id)).toMatchObject([{ state: "void", reason: "settled" }]);
     expect(await page.getByText("Drop the staging database?").count()).toBe(0);
 
@@ -353,5 +387,5 @@ describe.runIf(run)("attention routing to the phone: real relay, broker, Chromiu
       .poll(() => card("Rotate the staging logs?").getByRole("status").textContent(), { timeout: E2E_WAIT_MS })
       .toBe("Answered elsewhere");
     expect(problems).toEqual([]);
-  });
+  }, 60_000);
 });
