@@ -14,10 +14,11 @@
 // A second, simulated device (an X25519 key in this process) is paired to the same installation, so every envelope
 // the relay stores is sealed to it too: the test opens them all and tells which question each is about.
 import { generateKeyPairSync, type KeyObject } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { fileURLToPath } from "node:url";
 import { type Envelope, openEnvelope } from "@notify/contracts/relay-envelope";
 import { ENROLLMENT_TOKEN } from "@notify/test-kit";
 import { type BrokerProcess, spawnBroker } from "@notify/test-kit/broker-process";
@@ -50,18 +51,8 @@ const LOCK_TO_CARD_MAX_MS = 2_000;
 /** Lock -> card rounds in scenario 1. */
 const ROUNDS = 3;
 
-/**
- * Loaded into the broker with --import: a synchronous module hook (node:module registerHooks) that says on stderr
- * when jose, the seal's library, is loaded (the warm-up a held question triggers, attention.ts).
- */
-const JOSE_LOADED = "module loaded: jose";
-const LOAD_HOOK = `import { registerHooks } from "node:module";
-registerHooks({
-  load(url, context, next) {
-    if (url.endsWith("/jose/dist/webapi/index.js")) process.stderr.write("${JOSE_LOADED}\\n");
-    return next(url, context);
-  },
-});`;
+/** Loaded into the broker with --import: logs every module it loads (the warm-up a held question makes). */
+const MODULE_LOG_HOOK = fileURLToPath(new URL("../startup/module-log-hook.mjs", import.meta.url));
 
 const run = dbusAvailable() && chromiumAvailable();
 
@@ -100,6 +91,7 @@ describe.runIf(run)("attention routing to the phone: real relay, broker, Chromiu
   let page: Page;
   let brokerDir = "";
   let relayDir = "";
+  let moduleLog = "";
   /** The simulated second device: every envelope is sealed to it as well. */
   let spy: { deviceId: string; key: KeyObject };
   const problems: string[] = [];
@@ -209,10 +201,12 @@ describe.runIf(run)("attention routing to the phone: real relay, broker, Chromiu
       .json as { installation_id: string; token: string };
 
     brokerDir = temp("notify-e2e24-broker-");
+    moduleLog = join(temp("notify-e2e24-modules-"), "modules.txt");
     writeConfigFile(brokerDir, { authToken: TOKEN, awayAfterSeconds: 300 });
     broker = await spawnBroker(brokerDir, {
       DBUS_SESSION_BUS_ADDRESS: address,
-      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=data:text/javascript,${encodeURIComponent(LOAD_HOOK)}`,
+      NODE_OPTIONS: `--import ${MODULE_LOG_HOOK}`,
+      NOTIFY_TEST_MODULE_LOG: moduleLog,
     });
     // The screen saver says unlocked and not idle: present.
     await until("presence from the screen saver", async () => ((await presence()) === "present" ? true : undefined));
@@ -310,7 +304,8 @@ describe.runIf(run)("attention routing to the phone: real relay, broker, Chromiu
         // (15 s: a deadline across processes, and well before the 30 s delay would load it by sending.)
         await until(
           "jose loaded while the question is held",
-          () => (broker.stderr().includes(JOSE_LOADED) ? true : undefined),
+          () =>
+            existsSync(moduleLog) && readFileSync(moduleLog, "utf8").includes("/node_modules/jose/") ? true : undefined,
           15_000,
         );
       }
