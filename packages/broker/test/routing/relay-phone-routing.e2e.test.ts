@@ -42,7 +42,7 @@ const E2E_WAIT_MS = 30_000;
 const NOTHING_WINDOW_MS = 3_000;
 /**
  * Lock -> card in the phone's page: the issue's "within a second", asserted on the median of the rounds. Measured on
- * this 2-core machine shared with other suites (docs/routing.md): medians 101-418 ms, and 144-712 ms with a busy
+ * this 2-core machine shared with other suites (docs/routing.md): medians 100-418 ms, and 144-712 ms with a busy
  * loop per core on top; the slowest round 880 ms under that load. So every round is held to a looser
  * LOCK_TO_CARD_MAX_MS, which a loaded machine meets, rather than to a second with 12 % to spare.
  */
