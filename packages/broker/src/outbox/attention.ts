@@ -209,8 +209,18 @@ export class AttentionRouter {
         presence: route.when === undefined || route.when === "always" ? undefined : context.presence.state,
       });
       if (due !== null) this.unit.afterCommit(() => this.armFor(due));
+      this.unit.afterCommit(() => this.warmUp(route.providerId));
     }
     return false;
+  }
+
+  /**
+   * An item is held for a provider: what its first send loads is loaded now (the relay's seal), so the release a
+   * lock or a due time makes is not slowed by it (docs/routing.md, "Releasing what is held").
+   */
+  private warmUp(providerId: string): void {
+    const profile = this.outbound.profile(providerId);
+    if (profile) this.outbound.adapterFor(profile.kind)?.warmUp?.();
   }
 
   /** An item settled: its held rows are void, in the settling transaction (nothing is sent for it later). */

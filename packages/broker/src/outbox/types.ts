@@ -110,4 +110,10 @@ export interface ProviderAdapter {
     secrets: Record<string, string>,
     context: DeliveryContext,
   ): Promise<DeliveryResult>;
+  /**
+   * Loads in the background what this kind's first send would load (a module imported on first use). Attention
+   * routing calls it when it holds an item for a provider of this kind, so the release (a lock, a due time) does
+   * not wait for the load (docs/routing.md).
+   */
+  warmUp?(): void;
 }

@@ -129,4 +129,8 @@ export const relayAdapter: ProviderAdapter = {
     }
     return post(closedNotice(interaction), settings, secrets, context);
   },
+  warmUp() {
+    // The seal's jose (post() imports it on the first envelope): loaded while a question waits, not when it goes.
+    void import("@notify/contracts/relay-envelope").catch(() => undefined);
+  },
 };
