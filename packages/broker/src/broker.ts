@@ -3,7 +3,6 @@ import type { DatabaseSync, DatabaseSync as RouterDatabase } from "node:sqlite";
 import type { UpstreamTimeouts } from "@notify/router";
 import { AGENT_ACCOUNTS_KEY, parseAgentAccounts } from "@notify/router/host";
 import type { FastifyInstance } from "fastify";
-import { ChatStore } from "./chat/chat-store.js";
 import type { ChatSupervisor, ChatTimings } from "./chat/supervisor.js";
 import { chatAdapters, chatSupervisor } from "./chat/wiring.js";
 import { ConfigError, readConfigFile } from "./config/config-file.js";
@@ -36,6 +35,7 @@ import type { OtherTools } from "./router/other-tools.js";
 import { RouterSettingsFile } from "./router/router-settings.js";
 import { SecretSealer } from "./secrets/sealer.js";
 import { SqliteArcEventStore } from "./store/arc-event-store.js";
+import { ChatStore } from "./store/chat-store.js";
 import { checkpointsUnderLoad } from "./store/checkpointer.js";
 import {
   DATABASE_FILE_NAME,
