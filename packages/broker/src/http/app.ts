@@ -1,9 +1,7 @@
-import { createRequire } from "node:module";
 import type { DatabaseSync } from "node:sqlite";
-import { isLoopbackHost } from "@notify/contracts/guards";
 import { jsonShapeProblem } from "@notify/contracts/json-shape";
 import type { KeySealer, RouterServices, SubscriptionOptions, UpstreamTimeouts } from "@notify/router";
-import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
+import Fastify, { type FastifyInstance } from "fastify";
 import type { PresentationSettingsFile } from "../config/presentation-settings.js";
 import { ConnectorService } from "../connectors/connector-service.js";
 import type { DomainBus } from "../domain/bus.js";
@@ -26,28 +24,15 @@ import type { OtherTools } from "../router/other-tools.js";
 import type { RouterSettingsFile } from "../router/router-settings.js";
 import type { OutboxStore } from "../store/outbox-store.js";
 import { VERSION } from "../version.js";
-import { bearerMatches } from "./auth.js";
 import { answerClientError, BodyShapeError, errorHandler, sendEmpty413 } from "./errors.js";
-import { FixedWindowLimiter, isRateLimited } from "./rate-limit.js";
-import { eventRoutes } from "./routes/events.js";
-import { healthRoute, livenessRoute } from "./routes/health.js";
-import { interactionRoutes } from "./routes/interactions.js";
-import { notificationRoutes } from "./routes/notifications.js";
-import { uiInboxRoutes } from "./routes/ui-inbox.js";
-import { uiOutboundRoutes } from "./routes/ui-outbound.js";
-import { uiPageRoutes } from "./routes/ui-pages.js";
-import { uiPresenceRoutes } from "./routes/ui-presence.js";
-import { uiPresentationRoutes } from "./routes/ui-presentation.js";
-import { uiRelayRoutes } from "./routes/ui-relay.js";
-import { uiRouterRoutes } from "./routes/ui-router.js";
-import { uiRouterAccountsRoutes } from "./routes/ui-router-accounts.js";
-import { uiRouterAgentRoutes } from "./routes/ui-router-agents.js";
-import { uiRouterPresetRoutes } from "./routes/ui-router-presets.js";
-import { uiSessionRoutes } from "./routes/ui-session.js";
-import { SOUND_UPLOAD_PREFIX, uiSoundRoutes } from "./routes/ui-sounds.js";
-import { uiStreamRoutes } from "./routes/ui-stream.js";
-import { uiTypeRoutes } from "./routes/ui-types.js";
-import { cliCommand } from "./ui/status-page.js";
+import { frameworkErrors, lazyCompilers } from "./fastify-options.js";
+import { ROUTER_PREFIX, routerApp, routerMount } from "./plugins/router.js";
+import { uiApi } from "./plugins/ui-api.js";
+import { uiPages } from "./plugins/ui-pages.js";
+import { v1Api } from "./plugins/v1.js";
+import { FixedWindowLimiter } from "./rate-limit.js";
+import { livenessRoute } from "./routes/health.js";
+import { SOUND_UPLOAD_PREFIX } from "./routes/ui-sounds.js";
 import { UiEventLog } from "./ui/ui-event-log.js";
 import type { UiSessions } from "./ui/ui-sessions.js";
 import { UiFiles } from "./ui/ui-static.js";
@@ -121,34 +106,12 @@ export interface HttpLimits {
 
 export const HTTP_LIMITS: HttpLimits = { headersTimeoutMs: 15_000, requestTimeoutMs: 30_000, maxConnections: 4096 };
 
-const ROUTER_PREFIX = "/router/v1";
-
 /**
  * node:http taken with getBuiltinModule rather than `import`: an ESM import of node:http fills in every export of
  * its facade, and the lazy WebSocket, CloseEvent and MessageEvent among them load Node's bundled undici (about
  * 35 ms of CPU at start, for classes the broker never uses).
  */
 const { createServer } = process.getBuiltinModule("node:http");
-
-/**
- * Fastify builds its JSON-schema compilers (ajv with its formats, fast-json-stringify's, about 100 modules) when it
- * starts, though no route of the broker declares a schema (bodies are checked with zod): these factories load them
- * the first time a schema is compiled, which today is never.
- */
-const requireFromFastify = createRequire(createRequire(import.meta.url).resolve("fastify"));
-type CompilerFactory = (...args: unknown[]) => unknown;
-const lazyCompilers = {
-  buildValidator: (...args: unknown[]) =>
-    (requireFromFastify("@fastify/ajv-compiler") as () => CompilerFactory)()(...args),
-  buildSerializer: (...args: unknown[]) =>
-    (requireFromFastify("@fastify/fast-json-stringify-compiler") as () => CompilerFactory)()(...args),
-};
-
-/** Answers for requests the framework cannot route (a percent-encoding that is not UTF-8, an over-long parameter). */
-function frameworkErrors(error: { code: string }, _request: unknown, reply: unknown): void {
-  const message = error.code === "FST_ERR_BAD_URL" ? "bad URL" : "bad request";
-  (reply as FastifyReply).code(400).send({ error: `invalid request: ${message}` });
-}
 
 /** Builds the broker's HTTP app without listening, so tests use `app.inject()`. */
 export function buildApp(options: AppOptions): FastifyInstance {
@@ -172,28 +135,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
       ...(options.router.subscriptions ? { subscriptions: options.router.subscriptions } : {}),
       ...(options.router.flatPlanHosts ? { flatPlanHosts: options.router.flatPlanHosts } : {}),
     });
-    const inner = Fastify({
-      frameworkErrors,
-      logger: false,
-      return503OnClosing: false,
-      routerOptions: { ignoreTrailingSlash: true },
-      schemaController: { compilersFactory: lazyCompilers as never },
-    });
-    inner.setNotFoundHandler((_request, reply) => {
-      reply.code(404).send({ error: "not found" });
-    });
-    inner.register(routerPlugin, { prefix: ROUTER_PREFIX, router: services });
-    try {
-      await inner.ready();
-    } catch (error) {
-      await services.close();
-      throw error;
-    }
+    const inner = await routerApp(routerPlugin, services);
     unsubscribe.push(services.config.onChange(rewriteAgents));
     options.router.onReady?.(services);
     return { services, app: inner };
   });
-  const router = (): RouterServices => routerHost.services();
   const limits: HttpLimits = { ...HTTP_LIMITS, ...options.limits };
   const app = Fastify({
     // The provider router's model endpoints are answered on their own lane (RouterServices.lane) before fastify
@@ -305,61 +251,22 @@ export function buildApp(options: AppOptions): FastifyInstance {
 
   app.register(livenessRoute);
 
-  const limiter = new FixedWindowLimiter(options.rateLimitPerSecond, () => clock.now());
-  app.register(
-    async (v1) => {
-      v1.addHook("onRequest", async (request, reply) => {
-        if (!bearerMatches(request.headers.authorization, options.authToken)) {
-          return reply.code(401).send({ error: "unauthorized" });
-        }
-        const route = request.routeOptions.url ?? request.url.split("?")[0] ?? "";
-        // One counter per token: the token itself is never kept, only that it was the valid one.
-        if (isRateLimited(request.method, route) && !limiter.take("token")) {
-          return reply.code(429).header("retry-after", "1").send({ error: "rate limit exceeded" });
-        }
-        return undefined;
-      });
-      v1.setNotFoundHandler((_request, reply) => {
-        reply.code(404).send({ error: "not found" });
-      });
-      await v1.register(healthRoute, {
-        notifications: options.notifications,
-        clock,
-        startedAt,
-      });
-      await v1.register(notificationRoutes, { notifications: options.notifications });
-      await v1.register(interactionRoutes, { interactions: options.interactions, waiters: options.waiters });
-      await v1.register(eventRoutes, { events: options.events });
-    },
-    { prefix: "/v1" },
-  );
-  // /router/v1: everything the router's plugin would match (its routes and its 404, every method) is handed, before
-  // its body is read, to the router's own fastify instance, built here on the first such request. The model
-  // endpoints of a built router are answered on the lane above and never come here.
-  app.register(
-    async (scope) => {
-      scope.addHook("onRequest", async (request, reply) => {
-        const mounted = await routerHost.mount();
-        reply.hijack();
-        mounted.app.routing(request.raw, reply.raw);
-        return reply;
-      });
-      const handedOn = async (): Promise<void> => {};
-      scope.all("/", handedOn);
-      scope.all("/*", handedOn);
-      scope.setNotFoundHandler(handedOn);
-    },
-    { prefix: ROUTER_PREFIX },
-  );
-  // Switched on at start: built once the broker listens, so /health does not wait for it.
-  app.addHook("onListen", (done) => {
-    if (options.router.settings.get().enabled) {
-      routerHost.mount().catch((error: Error) => options.logger.warn(`router: cannot start: ${error.message}`));
-    }
-    done();
+  app.register(v1Api, {
+    prefix: "/v1",
+    authToken: options.authToken,
+    limiter: new FixedWindowLimiter(options.rateLimitPerSecond, () => clock.now()),
+    notifications: options.notifications,
+    interactions: options.interactions,
+    waiters: options.waiters,
+    events: options.events,
+    clock,
+    startedAt,
   });
-  app.addHook("onClose", async () => {
-    await routerHost.close();
+  app.register(routerMount, {
+    prefix: ROUTER_PREFIX,
+    host: routerHost,
+    enabled: () => options.router.settings.get().enabled,
+    warn: (message) => options.logger.warn(message),
   });
   const connectors = new ConnectorService({
     dataDir: options.dataDir,
@@ -399,77 +306,28 @@ export function buildApp(options: AppOptions): FastifyInstance {
     uiEvents.close();
     done();
   });
-  app.register(uiPageRoutes, { files: new UiFiles(options.ui.dir), sessions: options.ui.sessions });
-  // /ui/api: a loopback Host always, and `X-Notify-UI: 1` on every change (spec 1, Web interface routes); the page
-  // needs no bearer token but a session (below). The custom header cannot be sent cross-origin without a CORS
-  // preflight, which is never granted.
-  app.register(
-    async (ui) => {
-      ui.addHook("onRequest", async (request, reply) => {
-        if (!isLoopbackHost(request.headers.host)) return reply.code(403).send({ error: "non-loopback host" });
-        // A CLI presents the bearer token here as on /v1: a wrong one is refused rather than ignored.
-        const authorization = request.headers.authorization;
-        if (authorization !== undefined && !bearerMatches(authorization, options.authToken)) {
-          return reply.code(401).send({ error: "unauthorized" });
-        }
-        if (request.method !== "GET" && request.method !== "HEAD" && request.headers["x-notify-ui"] !== "1") {
-          return reply.code(403).send({ error: "missing X-Notify-UI: 1" });
-        }
-        // Beyond the spec: the page's session cookie or the CLI's bearer token (docs/security.md).
-        if (!options.ui.sessions.admit(request.headers)) {
-          // The page's sign-in screen names the command as this user runs it, as the refused-link page does; in a
-          // header, so the 401 body stays the one every /ui/api route gives.
-          if (request.url.split("?")[0] === "/ui/api/session") {
-            reply.header("x-notify-open-command", `${cliCommand().command} open`);
-          }
-          return reply.code(401).send({ error: "unauthorized" });
-        }
-        return undefined;
-      });
-      ui.setNotFoundHandler((_request, reply) => {
-        reply.code(404).send({ error: "not found" });
-      });
-      await ui.register(uiOutboundRoutes, {
-        outbound: options.outbound,
-        ...(options.chatConnection ? { chatConnection: options.chatConnection } : {}),
-        dispatcher: options.dispatcher,
-        outbox: options.outbox,
-      });
-      const { otherTools } = options.router;
-      // The router's management routes build the router (and load its package) on their first request, after the
-      // checks above: a refused request loads nothing.
-      await ui.register(async (routerUi) => {
-        routerUi.addHook("preHandler", async () => {
-          await routerHost.mount();
-        });
-        await routerUi.register(uiRouterRoutes, {
-          router,
-          settings: options.router.settings,
-          prepareUpstream: async (input, existing) =>
-            (await import("../router/upstream-input.js")).prepareUpstreamInput(input, existing, otherTools),
-        });
-        await routerUi.register(uiRouterPresetRoutes, { router, tools: otherTools });
-        await routerUi.register(uiRouterAccountsRoutes, { router });
-        await routerUi.register(uiRouterAgentRoutes, { connectors });
-      });
-      await ui.register(uiSessionRoutes, { sessions: options.ui.sessions });
-      await ui.register(uiInboxRoutes, {
-        notifications: options.notifications,
-        interactions: options.interactions,
-        events: uiEvents,
-      });
-      await ui.register(uiStreamRoutes, { events: uiEvents });
-      await ui.register(uiPresentationRoutes, { presentation: options.ui.presentation });
-      await ui.register(uiSoundRoutes, { sounds: options.ui.sounds });
-      if (options.ui.presence) await ui.register(uiPresenceRoutes, { presence: options.ui.presence });
-      await ui.register(uiRelayRoutes, { admin: new RelayAdmin(options.outbound) });
-      await ui.register(uiTypeRoutes, {
-        dataDir: options.dataDir,
-        notifications: options.notifications,
-        initial: new TypeRegistry(options.notificationTypes),
-      });
-    },
-    { prefix: "/ui/api" },
-  );
+  app.register(uiPages, { files: new UiFiles(options.ui.dir), sessions: options.ui.sessions });
+  app.register(uiApi, {
+    prefix: "/ui/api",
+    authToken: options.authToken,
+    sessions: options.ui.sessions,
+    notifications: options.notifications,
+    interactions: options.interactions,
+    events: uiEvents,
+    outbound: options.outbound,
+    ...(options.chatConnection ? { chatConnection: options.chatConnection } : {}),
+    dispatcher: options.dispatcher,
+    outbox: options.outbox,
+    router: routerHost,
+    routerSettings: options.router.settings,
+    otherTools: options.router.otherTools,
+    connectors,
+    presentation: options.ui.presentation,
+    sounds: options.ui.sounds,
+    ...(options.ui.presence ? { presence: options.ui.presence } : {}),
+    relay: new RelayAdmin(options.outbound),
+    dataDir: options.dataDir,
+    types: new TypeRegistry(options.notificationTypes),
+  });
   return app;
 }
