@@ -3,7 +3,6 @@ import type { DatabaseSync, DatabaseSync as RouterDatabase } from "node:sqlite";
 import type { UpstreamTimeouts } from "@notify/router";
 import { AGENT_ACCOUNTS_KEY, parseAgentAccounts } from "@notify/router/host";
 import type { FastifyInstance } from "fastify";
-import { ChatStore } from "./chat/chat-store.js";
 import type { ChatSupervisor, ChatTimings } from "./chat/supervisor.js";
 import { chatAdapters, chatSupervisor } from "./chat/wiring.js";
 import { ConfigError, readConfigFile } from "./config/config-file.js";
@@ -14,8 +13,12 @@ import { DomainBus } from "./domain/bus.js";
 import { type Clock, systemClock } from "./domain/clock.js";
 import { ArcConsumer } from "./events/arc-consumer.js";
 import { buildApp, type HttpLimits } from "./http/app.js";
+import { FixedWindowLimiter } from "./http/rate-limit.js";
+import { uiInteraction } from "./http/routes/ui-inbox.js";
 import { removeLoginPage } from "./http/ui/login-page-file.js";
+import { UiEventLog } from "./http/ui/ui-event-log.js";
 import { UiSessions } from "./http/ui/ui-sessions.js";
+import { UiFiles } from "./http/ui/ui-static.js";
 import { closeConditions, nativeNotificationFor } from "./interactions/native-notification.js";
 import { InteractionService } from "./interactions/service.js";
 import { WaitRegistry } from "./interactions/waiters.js";
@@ -32,11 +35,14 @@ import { type DesktopOptions, startDesktop } from "./presentation/desktop.js";
 import type { Presenter } from "./presentation/presenter.js";
 import { SoundLibrary } from "./presentation/sounds/sound-library.js";
 import { AnswerPoller, type PollerOptions } from "./relay/answer-poller.js";
+import { RelayAdmin } from "./relay/relay-admin.js";
 import type { OtherTools } from "./router/other-tools.js";
 import { RouterSettingsFile } from "./router/router-settings.js";
+import { routerWiring } from "./router/wiring.js";
 import { ItemTimelines } from "./routing/timeline.js";
 import { SecretSealer } from "./secrets/sealer.js";
 import { SqliteArcEventStore } from "./store/arc-event-store.js";
+import { ChatStore } from "./store/chat-store.js";
 import { checkpointsUnderLoad } from "./store/checkpointer.js";
 import {
   DATABASE_FILE_NAME,
@@ -264,31 +270,79 @@ export function createBroker(options: BrokerOptions): Broker {
   );
   questionOutbox.useAttention(attention);
   attention.subscribe(bus);
-  const app = buildApp({
-    authToken: settings.authToken,
-    maxRequestBodyBytes: settings.maxRequestBodyBytes,
-    rateLimitPerSecond: settings.rateLimitPerSecond,
-    notifications,
-    interactions,
-    events,
-    waiters,
-    outbound,
-    chatConnection: (providerId) => chat.connection(providerId),
-    dispatcher,
-    outbox,
+  // The provider router (built on first use) and the agent connectors that point Codex and Claude Code at it.
+  const otherTools: OtherTools = { env: agentEnv, ...(options.keyOrigins ? { keyOrigins: options.keyOrigins } : {}) };
+  const routing = routerWiring({
+    db: routerDb,
+    settings: routerSettings,
+    sealer,
+    ...(options.routerTimeouts ? { timeouts: options.routerTimeouts } : {}),
+    // RouterAgentAccounts is read from config.json each time rule 7 runs (at start and when asked).
+    subscriptions: {
+      env: { CODEX_HOME: agentEnv.CODEX_HOME, HOME: agentEnv.HOME },
+      ...(options.routerTokenUrl ? { tokenUrl: options.routerTokenUrl } : {}),
+      agentAccounts: () => {
+        try {
+          return parseAgentAccounts(readConfigFile(settings.dataDir)[AGENT_ACCOUNTS_KEY]);
+        } catch {
+          return [];
+        }
+      },
+    },
+    ...(options.routerFlatPlanHosts ? { flatPlanHosts: options.routerFlatPlanHosts } : {}),
+    agentEnv,
+    dataDir: settings.dataDir,
+    brokerUrl: () => {
+      const address = app.server.address();
+      return `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 47821}`;
+    },
     logger,
     clock,
-    dataDir: settings.dataDir,
-    notificationTypes: settings.notificationTypes,
+  });
+  // The web page's live stream: a window of the bus's events after commit.
+  const uiEvents = new UiEventLog(bus, undefined, (item) => uiInteraction(interactions, item));
+  const app = buildApp({
+    maxRequestBodyBytes: settings.maxRequestBodyBytes,
+    logger,
+    waiters,
     commitBarrier: () => unit.pendingCommit(),
     ...(options.httpLimits ? { limits: options.httpLimits } : {}),
-    ui: {
-      bus,
+    v1: {
+      authToken: settings.authToken,
+      limiter: new FixedWindowLimiter(settings.rateLimitPerSecond, () => clock.now()),
+      notifications,
+      interactions,
+      waiters,
+      events,
+      clock,
+      startedAt: clock.now(),
+    },
+    router: {
+      host: routing.router,
+      enabled: () => routerSettings.get().enabled,
+      warn: (message) => logger.warn(message),
+    },
+    uiPages: { files: new UiFiles(options.uiDir), sessions: uiSessions },
+    uiApi: {
+      authToken: settings.authToken,
       sessions: uiSessions,
+      notifications,
+      interactions,
+      events: uiEvents,
+      outbound,
+      chatConnection: (providerId) => chat.connection(providerId),
+      dispatcher,
+      outbox,
+      router: routing.router,
+      routerSettings,
+      otherTools,
+      connectors: routing.connectors,
       presentation,
       sounds,
       presence,
-      ...(options.uiDir ? { dir: options.uiDir } : {}),
+      relay: new RelayAdmin(outbound),
+      dataDir: settings.dataDir,
+      types: new TypeRegistry(settings.notificationTypes),
       // The item detail's delivery timeline (issue 24 item 5, docs/routing.md).
       timelines: new ItemTimelines({
         db,
@@ -299,27 +353,6 @@ export function createBroker(options: BrokerOptions): Broker {
         outbound,
         questionOf: (notificationId) => interactionStore.questionOfNotification(notificationId)?.id,
       }),
-    },
-    router: {
-      db: routerDb,
-      settings: routerSettings,
-      sealer,
-      ...(options.routerTimeouts ? { timeouts: options.routerTimeouts } : {}),
-      otherTools: { env: agentEnv, ...(options.keyOrigins ? { keyOrigins: options.keyOrigins } : {}) },
-      // RouterAgentAccounts is read from config.json each time rule 7 runs (at start and when asked).
-      subscriptions: {
-        env: { CODEX_HOME: agentEnv.CODEX_HOME, HOME: agentEnv.HOME },
-        ...(options.routerTokenUrl ? { tokenUrl: options.routerTokenUrl } : {}),
-        agentAccounts: () => {
-          try {
-            return parseAgentAccounts(readConfigFile(settings.dataDir)[AGENT_ACCOUNTS_KEY]);
-          } catch {
-            return [];
-          }
-        },
-      },
-      ...(options.routerFlatPlanHosts ? { flatPlanHosts: options.routerFlatPlanHosts } : {}),
-      agentEnv,
     },
   });
   app.server.on("request", () => {
@@ -363,6 +396,8 @@ export function createBroker(options: BrokerOptions): Broker {
       await desktop?.stop();
       await presence.stop();
       await app.close();
+      routing.stop();
+      uiEvents.close();
       interactions.stop();
       attention.stop();
       await dispatcher.stop();

@@ -8,7 +8,7 @@ import type { InteractionDto } from "../interactions/types.js";
 import type { Logger } from "../log/logger.js";
 import type { OutboundService } from "../outbox/outbound-service.js";
 import type { ProviderProfile } from "../outbox/types.js";
-import type { ChatStore, MessageRow } from "./chat-store.js";
+import type { ChatStore, MessageRow } from "../store/chat-store.js";
 
 /** What `notify outbound list` and the Outbound page show for a provider that answers from a chat app. */
 export type ChatConnection = OutboundConnection;

@@ -213,7 +213,7 @@ export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
       ) STRICT;
     `);
   },
-  // 8: answers from chat apps (issue 25, chat/chat-store.ts). `chat_handles`: the short opaque handle a button
+  // 8: answers from chat apps (issue 25, store/chat-store.ts). `chat_handles`: the short opaque handle a button
   // carries (Telegram callback_data, Slack action value), naming a question and a choice, never its nonce;
   // `chat_messages`: each question message posted, to edit it to the outcome (`closed` once edited);
   // `chat_offsets`: the Telegram getUpdates offset per provider, stored after the update's answer is settled.

@@ -1,4 +1,3 @@
-import { isLoopbackHost } from "@notify/contracts/guards";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { cliCommand, escapeHtml, STATUS_PAGE_CSP, statusPage } from "../ui/status-page.js";
 import type { UiSessions } from "../ui/ui-sessions.js";
@@ -38,14 +37,9 @@ instead.</p>`,
 
 /**
  * GET /ui (the single-page app, with its client-side routes falling back to index.html) and GET /ui/login (the
- * one-time link that starts a session). Same loopback rule as /ui/api (spec 1, Web interface routes).
+ * one-time link that starts a session). Registered inside plugins/ui-pages.ts, which checks the Host.
  */
 export const uiPageRoutes: FastifyPluginAsync<UiPageOptions> = async (app, { files, sessions }) => {
-  app.addHook("onRequest", async (request, reply) => {
-    if (!isLoopbackHost(request.headers.host)) return reply.code(403).send({ error: "non-loopback host" });
-    return undefined;
-  });
-
   app.get("/ui/login", async (request, reply) => {
     reply.headers({ ...SECURITY_HEADERS, "cache-control": "no-store" });
     const query = request.query as Record<string, unknown>;

@@ -5,7 +5,10 @@ import { invalid } from "../../domain/errors.js";
 import { routerModule } from "../../router/lazy-router.js";
 import type { RouterSettingsFile } from "../../router/router-settings.js";
 
-/** Registered behind a hook that builds the router first (http/app.ts): `router()` and `routerModule()` are ready. */
+/**
+ * Registered behind a hook that builds the router first (http/plugins/ui-api.ts): `router()` and `routerModule()`
+ * are ready.
+ */
 export interface UiRouterOptions {
   router: () => RouterServices;
   settings: RouterSettingsFile;

@@ -1,5 +1,5 @@
-import type { ChatQuestions } from "../../chat/chat-store.js";
 import { questionBody } from "../../chat/question-text.js";
+import type { ChatQuestions } from "../../chat/questions.js";
 import { BOT_TOKEN, SLACK_API_BASE_URL, slackAccount, slackApi } from "../../chat/slack/web-api.js";
 import { invalid } from "../../domain/errors.js";
 import type { DeliveryResult, OutboundPayload, ProviderAdapter } from "../types.js";
@@ -32,7 +32,7 @@ export function messageBlocks(body: string, tail: Record<string, unknown> | unde
  * to `channel`) and taking answers over Socket Mode with its app-level token (chat/slack/socket.ts), so the broker
  * needs no public URL. A question goes out with one Block Kit button per choice, or an "Answer…" button that opens
  * a modal for a text question (a reply in the message's thread answers too). Buttons carry a handle
- * (chat/chat-store.ts), never the nonce or the digest.
+ * (store/chat-store.ts), never the nonce or the digest.
  */
 export const slackAppAdapter: ProviderAdapter = slackAppAdapterWith(undefined);
 

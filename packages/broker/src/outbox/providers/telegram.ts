@@ -1,5 +1,5 @@
-import type { ChatQuestions } from "../../chat/chat-store.js";
 import { questionBody } from "../../chat/question-text.js";
+import type { ChatQuestions } from "../../chat/questions.js";
 import { BOT_TOKEN, botApi, telegramAccount } from "../../chat/telegram/bot-api.js";
 import { invalid } from "../../domain/errors.js";
 import type { DeliveryContext, DeliveryResult, OutboundPayload, ProviderAdapter } from "../types.js";
@@ -28,7 +28,7 @@ export const telegramAdapter: ProviderAdapter = telegramAdapterWith(undefined);
 
 /**
  * The adapter with answers (issue 25): with `answers: true` and the chat hooks, a notification that asks a
- * question goes out with one inline button per choice (callback_data a handle from chat/chat-store.ts), or asks
+ * question goes out with one inline button per choice (callback_data a handle from store/chat-store.ts), or asks
  * for a reply (force_reply) for a text question, and the message is recorded so the outcome can be shown on it.
  */
 export function telegramAdapterWith(chat: ChatQuestions | undefined): ProviderAdapter {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { transaction } from "../store/database.js";
+import { transaction } from "./database.js";
 
 /** What a button's handle names: the question and the choice it answers (no choice: a text answer's button). */
 export interface HandleRow {
@@ -60,7 +60,7 @@ export class ChatStore {
   private readonly pruneMessages: StatementSync;
   private readonly pruneOffsets: StatementSync;
 
-  constructor(readonly db: DatabaseSync) {
+  constructor(private readonly db: DatabaseSync) {
     this.insertHandle = db.prepare(
       "INSERT INTO chat_handles (handle, account, interaction_id, choice_id, created_ms) VALUES (?, ?, ?, ?, ?)",
     );
@@ -155,12 +155,4 @@ export class ChatStore {
   saveOffset(providerId: string, offset: number, nowMs: number): void {
     transaction(this.db, () => this.saveOffsetStatement.run(providerId, offset, nowMs));
   }
-}
-
-/** The hooks a chat adapter posts questions through (broker.ts builds them; without them questions go as text). */
-export interface ChatQuestions {
-  store: ChatStore;
-  now(): number;
-  /** A question message was recorded: the supervisor edits it at once if the question is already closed. */
-  posted(row: Omit<MessageRow, "closed">): void;
 }
