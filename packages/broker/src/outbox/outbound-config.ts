@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { routingOptionFields } from "@notify/contracts";
+import { createRequire } from "node:module";
 import { DomainError, invalid } from "../domain/errors.js";
 import { isTypeId } from "../notifications/type-ids.js";
 import { PRIORITIES, type Priority } from "../notifications/types.js";
@@ -9,6 +9,14 @@ import type { OutboundRoute, ProviderAdapter, ProviderProfile } from "./types.js
  * The configuration half of outbound delivery: what a provider profile or a route may be, checked in the order the
  * API reports problems. OutboundService stores what passes and routes notifications with it.
  */
+
+/**
+ * The contract's routing schemas, and with them zod (about 95 modules), load when a route's routing options are first
+ * checked, not at broker start (issue 22 part 6; test/startup/lean-start.e2e.test.ts).
+ */
+const requireModule = createRequire(import.meta.url);
+const routingFields = (): typeof import("@notify/contracts").routingOptionFields =>
+  (requireModule("@notify/contracts") as typeof import("@notify/contracts")).routingOptionFields;
 
 export const providerNotFound = (): DomainError => new DomainError("validation", "provider not found");
 
@@ -125,7 +133,7 @@ function routingOptions(input: RouteInput, existing: OutboundRoute | undefined, 
   for (const field of ROUTING_FIELDS) {
     const value = Object.hasOwn(input, field) ? input[field] : existing?.[field];
     if (value === undefined || value === null) continue;
-    const parsed = routingOptionFields[field].safeParse(value);
+    const parsed = routingFields()[field].safeParse(value);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue && issue.path.length > 0 ? `${field}.${issue.path.join(".")}` : field;
