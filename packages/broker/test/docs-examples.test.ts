@@ -5,10 +5,10 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startModelMock } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningBroker, startBroker } from "../src/broker.js";
 import type { Json } from "./helpers.js";
@@ -210,34 +210,8 @@ function notifyOnPath(): string {
   return bin;
 }
 
-/** A loopback stand-in for an OpenAI-compatible upstream (Ollama's /v1): one chat completion per request. */
-async function chatUpstream(): Promise<{ port: number; requests: Json[]; close(): Promise<void> }> {
-  const requests: Json[] = [];
-  const server = createServer((request, response) => {
-    let body = "";
-    request.on("data", (chunk: Buffer) => {
-      body += chunk.toString();
-    });
-    request.on("end", () => {
-      requests.push({ method: request.method, url: request.url, body: body ? JSON.parse(body) : undefined });
-      response.writeHead(200, { "content-type": "application/json" });
-      response.end(
-        JSON.stringify({
-          id: "chatcmpl-docs",
-          object: "chat.completion",
-          created: 1,
-          model: "qwen3:8b",
-          choices: [{ index: 0, message: { role: "assistant", content: "Hi from the docs" }, finish_reason: "stop" }],
-          usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
-        }),
-      );
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  const port = typeof address === "object" && address !== null ? address.port : 0;
-  return { port, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
+/** A loopback stand-in for an OpenAI-compatible upstream (Ollama's /v1): chat completions saying "Hi from the docs". */
+const chatUpstream = () => startModelMock({ wire: "chat", text: "Hi from the docs" });
 
 // Issue 21, item 14: router.md's set-up curls got 401 (no bearer token). Its shell blocks run here as written; the
 // upstream they name (an Ollama on 11434) is a loopback stand-in, and only ports change.
@@ -253,7 +227,7 @@ describe("docs/router.md's shell blocks run as written (issue 21, item 14)", () 
       const run = await bash(commands.join("\n"), { PATH: `${bin}:${env.PATH ?? ""}` }).done;
       expect(run.code, `${run.stderr}\n${run.stdout}`).toBe(0);
       expect(run.stdout).toContain('"Hi from the docs"');
-      expect(upstream.requests).toEqual([
+      expect(upstream.hits).toEqual([
         expect.objectContaining({
           method: "POST",
           url: "/v1/chat/completions",

@@ -4,12 +4,12 @@ import { type AddressInfo, connect, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startModelMock } from "@notify/test-kit";
 import { afterEach, describe, expect, it } from "vitest";
 import { type RunningBroker, startBroker } from "../src/broker.js";
 import { readConfigFile } from "../src/config/config-file.js";
 import { type Json, TOKEN, testBroker } from "./helpers.js";
 import { raw, startRouterBroker } from "./router/harness.js";
-import { startMock } from "./router/mock-upstream.js";
 
 /** Issue 10: each defect found by the hostile pass, pinned by a test that fails without its fix. */
 
@@ -80,7 +80,7 @@ describe("2. a router body that cannot be rendered is the client's 400 and cools
   it("a body nested 5,000 deep is refused before any upstream is tried; the upstream still serves", async () => {
     const router = await startRouterBroker();
     cleanups.push(() => router.close());
-    const mock = await startMock("chat");
+    const mock = await startModelMock("chat");
     cleanups.push(() => mock.close());
     await router.addUpstream({ slug: "c", wire: "chat", base_url: mock.url, key: "upstream-key", models: ["m"] });
     const deep = `{"model":"c/m","messages":[{"role":"user","content":"hi"}],"metadata":${nested(5_000)}}`;
@@ -108,7 +108,7 @@ describe("3. a provider code that carries the key sent on that attempt is never 
   it("an upstream echoing its key as the error code: the key is in no client error and no log line", async () => {
     const router = await startRouterBroker();
     cleanups.push(() => router.close());
-    const mock = await startMock("chat");
+    const mock = await startModelMock("chat");
     cleanups.push(() => mock.close());
     const key = "sk-proj-AbCdEf0123456789_echoed-key";
     await router.addUpstream({ slug: "c", wire: "chat", base_url: mock.url, key, models: ["m"] });

@@ -5,22 +5,21 @@
 // Screenshots at 390x844 go to a temp dir; NOTIFY_SCREENSHOTS=1 writes them to docs/screenshots/phone-*.png (the
 // committed ones), so an ordinary test run leaves the work tree as it was.
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { SqliteStore } from "@notify/relay";
+import { tempDir } from "@notify/test-kit";
+import { addRelayProvider, type LiveBroker, liveBroker } from "@notify/test-kit/live-broker";
+import { RelayHarness } from "@notify/test-kit/relay-harness";
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addRelayProvider, type LiveBroker, liveBroker } from "../../broker/test/relay/broker-client.js";
-import { CHROMIUM_ARGS } from "../../broker/test/ui/browser.js";
-import { SqliteStore } from "../../relay/src/store/sqlite/sqlite-store.js";
-import { RelayHarness } from "../../relay/test/helpers.js";
+import { CHROMIUM_ARGS } from "../../web/scripts/chromium.mjs";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const APP_DIR = join(ROOT, "packages/phone/dist");
-const SCREENSHOTS =
-  process.env.NOTIFY_SCREENSHOTS === "1" ? join(ROOT, "docs/screenshots") : mkdtempSync(join(tmpdir(), "phone-shots-"));
+const SCREENSHOTS = process.env.NOTIFY_SCREENSHOTS === "1" ? join(ROOT, "docs/screenshots") : tempDir("phone-shots-");
 const NOTIFY = join(ROOT, "packages/broker/bin/notify.js");
 
 function chromiumAvailable(): boolean {
@@ -76,14 +75,12 @@ describe.runIf(run)("phone PWA in Chromium against the real relay and broker", (
   let live: LiveBroker;
   let installation: { installation_id: string; token: string; owner_id: string };
   const problems: string[] = [];
-  const dirs: string[] = [];
 
   beforeAll(async () => {
     if (!existsSync(join(APP_DIR, "index.html")))
       execFileSync("npm", ["run", "build", "-w", "@notify/phone"], { cwd: ROOT });
-    const relayDir = mkdtempSync(join(tmpdir(), "phone-relay-"));
-    const brokerDir = mkdtempSync(join(tmpdir(), "phone-broker-"));
-    dirs.push(relayDir, brokerDir);
+    const relayDir = tempDir("phone-relay-");
+    const brokerDir = tempDir("phone-broker-");
     relay = new RelayHarness(new SqliteStore(join(relayDir, "relay.db")), {
       publicUrl: () => relayUrl,
       appDir: APP_DIR,
@@ -117,7 +114,6 @@ describe.runIf(run)("phone PWA in Chromium against the real relay and broker", (
     await live?.close();
     relay?.app.server.closeAllConnections();
     await relay?.close();
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
   it("serves the installable app under /app with its own CSP", async () => {

@@ -177,50 +177,41 @@ describe.each(backends.filter((backend) => backend.name === "sqlite" || hasPostg
     expect(changes).toEqual([{ kind: "answers", installationId: "ins_a" }]);
   });
 
+  /**
+   * A transaction that inserts `responseId` and then stays open: `inserted` resolves once the row is in, `release`
+   * lets it commit, `committed` is the transaction's end.
+   */
+  function heldInsert(responseId: string) {
+    const gate = Promise.withResolvers<void>();
+    const inserted = Promise.withResolvers<void>();
+    const committed = store.transaction(async (tx) => {
+      await insert(tx, responseId);
+      inserted.resolve();
+      await gate.promise;
+    });
+    return { inserted: inserted.promise, release: () => gate.resolve(), committed };
+  }
+
   it("reads outside the transaction never see its uncommitted rows", async () => {
-    let release = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let inserted = () => {};
-    const insertedOnce = new Promise<void>((resolve) => {
-      inserted = resolve;
-    });
-    const pending = store.transaction(async (tx) => {
-      await insert(tx, "late");
-      inserted();
-      await gate;
-    });
-    await insertedOnce;
+    const late = heldInsert("late");
+    await late.inserted;
     expect(await all()).toEqual([]);
-    release();
-    await pending;
+    late.release();
+    await late.committed;
     expect(ids(await all())).toEqual(["late"]);
   });
 
   it("a cursor never skips a row whose transaction took its position first but committed last", async () => {
     // Transaction A inserts first (takes the lower sequence value) and holds; B inserts after and commits first.
-    let release = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let inserted = () => {};
-    const aInserted = new Promise<void>((resolve) => {
-      inserted = resolve;
-    });
-    const a = store.transaction(async (tx) => {
-      await insert(tx, "a-early-seq");
-      inserted();
-      await gate;
-    });
-    await aInserted;
+    const a = heldInsert("a-early-seq");
+    await a.inserted;
     const b = store.transaction((tx) => insert(tx, "b-late-seq"));
     // PostgreSQL lets B commit now; SQLite serializes writers, so B waits for A (and cannot overtake it).
     if (backend.name === "postgres") await b;
     const firstPage = await all();
     const cursor = firstPage.at(-1)?.position ?? null;
-    release();
-    await Promise.all([a, b]);
+    a.release();
+    await Promise.all([a.committed, b]);
     const secondPage = await all(cursor);
     const served = [...ids(firstPage), ...ids(secondPage)];
     expect(served.sort()).toEqual(["a-early-seq", "b-late-seq"]);
@@ -229,26 +220,14 @@ describe.each(backends.filter((backend) => backend.name === "sqlite" || hasPostg
   });
 
   it("the same cursor rule holds for answers stored by the batched write path (storeAnswer)", async () => {
-    let release = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let inserted = () => {};
-    const aInserted = new Promise<void>((resolve) => {
-      inserted = resolve;
-    });
-    const a = store.transaction(async (tx) => {
-      await insert(tx, "a-early-seq");
-      inserted();
-      await gate;
-    });
-    await aInserted;
+    const a = heldInsert("a-early-seq");
+    await a.inserted;
     const batch = Promise.all(["b1", "b2", "b3"].map((id) => store.storeAnswer(answer(id))));
     if (backend.name === "postgres") await batch;
     const firstPage = await all();
     const cursor = firstPage.at(-1)?.position ?? null;
-    release();
-    await Promise.all([a, batch]);
+    a.release();
+    await Promise.all([a.committed, batch]);
     const served = [...ids(firstPage), ...ids(await all(cursor))];
     expect(served.sort()).toEqual(["a-early-seq", "b1", "b2", "b3"]);
   });

@@ -1,11 +1,8 @@
 // Issue 25: answers from Slack. A real broker process, the real CLI, a loopback Web API and Socket Mode server.
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
-import { brokerApi, until } from "@notify/test-kit";
-import { type BrokerProcess, spawnBroker } from "@notify/test-kit/broker-process";
+import { readFileSync } from "node:fs";
+import { until } from "@notify/test-kit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cliEnv, spawnCli } from "../cli/cli-harness.js";
-import { tempDir } from "../helpers.js";
+import { ChatBroker, messageWith, WAITING } from "./chat-broker.js";
 import { type Json, SlackServer } from "./slack-server.js";
 
 const APP_TOKEN = "xapp-1-A0NOTIFY1-1234567890-appsecretappsecretappsecret";
@@ -13,34 +10,17 @@ const BOT_TOKEN = "xoxb-1111111111-2222222222-botsecretbotsecretbot";
 const CHANNEL = "C0AGENTS1";
 const ANN = { id: "U0ANN0001", name: "ann" };
 const EVE = { id: "U0EVE0009", name: "eve" };
-const WAITING = /^notify: waiting for an answer to interaction (\S+) \(/m;
 /** Socket Mode wants an ack within 3 s; a loaded 2-core machine with a broker process gets more. */
 const ACK_MS = 15_000;
 
 let slack: SlackServer;
-let dataDir: string;
-let broker: BrokerProcess;
-let authToken: string;
+let chat: ChatBroker;
 
-const api = brokerApi(
-  () => broker.url,
-  () => authToken,
-);
-const call = (method: string, path: string, body?: unknown) => api.call(method, path, body, { "x-notify-ui": "1" });
+const call = (method: string, path: string, body?: unknown) => chat.call(method, path, body);
+const ask = (...args: string[]) => chat.ask(...args);
 
-function ask(...args: string[]) {
-  return spawnCli(["ask", ...args, "--port", String(broker.port), "--data-dir", dataDir], cliEnv());
-}
-
-/** The question message the broker posted whose text holds `prompt`. */
-async function questionMessage(prompt: string): Promise<Json> {
-  let found: Json;
-  await until(() => {
-    found = slack.posted().find((message: Json) => message.text.includes(prompt));
-    return found !== undefined;
-  }, 30_000);
-  return found;
-}
+/** The question message the broker sent whose text holds `prompt`. */
+const questionMessage = (prompt: string): Promise<Json> => messageWith(() => slack.posted(), prompt);
 
 const updates = (message: Json) =>
   slack.callsOf("chat.update").filter((update) => update.body.ts === message.ts && update.body.channel === CHANNEL);
@@ -67,30 +47,17 @@ async function connection(): Promise<Json> {
 
 beforeEach(async () => {
   slack = await new SlackServer(APP_TOKEN, BOT_TOKEN).start();
-  dataDir = tempDir("notify-chat-slack-");
-  broker = await spawnBroker(dataDir);
-  authToken = (JSON.parse(readFileSync(join(dataDir, "config.json"), "utf8")) as { authToken: string }).authToken;
-  const provider = await call("POST", "/ui/api/outbound/providers", {
+  chat = await ChatBroker.start("notify-chat-slack-", {
     kind: "slack_app",
     name: "team-slack",
     settings: { channel: CHANNEL, allowedUserIds: [ANN.id], apiBaseUrl: slack.apiBaseUrl },
     secrets: { appToken: APP_TOKEN, botToken: BOT_TOKEN },
-    enabled: true,
   });
-  expect(provider.status).toBe(201);
-  const route = await call("POST", "/ui/api/outbound/routes", {
-    name: "all",
-    provider: "team-slack",
-    includeMessage: true,
-    enabled: true,
-  });
-  expect(route.status).toBe(201);
   await until(() => slack.connections >= 1, 30_000);
 });
 
 afterEach(async () => {
-  broker.child.kill("SIGKILL");
-  await broker.exited;
+  await chat.kill();
   await slack.close();
 }, 60_000);
 
@@ -249,11 +216,10 @@ describe("Slack answers (issue 25)", { timeout: 120_000 }, () => {
     await until(() => slack.lostAcks.length === 1, 30_000);
     const settled = (await call("GET", `/v1/interactions/${first.id}`)).body;
     expect(settled.response).toMatchObject({ source: "slack", choice_id: "allow" });
-    broker.child.kill("SIGKILL");
-    await broker.exited;
+    await chat.kill();
     const whileDown = slack.click(two, 1, ANN);
 
-    broker = await spawnBroker(dataDir);
+    await chat.spawn();
     // Slack redelivers both unacknowledged envelopes to the new connection.
     await slack.ack(cut, 60_000);
     await slack.ack(whileDown, ACK_MS);
@@ -304,18 +270,10 @@ describe("Slack answers (issue 25)", { timeout: 120_000 }, () => {
     // No token in the listing, the log, the database or anything else under the data dir, nor on stderr.
     const listing = JSON.stringify((await call("GET", "/ui/api/outbound/providers")).body);
     const secrets = [APP_TOKEN, BOT_TOKEN, "appsecretappsecret", "botsecretbotsecret"];
-    const files: string[] = [];
-    const walk = (dir: string) => {
-      for (const name of readdirSync(dir)) {
-        const path = join(dir, name);
-        if (statSync(path).isDirectory()) walk(path);
-        else files.push(path);
-      }
-    };
-    walk(dataDir);
+    const files = chat.files();
     for (const secret of secrets) {
       expect(listing).not.toContain(secret);
-      expect(broker.stderr()).not.toContain(secret);
+      expect(chat.broker.stderr()).not.toContain(secret);
       for (const file of files) expect(readFileSync(file).includes(secret), file).toBe(false);
     }
   });

@@ -1,43 +1,23 @@
 // Issue 25: answers from Telegram. A real broker process, the real CLI, and a loopback Bot API.
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
-import { brokerApi, until } from "@notify/test-kit";
-import { type BrokerProcess, spawnBroker } from "@notify/test-kit/broker-process";
+import { readFileSync } from "node:fs";
+import { type Json, until } from "@notify/test-kit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cliEnv, spawnCli } from "../cli/cli-harness.js";
-import { type Json, tempDir } from "../helpers.js";
+import { ChatBroker, messageWith, WAITING } from "./chat-broker.js";
 import { TelegramServer } from "./telegram-server.js";
 
 const BOT_TOKEN = "123456:AAbbCCddEEffGGhhIIjjKKllMMnn_secret";
 const CHAT = 4242;
 const ANN = { id: 7, first_name: "Ann" };
 const STRANGER = { id: 99, first_name: "Eve" };
-const WAITING = /^notify: waiting for an answer to interaction (\S+) \(/m;
 
 let tg: TelegramServer;
-let dataDir: string;
-let broker: BrokerProcess;
-let authToken: string;
+let chat: ChatBroker;
 
-const api = brokerApi(
-  () => broker.url,
-  () => authToken,
-);
-const call = (method: string, path: string, body?: unknown) => api.call(method, path, body, { "x-notify-ui": "1" });
+const call = (method: string, path: string, body?: unknown) => chat.call(method, path, body);
+const ask = (...args: string[]) => chat.ask(...args);
 
-function ask(...args: string[]) {
-  return spawnCli(["ask", ...args, "--port", String(broker.port), "--data-dir", dataDir], cliEnv());
-}
-
-/** The question message the broker sent for `interactionId`'s prompt. */
-async function questionMessage(prompt: string): Promise<Json> {
-  let found: Json;
-  await until(() => {
-    found = tg.sent().find((message: Json) => message.text.includes(prompt));
-    return found !== undefined;
-  }, 30_000);
-  return found;
-}
+/** The question message the broker sent whose text holds `prompt`. */
+const questionMessage = (prompt: string): Promise<Json> => messageWith(() => tg.sent(), prompt);
 
 const edits = (messageId: number) =>
   tg.callsOf("editMessageText").filter((edit: Json) => edit.message_id === messageId);
@@ -45,32 +25,16 @@ const callbackTexts = () => tg.callsOf("answerCallbackQuery").map((answer: Json)
 
 beforeEach(async () => {
   tg = await new TelegramServer(BOT_TOKEN).start();
-  dataDir = tempDir("notify-chat-tg-");
-  broker = await spawnBroker(dataDir);
-  authToken = (JSON.parse(readFileSync(join(dataDir, "config.json"), "utf8")) as { authToken: string }).authToken;
-  const provider = await call("POST", "/ui/api/outbound/providers", {
+  chat = await ChatBroker.start("notify-chat-tg-", {
     kind: "telegram",
     name: "phone-bot",
     settings: { chatId: CHAT, answers: true, allowedUserIds: [ANN.id], apiBaseUrl: tg.url },
     secrets: { botToken: BOT_TOKEN },
-    enabled: true,
   });
-  expect(provider.status).toBe(201);
-  expect(
-    (
-      await call("POST", "/ui/api/outbound/routes", {
-        name: "all",
-        provider: "phone-bot",
-        includeMessage: true,
-        enabled: true,
-      })
-    ).status,
-  ).toBe(201);
 });
 
 afterEach(async () => {
-  broker.child.kill("SIGKILL");
-  await broker.exited;
+  await chat.kill();
   await tg.close();
 }, 60_000);
 
@@ -167,12 +131,11 @@ describe("Telegram answers (issue 25)", { timeout: 120_000 }, () => {
     await until(() => tg.callsOf("answerCallbackQuery").length === 1, 30_000);
     const settled = (await call("GET", `/v1/interactions/${first.id}`)).body;
     expect(settled.status).toBe("answered");
-    broker.child.kill("SIGKILL");
-    await broker.exited;
+    await chat.kill();
     tg.holdCallbacks = false;
     tg.tap(two, two.reply_markup.inline_keyboard[1][0].callback_data, ANN);
 
-    broker = await spawnBroker(dataDir);
+    await chat.spawn();
     const settledLater = await call("GET", `/v1/interactions/${second.id}/wait?timeout=30`);
     expect(settledLater.body.status).toBe("answered");
     const again = (await call("GET", `/v1/interactions/${first.id}`)).body;
@@ -204,16 +167,7 @@ describe("Telegram answers (issue 25)", { timeout: 120_000 }, () => {
     expect((await call("GET", `/v1/interactions/${id}`)).body.response.source).toBe("telegram");
     // Nothing under the data dir (database, logs, config) holds the token's secret half.
     const secret = BOT_TOKEN.split(":")[1] as string;
-    const files: string[] = [];
-    const walk = (dir: string) => {
-      for (const name of readdirSync(dir)) {
-        const path = join(dir, name);
-        if (statSync(path).isDirectory()) walk(path);
-        else files.push(path);
-      }
-    };
-    walk(dataDir);
-    for (const file of files) expect(readFileSync(file).includes(secret), file).toBe(false);
-    expect(broker.stderr()).not.toContain(secret);
+    for (const file of chat.files()) expect(readFileSync(file).includes(secret), file).toBe(false);
+    expect(chat.broker.stderr()).not.toContain(secret);
   });
 });

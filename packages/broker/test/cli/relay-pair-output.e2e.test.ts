@@ -4,9 +4,9 @@
 // util-linux's `script`, as a person's terminal would give.
 import { spawn, spawnSync } from "node:child_process";
 import { ENROLLMENT_TOKEN } from "@notify/test-kit";
+import { type RelayHarness, sqliteRelay } from "@notify/test-kit/relay-harness";
 import qrcode from "qrcode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RelayHarness } from "../../../relay/test/helpers.js";
 import { tempDir } from "../helpers.js";
 import { type LiveBroker, liveBroker } from "../relay/broker-client.js";
 import { CLI, cliEnv, runCli } from "./cli-harness.js";
@@ -25,7 +25,7 @@ function plainEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 beforeAll(async () => {
-  relay = RelayHarness.sqlite();
+  relay = sqliteRelay();
   await relay.listen();
   const address = relay.app.server.address();
   const relayUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;

@@ -67,7 +67,7 @@ const withoutUpdatedAt = (state: Awaited<ReturnType<typeof routerState>>) => ({
 
 describe("notify apply: the router section", () => {
   it("creates upstreams, then routes, then the settings and switch; the sealed key reaches the upstream", async () => {
-    const result = await notify("apply", files.write("router.yaml", routerYaml(upstream.baseUrl)));
+    const result = await notify("apply", files.write("router.yaml", routerYaml(upstream.url)));
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe("");
     expect(result.stderr.split("\n")).toEqual([
@@ -86,7 +86,7 @@ describe("notify apply: the router section", () => {
         slug: "mock",
         label: "Mock provider",
         wire: "chat_wire",
-        base_url: upstream.baseUrl,
+        base_url: upstream.url,
         has_key: true,
         models: ["m1", "m2"],
         enabled: true,
@@ -122,7 +122,7 @@ describe("notify apply: the router section", () => {
   });
 
   it("re-applying changes nothing but the write-only key, which is always sent again", async () => {
-    const file = files.write("router.yaml", routerYaml(upstream.baseUrl));
+    const file = files.write("router.yaml", routerYaml(upstream.url));
     expect((await notify("apply", file)).code).toBe(0);
     const before = await routerState(cli);
 
@@ -148,7 +148,7 @@ describe("notify apply: the router section", () => {
     expect(withoutUpdatedAt(after)).toEqual(withoutUpdatedAt(before));
 
     // Without the key in the file, a re-run sends nothing at all.
-    const keyless = files.write("keyless.yaml", routerYaml(upstream.baseUrl).replace(`      key: ${KEY}\n`, ""));
+    const keyless = files.write("keyless.yaml", routerYaml(upstream.url).replace(`      key: ${KEY}\n`, ""));
     const third = await notify("apply", keyless, "--json");
     expect(third.code).toBe(0);
     expect(JSON.parse(third.stdout).counts).toEqual({ create: 0, update: 0, delete: 0, unchanged: 5 });
@@ -156,9 +156,9 @@ describe("notify apply: the router section", () => {
   });
 
   it("patches only the fields that differ; fields the file leaves out keep the broker's value", async () => {
-    expect((await notify("apply", files.write("router.yaml", routerYaml(upstream.baseUrl)))).code).toBe(0);
+    expect((await notify("apply", files.write("router.yaml", routerYaml(upstream.url)))).code).toBe(0);
     const before = await routerState(cli);
-    const changed = routerYaml(`${upstream.baseUrl}/`) // stored without the trailing slash: no change
+    const changed = routerYaml(`${upstream.url}/`) // stored without the trailing slash: no change
       .replace("models: [m1, m2]", "models: [m1, m2, m3, m1]")
       .replace("targets: [mock/m1, backup/b1]", "targets: [backup/b1, mock/m1]")
       .replace("switch_strategy: ordered", "switch_strategy: sticky")
@@ -192,7 +192,7 @@ describe("notify apply: the router section", () => {
   });
 
   it("switches the router off with enabled: false and leaves everything else alone", async () => {
-    expect((await notify("apply", files.write("router.yaml", routerYaml(upstream.baseUrl)))).code).toBe(0);
+    expect((await notify("apply", files.write("router.yaml", routerYaml(upstream.url)))).code).toBe(0);
     const before = await routerState(cli);
     const result = await notify("apply", files.write("off.yaml", "router:\n  enabled: false\n"), "--prune");
     expect(result.code).toBe(0);
@@ -207,14 +207,14 @@ describe("notify apply: the router section", () => {
 
 describe("notify apply --prune: the router section", () => {
   it("deletes the routes the file does not name before the upstreams, only within the lists it has", async () => {
-    expect((await notify("apply", files.write("router.yaml", routerYaml(upstream.baseUrl)))).code).toBe(0);
+    expect((await notify("apply", files.write("router.yaml", routerYaml(upstream.url)))).code).toBe(0);
 
     // Only `upstreams`: routes are not pruned, so backup, still a target of chain, cannot go.
     const upstreamsOnly = `router:
   upstreams:
     - slug: mock
       wire: chat_wire
-      base_url: ${upstream.baseUrl}
+      base_url: ${upstream.url}
 `;
     const before = await routerState(cli);
     const refused = await notify("apply", files.write("upstreams.yaml", upstreamsOnly), "--prune");
@@ -243,7 +243,7 @@ describe("notify apply --prune: the router section", () => {
     expect(after.routes.map((record: Json) => record.name)).toEqual(["fast"]);
 
     // Without --prune nothing is deleted.
-    expect((await notify("apply", files.write("router2.yaml", routerYaml(upstream.baseUrl)))).code).toBe(0);
+    expect((await notify("apply", files.write("router2.yaml", routerYaml(upstream.url)))).code).toBe(0);
     const keep = await notify("apply", files.write("both2.yaml", both));
     expect(keep.code).toBe(0);
     expect(keep.stderr).not.toMatch(/^deleted/m);
@@ -251,7 +251,7 @@ describe("notify apply --prune: the router section", () => {
   });
 
   it("refuses to prune the default route, and prunes it when the same file moves the default first", async () => {
-    expect((await notify("apply", files.write("router.yaml", routerYaml(upstream.baseUrl)))).code).toBe(0);
+    expect((await notify("apply", files.write("router.yaml", routerYaml(upstream.url)))).code).toBe(0);
     const before = await routerState(cli);
     const onlyChain = `router:
   routes:
@@ -377,7 +377,7 @@ describe("notify apply --dry-run: the router section", () => {
   it("prints the plan and changes nothing, config.json included", async () => {
     const configBefore = readFileSync(join(cli.dataDir, "config.json"), "utf8");
     const before = await routerState(cli);
-    const file = files.write("router.yaml", routerYaml(upstream.baseUrl));
+    const file = files.write("router.yaml", routerYaml(upstream.url));
     const result = await notify("apply", file, "--dry-run", "--prune", "--json");
     expect(result.code).toBe(0);
     expect(result.stderr.split("\n").slice(0, 5)).toEqual([
@@ -406,14 +406,14 @@ router:
   upstreams:
     - slug: mock
       wire: chat_wire
-      base_url: ${upstream.baseUrl}
+      base_url: ${upstream.url}
       key: ${KEY}
       models: m1
       token: ${KEY}
     - label: no slug
     - slug: mock
       wire: chat_wire
-      base_url: ${upstream.baseUrl}
+      base_url: ${upstream.url}
   routes:
     - name: fast
       kind: alias
@@ -442,7 +442,7 @@ router:
   });
 
   it("checks every entry with the router's own rules before the first change (no partial apply)", async () => {
-    expect((await notify("apply", files.write("router.yaml", routerYaml(upstream.baseUrl)))).code).toBe(0);
+    expect((await notify("apply", files.write("router.yaml", routerYaml(upstream.url)))).code).toBe(0);
     const before = { router: await routerState(cli), rest: await brokerState(cli) };
     // The notification type and the first upstream are fine; every later entry breaks one rule of spec 3.
     const file = `notificationTypes:
@@ -453,7 +453,7 @@ router:
   upstreams:
     - slug: fresh
       wire: chat_wire
-      base_url: ${upstream.baseUrl}
+      base_url: ${upstream.url}
     - slug: Bad_Slug
       wire: chat_wire
       base_url: https://example.com/v1
@@ -490,18 +490,18 @@ router:
 
 describe("notify apply: the upstream key", () => {
   it("is never printed (lines, --json, errors) and is stored only sealed", async () => {
-    const file = files.write("router.yaml", routerYaml(upstream.baseUrl));
+    const file = files.write("router.yaml", routerYaml(upstream.url));
     for (const args of [["--dry-run"], ["--json"], ["--json"], ["--dry-run", "--json"]]) {
       expect((await notify("apply", file, ...args)).code).toBe(0);
     }
     // An error that would name the key (a route target made of it) has it cut out, on stderr and in --json.
-    const named = routerYaml(upstream.baseUrl).replace("targets: [mock/m1]", `targets: [${KEY}/m1]`);
+    const named = routerYaml(upstream.url).replace("targets: [mock/m1]", `targets: [${KEY}/m1]`);
     const namedError = await notify("apply", files.write("named.yaml", named), "--json");
     expect(namedError.code).toBe(1);
     expect(namedError.stderr).toContain("router.routes[0]: target [secret]/m1: no upstream with slug [secret]");
     expect(JSON.parse(namedError.stdout).error).toContain("no upstream with slug [secret]");
     // A file that fails to parse cannot echo it either.
-    const broken = routerYaml(upstream.baseUrl).replace("models: [m1, m2]", `models: ${KEY}`);
+    const broken = routerYaml(upstream.url).replace("models: [m1, m2]", `models: ${KEY}`);
     expect((await notify("apply", files.write("broken.yaml", broken), "--json")).code).toBe(1);
 
     const status = await notify("router", "status", "--json");

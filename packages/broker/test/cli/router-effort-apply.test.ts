@@ -70,7 +70,7 @@ async function chatEffort(model: string, effort?: string): Promise<Json> {
 
 describe("notify apply: router.effort", () => {
   it("creates family and per-model sets that requests follow, and re-applying changes nothing", async () => {
-    const file = files.write("router.yaml", effortFile(upstream.baseUrl, FAMILY_AND_MODEL));
+    const file = files.write("router.yaml", effortFile(upstream.url, FAMILY_AND_MODEL));
     const result = await notify("apply", file);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr.split("\n").slice(0, 5)).toEqual([
@@ -101,12 +101,12 @@ describe("notify apply: router.effort", () => {
   });
 
   it("replaces a set whole, removes one given as null, and leaves sets the file does not name", async () => {
-    expect((await notify("apply", files.write("a.yaml", effortFile(upstream.baseUrl, FAMILY_AND_MODEL)))).code).toBe(0);
+    expect((await notify("apply", files.write("a.yaml", effortFile(upstream.url, FAMILY_AND_MODEL)))).code).toBe(0);
     const changed = `    families:
       gpt-5: { default: low }
       gemini-3: null
 `;
-    const result = await notify("apply", files.write("b.yaml", effortFile(upstream.baseUrl, changed)));
+    const result = await notify("apply", files.write("b.yaml", effortFile(upstream.url, changed)));
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain("updated effort family gpt-5: levels, default");
     expect(result.stderr).toContain("deleted effort family gemini-3");
@@ -116,17 +116,17 @@ describe("notify apply: router.effort", () => {
       models: { "mock/local-coder": { levels: { low: null, xhigh: "high", max: "high" } } },
     });
     // null for a set that is not stored is nothing to do.
-    const again = await notify("apply", files.write("c.yaml", effortFile(upstream.baseUrl, changed)), "--json");
+    const again = await notify("apply", files.write("c.yaml", effortFile(upstream.url, changed)), "--json");
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout).counts).toMatchObject({ update: 0, delete: 0 });
   });
 
   it("--prune removes the sets a listed scope does not name, and only there", async () => {
-    expect((await notify("apply", files.write("a.yaml", effortFile(upstream.baseUrl, FAMILY_AND_MODEL)))).code).toBe(0);
+    expect((await notify("apply", files.write("a.yaml", effortFile(upstream.url, FAMILY_AND_MODEL)))).code).toBe(0);
     const onlyGpt5 = `    families:
       gpt-5: { levels: { low: minimal }, default: medium }
 `;
-    const result = await notify("apply", files.write("b.yaml", effortFile(upstream.baseUrl, onlyGpt5)), "--prune");
+    const result = await notify("apply", files.write("b.yaml", effortFile(upstream.url, onlyGpt5)), "--prune");
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain("deleted effort family gemini-3");
     expect(result.stderr).not.toContain("effort model");
@@ -136,7 +136,7 @@ describe("notify apply: router.effort", () => {
     });
     const emptyModels = `    models: {}
 `;
-    const pruned = await notify("apply", files.write("c.yaml", effortFile(upstream.baseUrl, emptyModels)), "--prune");
+    const pruned = await notify("apply", files.write("c.yaml", effortFile(upstream.url, emptyModels)), "--prune");
     expect(pruned.code, pruned.stderr).toBe(0);
     expect(pruned.stderr).toContain("deleted effort model mock/local-coder");
     expect((await effortSets()).models).toEqual({});
@@ -146,7 +146,7 @@ describe("notify apply: router.effort", () => {
   it("--dry-run prints the plan and stores nothing", async () => {
     const result = await notify(
       "apply",
-      files.write("router.yaml", effortFile(upstream.baseUrl, FAMILY_AND_MODEL)),
+      files.write("router.yaml", effortFile(upstream.url, FAMILY_AND_MODEL)),
       "--dry-run",
     );
     expect(result.code, result.stderr).toBe(0);
@@ -165,7 +165,7 @@ describe("notify apply: invalid router.effort", () => {
       gemini-3: [low]
     models: []
 `;
-    const result = await notify("apply", files.write("bad.yaml", effortFile(upstream.baseUrl, bad)));
+    const result = await notify("apply", files.write("bad.yaml", effortFile(upstream.url, bad)));
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("bad.yaml is not valid (nothing was changed):");
     for (const problem of [
@@ -191,7 +191,7 @@ describe("notify apply: invalid router.effort", () => {
       mock/gpt-5: { levels: { max: minimal } }
       no-provider: { levels: { low: low } }
 `;
-    const result = await notify("apply", files.write("bad.yaml", effortFile(upstream.baseUrl, refused)));
+    const result = await notify("apply", files.write("bad.yaml", effortFile(upstream.url, refused)));
     expect(result.code).toBe(1);
     for (const problem of [
       "router.effort.families.gpt-5: not monotonic: high maps to low, below what medium maps to",
@@ -217,10 +217,10 @@ describe("notify apply: invalid router.effort", () => {
     const alone = `    models:
       mock/gpt-5: { levels: { low: high } }
 `;
-    const refused = await notify("apply", files.write("alone.yaml", effortFile(upstream.baseUrl, alone)));
+    const refused = await notify("apply", files.write("alone.yaml", effortFile(upstream.url, alone)));
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("router.effort.models.mock/gpt-5: not monotonic: medium maps to medium");
-    const result = await notify("apply", files.write("ok.yaml", effortFile(upstream.baseUrl, layered)));
+    const result = await notify("apply", files.write("ok.yaml", effortFile(upstream.url, layered)));
     expect(result.code, result.stderr).toBe(0);
     expect((await effortSets()).models).toEqual({ "mock/gpt-5": { levels: { low: "high" } } });
   });

@@ -1,4 +1,4 @@
-import { createServer, type IncomingHttpHeaders } from "node:http";
+import { type ModelMock, startModelMock } from "@notify/test-kit";
 import type { CliBroker } from "./cli-harness.js";
 import { type Json, uiGet } from "./outbound-helpers.js";
 
@@ -12,62 +12,12 @@ export async function routerState(cli: CliBroker): Promise<{ status: Json; upstr
   return { status, upstreams, routes };
 }
 
-export interface ChatHit {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: Json;
-}
-
 /** The usage the mock reports, so the ledger's token columns have known values. */
-export const MOCK_TOKENS = { input: 12, output: 7 } as const;
+export const MOCK_TOKENS = { input: 12, cached: 0, output: 7, reasoning: 0 } as const;
 
 /**
- * A chat-wire model provider on loopback: every POST gets one non-stream chat completion (spec 3, Endpoints: the
- * router appends `/chat/completions` to a chat-wire upstream's base_url). Requests are recorded.
+ * A chat-wire model provider on loopback (the kit's mock; spec 3, Endpoints: the router appends `/chat/completions`
+ * to a chat-wire upstream's base_url, its `url`). Requests are recorded in `hits`.
  */
-export async function mockChatUpstream(): Promise<{ baseUrl: string; hits: ChatHit[]; close(): Promise<void> }> {
-  const hits: ChatHit[] = [];
-  const server = createServer((request, response) => {
-    let text = "";
-    request.setEncoding("utf8").on("data", (chunk: string) => {
-      text += chunk;
-    });
-    request.on("end", () => {
-      let body: Json;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = undefined;
-      }
-      hits.push({ path: request.url ?? "", headers: request.headers, body });
-      response.writeHead(200, { "content-type": "application/json" }).end(
-        JSON.stringify({
-          id: "chatcmpl-mock-1",
-          object: "chat.completion",
-          created: 1_700_000_000,
-          model: body?.model ?? "unknown",
-          choices: [
-            { index: 0, message: { role: "assistant", content: "Hello from the mock." }, finish_reason: "stop" },
-          ],
-          usage: {
-            prompt_tokens: MOCK_TOKENS.input,
-            completion_tokens: MOCK_TOKENS.output,
-            total_tokens: MOCK_TOKENS.input + MOCK_TOKENS.output,
-          },
-        }),
-      );
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : 0;
-  return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    hits,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+export const mockChatUpstream = (): Promise<ModelMock> =>
+  startModelMock({ wire: "chat", text: "Hello from the mock.", usage: MOCK_TOKENS });

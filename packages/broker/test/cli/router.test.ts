@@ -41,7 +41,7 @@ async function configureRouter(): Promise<void> {
   upstreams:
     - slug: mock
       wire: chat_wire
-      base_url: ${upstream.baseUrl}
+      base_url: ${upstream.url}
       key: ${UPSTREAM_KEY}
       models: [mock-model]
       enabled: true
@@ -177,7 +177,7 @@ describe("notify router activity", () => {
     expect(((await reply.json()) as Json).choices[0].message.content).toBe("Hello from the mock.");
     // The upstream got its own (sealed, then opened) key, never the router key.
     expect(upstream.hits).toHaveLength(1);
-    expect(upstream.hits[0]?.path).toBe("/v1/chat/completions");
+    expect(upstream.hits[0]?.url).toBe("/v1/chat/completions");
     expect(upstream.hits[0]?.headers.authorization).toBe(`Bearer ${UPSTREAM_KEY}`);
     expect(upstream.hits[0]?.body.model).toBe("mock-model");
 

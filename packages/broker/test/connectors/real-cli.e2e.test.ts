@@ -1,13 +1,10 @@
-import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { brokerApi } from "@notify/test-kit";
+import { brokerApi, type ModelMock, type Reply, startModelMock, type Turn } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
-import { cliEnv, closedPort, runCli } from "../cli/cli-harness.js";
-import { FINAL_PREFIX, startToolModelMock, type ToolModelMock } from "./tool-model-mock.js";
+import { cliEnv, runCli } from "../cli/cli-harness.js";
+import { agentEnv, agentSandbox, agentTest, CLAUDE, CODEX, startAgent } from "../real-agents.js";
 
 /**
  * Issue 17, "Must show": in a temporary HOME, `notify router connect codex` and `notify router connect claude-code`
@@ -16,17 +13,8 @@ import { FINAL_PREFIX, startToolModelMock, type ToolModelMock } from "./tool-mod
  * configuration: the model asks for a shell command, gets its output back, and answers with it. `notify router
  * disconnect` then leaves both files byte for byte as they were before connect.
  */
-const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
-const CLAUDE = join(ROOT, "node_modules/@anthropic-ai/claude-code-linux-x64/claude");
-const CODEX = join(ROOT, "node_modules/@openai/codex/bin/codex.js");
-const missing = [
-  existsSync(CLAUDE) ? undefined : "@anthropic-ai/claude-code (linux-x64 binary)",
-  existsSync(CODEX) ? undefined : "@openai/codex",
-].filter((name) => name !== undefined);
-if (missing.length > 0) {
-  if (process.env.CI === "true") throw new Error(`connector e2e: missing ${missing.join(", ")}`);
-  console.warn(`\n*** SKIPPING the connector e2e: missing ${missing.join(", ")} ***\n`);
-}
+const test = agentTest("connector e2e", { claude: true, codex: true });
+const skipped = test !== it;
 
 const COMMAND = "echo notify-connector-$((6*7))";
 const PRINTED = "notify-connector-42";
@@ -44,12 +32,11 @@ const CODEX_BEFORE = [
 ].join("\n");
 const CLAUDE_BEFORE = `${JSON.stringify({ theme: "dark", env: { ANTHROPIC_CUSTOM_HEADERS: "X-Team: blue" } }, null, 4)}\n`;
 
-let root: string;
 let home: string;
 let work: string;
 let dataDir: string;
 let broker: RunningBroker;
-let mock: ToolModelMock;
+let mock: ModelMock;
 let deadProxy: string;
 
 const target = (): string[] => ["--port", String(broker.port), "--data-dir", dataDir];
@@ -59,20 +46,46 @@ const { ui } = brokerApi(
   () => broker.settings.authToken,
 );
 
+const FINAL_PREFIX = "The command printed:";
+
+/**
+ * The model behind the router: it asks once for COMMAND through the agent's shell tool (Codex: the catalogue's
+ * `shell_command` takes `{command}`, Codex 0.169.0's unified exec `exec_command` takes `{cmd}`; Claude Code: Bash),
+ * then answers with what the command printed.
+ */
+function printsCommand(turn: Turn): Reply {
+  const outputs = turn.toolResults.map((result) => result.text);
+  const reply = { text: `${FINAL_PREFIX} ${outputs.join(" ").trim() || "nothing"}` };
+  if (outputs.length > 0) return reply;
+  const names = turn.tools.map((tool) => tool.name);
+  if (turn.wire === "messages") {
+    if (!names.includes("Bash")) return reply;
+    return turn.stream
+      ? { tool: "Bash", input: { command: COMMAND, description: "Print the marker" } }
+      : { text: "OK" };
+  }
+  if (names.includes("shell_command")) return { tool: "shell_command", input: { command: COMMAND } };
+  if (names.includes("exec_command")) return { tool: "exec_command", input: { cmd: COMMAND } };
+  return reply;
+}
+
+/** The tool results and the offered tool names of the model turns from `from` on. */
+const toolOutputs = (from = 0) =>
+  mock
+    .turns()
+    .slice(from)
+    .flatMap((turn) => turn.toolResults.map((result) => result.text));
+const toolNames = () => mock.turns().map((turn) => turn.tools.map((tool) => tool.name));
+
 beforeAll(async () => {
-  if (missing.length > 0) return;
-  root = mkdtempSync(join(tmpdir(), "notify-connect-e2e-"));
-  home = join(root, "home");
-  work = join(root, "project");
-  dataDir = join(root, "data");
-  mkdirSync(join(home, ".codex"), { recursive: true });
-  mkdirSync(join(home, ".claude"), { recursive: true });
-  mkdirSync(work);
+  if (skipped) return;
+  const sandbox = await agentSandbox("notify-connect-e2e-", "project");
+  ({ home, work, deadProxy } = sandbox);
+  dataDir = join(sandbox.root, "data");
   mkdirSync(dataDir);
   writeFileSync(join(home, ".codex", "config.toml"), CODEX_BEFORE);
   writeFileSync(join(home, ".claude", "settings.json"), CLAUDE_BEFORE);
-  mock = await startToolModelMock(COMMAND);
-  deadProxy = `http://127.0.0.1:${await closedPort()}`;
+  mock = await startModelMock({ reply: printsCommand, models: [] });
   broker = await startBroker({ dataDir, port: 0, env: { HOME: home } });
   expect((await ui("PUT", "/router/settings", { enabled: true })).status).toBe(200);
   for (const [slug, wire, model] of [
@@ -82,7 +95,7 @@ beforeAll(async () => {
     const created = await ui("POST", "/router/upstreams", {
       slug,
       wire,
-      base_url: `${mock.url}/v1`,
+      base_url: mock.url,
       models: [model],
       enabled: true,
     });
@@ -91,61 +104,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (missing.length > 0) return;
+  if (skipped) return;
   await broker?.close();
   await mock?.close();
-  rmSync(root, { recursive: true, force: true });
 });
 
-/** The agents' environment: only loopback is reachable, nothing phones home. */
-function agentEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of ["PATH", "LANG", "USER", "SHELL"]) {
-    const value = process.env[name];
-    if (value !== undefined) env[name] = value;
-  }
-  return {
-    ...env,
-    HOME: home,
-    TERM: "dumb",
-    DISABLE_AUTOUPDATER: "1",
-    DISABLE_TELEMETRY: "1",
-    DISABLE_ERROR_REPORTING: "1",
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-    HTTPS_PROXY: deadProxy,
-    HTTP_PROXY: deadProxy,
-    ALL_PROXY: deadProxy,
-    https_proxy: deadProxy,
-    http_proxy: deadProxy,
-    NO_PROXY: "127.0.0.1,localhost",
-    no_proxy: "127.0.0.1,localhost",
-    ...extra,
-  };
-}
-
-function run(
-  command: string,
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number | null; output: string }> {
-  const child = spawn(command, args, { cwd: work, env, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    output += chunk;
-  });
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-    output += chunk;
-  });
-  const timer = setTimeout(() => child.kill("SIGKILL"), 150_000);
-  return new Promise((resolve) =>
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    }),
-  );
-}
-
-const test = missing.length > 0 ? it.skip : it;
+const run = (command: string, args: string[], env: Record<string, string>) => startAgent(command, args, work, env).done;
 
 describe("agent connectors with the real CLIs", () => {
   test("connect codex and claude-code, a tool round trip through the router for each, disconnect restores both files", async () => {
@@ -180,38 +144,37 @@ describe("agent connectors with the real CLIs", () => {
     const codex = await run(
       process.execPath,
       [CODEX, "exec", "--skip-git-repo-check", "run the command and tell me what it printed"],
-      agentEnv(),
+      agentEnv(home, deadProxy),
     );
     expect(codex.code, codex.output).toBe(0);
     // The second turn's answer quotes the tool output the model got back.
-    expect(codex.output, JSON.stringify(mock.toolNames)).toMatch(new RegExp(`${FINAL_PREFIX}[^]*${PRINTED}`));
-    const codexOutputs = mock.toolOutputs.splice(0);
+    expect(codex.output, JSON.stringify(toolNames())).toMatch(new RegExp(`${FINAL_PREFIX}[^]*${PRINTED}`));
+    const codexOutputs = toolOutputs();
+    const codexTurns = mock.turns().length;
     expect(
       codexOutputs.some((output) => output.includes(PRINTED)),
       codex.output,
     ).toBe(true);
     // The shell reaches the model as ordinary function tools, never the built-in local_shell item type.
-    expect(mock.toolNames.some((names) => names.includes("shell_command") || names.includes("exec_command"))).toBe(
-      true,
-    );
-    expect(mock.toolNames.every((names) => !names.includes("local_shell"))).toBe(true);
+    expect(toolNames().some((names) => names.includes("shell_command") || names.includes("exec_command"))).toBe(true);
+    expect(toolNames().every((names) => !names.includes("local_shell"))).toBe(true);
 
     // Claude Code: headless, Bash allowed; its own key stays its own, the router key rides in the custom header.
     const claude = await run(
       CLAUDE,
       ["-p", "run the command and tell me what it printed", "--allowedTools", "Bash"],
-      agentEnv({ ANTHROPIC_API_KEY: CLAUDE_OWN_KEY }),
+      agentEnv(home, deadProxy, { ANTHROPIC_API_KEY: CLAUDE_OWN_KEY }),
     );
     expect(claude.code, claude.output).toBe(0);
     expect(claude.output).toMatch(new RegExp(`${FINAL_PREFIX}[^]*${PRINTED}`));
     expect(
-      mock.toolOutputs.some((output) => output.includes(PRINTED)),
+      toolOutputs(codexTurns).some((output) => output.includes(PRINTED)),
       claude.output,
     ).toBe(true);
 
     // Every model request reached the mock through the router (anything else met the dead proxy).
-    expect(mock.requests.some((request) => request.startsWith("POST /v1/responses"))).toBe(true);
-    expect(mock.requests.some((request) => request.startsWith("POST /v1/messages"))).toBe(true);
+    expect(mock.hits.some((hit) => hit.method === "POST" && hit.url.startsWith("/v1/responses"))).toBe(true);
+    expect(mock.hits.some((hit) => hit.method === "POST" && hit.url.startsWith("/v1/messages"))).toBe(true);
 
     for (const agent of ["codex", "claude-code"]) {
       const disconnected = await runCli(["router", "disconnect", agent, ...target()], cliEnv());

@@ -13,6 +13,7 @@ import { type AddressInfo, connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RouterServices, routerPlugin } from "@notify/router";
+import { type ModelMock, startModelMock } from "@notify/test-kit";
 import { BAD_IDS, bodyMutants, type Mutant, queryMutants } from "@notify/test-kit/fuzz-mutations";
 import fc from "fast-check";
 import Fastify, { type FastifyInstance } from "fastify";
@@ -21,7 +22,6 @@ import { type RunningBroker, startBroker } from "../../src/broker.js";
 import { readConfigFile } from "../../src/config/config-file.js";
 import { TOKEN } from "../helpers.js";
 import { type RawReply, raw } from "../router/harness.js";
-import { type MockUpstream, startMock } from "../router/mock-upstream.js";
 import { type Family, type Fixtures, fillPath, type Json, ROUTE_CASES, type RouteCase } from "./route-cases.js";
 
 const ROUTER_MAX_BODY = 1_048_576;
@@ -37,7 +37,7 @@ const SECRETS = [
 let broker: RunningBroker;
 let dataDir: string;
 let routerKey: string;
-let mock: MockUpstream;
+let mock: ModelMock;
 let hook: Server;
 let fixtures: Fixtures;
 const health = { requests: 0, failures: [] as string[], slowestMs: 0, running: true };
@@ -175,7 +175,7 @@ beforeAll(async () => {
     httpLimits: { requestTimeoutMs: 1_000, headersTimeoutMs: 1_000 },
   });
   routerKey = String(readConfigFile(dataDir).RouterKey);
-  mock = await startMock("chat");
+  mock = await startModelMock("chat");
   hook = createServer((request, response) => {
     request.resume();
     request.on("end", () => response.writeHead(200).end("ok"));

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { type Envelope, openEnvelope } from "@notify/contracts/relay-envelope";
+import { type Enrolled, type Paired, type RelayHarness, sqliteRelay } from "@notify/test-kit/relay-harness";
 import { afterEach, expect } from "vitest";
-import { type Enrolled, type Paired, RelayHarness } from "../../../relay/test/helpers.js";
 import { type TestBroker, testBroker } from "../helpers.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -19,7 +19,7 @@ export interface SimulatedPhone extends Paired {
 
 /** The real relay app (SQLite, in-process) listening on 127.0.0.1:0, closed after the test. */
 export async function startRelay(): Promise<RelayHarness & { url: string }> {
-  const relay = RelayHarness.sqlite();
+  const relay = sqliteRelay();
   await relay.listen();
   cleanups.push(async () => {
     // A broker closed mid-poll in this same process can leave a socket the relay still counts as busy (see

@@ -1,11 +1,11 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
+import { type MockWire, type ModelMock, startModelMock } from "@notify/test-kit";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readConfigFile } from "../../src/config/config-file.js";
 import { type Json, type RawReply, type RouterBroker, raw, startRouterBroker } from "./harness.js";
-import { type MockUpstream, type MockWire, startMock } from "./mock-upstream.js";
 
 /** The router's edges: off switch, Origin/Host/key checks, error shapes, count_tokens, the model list, body limit. */
 
@@ -39,12 +39,12 @@ const post = (router: RouterBroker, path: string, body: unknown, headers: Record
   });
 
 let router: RouterBroker;
-const mocks = {} as Record<MockWire, MockUpstream>;
+const mocks = {} as Record<MockWire, ModelMock>;
 
 beforeAll(async () => {
   router = await startRouterBroker();
   for (const wire of ["responses", "chat", "messages"] as const) {
-    mocks[wire] = await startMock(wire);
+    mocks[wire] = await startModelMock(wire);
     await router.addUpstream({
       slug: wire.slice(0, 1),
       wire,
@@ -65,7 +65,7 @@ describe("the off switch", () => {
     const off = await startRouterBroker({ enable: false });
     try {
       expect(off.key).toBe("");
-      const mock = await startMock("chat");
+      const mock = await startModelMock("chat");
       await off.addUpstream({ slug: "c", wire: "chat", base_url: mock.url });
       for (const { path, wire, body } of PATHS) {
         expectWireError(await post(off, path, body), wire, 404, "router_disabled");
@@ -393,9 +393,10 @@ describe("the router's lane and the framework routes", () => {
       expect(socket.status, label).toBe(injected.statusCode);
       expect(socket.headers["content-type"], label).toBe(injected.headers["content-type"]);
       const injectedBody = JSON.parse(injected.body);
-      // Generated ids differ per request; everything else is the same.
+      // Generated ids differ per request (the router's, and the mock's own, numbered per request); everything else
+      // is the same.
       const withoutIds = (value: Json): Json =>
-        JSON.parse(JSON.stringify(value).replace(/"(chatcmpl|msg)_[^"]*"/g, '"ID"'));
+        JSON.parse(JSON.stringify(value).replace(/"(chatcmpl|msg)[-_][^"]*"/g, '"ID"'));
       expect(withoutIds(socket.body), label).toEqual(withoutIds(injectedBody));
     }
   });

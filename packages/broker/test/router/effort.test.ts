@@ -1,19 +1,19 @@
+import { type ModelMock, startModelMock } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RouterBroker, raw, startRouterBroker } from "./harness.js";
-import { type MockUpstream, startMock } from "./mock-upstream.js";
 
 /** Effort mapping through a real broker (spec 3): what each upstream receives, with the official SDKs. */
 describe("effort mapping through the proxy", () => {
   let router: RouterBroker;
-  let chat: MockUpstream;
-  let messages: MockUpstream;
-  let responses: MockUpstream;
+  let chat: ModelMock;
+  let messages: ModelMock;
+  let responses: ModelMock;
 
   beforeAll(async () => {
     router = await startRouterBroker();
-    chat = await startMock("chat");
-    messages = await startMock("messages");
-    responses = await startMock("responses");
+    chat = await startModelMock("chat");
+    messages = await startModelMock("messages");
+    responses = await startModelMock("responses");
     await router.addUpstream({ slug: "chat", wire: "chat", base_url: chat.url });
     await router.addUpstream({ slug: "msg", wire: "messages", base_url: messages.url });
     await router.addUpstream({ slug: "resp", wire: "responses", base_url: responses.url });

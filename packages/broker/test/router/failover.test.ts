@@ -3,10 +3,10 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type Anthropic from "@anthropic-ai/sdk";
 import { APIError as AnthropicError } from "@anthropic-ai/sdk";
+import { type MockWire, type ModelMock, startModelMock } from "@notify/test-kit";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Json, type RouterBroker, raw, startRouterBroker } from "./harness.js";
-import { type MockUpstream, type MockWire, startMock } from "./mock-upstream.js";
 
 /**
  * Failover, cooldowns, committed streams, timeouts and client disconnects, end to end through a real broker with
@@ -18,7 +18,7 @@ const PROVIDER_MESSAGE = "Provider says: your account 4242 is over its quota (in
 let router: RouterBroker;
 let openai: OpenAI;
 let anthropic: Anthropic;
-const mocks = {} as Record<MockWire, MockUpstream>;
+const mocks = {} as Record<MockWire, ModelMock>;
 /** Slug of each mock's upstream. */
 const SLUG: Record<MockWire, string> = { responses: "r", chat: "c", messages: "m" };
 
@@ -34,7 +34,7 @@ async function closedPort(): Promise<number> {
 beforeAll(async () => {
   router = await startRouterBroker({ routerTimeouts: { connectMs: 2_000, headersMs: 500, bodyMs: 500 } });
   for (const wire of ["responses", "chat", "messages"] as const) {
-    mocks[wire] = await startMock(wire);
+    mocks[wire] = await startModelMock(wire);
     await router.addUpstream({ slug: SLUG[wire], wire, base_url: mocks[wire].url, key: `key-${wire}` });
   }
   await router.addUpstream({ slug: "dead", wire: "chat", base_url: `http://127.0.0.1:${await closedPort()}/v1` });

@@ -4,12 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import type { UpstreamTimeouts } from "@notify/router";
-import type { Json } from "@notify/test-kit";
+import type { Json, MockWire } from "@notify/test-kit";
 import OpenAI from "openai";
 import { expect } from "vitest";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
 import { readConfigFile, updateConfigFile } from "../../src/config/config-file.js";
-import type { MockWire } from "./mock-upstream.js";
 
 export type { Json } from "@notify/test-kit";
 export interface RawReply {

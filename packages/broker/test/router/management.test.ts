@@ -1,16 +1,16 @@
+import { type ModelMock, startModelMock } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readConfigFile } from "../../src/config/config-file.js";
 import { type RouterBroker, raw, startRouterBroker } from "./harness.js";
-import { type MockUpstream, startMock } from "./mock-upstream.js";
 
 /** /ui/api/router: the web-interface rules, write-only secrets, the config rules as 400s, the key, the ledger. */
 
 let router: RouterBroker;
-let mock: MockUpstream;
+let mock: ModelMock;
 
 beforeAll(async () => {
   router = await startRouterBroker();
-  mock = await startMock("chat");
+  mock = await startModelMock("chat");
 });
 
 afterAll(async () => {

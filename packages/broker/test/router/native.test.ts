@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
+import { type ModelMock, startModelMock } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RouterBroker, raw, startRouterBroker } from "./harness.js";
-import { type MockUpstream, startMock } from "./mock-upstream.js";
 
 /**
  * The agent's own native models (spec 3): with the router key in x-notify-router-key, a native-family model no route
@@ -16,14 +16,14 @@ const MODEL = "claude-native-9";
 
 describe("native models through a real broker", () => {
   let router: RouterBroker;
-  let vendor: MockUpstream;
-  let routed: MockUpstream;
-  let fallback: MockUpstream;
+  let vendor: ModelMock;
+  let routed: ModelMock;
+  let fallback: ModelMock;
 
   beforeAll(async () => {
-    vendor = await startMock("messages");
-    routed = await startMock("chat");
-    fallback = await startMock("chat");
+    vendor = await startModelMock("messages");
+    routed = await startModelMock("chat");
+    fallback = await startModelMock("chat");
     router = await startRouterBroker({ config: { RouterNativeBaseUrl: vendor.url } });
     await router.addUpstream({ slug: "routed", wire: "chat", base_url: routed.url, key: "sk-routed-key", models: [] });
     await router.addUpstream({ slug: "fallback", wire: "chat", base_url: fallback.url, models: ["fb-model"] });

@@ -1,8 +1,8 @@
 import type Anthropic from "@anthropic-ai/sdk";
+import { MOCK_USAGE, type MockWire, type ModelMock, startModelMock, TOOL_ARGUMENTS } from "@notify/test-kit";
 import type OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Json, type RouterBroker, startRouterBroker } from "./harness.js";
-import { MOCK_USAGE, type MockUpstream, type MockWire, startMock, TOOL_ARGUMENTS } from "./mock-upstream.js";
 
 /**
  * The official clients of each inbound wire, pointed at the router, against mock upstreams that speak each real
@@ -180,12 +180,12 @@ function messageText(content: Anthropic.ContentBlock[]): string {
 
 let router: RouterBroker;
 let clients: Clients;
-const mocks = {} as Record<MockWire, MockUpstream>;
+const mocks = {} as Record<MockWire, ModelMock>;
 
 beforeAll(async () => {
   router = await startRouterBroker();
   for (const wire of WIRES) {
-    mocks[wire] = await startMock(wire);
+    mocks[wire] = await startModelMock(wire);
     mocks[wire].text = `Hello from the ${wire} upstream, streamed in three parts.`;
     await router.addUpstream({
       slug: `up-${wire}`,
@@ -270,7 +270,8 @@ describe("passthrough", () => {
     });
     const text = await reply.text();
     expect(reply.headers.get("content-type")).toContain("text/event-stream");
-    expect(text).toContain('"id":"chatcmpl-mock1"');
+    // The mock numbers its answers by request: this one is its latest.
+    expect(text).toContain(`"id":"chatcmpl-mock${mock.hits.length}"`);
     expect(text.trimEnd().endsWith("data: [DONE]")).toBe(true);
     const hit = mock.hits.at(-1) as Json;
     expect(hit.body).toMatchObject({ model: "native", some_vendor_field: { kept: true } });

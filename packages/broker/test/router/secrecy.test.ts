@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
+import { type MockWire, type ModelMock, startModelMock } from "@notify/test-kit";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type RouterBroker, raw, startRouterBroker } from "./harness.js";
-import { type MockUpstream, type MockWire, startMock } from "./mock-upstream.js";
 
 /**
  * Spec 3, ledger and upstream record: no prompt, completion, upstream key, router key or provider error text is
@@ -18,12 +18,12 @@ const CLIENT_CREDENTIAL = "sk-CLIENT-CANARY-0c0c0c";
 
 const WIRES: MockWire[] = ["responses", "chat", "messages"];
 let router: RouterBroker;
-const mocks = {} as Record<MockWire, MockUpstream>;
+const mocks = {} as Record<MockWire, ModelMock>;
 
 beforeAll(async () => {
   router = await startRouterBroker();
   for (const wire of WIRES) {
-    mocks[wire] = await startMock(wire);
+    mocks[wire] = await startModelMock(wire);
     mocks[wire].text = COMPLETION;
     await router.addUpstream({ slug: wire, wire, base_url: mocks[wire].url, key: UPSTREAM_KEY, models: [`${wire}-m`] });
   }

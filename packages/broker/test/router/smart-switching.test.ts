@@ -1,17 +1,17 @@
+import { type ModelMock, startModelMock } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RouterBroker, startRouterBroker } from "./harness.js";
-import { type MockUpstream, startMock } from "./mock-upstream.js";
 
 /** Smart switching through the proxy (spec 3): strategies seen from the upstreams' side, with the official SDK. */
 describe("smart switching through a real broker", () => {
   let router: RouterBroker;
-  let first: MockUpstream;
-  let second: MockUpstream;
+  let first: ModelMock;
+  let second: ModelMock;
 
   beforeAll(async () => {
     router = await startRouterBroker();
-    first = await startMock("chat");
-    second = await startMock("chat");
+    first = await startModelMock("chat");
+    second = await startModelMock("chat");
     await router.addUpstream({ slug: "first", wire: "chat", base_url: first.url, models: ["Shared-Model"] });
     await router.addUpstream({ slug: "second", wire: "chat", base_url: second.url, models: ["vendor/shared-model"] });
   });

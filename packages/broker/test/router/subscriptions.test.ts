@@ -4,9 +4,9 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { type ModelMock, startModelMock } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Json, type RouterBroker, raw, startRouterBroker } from "./harness.js";
-import { type MockUpstream, startMock } from "./mock-upstream.js";
 import { AuthMock, type FakeSignin, newSignin, writeSigninFile } from "./signin-fixtures.js";
 
 /**
@@ -17,8 +17,8 @@ import { AuthMock, type FakeSignin, newSignin, writeSigninFile } from "./signin-
 let home: string;
 let codexHome: string;
 let auth: AuthMock;
-let backend: MockUpstream;
-let local: MockUpstream;
+let backend: ModelMock;
+let local: ModelMock;
 let router: RouterBroker;
 /** Every secret a test put in a sign-in file (the final scan looks for each). */
 const secrets: string[] = [];
@@ -32,8 +32,8 @@ beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), "notify-subs-home-"));
   codexHome = join(home, ".codex"); // the default account: ~/.codex (no CODEX_HOME set)
   auth = await new AuthMock().start();
-  backend = await startMock("responses");
-  local = await startMock("chat");
+  backend = await startModelMock("responses");
+  local = await startModelMock("chat");
   router = await startRouterBroker({ env: { HOME: home }, routerTokenUrl: auth.url });
   await router.addUpstream({
     slug: "codex",
@@ -52,7 +52,7 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-const lastHit = (mock: MockUpstream) => mock.hits.at(-1) as NonNullable<(typeof mock.hits)[number]>;
+const lastHit = (mock: ModelMock) => mock.hits.at(-1) as NonNullable<(typeof mock.hits)[number]>;
 
 async function routerPost(path: string, body: unknown, headers: Record<string, string> = {}) {
   return raw(`${router.base}${path}`, {
@@ -432,7 +432,7 @@ describe("saved accounts", () => {
 describe("the flat-plan session header", () => {
   it("carries the agent's conversation id, else one id per process", async () => {
     const flat = await startRouterBroker({ routerFlatPlanHosts: new Set(["127.0.0.1"]) });
-    const mock = await startMock("chat");
+    const mock = await startModelMock("chat");
     try {
       await flat.addUpstream({ slug: "flat", wire: "chat", base_url: mock.url, models: ["glm"] });
       const post = (headers: Record<string, string>, extra: object = {}) =>

@@ -1,12 +1,24 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import type { Json } from "@notify/test-kit";
+import { type Json, type ModelMock, type Reply, startModelMock, type Turn } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliBroker, cliEnv, closedPort, runCli, startCliBroker } from "../../cli/cli-harness.js";
-import { type ModelMock, startModelMock } from "./model-mock.js";
+import { type CliBroker, cliEnv, runCli, startCliBroker } from "../../cli/cli-harness.js";
+import {
+  agentEnv,
+  agentSandbox,
+  agentTest,
+  CLAUDE,
+  CODEX,
+  eventually,
+  exited,
+  killTmuxServers,
+  mockModelEnv,
+  startInTmux,
+  type TmuxAgent,
+  writeClaudeState,
+  writeCodexConfig,
+} from "../../real-agents.js";
 
 /**
  * Issue 12, "Must show": the real agents from npm (pinned devDependencies of @notify/broker: Claude Code 2.1.330,
@@ -18,41 +30,49 @@ import { type ModelMock, startModelMock } from "./model-mock.js";
  * Nothing may reach a vendor: the base URLs point at the mock, telemetry and update checks are off, and every
  * proxy variable names a dead loopback port, so any other connection fails at once.
  */
-const ROOT = fileURLToPath(new URL("../../../../../", import.meta.url));
-const CLAUDE = join(ROOT, "node_modules/@anthropic-ai/claude-code-linux-x64/claude");
-const CODEX = join(ROOT, "node_modules/@openai/codex/bin/codex.js");
-const TMUX = spawnSync("tmux", ["-V"]).status === 0;
+const run = agentTest("real-agent e2e", { claude: true, codex: true, tmux: true });
+const skipped = run !== it;
 
-const missing = [
-  existsSync(CLAUDE) ? undefined : "@anthropic-ai/claude-code (linux-x64 binary)",
-  existsSync(CODEX) ? undefined : "@openai/codex",
-  TMUX ? undefined : "tmux (apt-get install tmux)",
-].filter((name) => name !== undefined);
-if (missing.length > 0) {
-  if (process.env.CI === "true") throw new Error(`agent e2e: missing ${missing.join(", ")}`);
-  console.warn(`\n*** SKIPPING the real-agent e2e: missing ${missing.join(", ")} ***\n`);
-}
+const FINAL_TEXT = "Done: the command ran or was refused.";
 
-const CLAUDE_TEST_KEY = "sk-ant-test-not-a-real-key-0123456789";
+/**
+ * The model: its first turn asks for `command` through the agent's shell tool; once the conversation holds the
+ * tool's result (run or refused) it answers with text and ends the turn.
+ */
+const asksFor =
+  (command: string) =>
+  (turn: Turn): Reply => {
+    if (turn.toolResults.length > 0) return { text: FINAL_TEXT };
+    const names = turn.tools.map((tool) => tool.name);
+    if (turn.wire === "messages") {
+      return names.includes("Bash") && turn.stream
+        ? { tool: "Bash", input: { command, description: "Create the marker file" } }
+        : { text: "OK" };
+    }
+    // Codex 0.169 offers `exec_command` (unified exec); an older tool set has `shell`. Asking to leave the sandbox
+    // is what makes Codex ask for approval (approval_policy on-request).
+    const justification = "Create the marker file";
+    return names.includes("exec_command")
+      ? { tool: "exec_command", input: { cmd: command, sandbox_permissions: "require_escalated", justification } }
+      : {
+          tool: "shell",
+          input: { command: ["bash", "-lc", command], with_escalated_permissions: true, justification },
+        };
+  };
+
+const startMock = (command: string) => startModelMock({ reply: asksFor(command), models: [] });
 
 let cli: CliBroker;
 let mock: ModelMock;
-let root: string;
 let home: string;
 let work: string;
 let deadProxy: string;
 
 beforeAll(async () => {
-  if (missing.length > 0) return;
+  if (skipped) return;
   cli = await startCliBroker();
-  root = mkdtempSync(join(tmpdir(), "notify-agents-e2e-"));
-  home = join(root, "home");
-  work = join(root, "project");
-  mkdirSync(join(home, ".claude"), { recursive: true });
-  mkdirSync(join(home, ".codex"), { recursive: true });
-  mkdirSync(work);
-  mock = await startModelMock("true");
-  deadProxy = `http://127.0.0.1:${await closedPort()}`;
+  ({ home, work, deadProxy } = await agentSandbox("notify-agents-e2e-", "project"));
+  mock = await startMock("true");
   for (const agent of ["claude-code", "codex"]) {
     const installed = await runCli(["hooks", "install", agent, ...cli.target], cliEnv({ HOME: home }));
     expect(installed.code).toBe(0);
@@ -60,159 +80,42 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (missing.length > 0) return;
-  for (const name of sockets) spawnSync("tmux", ["-L", name, "kill-server"]);
+  if (skipped) return;
+  killTmuxServers();
   await mock?.close();
   await cli?.close();
-  rmSync(root, { recursive: true, force: true });
 });
 
-/**
- * One tmux server per session: a server whose last session was just killed is still exiting, and a new session
- * on its socket then fails with "server exited unexpectedly".
- */
-const socket = (session: string): string => `notify-e2e-${process.pid}-${session}`;
-const sockets = new Set<string>();
-
-/** The agents' environment: only loopback is reachable, nothing phones home. */
-function agentEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of ["PATH", "LANG", "TERM", "USER", "SHELL"]) {
-    const value = process.env[name];
-    if (value !== undefined) env[name] = value;
-  }
-  return {
-    ...env,
-    HOME: home,
-    ANTHROPIC_BASE_URL: mock.url,
-    ANTHROPIC_API_KEY: CLAUDE_TEST_KEY,
-    MOCK_API_KEY: "not-a-real-key",
-    DISABLE_AUTOUPDATER: "1",
-    DISABLE_TELEMETRY: "1",
-    DISABLE_ERROR_REPORTING: "1",
-    DISABLE_BUG_COMMAND: "1",
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-    HTTPS_PROXY: deadProxy,
-    HTTP_PROXY: deadProxy,
-    ALL_PROXY: deadProxy,
-    https_proxy: deadProxy,
-    http_proxy: deadProxy,
-    NO_PROXY: "127.0.0.1,localhost",
-    no_proxy: "127.0.0.1,localhost",
-  };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const env = () => agentEnv(home, deadProxy, mockModelEnv(mock));
 
 const pendingQuestion = (agent: string) =>
-  until(`a pending ${agent} question`, async () => {
-    const { body } = await cli.api<Json[]>("GET", `/v1/interactions?pending=true&agent=${agent}`);
-    return body[0];
-  });
+  eventually(
+    `a pending ${agent} question`,
+    async () => {
+      const { body } = await cli.api<Json[]>("GET", `/v1/interactions?pending=true&agent=${agent}`);
+      return body[0];
+    },
+    60_000,
+  );
+
+const until = <T>(what: string, probe: () => Promise<T | undefined>) => eventually(what, probe, 60_000);
 
 async function answer(id: string, choice: string): Promise<void> {
   const result = await runCli(["answer", id, "--choice", choice, ...cli.target]);
   expect(result.code).toBe(0);
 }
 
-function exited(child: ChildProcess): Promise<{ code: number | null; output: string }> {
-  let output = "";
-  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
-    output += chunk;
-  });
-  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-    output += chunk;
-  });
-  return new Promise((resolve) => child.once("close", (code) => resolve({ code, output })));
-}
-
-/** Codex's config.toml: the loopback provider, approvals on request, this project trusted, no analytics. */
-function writeCodexConfig(mockUrl: string): void {
-  const lines = [
-    'model = "mock-model"',
-    'model_provider = "mock"',
-    // Asks before a command leaves the sandbox: the model's escalation request raises PermissionRequest.
-    'approval_policy = "on-request"',
-    'sandbox_mode = "read-only"',
-    "check_for_update_on_startup = false",
-    "",
-    "[model_providers.mock]",
-    'name = "Mock"',
-    `base_url = "${mockUrl}/v1"`,
-    'wire_api = "responses"',
-    'env_key = "MOCK_API_KEY"',
-    "",
-    "[analytics]",
-    "enabled = false",
-    "",
-    "[feedback]",
-    "enabled = false",
-    "",
-    `[projects."${work}"]`,
-    'trust_level = "trusted"',
-  ];
-  writeFileSync(join(home, ".codex", "config.toml"), `${lines.join("\n")}\n`);
-}
-
-/** Codex's interactive UI in a tmux session of our own socket, asked to create the marker file. */
-interface TmuxAgent {
-  session: string;
-  screen: () => string;
-  keys: (...keys: string[]) => void;
-  kill: () => void;
-}
-
-/** An agent's interactive UI in a tmux session of its own server, with the agents' environment only. */
-function startInTmux(session: string, command: string[]): TmuxAgent {
-  sockets.add(socket(session));
-  const env = Object.entries(agentEnv()).map(([name, value]) => `${name}=${value}`);
-  const started = spawnSync("tmux", [
-    "-L",
-    socket(session),
-    "new-session",
-    "-d",
-    "-s",
-    session,
-    "-x",
-    "200",
-    "-y",
-    "50",
-    "-c",
-    work,
-    "env",
-    "-i",
-    ...env,
-    "TERM=xterm-256color",
-    ...command,
-  ]);
-  expect(started.status, started.stderr.toString()).toBe(0);
-  return {
-    session,
-    screen: () => spawnSync("tmux", ["-L", socket(session), "capture-pane", "-p", "-t", session]).stdout.toString(),
-    keys: (...keys) => {
-      spawnSync("tmux", ["-L", socket(session), "send-keys", "-t", session, ...keys]);
-    },
-    kill: () => {
-      spawnSync("tmux", ["-L", socket(session), "kill-server"]);
-    },
-  };
-}
-
-/** Codex's interactive UI asked to create the marker file. */
+/** Codex's interactive UI asked to create the marker file, against the current mock (approvals on request). */
 function startCodex(session: string): TmuxAgent {
+  writeCodexConfig(home, work, mock.url, "on-request");
   // --dangerously-bypass-hook-trust: Codex runs a new hook only after a person reviews it in /hooks.
-  return startInTmux(session, [process.execPath, CODEX, "--dangerously-bypass-hook-trust", "create the marker file"]);
+  return startInTmux(session, work, env(), [
+    process.execPath,
+    CODEX,
+    "--dangerously-bypass-hook-trust",
+    "create the marker file",
+  ]);
 }
-
-const run = missing.length > 0 ? it.skip : it;
 
 describe("real agents from npm with Notify's hooks installed", () => {
   run(
@@ -221,10 +124,10 @@ describe("real agents from npm with Notify's hooks installed", () => {
       for (const choice of ["allow", "deny"] as const) {
         const marker = join(work, `claude-${choice}.marker`);
         await mock.close();
-        mock = await startModelMock(`touch ${marker}`);
+        mock = await startMock(`touch ${marker}`);
         const claude = spawn(CLAUDE, ["-p", "create the marker file"], {
           cwd: work,
-          env: agentEnv(),
+          env: env(),
           stdio: ["ignore", "pipe", "pipe"],
         });
         const done = exited(claude);
@@ -247,7 +150,7 @@ describe("real agents from npm with Notify's hooks installed", () => {
         status: "active",
       });
       // Every request the agent made went to the mock (anything else met the dead proxy).
-      expect(mock.requests.some((request) => request.startsWith("POST /v1/messages"))).toBe(true);
+      expect(mock.hits.some((hit) => hit.method === "POST" && hit.url.startsWith("/v1/messages"))).toBe(true);
     },
     180_000,
   );
@@ -258,8 +161,7 @@ describe("real agents from npm with Notify's hooks installed", () => {
       for (const choice of ["allow", "deny"] as const) {
         const marker = join(work, `codex-${choice}.marker`);
         await mock.close();
-        mock = await startModelMock(`touch ${marker}`);
-        writeCodexConfig(mock.url);
+        mock = await startMock(`touch ${marker}`);
         const codex = startCodex(`codex-${choice}`);
         const screen = codex.screen;
         try {
@@ -280,7 +182,7 @@ describe("real agents from npm with Notify's hooks installed", () => {
           codex.kill();
         }
       }
-      expect(mock.requests.some((request) => request.startsWith("POST /v1/responses"))).toBe(true);
+      expect(mock.hits.some((hit) => hit.method === "POST" && hit.url.startsWith("/v1/responses"))).toBe(true);
     },
     180_000,
   );
@@ -290,8 +192,7 @@ describe("real agents from npm with Notify's hooks installed", () => {
     async () => {
       const marker = join(work, "codex-fallback.marker");
       await mock.close();
-      mock = await startModelMock(`touch ${marker}`);
-      writeCodexConfig(mock.url);
+      mock = await startMock(`touch ${marker}`);
       const first = startCodex("codex-cancel");
       try {
         const question = await pendingQuestion("codex");
@@ -335,23 +236,14 @@ describe("real agents from npm with Notify's hooks installed", () => {
     async () => {
       const marker = join(work, "claude-terminal.marker");
       await mock.close();
-      mock = await startModelMock(`touch ${marker}`);
-      // First-run screens answered as a person who used Claude Code before would have them: onboarding done, this
-      // API key approved (Claude Code keeps its last 20 characters), the project trusted, and the classic
+      mock = await startMock(`touch ${marker}`);
+      // First-run screens answered as a person who used Claude Code before would have them, and the classic
       // permission mode (the default "auto" mode checks actions on Anthropic's servers, which are not reachable).
-      writeFileSync(
-        join(home, ".claude.json"),
-        JSON.stringify({
-          hasCompletedOnboarding: true,
-          theme: "dark",
-          customApiKeyResponses: { approved: [CLAUDE_TEST_KEY.slice(-20)], rejected: [] },
-          projects: { [work]: { hasTrustDialogAccepted: true, allowedTools: [] } },
-        }),
-      );
+      writeClaudeState(home, work);
       const settingsFile = join(home, ".claude", "settings.json");
       const settings: Json = JSON.parse(readFileSync(settingsFile, "utf8"));
       writeFileSync(settingsFile, JSON.stringify({ ...settings, permissions: { defaultMode: "default" } }, null, 2));
-      const claude = startInTmux("claude-terminal", [CLAUDE, "create the marker file"]);
+      const claude = startInTmux("claude-terminal", work, env(), [CLAUDE, "create the marker file"]);
       try {
         const question = await pendingQuestion("claude-code");
         // Claude Code shows its own dialog while the hook waits: the person answers there.

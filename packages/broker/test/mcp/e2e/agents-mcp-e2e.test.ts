@@ -1,13 +1,24 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import type { Json } from "@notify/test-kit";
+import { type Json, type ModelMock, startModelMock } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliBroker, cliEnv, closedPort, runCli, startCliBroker } from "../../cli/cli-harness.js";
-import { FINAL_TEXT, startToolModelMock, type ToolModelMock } from "./tool-model-mock.js";
+import { type CliBroker, cliEnv, runCli, startCliBroker } from "../../cli/cli-harness.js";
+import {
+  agentEnv,
+  agentSandbox,
+  agentTest,
+  CLAUDE,
+  CODEX,
+  callsTool,
+  eventually,
+  exited,
+  FINAL_TEXT,
+  mockModelEnv,
+  offeredTools,
+  writeCodexConfig,
+} from "../../real-agents.js";
 
 /**
  * Issue 26, "Must show": the real agents from npm (Claude Code 2.1.330, Codex CLI 0.169.0, pinned devDependencies
@@ -16,20 +27,9 @@ import { FINAL_TEXT, startToolModelMock, type ToolModelMock } from "./tool-model
  * on /v1 reaches the model's next request as the tool result. As in test/hooks/e2e, nothing may reach a vendor:
  * base URLs point at the mock and every proxy variable names a dead loopback port.
  */
-const ROOT = fileURLToPath(new URL("../../../../../", import.meta.url));
-const CLAUDE = join(ROOT, "node_modules/@anthropic-ai/claude-code-linux-x64/claude");
-const CODEX = join(ROOT, "node_modules/@openai/codex/bin/codex.js");
+const run = agentTest("real-agent MCP e2e", { claude: true, codex: true });
+const skipped = run !== it;
 
-const missing = [
-  existsSync(CLAUDE) ? undefined : "@anthropic-ai/claude-code (linux-x64 binary)",
-  existsSync(CODEX) ? undefined : "@openai/codex",
-].filter((name) => name !== undefined);
-if (missing.length > 0) {
-  if (process.env.CI === "true") throw new Error(`MCP agent e2e: missing ${missing.join(", ")}`);
-  console.warn(`\n*** SKIPPING the real-agent MCP e2e: missing ${missing.join(", ")} ***\n`);
-}
-
-const CLAUDE_TEST_KEY = "sk-ant-test-not-a-real-key-0123456789";
 const QUESTION = {
   prompt: "Postgres or SQLite for the new service?",
   kind: "single_choice",
@@ -40,76 +40,22 @@ const QUESTION = {
 };
 
 let cli: CliBroker;
-let root: string;
 let home: string;
 let work: string;
 let deadProxy: string;
 
 beforeAll(async () => {
-  if (missing.length > 0) return;
+  if (skipped) return;
   cli = await startCliBroker();
-  root = mkdtempSync(join(tmpdir(), "notify-mcp-e2e-"));
-  home = join(root, "home");
-  work = join(root, "service");
-  mkdirSync(join(home, ".claude"), { recursive: true });
-  mkdirSync(join(home, ".codex"), { recursive: true });
-  mkdirSync(join(work, ".git"), { recursive: true });
-  deadProxy = `http://127.0.0.1:${await closedPort()}`;
+  ({ home, work, deadProxy } = await agentSandbox("notify-mcp-e2e-", "service", { git: true }));
 });
 
 afterAll(async () => {
-  if (missing.length > 0) return;
+  if (skipped) return;
   await cli?.close();
-  rmSync(root, { recursive: true, force: true });
 });
 
-function agentEnv(mockUrl: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of ["PATH", "LANG", "TERM", "USER", "SHELL"]) {
-    const value = process.env[name];
-    if (value !== undefined) env[name] = value;
-  }
-  return {
-    ...env,
-    HOME: home,
-    ANTHROPIC_BASE_URL: mockUrl,
-    ANTHROPIC_API_KEY: CLAUDE_TEST_KEY,
-    MOCK_API_KEY: "not-a-real-key",
-    DISABLE_AUTOUPDATER: "1",
-    DISABLE_TELEMETRY: "1",
-    DISABLE_ERROR_REPORTING: "1",
-    DISABLE_BUG_COMMAND: "1",
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-    HTTPS_PROXY: deadProxy,
-    HTTP_PROXY: deadProxy,
-    ALL_PROXY: deadProxy,
-    https_proxy: deadProxy,
-    http_proxy: deadProxy,
-    NO_PROXY: "127.0.0.1,localhost",
-    no_proxy: "127.0.0.1,localhost",
-  };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-function exited(child: ChildProcess): Promise<{ code: number | null; output: string }> {
-  let output = "";
-  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
-    output += chunk;
-  });
-  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-    output += chunk;
-  });
-  return new Promise((resolve) => child.once("close", (code) => resolve({ code, output })));
-}
+const startMock = () => startModelMock({ reply: callsTool("mcp__notify__ask_person", QUESTION), models: [] });
 
 async function answer(id: string, choice: string): Promise<void> {
   const current = (await cli.api<Json>("GET", `/v1/interactions/${id}`)).body;
@@ -123,26 +69,25 @@ async function answer(id: string, choice: string): Promise<void> {
   expect(answered.status).toBe(200);
 }
 
-/** The tool result the agent sent back to the model, as text. */
-function toolResultText(mock: ToolModelMock): string | undefined {
-  for (const body of mock.bodies) {
-    for (const message of body.messages ?? []) {
-      for (const block of Array.isArray(message.content) ? message.content : []) {
-        if (block.type !== "tool_result") continue;
-        const content = block.content;
-        return typeof content === "string" ? content : (content ?? []).map((part: Json) => part.text ?? "").join("");
-      }
-    }
-    for (const item of body.input ?? []) {
-      if (item.type !== "function_call_output") continue;
-      const output = item.output;
-      return typeof output === "string" ? output : JSON.stringify(output);
-    }
-  }
-  return undefined;
-}
+/** The first tool result the agent sent back to the model, as text. */
+const toolResultText = (mock: ModelMock): string | undefined =>
+  mock.turns().flatMap((turn) => turn.toolResults)[0]?.text;
 
-const run = missing.length > 0 ? it.skip : it;
+/** The agent's question in Notify; a tool result with no question, or the deadline, fails with what the model saw. */
+async function questionOf(agent: string, mock: ModelMock, done: Promise<{ output: string }>, kill: () => void) {
+  return eventually("the question in Notify", async () => {
+    const { body } = await cli.api<Json[]>("GET", `/v1/interactions?pending=true&agent=${agent}`);
+    if (body[0] === undefined && toolResultText(mock) !== undefined) throw new Error("no question, but a tool result");
+    return body[0];
+  }).catch(async (error) => {
+    kill();
+    const result = await done;
+    const offered = JSON.stringify(offeredTools(mock.turns()));
+    throw new Error(
+      `${(error as Error).message}\noffered: ${offered}\ntool result: ${toolResultText(mock)}\n${result.output}`,
+    );
+  });
+}
 
 describe("real agents calling ask_person through `notify mcp install`", () => {
   run(
@@ -153,26 +98,15 @@ describe("real agents calling ask_person through `notify mcp install`", () => {
       const config = JSON.parse(readFileSync(join(home, ".claude.json"), "utf8"));
       expect(config.mcpServers.notify).toMatchObject({ type: "stdio", timeout: 3_660_000 });
 
-      const mock = await startToolModelMock("mcp__notify__ask_person", QUESTION);
+      const mock = await startMock();
       try {
         const claude = spawn(CLAUDE, ["-p", "pick a database", "--allowedTools", "mcp__notify__ask_person"], {
           cwd: work,
-          env: agentEnv(mock.url),
+          env: agentEnv(home, deadProxy, mockModelEnv(mock)),
           stdio: ["ignore", "pipe", "pipe"],
         });
         const done = exited(claude);
-        const question = await until("the question in Notify", async () => {
-          const { body } = await cli.api<Json[]>("GET", "/v1/interactions?pending=true&agent=claude-code");
-          if (body[0] === undefined && toolResultText(mock) !== undefined)
-            throw new Error("no question, but a tool result");
-          return body[0];
-        }).catch(async (error) => {
-          claude.kill();
-          const result = await done;
-          throw new Error(
-            `${(error as Error).message}\noffered: ${JSON.stringify(mock.offered)}\ntool result: ${toolResultText(mock)}\n${result.output}`,
-          );
-        });
+        const question = await questionOf("claude-code", mock, done, () => claude.kill());
         expect(question).toMatchObject({ agent: "claude-code", project: "service", ...QUESTION });
         await answer(question.id, "pg");
         const result = await done;
@@ -196,31 +130,9 @@ describe("real agents calling ask_person through `notify mcp install`", () => {
   run(
     "Codex CLI 0.169.0 (exec): the question is listed as codex in the project; the answer is the tool result",
     async () => {
-      const mock = await startToolModelMock("mcp__notify__ask_person", QUESTION);
+      const mock = await startMock();
       try {
-        writeFileSync(
-          join(home, ".codex", "config.toml"),
-          [
-            'model = "mock-model"',
-            'model_provider = "mock"',
-            'approval_policy = "never"',
-            'sandbox_mode = "read-only"',
-            "check_for_update_on_startup = false",
-            "",
-            "[model_providers.mock]",
-            'name = "Mock"',
-            `base_url = "${mock.url}/v1"`,
-            'wire_api = "responses"',
-            'env_key = "MOCK_API_KEY"',
-            "",
-            "[analytics]",
-            "enabled = false",
-            "",
-            `[projects."${work}"]`,
-            'trust_level = "trusted"',
-            "",
-          ].join("\n"),
-        );
+        writeCodexConfig(home, work, mock.url, "never");
         const installed = await runCli(["mcp", "install", "codex", ...cli.target], cliEnv({ HOME: home }));
         expect(installed.code, installed.stderr).toBe(0);
         const toml = readFileSync(join(home, ".codex", "config.toml"), "utf8");
@@ -229,22 +141,11 @@ describe("real agents calling ask_person through `notify mcp install`", () => {
 
         const codex = spawn(process.execPath, [CODEX, "exec", "--skip-git-repo-check", "pick a database"], {
           cwd: work,
-          env: agentEnv(mock.url),
+          env: agentEnv(home, deadProxy, mockModelEnv(mock)),
           stdio: ["ignore", "pipe", "pipe"],
         });
         const done = exited(codex);
-        const question = await until("the question in Notify", async () => {
-          const { body } = await cli.api<Json[]>("GET", "/v1/interactions?pending=true&agent=codex");
-          if (body[0] === undefined && toolResultText(mock) !== undefined)
-            throw new Error("no question, but a tool result");
-          return body[0];
-        }).catch(async (error) => {
-          codex.kill();
-          const result = await done;
-          throw new Error(
-            `${(error as Error).message}\noffered: ${JSON.stringify(mock.offered)}\ntool result: ${toolResultText(mock)}\n${result.output}`,
-          );
-        });
+        const question = await questionOf("codex", mock, done, () => codex.kill());
         expect(question).toMatchObject({ agent: "codex", project: "service", ...QUESTION });
         await answer(question.id, "sqlite");
         const result = await done;

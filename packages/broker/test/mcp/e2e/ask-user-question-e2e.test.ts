@@ -1,13 +1,21 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import type { Json } from "@notify/test-kit";
+import { type Json, type ModelMock, startModelMock, type ToolResult } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliBroker, cliEnv, closedPort, runCli, startCliBroker } from "../../cli/cli-harness.js";
-import { FINAL_TEXT, startToolModelMock, type ToolModelMock } from "./tool-model-mock.js";
+import { type CliBroker, cliEnv, runCli, startCliBroker } from "../../cli/cli-harness.js";
+import {
+  agentEnv,
+  agentSandbox,
+  agentTest,
+  CLAUDE,
+  callsTool,
+  eventually,
+  exited,
+  FINAL_TEXT,
+  mockModelEnv,
+  startInTmux,
+  writeClaudeState,
+} from "../../real-agents.js";
 
 /**
  * Issue 26, "Must show": the real Claude Code (2.1.330, from npm) answering its own AskUserQuestion call from a
@@ -16,20 +24,9 @@ import { FINAL_TEXT, startToolModelMock, type ToolModelMock } from "./tool-model
  * tmux session, as a person runs it; and `-p` shows the hook staying out of the way. Nothing reaches a vendor: the
  * base URL is the mock and every proxy variable names a dead loopback port.
  */
-const ROOT = fileURLToPath(new URL("../../../../../", import.meta.url));
-const CLAUDE = join(ROOT, "node_modules/@anthropic-ai/claude-code-linux-x64/claude");
-const TMUX = ["/usr/bin/tmux", "/usr/local/bin/tmux"].find((path) => existsSync(path));
+const run = agentTest("AskUserQuestion e2e", { claude: true, tmux: true });
+const skipped = run !== it;
 
-const missing = [
-  existsSync(CLAUDE) ? undefined : "@anthropic-ai/claude-code (linux-x64 binary)",
-  TMUX !== undefined ? undefined : "tmux (Debian package tmux)",
-].filter((name) => name !== undefined);
-if (missing.length > 0) {
-  if (process.env.CI === "true") throw new Error(`AskUserQuestion e2e: missing ${missing.join(", ")}`);
-  console.warn(`\n*** SKIPPING the AskUserQuestion e2e: missing ${missing.join(", ")} ***\n`);
-}
-
-const CLAUDE_TEST_KEY = "sk-ant-test-not-a-real-key-0123456789";
 const QUESTION = {
   question: "Which database should the service use?",
   header: "Database",
@@ -41,125 +38,42 @@ const QUESTION = {
 };
 
 let cli: CliBroker;
-let root: string;
 let home: string;
 let work: string;
 let deadProxy: string;
 
 beforeAll(async () => {
-  if (missing.length > 0) return;
+  if (skipped) return;
   cli = await startCliBroker();
-  root = mkdtempSync(join(tmpdir(), "notify-auq-e2e-"));
-  home = join(root, "home");
-  work = join(root, "service");
-  mkdirSync(join(home, ".claude"), { recursive: true });
-  mkdirSync(join(work, ".git"), { recursive: true });
-  deadProxy = `http://127.0.0.1:${await closedPort()}`;
-  // A set-up Claude Code: onboarding done, the test key approved, the project trusted (no first-run dialogs).
-  writeFileSync(
-    join(home, ".claude.json"),
-    JSON.stringify({
-      hasCompletedOnboarding: true,
-      theme: "dark",
-      customApiKeyResponses: { approved: [CLAUDE_TEST_KEY.slice(-20)], rejected: [] },
-      projects: { [work]: { hasTrustDialogAccepted: true, allowedTools: [] } },
-    }),
-  );
+  ({ home, work, deadProxy } = await agentSandbox("notify-auq-e2e-", "service", { git: true }));
+  // A set-up Claude Code: no first-run dialogs.
+  writeClaudeState(home, work);
   const installed = await runCli(["hooks", "install", "claude-code", ...cli.target], cliEnv({ HOME: home }));
   expect(installed.code, installed.stderr).toBe(0);
 });
 
 afterAll(async () => {
-  if (missing.length > 0) return;
+  if (skipped) return;
   await cli?.close();
-  rmSync(root, { recursive: true, force: true });
 });
 
-function agentEnv(mockUrl: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of ["PATH", "LANG", "USER", "SHELL"]) {
-    const value = process.env[name];
-    if (value !== undefined) env[name] = value;
-  }
-  return {
-    ...env,
-    HOME: home,
-    TERM: "xterm-256color",
-    ANTHROPIC_BASE_URL: mockUrl,
-    ANTHROPIC_API_KEY: CLAUDE_TEST_KEY,
-    DISABLE_AUTOUPDATER: "1",
-    DISABLE_TELEMETRY: "1",
-    DISABLE_ERROR_REPORTING: "1",
-    DISABLE_BUG_COMMAND: "1",
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-    HTTPS_PROXY: deadProxy,
-    HTTP_PROXY: deadProxy,
-    ALL_PROXY: deadProxy,
-    https_proxy: deadProxy,
-    http_proxy: deadProxy,
-    NO_PROXY: "127.0.0.1,localhost",
-    no_proxy: "127.0.0.1,localhost",
-  };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const startMock = () => startModelMock({ reply: callsTool("AskUserQuestion", { questions: [QUESTION] }), models: [] });
 
 /** The tool result Claude Code sent back to the model. */
-function toolResult(mock: ToolModelMock): Json | undefined {
-  for (const body of mock.bodies) {
-    for (const message of body.messages ?? []) {
-      for (const block of Array.isArray(message.content) ? message.content : []) {
-        if (block.type === "tool_result") return block;
-      }
-    }
-  }
-  return undefined;
-}
-
-const resultText = (block: Json): string =>
-  typeof block.content === "string"
-    ? block.content
-    : (block.content ?? []).map((part: Json) => part.text ?? "").join("");
-
-const run = missing.length > 0 ? it.skip : it;
+const toolResult = (mock: ModelMock): ToolResult | undefined => mock.turns().flatMap((turn) => turn.toolResults)[0];
 
 describe("Claude Code's own AskUserQuestion answered through Notify", () => {
   run(
     "in the terminal UI: the question is listed in Notify, the answer on /v1 is the tool result the model reads",
     async () => {
-      const mock = await startToolModelMock("AskUserQuestion", { questions: [QUESTION] });
-      const socket = `notify-auq-${process.pid}`;
-      const tmux = (...args: string[]) => spawnSync(TMUX as string, ["-L", socket, ...args], { encoding: "utf8" });
-      const env = Object.entries(agentEnv(mock.url)).map(([name, value]) => `${name}=${value}`);
-      const started = tmux(
-        "new-session",
-        "-d",
-        "-s",
-        "claude",
-        "-x",
-        "200",
-        "-y",
-        "50",
-        "-c",
-        work,
-        "env",
-        "-i",
-        ...env,
+      const mock = await startMock();
+      const claude = startInTmux("claude", work, agentEnv(home, deadProxy, mockModelEnv(mock)), [
         CLAUDE,
         "pick a database",
-      );
-      expect(started.status, started.stderr).toBe(0);
-      const screen = (): string => tmux("capture-pane", "-p", "-t", "claude").stdout ?? "";
+      ]);
+      const screen = claude.screen;
       try {
-        const question = await until("the question in Notify", async () => {
+        const question = await eventually("the question in Notify", async () => {
           const { body } = await cli.api<Json[]>("GET", "/v1/interactions?pending=true&agent=claude-code");
           return body.find((interaction) => interaction.prompt === QUESTION.question);
         }).catch((error) => {
@@ -182,18 +96,18 @@ describe("Claude Code's own AskUserQuestion answered through Notify", () => {
           source: "phone",
         });
         expect(answered.status).toBe(200);
-        const block = await until("the tool result at the model", async () => toolResult(mock)).catch((error) => {
+        const result = await eventually("the tool result at the model", async () => toolResult(mock)).catch((error) => {
           throw new Error(`${(error as Error).message}\nscreen:\n${screen()}`);
         });
-        expect(block.is_error).not.toBe(true);
-        expect(resultText(block)).toContain(`"${QUESTION.question}"="SQLite"`);
-        await until("the model's final text on screen", async () =>
+        expect(result.isError).not.toBe(true);
+        expect(result.text).toContain(`"${QUESTION.question}"="SQLite"`);
+        await eventually("the model's final text on screen", async () =>
           screen().includes(FINAL_TEXT) ? true : undefined,
         ).catch((error) => {
           throw new Error(`${(error as Error).message}\nscreen:\n${screen()}`);
         });
       } finally {
-        tmux("kill-server");
+        claude.kill();
         await mock.close();
       }
     },
@@ -203,25 +117,18 @@ describe("Claude Code's own AskUserQuestion answered through Notify", () => {
   run(
     "in -p, where Claude Code disables AskUserQuestion, the hook stays out of the way: no question, the CLI's own error",
     async () => {
-      const mock = await startToolModelMock("AskUserQuestion", { questions: [QUESTION] });
+      const mock = await startMock();
       try {
         const claude = spawn(CLAUDE, ["-p", "pick a database"], {
           cwd: work,
-          env: agentEnv(mock.url),
+          env: agentEnv(home, deadProxy, mockModelEnv(mock)),
           stdio: ["ignore", "pipe", "pipe"],
         });
-        let output = "";
-        claude.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-          output += chunk;
-        });
-        claude.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-          output += chunk;
-        });
-        const code = await new Promise<number | null>((resolve) => claude.once("close", resolve));
+        const { code, output } = await exited(claude);
         expect(code, output).toBe(0);
-        const block = toolResult(mock);
-        expect(block?.is_error).toBe(true);
-        expect(resultText(block)).toMatch(/No such tool available: AskUserQuestion/);
+        const result = toolResult(mock);
+        expect(result?.isError).toBe(true);
+        expect(result?.text).toMatch(/No such tool available: AskUserQuestion/);
         const { body } = await cli.api<Json[]>("GET", "/v1/interactions?agent=claude-code");
         expect(
           body.filter((interaction) => interaction.prompt === QUESTION.question && interaction.status === "pending"),
