@@ -226,6 +226,8 @@ export const ROUTE_CASES: RouteCase[] = [
   { method: "GET", path: "/ui/api/notifications/{notification}", family: "ui" },
   { method: "PATCH", path: "/ui/api/notifications/{notification}", family: "ui", body: () => ({ status: "active" }) },
   { method: "GET", path: "/ui/api/interactions/{interaction}", family: "ui" },
+  { method: "GET", path: "/ui/api/notifications/{notification}/timeline", family: "ui" },
+  { method: "GET", path: "/ui/api/interactions/{interaction}/timeline", family: "ui" },
   {
     method: "POST",
     path: "/ui/api/interactions/{interaction}/respond",
