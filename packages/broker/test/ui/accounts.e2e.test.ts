@@ -2,10 +2,10 @@
 // never shown again, chosen as a provider's key ("Key from"), used by real /router/v1 requests, and its removal
 // fails the attempt with provider_key_unreadable. An admin-only key is never offered.
 import { readFileSync } from "node:fs";
+import { type ModelMock as MockUpstream, startModelMock as startMock } from "@notify/test-kit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readConfigFile } from "../../src/config/config-file.js";
 import { filesContaining } from "../cli/outbound-helpers.js";
-import { type MockUpstream, startMock } from "../router/mock-upstream.js";
 import { axeViolations, chromiumAvailable, signedInPage, startUiBroker, type UiBroker, useBrowser } from "./browser.js";
 
 const run = chromiumAvailable();

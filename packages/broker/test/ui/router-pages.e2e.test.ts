@@ -1,9 +1,9 @@
+import { ModelMock as MockUpstream } from "@notify/test-kit";
 import OpenAI from "openai";
 import type { Page } from "playwright-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readConfigFile } from "../../src/config/config-file.js";
 import type { Json } from "../helpers.js";
-import { MockUpstream } from "../router/mock-upstream.js";
 import { axeViolations, chromiumAvailable, signedInPage, startUiBroker, type UiBroker, useBrowser } from "./browser.js";
 
 const run = chromiumAvailable();
