@@ -21,13 +21,15 @@ import { UiSessions } from "./http/ui/ui-sessions.js";
 import { UiFiles } from "./http/ui/ui-static.js";
 import { closeConditions, nativeNotificationFor } from "./interactions/native-notification.js";
 import { InteractionService } from "./interactions/service.js";
+import type { InteractionDto } from "./interactions/types.js";
 import { WaitRegistry } from "./interactions/waiters.js";
 import { createFileLogger, type Logger } from "./log/logger.js";
 import { NotificationService } from "./notifications/service.js";
 import { TypeRegistry } from "./notifications/type-ids.js";
+import type { NotificationDto } from "./notifications/types.js";
 import { type AttentionOptions, AttentionRouter } from "./outbox/attention.js";
 import { Dispatcher, type DispatcherOptions } from "./outbox/dispatcher.js";
-import { InteractionOutbox } from "./outbox/interaction-outbox.js";
+import { InteractionOutbox, routableOf } from "./outbox/interaction-outbox.js";
 import { OutboundService } from "./outbox/outbound-service.js";
 import { ADAPTERS } from "./outbox/providers/registry.js";
 import { PresenceMonitor } from "./presence/presence-monitor.js";
@@ -206,22 +208,38 @@ export function createBroker(options: BrokerOptions): Broker {
     apiRequests: () => apiRequests,
     ...options.dispatcher,
   });
+  // A question's notification half (an ARC request's, or a native question's), when it has one.
+  const notificationOfQuestion = (interaction: InteractionDto): NotificationDto | undefined => {
+    const notificationId = interactionStore.notificationIdOf(interaction.id);
+    if (notificationId === undefined) return undefined;
+    try {
+      return notifications.get(notificationId);
+    } catch {
+      return undefined;
+    }
+  };
+  const presence = new PresenceMonitor(clock, settings.awayAfterSeconds);
+  // Attention routing (docs/routing.md): routes with a delay, `when` or quiet hours decide through the policy.
+  const routedStore = new SqliteRoutedStore(db);
+  const attention = new AttentionRouter(
+    routedStore,
+    outbox,
+    outbound,
+    clock,
+    unit,
+    presence,
+    (interaction) => routableOf(interaction, notificationOfQuestion(interaction)).priority,
+    options.attention,
+  );
   // Questions travel through the same outbox to relay routes (spec 1, Outbound delivery rule 8).
   const questionOutbox = new InteractionOutbox(
     outbound,
     outbox,
     clock,
     unit,
-    (interaction) => {
-      const notificationId = interactionStore.notificationIdOf(interaction.id);
-      if (notificationId === undefined) return undefined;
-      try {
-        return notifications.get(notificationId);
-      } catch {
-        return undefined;
-      }
-    },
+    notificationOfQuestion,
     (id) => dispatcher.retry(id),
+    attention,
   );
   // A native question gets the notification half an ARC request has (issue 12): inbox row, toast, routes.
   const interactions = new InteractionService(interactionStore, clock, unit, bus, {
@@ -255,20 +273,6 @@ export function createBroker(options: BrokerOptions): Broker {
   const events = new ArcConsumer(new SqliteArcEventStore(db), notifications, interactions, clock, unit);
   const waiters = new WaitRegistry(bus, interactions);
   const sounds = new SoundLibrary(settings.dataDir);
-  const presence = new PresenceMonitor(clock, settings.awayAfterSeconds);
-  // Attention routing (docs/routing.md): routes with a delay, `when` or quiet hours decide through the policy.
-  const routedStore = new SqliteRoutedStore(db);
-  const attention = new AttentionRouter(
-    routedStore,
-    outbox,
-    outbound,
-    clock,
-    unit,
-    presence,
-    (interaction) => questionOutbox.priorityOf(interaction),
-    options.attention,
-  );
-  questionOutbox.useAttention(attention);
   attention.subscribe(bus);
   // The provider router (built on first use) and the agent connectors that point Codex and Claude Code at it.
   const otherTools: OtherTools = { env: agentEnv, ...(options.keyOrigins ? { keyOrigins: options.keyOrigins } : {}) };

@@ -42,14 +42,9 @@ export class InteractionOutbox {
     private readonly notificationOf: (interaction: InteractionDto) => NotificationDto | undefined,
     /** How a dead letter is put back to Pending (the dispatcher's retry, which also moves its cursor back). */
     private readonly retryItem: (id: string) => void,
+    /** Routes with routing options decide through attention routing (attention.ts); absent: every route at once. */
+    private readonly attention?: AttentionRouter,
   ) {}
-
-  /** Routes with routing options decide through attention routing (attention.ts); set once by broker.ts. */
-  private attention: AttentionRouter | undefined;
-
-  useAttention(attention: AttentionRouter): void {
-    this.attention = attention;
-  }
 
   /** True when `route` delivers through the policy rather than at once. */
   private routed(route: OutboundRoute): boolean {
@@ -66,11 +61,6 @@ export class InteractionOutbox {
     bus.onRecorded("interaction.changed", (interaction) => {
       if (isTerminal(interaction.status)) this.enqueueClosed(interaction);
     });
-  }
-
-  /** The priority a question is routed with (its notification's, or `high` for a native question). */
-  priorityOf(interaction: InteractionDto): Priority {
-    return routableOf(interaction, this.notificationOf(interaction)).priority;
   }
 
   /** Enabled routes of enabled providers whose kind carries questions, with IncludeMessage on. */
