@@ -7,6 +7,7 @@ import { connect } from "node:net";
 import { Agent, request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { BODY_LIMIT } from "../src/http/app.js";
+import { DRAIN_LIMIT } from "../src/http/errors.js";
 import { DEFAULT_LIMITS } from "../src/http/rate-limit.js";
 import { RelayHarness, x25519Jwk } from "./helpers.js";
 
@@ -36,6 +37,52 @@ function rawExchange(port: number, head: string, waitMs = 3000): Promise<string>
     socket.on("error", reject);
     socket.on("close", done);
     socket.write(head);
+  });
+}
+
+/**
+ * Writes `head` and then `bodyBytes` of body in 8 KiB pieces a few milliseconds apart (as a proxy streams it), then
+ * `after` on the same socket; resolves with everything read until the server closes or `waitMs` passes.
+ */
+function streamedExchange(
+  port: number,
+  head: string,
+  bodyBytes: number,
+  after: string,
+  waitMs: number,
+): Promise<{ text: string; closedAfterMs: number | undefined }> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    const started = performance.now();
+    let text = "";
+    let closedAfterMs: number | undefined;
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ text, closedAfterMs });
+    }, waitMs);
+    socket.on("data", (chunk) => {
+      text += chunk.toString("latin1");
+    });
+    socket.on("error", () => {});
+    socket.on("close", () => {
+      closedAfterMs = performance.now() - started;
+      clearTimeout(timer);
+      resolve({ text, closedAfterMs });
+    });
+    socket.write(head);
+    let sent = 0;
+    const more = () => {
+      if (socket.destroyed) return;
+      if (sent >= bodyBytes) {
+        if (after !== "") socket.write(after);
+        return;
+      }
+      const piece = Math.min(8192, bodyBytes - sent);
+      socket.write(Buffer.alloc(piece, 0x78));
+      sent += piece;
+      setTimeout(more, 2);
+    };
+    setTimeout(more, 2);
   });
 }
 
@@ -124,4 +171,40 @@ describe("rate limits and edges", () => {
     const small = await rawExchange(port, head(10), 1000);
     expect(small).toMatch(/^HTTP\/1\.1 100 Continue\r\n/);
   });
+  it("a body over the limit but under 1 MiB is read and refused on a connection that stays open (no reset for a proxy)", async () => {
+    relay = RelayHarness.sqlite();
+    await relay.listen();
+    const address = relay.app.server.address();
+    const port = typeof address === "object" && address ? address.port : 0;
+    const length = 70 * 1024;
+    const head = `POST /v1/pairings/claim HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+    const next = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    const { text } = await streamedExchange(port, head, length, next, 20_000);
+    const responses = text.split(/(?=HTTP\/1\.1 \d{3} )/);
+    expect(responses).toHaveLength(2);
+    expect(responses[0]).toMatch(/^HTTP\/1\.1 413 /);
+    expect(responses[0]).toContain('"payload_too_large"');
+    expect(responses[0]?.toLowerCase()).not.toContain("connection: close");
+    // The rest of the body was read and discarded: the next request on the socket is answered.
+    expect(responses[1]).toMatch(/^HTTP\/1\.1 200 /);
+    expect(responses[1]).toContain('"status":"ok"');
+  });
+
+  it("a larger declared body, or one that stops arriving after its 413, gets the connection closed", async () => {
+    relay = RelayHarness.sqlite();
+    await relay.listen();
+    const address = relay.app.server.address();
+    const port = typeof address === "object" && address ? address.port : 0;
+    const head = (length: number) =>
+      `POST /v1/pairings/claim HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+    const huge = await streamedExchange(port, head(DRAIN_LIMIT + 1), 16 * 1024, "", 20_000);
+    expect(huge.text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(huge.text.toLowerCase()).toContain("connection: close");
+    expect(huge.closedAfterMs).toBeDefined();
+    // 70 KiB declared, 16 KiB sent, then nothing: the 413 comes at once, the socket is closed by the drain deadline.
+    const stalled = await streamedExchange(port, head(70 * 1024), 16 * 1024, "", 30_000);
+    expect(stalled.text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(stalled.closedAfterMs).toBeGreaterThan(9_000);
+    expect(stalled.closedAfterMs).toBeLessThan(29_000);
+  }, 60_000);
 });
