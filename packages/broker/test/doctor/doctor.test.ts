@@ -1,9 +1,11 @@
 // Issue 22, part 4: `notify doctor [--json]` (DESIGN.md, Installed as a tool): one line per check with ok, warn or
 // fail and what to run; exit 1 on any fail. Each check is driven to its states against a real broker, a real
 // dbus-daemon with and without a notification server, real hook files and a real data directory.
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ENROLLMENT_TOKEN } from "@notify/test-kit";
+import { sqliteRelay } from "@notify/test-kit/relay-harness";
 import { afterEach, describe, expect, it } from "vitest";
 import { startBroker } from "../../src/broker.js";
 import { codexHookTrust } from "../../src/hooks/install/codex-trust.js";
@@ -68,6 +70,11 @@ describe("notify doctor", () => {
     expect(checks.get("broker")).toMatchObject({ status: "fail", fix: "notify service install (or notify serve)" });
     expect(checks.get("router")?.status).toBe("warn");
     expect(checks.get("relay")?.status).toBe("warn");
+    // A data dir that does not exist yet (nothing has run): warn, and doctor does not create it.
+    const missing = join(tempDir(), "not-yet");
+    const fresh = await doctor(["--port", String(port), "--data-dir", missing], home());
+    expect(fresh.checks.get("data-dir")).toMatchObject({ status: "warn", fix: "notify serve" });
+    expect(existsSync(missing)).toBe(false);
   });
 
   it("service: ok once installed with a broker answering, fail when installed and none answers", async () => {
@@ -210,6 +217,42 @@ describe("notify doctor", () => {
     } finally {
       await broker.close();
     }
+  });
+
+  it("relay: ok when not enrolled, ok when enrolled and reachable, fail once the enrolled relay is gone", async () => {
+    // The real relay app (SQLite, in-process) on loopback; closed by the test itself to make it unreachable.
+    const relay = sqliteRelay();
+    await relay.listen();
+    const address = relay.app.server.address();
+    const relayUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+    const broker = await startCliBroker();
+    brokers.push(broker);
+    const env = home();
+    const before = await doctor(broker.target, env);
+    expect(before.checks.get("relay")).toMatchObject({ status: "ok" });
+    expect(before.checks.get("relay")?.detail).toContain("not enrolled");
+    const enrolled = await runCli(
+      ["relay", "enroll", relayUrl, "--enrollment-token", ENROLLMENT_TOKEN, ...broker.target],
+      env,
+    );
+    expect(enrolled.code).toBe(0);
+    const reachable = await doctor(broker.target, env);
+    expect(reachable.code).toBe(0);
+    expect(reachable.checks.get("relay")).toMatchObject({
+      status: "ok",
+      detail: "enrolled and reachable; 0 paired device(s)",
+    });
+    relay.app.server.closeAllConnections();
+    await relay.close();
+    const gone = await doctor(broker.target, env);
+    expect(gone.code).toBe(1);
+    expect(gone.checks.get("relay")).toMatchObject({
+      status: "fail",
+      fix: "check the relay's URL and that it runs (notify relay devices)",
+    });
+    expect(gone.checks.get("relay")?.detail).toMatch(/^enrolled but: /);
+    // The installation token stays in the broker: doctor's output never carries it.
+    expect(JSON.stringify([...gone.checks.values(), ...reachable.checks.values()])).not.toContain("nri_");
   });
 
   it.runIf(dbusAvailable())("desktop: warn on a bus without a notification server, ok with one", async () => {
