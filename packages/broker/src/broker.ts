@@ -349,7 +349,6 @@ export function createBroker(options: BrokerOptions): Broker {
       types: new TypeRegistry(settings.notificationTypes),
       // The item detail's delivery timeline (issue 24 item 5, docs/routing.md).
       timelines: new ItemTimelines({
-        db,
         notifications,
         interactions,
         outbox,

@@ -1,4 +1,3 @@
-import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { ItemTimeline, TimelineEntry, TimelineRoute } from "@notify/contracts/ui";
 import { isoTime } from "../domain/clock.js";
 import type { InteractionService } from "../interactions/service.js";
@@ -16,25 +15,6 @@ import type { RoutedRow, RoutedStore } from "../store/routed-store.js";
  * notification half are one item. Names routes and provider kinds, never a provider's settings or secrets, never
  * the question's nonce or digest.
  */
-
-/** An outbox item of the item, as the timeline reads it. */
-interface OutboxRow {
-  seq: number;
-  route_id: string;
-  provider_id: string;
-  status: string;
-  attempts: number;
-  next_attempt_ms: number;
-  last_status: number | null;
-  last_code: string | null;
-  created_ms: number;
-  updated_ms: number;
-  delivered_ms: number | null;
-}
-
-const OUTBOX_COLUMNS =
-  "o.seq, o.route_id, o.provider_id, o.status, o.attempts, o.next_attempt_ms, o.last_status, o.last_code, " +
-  "o.created_ms, o.updated_ms, o.delivered_ms";
 
 /**
  * Entries at the same millisecond keep the order a reader expects. A void follows the settle that caused it (it is
@@ -57,7 +37,6 @@ const OUTCOMES: Record<string, Extract<TimelineEntry, { event: "delivery" }>["ou
 };
 
 export interface TimelineSources {
-  db: DatabaseSync;
   notifications: NotificationService;
   interactions: InteractionService;
   outbox: OutboxStore;
@@ -68,17 +47,7 @@ export interface TimelineSources {
 }
 
 export class ItemTimelines {
-  private readonly notificationItems: StatementSync;
-  private readonly interactionItems: StatementSync;
-
-  constructor(private readonly sources: TimelineSources) {
-    // A notification's items have no index of their own (enqueueing one touches none, migration 6): a scan of the
-    // outbox, run when a person opens the item. A question's use the interaction index.
-    this.notificationItems = sources.db.prepare(`SELECT ${OUTBOX_COLUMNS} FROM outbox o
-      WHERE o.subject = 'notification' AND o.subject_seq = (SELECT seq FROM notifications WHERE id = ?) ORDER BY o.seq`);
-    this.interactionItems = sources.db.prepare(`SELECT ${OUTBOX_COLUMNS} FROM outbox o INDEXED BY outbox_by_interaction
-      WHERE o.subject = 'interaction' AND o.subject_seq = (SELECT seq FROM interactions WHERE id = ?) ORDER BY o.seq`);
-  }
+  constructor(private readonly sources: TimelineSources) {}
 
   /** The timeline of a notification (and of its question, if it has one); 404 for an unknown id (checked first). */
   async forNotification(id: string): Promise<ItemTimeline> {
@@ -190,29 +159,24 @@ export class ItemTimelines {
         });
       }
     }
-    const statement = subject === "notification" ? this.notificationItems : this.interactionItems;
-    for (const row of statement.all(id) as unknown as OutboxRow[]) {
+    for (const row of this.sources.outbox.itemsOfSubject(subject, id)) {
       const outcome = OUTCOMES[row.status] ?? "sending";
       const decision = releasedBy.get(row.seq);
       const atMs =
-        outcome === "sent"
-          ? (row.delivered_ms ?? row.updated_ms)
-          : outcome === "sending"
-            ? row.created_ms
-            : row.updated_ms;
+        outcome === "sent" ? (row.deliveredMs ?? row.updatedMs) : outcome === "sending" ? row.createdMs : row.updatedMs;
       const entry: Extract<TimelineEntry, { event: "delivery" }> = {
         event: "delivery",
         at: isoTime(atMs),
-        route: routeOf(row.route_id, row.provider_id),
+        route: routeOf(row.routeId, row.providerId),
         outcome,
         attempts: row.attempts,
         because: decision && SEND_REASONS.has(decision.reason) ? (decision.reason as SendReason) : "immediate",
       };
       const presence = presenceOf(decision?.presence ?? null);
       if (presence !== undefined) entry.presence = presence;
-      if (row.last_status !== null) entry.last_status = row.last_status;
-      if (row.last_code !== null) entry.last_code = row.last_code;
-      if (outcome === "retrying") entry.next_attempt_at = isoTime(row.next_attempt_ms);
+      if (row.lastStatus !== null) entry.last_status = row.lastStatus;
+      if (row.lastCode !== null) entry.last_code = row.lastCode;
+      if (outcome === "retrying") entry.next_attempt_at = isoTime(row.nextAttemptMs);
       entries.push(entry);
     }
   }

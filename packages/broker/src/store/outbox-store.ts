@@ -43,6 +43,16 @@ const INTERACTION_ITEMS = `SELECT o.seq, o.provider_id, o.status FROM outbox o I
 const INSERT_INTERACTION_ITEM = `INSERT INTO outbox (subject, subject_seq, route_id, provider_id, include_message,
   status, next_attempt_ms, created_ms, updated_ms)
   SELECT 'interaction', seq, ?2, ?3, 1, 'Pending', ?4, ?4, ?4 FROM interactions WHERE id = ?1`;
+// The delivery timeline's reads (routing/timeline.ts), run when a person opens an item. A notification's items have
+// no index of their own (enqueueing one touches none, migration 6): a scan of the outbox. A question's use the
+// interaction index.
+const SUBJECT_COLUMNS =
+  "o.seq, o.route_id, o.provider_id, o.status, o.attempts, o.next_attempt_ms, o.last_status, o.last_code, " +
+  "o.created_ms, o.updated_ms, o.delivered_ms";
+const NOTIFICATION_SUBJECT_ITEMS = `SELECT ${SUBJECT_COLUMNS} FROM outbox o
+  WHERE o.subject = 'notification' AND o.subject_seq = (SELECT seq FROM notifications WHERE id = ?) ORDER BY o.seq`;
+const INTERACTION_SUBJECT_ITEMS = `SELECT ${SUBJECT_COLUMNS} FROM outbox o INDEXED BY outbox_by_interaction
+  WHERE o.subject = 'interaction' AND o.subject_seq = (SELECT seq FROM interactions WHERE id = ?) ORDER BY o.seq`;
 const INSERT_ITEM = `INSERT INTO outbox (subject, subject_seq, route_id, provider_id, include_message, status,
   next_attempt_ms, created_ms, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, 'Pending', ?6, ?6, ?6)`;
 
@@ -77,6 +87,35 @@ export interface InteractionItemRef {
   seq: number;
   providerId: string;
   status: OutboxStatus;
+}
+
+/** One outbox item of a notification or a question, as its delivery timeline shows it. */
+export interface SubjectItem {
+  seq: number;
+  routeId: string;
+  providerId: string;
+  status: OutboxStatus;
+  attempts: number;
+  nextAttemptMs: number;
+  lastStatus: number | null;
+  lastCode: string | null;
+  createdMs: number;
+  updatedMs: number;
+  deliveredMs: number | null;
+}
+
+interface SubjectItemRow {
+  seq: number;
+  route_id: string;
+  provider_id: string;
+  status: string;
+  attempts: number;
+  next_attempt_ms: number;
+  last_status: number | null;
+  last_code: string | null;
+  created_ms: number;
+  updated_ms: number;
+  delivered_ms: number | null;
 }
 
 /** An item as the dispatcher holds it: with its row, which is where its status is recorded. */
@@ -131,6 +170,8 @@ export interface OutboxStore {
   bySeq(seq: number): OutboxItem | undefined;
   list(filter: { status?: OutboxStatus; limit: number }): OutboxItem[];
   counts(): Record<string, number>;
+  /** The items of one notification or question by its public id, in creation order (its delivery timeline). */
+  itemsOfSubject(subject: OutboxSubject, id: string): SubjectItem[];
   /** Markers that did not decode and were passed over (diagnostics; never their text). */
   readonly skippedMarkers: number;
 }
@@ -152,6 +193,7 @@ export class SqliteOutboxStore implements OutboxStore {
   private readonly insertInteractionStatement: StatementSync;
   private readonly insertItemStatement: StatementSync;
   private readonly interactionSeqStatement: StatementSync;
+  private readonly subjectItemStatements: Record<OutboxSubject, StatementSync>;
   /** The folded outbox's markers, expanded into items in notification order. */
   private readonly expansion: MarkerExpansion;
 
@@ -174,6 +216,27 @@ export class SqliteOutboxStore implements OutboxStore {
     this.recordStatement = db.prepare(RECORD);
     this.bySeqStatement = db.prepare(SELECT_BY_SEQ);
     this.countStatement = db.prepare(COUNT_BY_STATUS);
+    this.subjectItemStatements = {
+      notification: db.prepare(NOTIFICATION_SUBJECT_ITEMS),
+      interaction: db.prepare(INTERACTION_SUBJECT_ITEMS),
+    };
+  }
+
+  itemsOfSubject(subject: OutboxSubject, id: string): SubjectItem[] {
+    const rows = this.subjectItemStatements[subject].all(id) as unknown as SubjectItemRow[];
+    return rows.map((row) => ({
+      seq: row.seq,
+      routeId: row.route_id,
+      providerId: row.provider_id,
+      status: row.status as OutboxStatus,
+      attempts: row.attempts,
+      nextAttemptMs: row.next_attempt_ms,
+      lastStatus: row.last_status,
+      lastCode: row.last_code,
+      createdMs: row.created_ms,
+      updatedMs: row.updated_ms,
+      deliveredMs: row.delivered_ms,
+    }));
   }
 
   /** The public id of the item stored at `seq`. */
