@@ -36,6 +36,7 @@ import { PresenceMonitor } from "./presence/presence-monitor.js";
 import { type DesktopOptions, startDesktop } from "./presentation/desktop.js";
 import type { Presenter } from "./presentation/presenter.js";
 import { SoundLibrary } from "./presentation/sounds/sound-library.js";
+import { itemIdOfToastKey } from "./presentation/toast.js";
 import { AnswerPoller, type PollerOptions } from "./relay/answer-poller.js";
 import { RelayAdmin } from "./relay/relay-admin.js";
 import type { OtherTools } from "./router/other-tools.js";
@@ -60,6 +61,7 @@ import { SqliteOutboundStore } from "./store/outbound-store.js";
 import { type OutboxStore, SqliteOutboxStore } from "./store/outbox-store.js";
 import { RelayCursorStore } from "./store/relay-cursor-store.js";
 import { SqliteRoutedStore } from "./store/routed-store.js";
+import { SqliteToastStore } from "./store/toast-store.js";
 import { VERSION } from "./version.js";
 
 /** Everything a running broker holds; built by `createBroker`, listened by `startBroker`. */
@@ -221,6 +223,7 @@ export function createBroker(options: BrokerOptions): Broker {
   const presence = new PresenceMonitor(clock, settings.awayAfterSeconds);
   // Attention routing (docs/routing.md): routes with a delay, `when` or quiet hours decide through the policy.
   const routedStore = new SqliteRoutedStore(db);
+  const toastStore = new SqliteToastStore(db);
   const attention = new AttentionRouter(
     routedStore,
     outbox,
@@ -353,6 +356,7 @@ export function createBroker(options: BrokerOptions): Broker {
         interactions,
         outbox,
         routed: routedStore,
+        toasts: toastStore,
         outbound,
         questionOf: (notificationId) => interactionStore.questionOfNotification(notificationId)?.id,
       }),
@@ -374,6 +378,17 @@ export function createBroker(options: BrokerOptions): Broker {
         logger,
         clock,
         dataDir: settings.dataDir,
+        // Each shown and closed toast, by its item's id, for the item's delivery timeline (one row in the group commit).
+        toastLog: {
+          shown: (key) => {
+            const item = itemIdOfToastKey(key);
+            if (item !== undefined) unit.run(() => toastStore.record(item, "shown", null, clock.now()));
+          },
+          closed: (key, reason) => {
+            const item = itemIdOfToastKey(key);
+            if (item !== undefined) unit.run(() => toastStore.record(item, "closed", reason, clock.now()));
+          },
+        },
         loginLink: (next) => {
           const address = app.server.address();
           if (typeof address !== "object" || address === null) return undefined;

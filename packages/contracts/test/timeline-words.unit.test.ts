@@ -11,6 +11,11 @@ describe("timelineLine", () => {
   const cases: [TimelineEntry, string][] = [
     [{ event: "created", at, subject: "interaction" }, "Question asked"],
     [{ event: "created", at, subject: "notification" }, "Notification created"],
+    [{ event: "toast", at, state: "shown" }, "Shown as a desktop notification"],
+    [{ event: "toast", at, state: "closed", reason: "dismissed" }, "Desktop notification dismissed"],
+    [{ event: "toast", at, state: "closed", reason: "expired" }, "Desktop notification timed out"],
+    [{ event: "toast", at, state: "closed", reason: "closed" }, "Desktop notification closed"],
+    [{ event: "toast", at, state: "closed" }, "Desktop notification closed"],
     [
       { event: "held", at, route: phone, reason: "delay", until: "2026-01-14T12:02:00.000Z", presence: "present" },
       "Held for Phone (ntfy) until 12:02:00 because you were at the computer",

@@ -6,7 +6,7 @@ import type { Logger } from "../log/logger.js";
 import type { NotificationService } from "../notifications/service.js";
 import { openLoginLink, withoutSecrets } from "./browser-opener.js";
 import { FreedesktopNotifier } from "./freedesktop/freedesktop-notifier.js";
-import { Presenter } from "./presenter.js";
+import { Presenter, type ToastLog } from "./presenter.js";
 import type { SoundLibrary } from "./sounds/sound-library.js";
 import { SoundPlayer } from "./sounds/sound-player.js";
 
@@ -33,6 +33,8 @@ export interface DesktopServices {
   loginLink: (next: string) => string | undefined;
   /** The data dir: the toast's Open action hands the link to the browser through a private page there. */
   dataDir: string;
+  /** Where shown and closed toasts are noted for the item's delivery timeline. */
+  toastLog?: ToastLog;
 }
 
 /** Starts toasts and sounds on the freedesktop notification service (Linux). */
@@ -54,6 +56,7 @@ export function startDesktop(options: DesktopOptions, services: DesktopServices)
     player: new SoundPlayer(services.sounds, services.logger, withoutSecrets(options.env ?? process.env)),
     logger: services.logger,
     clock: services.clock,
+    ...(services.toastLog ? { log: services.toastLog } : {}),
     open: (_kind, id) => {
       const link = services.loginLink(`/ui/#${id}`);
       if (link === undefined) return;

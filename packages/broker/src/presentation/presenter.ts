@@ -8,9 +8,20 @@ import type { Logger } from "../log/logger.js";
 import type { NotificationService } from "../notifications/service.js";
 import type { NotificationDto } from "../notifications/types.js";
 import type { DesktopNotifier } from "./notifier.js";
-import { type Effect, ToastPolicy } from "./policy.js";
+import { type CloseReason, type Effect, ToastPolicy } from "./policy.js";
 import type { SoundLibrary } from "./sounds/sound-library.js";
 import type { SoundPlayer } from "./sounds/sound-player.js";
+
+/**
+ * Where the presenter notes what became of a toast (the item's delivery timeline), by the toast's key (`n:<id>`,
+ * `q:<id>`, toast.ts).
+ */
+export interface ToastLog {
+  /** The desktop service accepted the toast (a first show, or a show again after the service came back). */
+  shown(key: string): void;
+  /** The toast closed: the desktop service said so, or the broker closed it (`closed`) once its item settled. */
+  closed(key: string, reason: CloseReason): void;
+}
 
 export interface PresenterOptions {
   bus: DomainBus;
@@ -24,6 +35,8 @@ export interface PresenterOptions {
   clock: Clock;
   /** The `default` action: open the web UI at the item (`kind` notification or interaction). */
   open?: (kind: "notification" | "interaction", id: string) => void;
+  /** Told when a toast was shown and closed; a failure there never stops a toast. */
+  log?: ToastLog;
 }
 
 /**
@@ -85,6 +98,7 @@ export class Presenter {
         this.withKey(id, (key) => {
           this.keys.delete(id);
           this.ids.delete(key);
+          this.note(() => this.options.log?.closed(key, reason));
           this.feed(() => this.policy.closedOnDesktop(key, reason));
         }),
     });
@@ -141,6 +155,7 @@ export class Presenter {
           const id = this.options.notifier.show(toast).then(
             (platformId) => {
               this.keys.set(platformId, toast.key);
+              this.note(() => this.options.log?.shown(toast.key));
               return platformId;
             },
             () => {
@@ -179,7 +194,9 @@ export class Presenter {
           this.track(
             id.then((platformId) => {
               if (platformId === undefined) return;
+              // The service's NotificationClosed for it will find no key: the close is noted here.
               this.keys.delete(platformId);
+              this.note(() => this.options.log?.closed(effect.key, "closed"));
               return this.options.notifier.close(platformId).catch(() => undefined);
             }),
           );
@@ -197,6 +214,15 @@ export class Presenter {
       }
     }
     this.scheduleDeadline();
+  }
+
+  /** Records through the toast log; a write that fails is logged and the toast goes on. */
+  private note(write: () => void): void {
+    try {
+      write();
+    } catch (error) {
+      this.options.logger.warn(`desktop: could not record a toast event (${(error as Error).message})`);
+    }
   }
 
   private scheduleDeadline(): void {

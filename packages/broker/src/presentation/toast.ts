@@ -34,6 +34,11 @@ export interface Toast {
   interactionId?: string;
 }
 
+/** The public id of a toast's item (a notification's, or a question's without one), from the toast's key. */
+export function itemIdOfToastKey(key: string): string | undefined {
+  return key.startsWith("n:") || key.startsWith("q:") ? key.slice(2) : undefined;
+}
+
 /** Built-in types' icons (freedesktop Icon Naming Specification names a notification server knows). */
 const BUILT_IN_ICONS: Record<string, string> = {
   info: "dialog-information",

@@ -8,6 +8,7 @@ import type { OutboundService } from "../outbox/outbound-service.js";
 import type { OutboxSubject } from "../outbox/types.js";
 import type { OutboxStore } from "../store/outbox-store.js";
 import type { RoutedRow, RoutedStore } from "../store/routed-store.js";
+import type { ToastRow, ToastStore } from "../store/toast-store.js";
 
 /**
  * The delivery timeline of one item (issue 24 item 5; docs/routing.md, "The delivery timeline"): read from what the
@@ -20,7 +21,18 @@ import type { RoutedRow, RoutedStore } from "../store/routed-store.js";
  * Entries at the same millisecond keep the order a reader expects. A void follows the settle that caused it (it is
  * written in the settling transaction, never before the settle's time).
  */
-const RANK: Record<TimelineEntry["event"], number> = { created: 0, held: 1, delivery: 2, settled: 3, not_sent: 4 };
+const RANK: Record<TimelineEntry["event"], number> = {
+  created: 0,
+  toast: 1,
+  held: 2,
+  delivery: 3,
+  settled: 4,
+  not_sent: 5,
+};
+
+/** A toast the broker closed because its item settled is closed in the same millisecond: after the settle. */
+const rank = (entry: TimelineEntry): number =>
+  entry.event === "toast" && entry.state === "closed" ? RANK.settled + 0.5 : RANK[entry.event];
 
 type HoldReason = Extract<TimelineEntry, { event: "held" }>["reason"];
 type SendReason = Extract<TimelineEntry, { event: "delivery" }>["because"];
@@ -41,6 +53,8 @@ export interface TimelineSources {
   interactions: InteractionService;
   outbox: OutboxStore;
   routed: RoutedStore;
+  /** Shown and closed desktop notifications (migration 12). */
+  toasts: ToastStore;
   outbound: OutboundService;
   /** The newest question asked for a notification (an ARC request's, or a native question's half). */
   questionOf: (notificationId: string) => string | undefined;
@@ -106,13 +120,15 @@ export class ItemTimelines {
     }
     if (notification) this.deliveries("notification", notification.id, routes, entries);
     if (question) this.deliveries("interaction", question.id, routes, entries);
+    const ids = [notification?.id, question?.id].filter((id): id is string => id !== undefined);
+    for (const row of this.sources.toasts.forSubjects(ids)) entries.push(toastEntry(row));
     const settled = question
       ? questionSettled(question, this.sources.interactions.uiFacts(question.id).answered_via)
       : notification
         ? notificationSettled(notification)
         : undefined;
     if (settled) entries.push(settled);
-    entries.sort((a, b) => Date.parse(a.at) - Date.parse(b.at) || RANK[a.event] - RANK[b.event]);
+    entries.sort((a, b) => Date.parse(a.at) - Date.parse(b.at) || rank(a) - rank(b));
     const timeline: ItemTimeline = { entries };
     if (notification) timeline.notification_id = notification.id;
     if (question) timeline.interaction_id = question.id;
@@ -180,6 +196,20 @@ export class ItemTimelines {
       entries.push(entry);
     }
   }
+}
+
+const TOAST_CLOSE_REASONS = new Set(["expired", "dismissed", "closed"]);
+
+function toastEntry(row: ToastRow): TimelineEntry {
+  const entry: Extract<TimelineEntry, { event: "toast" }> = {
+    event: "toast",
+    at: isoTime(row.atMs),
+    state: row.event === "closed" ? "closed" : "shown",
+  };
+  if (row.event === "closed" && row.reason !== null && TOAST_CLOSE_REASONS.has(row.reason)) {
+    entry.reason = row.reason as NonNullable<typeof entry.reason>;
+  }
+  return entry;
 }
 
 function presenceOf(value: string | null): Presence {

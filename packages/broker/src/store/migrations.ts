@@ -289,6 +289,21 @@ export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
       ALTER TABLE routed_deliveries ADD COLUMN held_presence TEXT;
     `);
   },
+  // 12: the desktop notifications of an item, for its delivery timeline (issue 24 item 5): each time the desktop
+  // service accepted a toast (`shown`) and each time it said a toast closed (`closed`, with the service's reason),
+  // by the item's public id (a notification's, or a question's when it has no notification half).
+  (db) => {
+    db.exec(`
+      CREATE TABLE toast_events (
+        seq INTEGER PRIMARY KEY,
+        subject_id TEXT NOT NULL,
+        event TEXT NOT NULL,
+        reason TEXT,
+        at_ms INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX toast_events_by_subject ON toast_events(subject_id);
+    `);
+  },
 ];
 
 export function migrate(db: DatabaseSync): void {

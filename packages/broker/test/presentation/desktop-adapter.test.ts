@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { TimelineEntry } from "@notify/contracts/ui";
+import { timelineLine } from "@notify/contracts/ui-timeline-words";
 import { afterEach, describe, expect, it } from "vitest";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
 import { dbusAvailable, RecordingServer, SessionBus } from "./dbus-harness.js";
@@ -140,11 +142,43 @@ describe.runIf(runs)("freedesktop adapter against a real dbus-daemon and a recor
     // item's timeline (issue 24 item 5).
     expect(answered.body.answered_via).toBeUndefined();
     expect((await api("GET", `/ui/api/interactions/${id}`)).body.answered_via).toBe("toast");
-    const timeline = (await api("GET", `/ui/api/interactions/${id}/timeline`)).body.entries as { event: string }[];
-    expect(timeline.at(-1)).toMatchObject({ event: "settled", status: "answered", answered_via: "toast" });
     // The settled question's toast is closed on the desktop.
     expect(await server.closed(1)).toEqual([call?.id]);
     expect(broker.desktop?.visibleKeys()).toEqual([]);
+    // The timeline: asked, shown as a toast, answered from it, the toast closed by the broker.
+    const timeline = async () =>
+      (await api("GET", `/ui/api/interactions/${id}/timeline`)).body.entries as Record<string, unknown>[];
+    await expect
+      .poll(async () => (await timeline()).map((entry) => [entry.event, entry.state ?? entry.status]))
+      .toEqual([
+        ["created", undefined],
+        ["toast", "shown"],
+        ["settled", "answered"],
+        ["toast", "closed"],
+      ]);
+    const entries = await timeline();
+    expect(entries[2]).toMatchObject({ event: "settled", status: "answered", answered_via: "toast" });
+    expect(entries[3]).toMatchObject({ event: "toast", state: "closed", reason: "closed" });
+  });
+
+  it("the item's timeline shows the toast shown, and dismissed when the person closes it", async () => {
+    const { server, api } = await setup();
+    const created = await api("POST", "/v1/notifications", { title: "Build finished", message: "all green" });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const [call] = await server.notified(1);
+    const timeline = async () =>
+      (await api("GET", `/ui/api/notifications/${id}/timeline`)).body.entries as Record<string, unknown>[];
+    await expect.poll(async () => (await timeline()).map((entry) => entry.event)).toEqual(["created", "toast"]);
+    const [, shown] = await timeline();
+    expect(shown).toMatchObject({ event: "toast", state: "shown" });
+    expect(timelineLine(shown as TimelineEntry, (iso) => iso)).toBe("Shown as a desktop notification");
+    server.closeByUser(call?.id as number, 2);
+    await expect.poll(async () => (await timeline()).length).toBe(3);
+    const closed = (await timeline())[2];
+    expect(closed).toMatchObject({ event: "toast", state: "closed", reason: "dismissed" });
+    expect(timelineLine(closed as TimelineEntry, (iso) => iso)).toBe("Desktop notification dismissed");
+    expect(Date.parse(closed?.at as string)).toBeGreaterThanOrEqual(Date.parse(shown?.at as string));
   });
 
   it("a single-choice question opened by an ARC event is one toast with its choices; answering resolves it", async () => {

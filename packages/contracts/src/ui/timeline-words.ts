@@ -91,6 +91,16 @@ export function timelineLine(entry: TimelineEntry, time: (iso: string) => string
           return `Sending to ${route}`;
       }
     }
+    case "toast":
+      if (entry.state === "shown") return "Shown as a desktop notification";
+      switch (entry.reason) {
+        case "expired":
+          return "Desktop notification timed out";
+        case "dismissed":
+          return "Desktop notification dismissed";
+        default:
+          return "Desktop notification closed";
+      }
     case "settled":
       switch (entry.status) {
         case "answered": {

@@ -15,6 +15,8 @@ export const TIMELINE_HOLD_REASONS = ["delay", "presence", "quiet_hours"] as con
 export const TIMELINE_SEND_REASONS = ["immediate", "delay_elapsed", "presence", "critical_in_quiet_hours"] as const;
 /** An outbox item's state in words: Pending, Retry, Delivered, DeadLetter. */
 export const TIMELINE_OUTCOMES = ["sending", "retrying", "sent", "failed"] as const;
+/** Why the desktop service closed a toast (the freedesktop NotificationClosed reasons 1-3). */
+export const TIMELINE_TOAST_CLOSE_REASONS = ["expired", "dismissed", "closed"] as const;
 export const TIMELINE_SETTLED = ["answered", "expired", "cancelled", "superseded", "dismissed", "resolved"] as const;
 
 /** A route as the timeline names it: its name and its provider's kind (`Phone (ntfy)`); absent once deleted. */
@@ -66,6 +68,17 @@ export const TimelineEntry = z.discriminatedUnion("event", [
     last_status: z.int().optional(),
     last_code: z.string().optional(),
     next_attempt_at: at.optional(),
+  }),
+  /**
+   * A desktop notification of the item: the desktop service accepted it (`shown`; again after the service came
+   * back), or said it closed (`closed`, with its reason: `expired`, `dismissed` by the person, `closed` by the broker
+   * once the item settled).
+   */
+  z.strictObject({
+    event: z.literal("toast"),
+    at,
+    state: z.enum(["shown", "closed"]),
+    reason: z.enum(TIMELINE_TOAST_CLOSE_REASONS).optional(),
   }),
   /**
    * The item settled. A question: answered (with `source`, the choice's label and `answered_via`), expired,

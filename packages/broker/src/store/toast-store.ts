@@ -1,0 +1,50 @@
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+
+/**
+ * The desktop notifications of an item (migration 12), for its delivery timeline: when the desktop service
+ * accepted a toast, and when and why it closed one. Written by the presenter (presentation/presenter.ts), read by
+ * routing/timeline.ts. Holds ids and times only, never a toast's text.
+ */
+
+export type ToastEvent = "shown" | "closed";
+
+export interface ToastRow {
+  event: ToastEvent;
+  /** The desktop service's close reason (`expired`, `dismissed`, `closed`, `undefined`); null for `shown`. */
+  reason: string | null;
+  atMs: number;
+}
+
+export interface ToastStore {
+  /** Appends one event of the toast of item `subjectId` (inside the caller's unit of work). */
+  record(subjectId: string, event: ToastEvent, reason: string | null, atMs: number): void;
+  /** The events of the given items, oldest first. */
+  forSubjects(subjectIds: readonly string[]): ToastRow[];
+}
+
+export class SqliteToastStore implements ToastStore {
+  private readonly insert: StatementSync;
+  private readonly select: StatementSync;
+
+  constructor(db: DatabaseSync) {
+    this.insert = db.prepare("INSERT INTO toast_events (subject_id, event, reason, at_ms) VALUES (?, ?, ?, ?)");
+    this.select = db.prepare(
+      "SELECT event, reason, at_ms FROM toast_events WHERE subject_id IN (?, ?) ORDER BY at_ms, seq",
+    );
+  }
+
+  record(subjectId: string, event: ToastEvent, reason: string | null, atMs: number): void {
+    this.insert.run(subjectId, event, reason, atMs);
+  }
+
+  forSubjects(subjectIds: readonly string[]): ToastRow[] {
+    if (subjectIds.length === 0) return [];
+    if (subjectIds.length > 2) throw new Error("an item has at most two ids");
+    const rows = this.select.all(subjectIds[0] ?? null, subjectIds[1] ?? null) as unknown as {
+      event: string;
+      reason: string | null;
+      at_ms: number;
+    }[];
+    return rows.map((row) => ({ event: row.event as ToastEvent, reason: row.reason, atMs: row.at_ms }));
+  }
+}
