@@ -75,6 +75,8 @@ export async function startUiBroker(dataDir = tempDir("notify-ui-")): Promise<Ui
 /** A page signed in through a login link, collecting console errors and failed requests. */
 export async function signedInPage(browser: Browser, ui: UiBroker, viewport = { width: 1280, height: 800 }) {
   const context = await browser.newContext({ viewport });
+  // Below the test's own 30 s: a wait that never ends fails naming its locator, not as a bare test timeout.
+  context.setDefaultTimeout(20_000);
   const page = await context.newPage();
   const problems: string[] = [];
   page.on("console", (message) => {

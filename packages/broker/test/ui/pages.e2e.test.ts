@@ -91,6 +91,15 @@ describe.skipIf(!run)("web UI pages in Chromium", () => {
     await context.close();
   });
 
+  /** `promise`, or a failure naming `what` after 20 s (a hang then says where it was). */
+  const within = <T>(what: string, promise: Promise<T>): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} took more than 20 s`)), 20_000);
+    });
+    return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
+  };
+
   it("keeps settings changed in the page across a broker restart", async () => {
     const { page, context, problems } = await signedInPage(browser(), ui);
     await page.goto(`${ui.broker.url}/ui/settings`);
@@ -109,8 +118,8 @@ describe.skipIf(!run)("web UI pages in Chromium", () => {
     expect(await toasts.inputValue()).toBe("5");
 
     const dataDir = ui.dataDir;
-    await ui.close();
-    ui = await startUiBroker(dataDir);
+    await within("the broker's close", ui.close());
+    ui = await within("the broker's restart", startUiBroker(dataDir));
     // The session cookie is tied to the token in config.json, not to the process: it still works.
     await page.goto(`${ui.broker.url}/ui/settings`);
     await page.getByRole("heading", { name: "Settings", level: 1 }).waitFor();
@@ -121,7 +130,7 @@ describe.skipIf(!run)("web UI pages in Chromium", () => {
     expect((await ui.ui<Json>("GET", "/presentation")).body).toMatchObject({ doNotDisturb: true, volume: 35 });
     expect(problems).toEqual([]);
     await context.close();
-  });
+  }, 60_000);
 
   it("never shows a provider secret typed in the page again: not in /ui/api responses, the DOM or page state", async () => {
     const SECRET = "gtf-SECRET-7f3a9c1e5b";

@@ -17,8 +17,10 @@ const frame = (event: LoggedEvent): string => `id: ${event.id}\nevent: ${event.n
  */
 export const uiStreamRoutes: FastifyPluginAsync<UiStreamOptions> = async (app, { events, heartbeatMs = 25_000 }) => {
   const open = new Set<ServerResponse>();
+  let closing = false;
   // Streams never go idle by themselves: end them before the server waits for its connections.
   app.addHook("preClose", (done) => {
+    closing = true;
     for (const response of open) response.end();
     open.clear();
     done();
@@ -35,10 +37,17 @@ export const uiStreamRoutes: FastifyPluginAsync<UiStreamOptions> = async (app, {
     response.writeHead(200, {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-store",
-      connection: "keep-alive",
+      // Closing: the connection goes with the stream, so the server is not left waiting for an idle keep-alive.
+      connection: closing ? "close" : "keep-alive",
       "x-content-type-options": "nosniff",
     });
     response.write("retry: 2000\n\n");
+    // A stream whose request passed the guards before the close began but reached here after preClose ran would
+    // never be ended, and the server would wait for its connection forever: it ends at once (the page reconnects).
+    if (closing) {
+      response.end();
+      return;
+    }
     open.add(response);
     if (position.kind === "reset") {
       response.write(`id: ${events.cursor()}\nevent: reset\ndata: {}\n\n`);
