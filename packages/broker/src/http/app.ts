@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { jsonShapeProblem } from "@notify/contracts/json-shape";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { WaitRegistry } from "../interactions/waiters.js";
@@ -41,7 +42,33 @@ export interface HttpLimits {
   maxConnections: number;
 }
 
-export const HTTP_LIMITS: HttpLimits = { headersTimeoutMs: 15_000, requestTimeoutMs: 30_000, maxConnections: 4096 };
+/** Connections the broker holds at most, and what it leaves of the open-files limit to everything else. */
+const MAX_CONNECTIONS = 16_384;
+const FD_RESERVE = 2048;
+
+/**
+ * The connection cap on this machine: 16,384, or the soft open-files limit less 2,048 when that is lower (SQLite,
+ * the router's upstream sockets, the relay poll, dbus, log files), never under 64. Node raises its soft limit to
+ * the hard one at start, so this reads what the process really has (Linux: /proc/self/limits; elsewhere 16,384).
+ * 10,000 held long-polls fit wherever the hard limit is 12,048 or more (bench/broker).
+ */
+export function connectionCap(openFiles: number | undefined = openFilesLimit()): number {
+  if (openFiles === undefined) return MAX_CONNECTIONS;
+  return Math.min(MAX_CONNECTIONS, Math.max(64, openFiles - FD_RESERVE));
+}
+
+/** The soft open-files limit (Linux); undefined elsewhere or when it cannot be read. */
+function openFilesLimit(): number | undefined {
+  try {
+    const line = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync("/proc/self/limits", "utf8"));
+    if (!line?.[1]) return undefined;
+    return line[1] === "unlimited" ? Number.POSITIVE_INFINITY : Number(line[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+export const HTTP_LIMITS: Omit<HttpLimits, "maxConnections"> = { headersTimeoutMs: 15_000, requestTimeoutMs: 30_000 };
 
 /**
  * node:http taken with getBuiltinModule rather than `import`: an ESM import of node:http fills in every export of
@@ -57,7 +84,7 @@ const { createServer } = process.getBuiltinModule("node:http");
 export function buildApp(options: AppOptions): FastifyInstance {
   const routerHost = options.router.host;
   let closing = false;
-  const limits: HttpLimits = { ...HTTP_LIMITS, ...options.limits };
+  const limits: HttpLimits = { ...HTTP_LIMITS, maxConnections: connectionCap(), ...options.limits };
   const app = Fastify({
     // The provider router's model endpoints are answered on their own lane (RouterServices.lane) before fastify
     // sees them: a proxied request then costs no framework hooks. While closing, fastify answers everything.
