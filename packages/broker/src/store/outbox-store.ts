@@ -104,19 +104,20 @@ export interface SubjectItem {
   deliveredMs: number | null;
 }
 
-interface SubjectItemRow {
-  seq: number;
-  route_id: string;
-  provider_id: string;
-  status: string;
-  attempts: number;
-  next_attempt_ms: number;
-  last_status: number | null;
-  last_code: string | null;
-  created_ms: number;
-  updated_ms: number;
-  delivered_ms: number | null;
-}
+type SubjectItemRow = Pick<
+  Row,
+  | "seq"
+  | "route_id"
+  | "provider_id"
+  | "status"
+  | "attempts"
+  | "next_attempt_ms"
+  | "last_status"
+  | "last_code"
+  | "created_ms"
+  | "updated_ms"
+  | "delivered_ms"
+>;
 
 /** An item as the dispatcher holds it: with its row, which is where its status is recorded. */
 export type DueItem = OutboxItem & { seq: number };
