@@ -61,7 +61,7 @@ import { SqliteOutboundStore } from "./store/outbound-store.js";
 import { type OutboxStore, SqliteOutboxStore } from "./store/outbox-store.js";
 import { RelayCursorStore } from "./store/relay-cursor-store.js";
 import { SqliteRoutedStore } from "./store/routed-store.js";
-import { SqliteToastStore } from "./store/toast-store.js";
+import { SqliteToastStore, type ToastEvent } from "./store/toast-store.js";
 import { VERSION } from "./version.js";
 
 /** Everything a running broker holds; built by `createBroker`, listened by `startBroker`. */
@@ -224,6 +224,10 @@ export function createBroker(options: BrokerOptions): Broker {
   // Attention routing (docs/routing.md): routes with a delay, `when` or quiet hours decide through the policy.
   const routedStore = new SqliteRoutedStore(db);
   const toastStore = new SqliteToastStore(db);
+  const noteToast = (key: string, event: ToastEvent, reason: string | null): void => {
+    const item = itemIdOfToastKey(key);
+    if (item !== undefined) unit.run(() => toastStore.record(item, event, reason, clock.now()));
+  };
   const attention = new AttentionRouter(
     routedStore,
     outbox,
@@ -380,14 +384,8 @@ export function createBroker(options: BrokerOptions): Broker {
         dataDir: settings.dataDir,
         // Each shown and closed toast, by its item's id, for the item's delivery timeline (one row in the group commit).
         toastLog: {
-          shown: (key) => {
-            const item = itemIdOfToastKey(key);
-            if (item !== undefined) unit.run(() => toastStore.record(item, "shown", null, clock.now()));
-          },
-          closed: (key, reason) => {
-            const item = itemIdOfToastKey(key);
-            if (item !== undefined) unit.run(() => toastStore.record(item, "closed", reason, clock.now()));
-          },
+          shown: (key) => noteToast(key, "shown", null),
+          closed: (key, reason) => noteToast(key, "closed", reason),
         },
         loginLink: (next) => {
           const address = app.server.address();

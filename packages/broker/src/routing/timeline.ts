@@ -120,8 +120,7 @@ export class ItemTimelines {
     }
     if (notification) this.deliveries("notification", notification.id, routes, entries);
     if (question) this.deliveries("interaction", question.id, routes, entries);
-    const ids = [notification?.id, question?.id].filter((id): id is string => id !== undefined);
-    for (const row of this.sources.toasts.forSubjects(ids)) entries.push(toastEntry(row));
+    for (const row of this.sources.toasts.forItem(notification?.id, question?.id)) entries.push(toastEntry(row));
     const settled = question
       ? questionSettled(question, this.sources.interactions.uiFacts(question.id).answered_via)
       : notification

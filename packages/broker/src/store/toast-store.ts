@@ -18,8 +18,8 @@ export interface ToastRow {
 export interface ToastStore {
   /** Appends one event of the toast of item `subjectId` (inside the caller's unit of work). */
   record(subjectId: string, event: ToastEvent, reason: string | null, atMs: number): void;
-  /** The events of the given items, oldest first. */
-  forSubjects(subjectIds: readonly string[]): ToastRow[];
+  /** The events of an item's notification and question (either may be absent), oldest first. */
+  forItem(notificationId: string | undefined, interactionId: string | undefined): ToastRow[];
 }
 
 export class SqliteToastStore implements ToastStore {
@@ -37,10 +37,8 @@ export class SqliteToastStore implements ToastStore {
     this.insert.run(subjectId, event, reason, atMs);
   }
 
-  forSubjects(subjectIds: readonly string[]): ToastRow[] {
-    if (subjectIds.length === 0) return [];
-    if (subjectIds.length > 2) throw new Error("an item has at most two ids");
-    const rows = this.select.all(subjectIds[0] ?? null, subjectIds[1] ?? null) as unknown as {
+  forItem(notificationId: string | undefined, interactionId: string | undefined): ToastRow[] {
+    const rows = this.select.all(notificationId ?? null, interactionId ?? null) as unknown as {
       event: string;
       reason: string | null;
       at_ms: number;
