@@ -2,6 +2,7 @@ import { z } from "zod";
 import {
   LOCAL_TIME_PATTERN,
   MAX_DELAY_SECONDS,
+  type PresenceStateName,
   QUIET_DAYS,
   ROUTE_WHEN,
   ROUTING_MESSAGES,
@@ -19,6 +20,8 @@ export {
   durationWords,
   LOCAL_TIME_PATTERN,
   MAX_DELAY_SECONDS,
+  PRESENCE_STATES,
+  type PresenceStateName,
   QUIET_DAYS,
   type QuietDay,
   type QuietHoursWindow,
@@ -64,9 +67,6 @@ export const routingOptionFields = {
 
 export const RoutingOptions = z.strictObject(routingOptionFields);
 export type RoutingOptions = z.infer<typeof RoutingOptions>;
-
-export const PRESENCE_STATES = ["present", "away", "unknown"] as const;
-export type PresenceStateName = (typeof PRESENCE_STATES)[number];
 
 /** One signal the broker combines: `screensaver` (session bus) or `web` (a visible /ui page). */
 export interface PresenceSource {

@@ -1,4 +1,10 @@
+import { PRESENCE_STATES } from "@notify/contracts/routing-summary";
 import type { ItemTimeline, TimelineEntry, TimelineRoute } from "@notify/contracts/ui";
+import {
+  TIMELINE_HOLD_REASONS,
+  TIMELINE_SEND_REASONS,
+  TIMELINE_TOAST_CLOSE_REASONS,
+} from "@notify/contracts/ui-constants";
 import { isoTime } from "../domain/clock.js";
 import type { InteractionService } from "../interactions/service.js";
 import type { InteractionDto } from "../interactions/types.js";
@@ -38,9 +44,10 @@ type HoldReason = Extract<TimelineEntry, { event: "held" }>["reason"];
 type SendReason = Extract<TimelineEntry, { event: "delivery" }>["because"];
 type Presence = Extract<TimelineEntry, { event: "held" }>["presence"];
 
-const HOLD_REASONS = new Set(["delay", "presence", "quiet_hours"]);
-const SEND_REASONS = new Set(["immediate", "delay_elapsed", "presence", "critical_in_quiet_hours"]);
-const PRESENCES = new Set(["present", "away", "unknown"]);
+const HOLD_REASONS = new Set<string>(TIMELINE_HOLD_REASONS);
+const SEND_REASONS = new Set<string>(TIMELINE_SEND_REASONS);
+const PRESENCES = new Set<string>(PRESENCE_STATES);
+const TOAST_CLOSE_REASONS = new Set<string>(TIMELINE_TOAST_CLOSE_REASONS);
 const OUTCOMES: Record<string, Extract<TimelineEntry, { event: "delivery" }>["outcome"]> = {
   Pending: "sending",
   Retry: "retrying",
@@ -196,8 +203,6 @@ export class ItemTimelines {
     }
   }
 }
-
-const TOAST_CLOSE_REASONS = new Set(["expired", "dismissed", "closed"]);
 
 function toastEntry(row: ToastRow): TimelineEntry {
   const entry: Extract<TimelineEntry, { event: "toast" }> = {

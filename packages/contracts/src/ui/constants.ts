@@ -47,3 +47,15 @@ export const PRESENTATION_DEFAULTS: PresentationSettings = {
   maxVisibleToasts: 5,
   soundCommand: null,
 };
+
+// The delivery timeline's values (ui/timeline.ts's schema; the broker's routing/timeline.ts checks stored rows against
+// them), here so that a reader needs no zod.
+/** Why a route with options waited (the policy's WaitReason, routing/policy.ts). */
+export const TIMELINE_HOLD_REASONS = ["delay", "presence", "quiet_hours"] as const;
+/** Why a delivery left (the policy's DeliverReason; `immediate` also for a route without options). */
+export const TIMELINE_SEND_REASONS = ["immediate", "delay_elapsed", "presence", "critical_in_quiet_hours"] as const;
+/** An outbox item's state in words: Pending, Retry, Delivered, DeadLetter. */
+export const TIMELINE_OUTCOMES = ["sending", "retrying", "sent", "failed"] as const;
+/** Why the desktop service closed a toast (the freedesktop NotificationClosed reasons 1-3). */
+export const TIMELINE_TOAST_CLOSE_REASONS = ["expired", "dismissed", "closed"] as const;
+export const TIMELINE_SETTLED = ["answered", "expired", "cancelled", "superseded", "dismissed", "resolved"] as const;

@@ -7,6 +7,9 @@
 
 export const MAX_DELAY_SECONDS = 86_400;
 export const ROUTE_WHEN = ["always", "away", "present"] as const;
+/** What the broker knows of the person (docs/routing.md, "Presence"). */
+export const PRESENCE_STATES = ["present", "away", "unknown"] as const;
+export type PresenceStateName = (typeof PRESENCE_STATES)[number];
 export type RouteWhen = (typeof ROUTE_WHEN)[number];
 
 /** Days of a quiet window, Monday first; a window belongs to the day it starts on. */

@@ -1,4 +1,5 @@
-import type { TIMELINE_SEND_REASONS, TimelineEntry, TimelineRoute } from "./timeline.js";
+import type { TIMELINE_SEND_REASONS } from "./constants.js";
+import type { TimelineEntry, TimelineRoute } from "./timeline.js";
 
 /**
  * The delivery timeline in words (docs/routing.md, "The delivery timeline"). Its own module with type imports only,

@@ -1,5 +1,12 @@
 import { z } from "zod";
-import { PRESENCE_STATES } from "../routing.js";
+import {
+  TIMELINE_HOLD_REASONS,
+  TIMELINE_OUTCOMES,
+  TIMELINE_SEND_REASONS,
+  TIMELINE_SETTLED,
+  TIMELINE_TOAST_CLOSE_REASONS,
+} from "./constants.js";
+import { PRESENCE_STATES } from "./routing-summary.js";
 
 /**
  * GET /ui/api/notifications/{id}/timeline and GET /ui/api/interactions/{id}/timeline (docs/api.md, docs/routing.md,
@@ -8,16 +15,6 @@ import { PRESENCE_STATES } from "../routing.js";
  * decisions in `routed_deliveries`, its outbox items). Never a secret, a provider's settings (a URL may hold a
  * token), the question's nonce or digest.
  */
-
-/** Why a route with options waited (the policy's WaitReason, routing/policy.ts). */
-export const TIMELINE_HOLD_REASONS = ["delay", "presence", "quiet_hours"] as const;
-/** Why a delivery left (the policy's DeliverReason; `immediate` also for a route without options). */
-export const TIMELINE_SEND_REASONS = ["immediate", "delay_elapsed", "presence", "critical_in_quiet_hours"] as const;
-/** An outbox item's state in words: Pending, Retry, Delivered, DeadLetter. */
-export const TIMELINE_OUTCOMES = ["sending", "retrying", "sent", "failed"] as const;
-/** Why the desktop service closed a toast (the freedesktop NotificationClosed reasons 1-3). */
-export const TIMELINE_TOAST_CLOSE_REASONS = ["expired", "dismissed", "closed"] as const;
-export const TIMELINE_SETTLED = ["answered", "expired", "cancelled", "superseded", "dismissed", "resolved"] as const;
 
 /** A route as the timeline names it: its name and its provider's kind (`Phone (ntfy)`); absent once deleted. */
 export const TimelineRoute = z.strictObject({
