@@ -120,7 +120,7 @@ export interface BrokerOptions {
   routerTokenUrl?: string;
   /** Test hook: the flat-plan hosts of the router (smart-switching.ts FLAT_PLAN_HOSTS otherwise). */
   routerFlatPlanHosts?: ReadonlySet<string>;
-  /** Test hook: connection limits (HTTP_LIMITS otherwise). */
+  /** Test hook: connection limits (HTTP_LIMITS and connectionCap() otherwise). */
   httpLimits?: Partial<HttpLimits>;
   /**
    * Where Codex and Claude Code live (HOME, CODEX_HOME, CLAUDE_CONFIG_DIR; process.env otherwise): one environment

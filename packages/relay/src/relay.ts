@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
+import { openFilesLimit } from "@notify/contracts/open-files";
 import { enrollmentToken, type RelaySettings } from "./config/settings.js";
 import { MINUTE } from "./domain/clock.js";
 import { pruneOnce } from "./domain/retention.js";
@@ -18,16 +18,6 @@ const SHUTDOWN_GRACE = 5000;
 const FD_RESERVE = 256;
 /** The accept queue: a burst of reconnecting clients (after a restart) waits here instead of being refused. */
 const LISTEN_BACKLOG = 4096;
-
-/** The soft open-files limit (Linux), which bounds the connections one process can hold; undefined elsewhere. */
-export function openFilesLimit(): number | undefined {
-  try {
-    const line = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync("/proc/self/limits", "utf8"));
-    return line?.[1] && line[1] !== "unlimited" ? Number(line[1]) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 export interface RunningRelay {
   /** Where it listens (the real port when 0 was asked). */
@@ -99,7 +89,7 @@ export async function startRelay(settings: RelaySettings, logger: RelayLogger): 
   // Each held poll is a connection and a file descriptor: past the open-files limit, refuse cleanly (the socket is
   // closed at once) instead of failing accept() with EMFILE. docs/relay.md, "Running at scale".
   const files = openFilesLimit();
-  if (files !== undefined) {
+  if (files !== undefined && Number.isFinite(files)) {
     app.server.maxConnections = Math.max(64, files - FD_RESERVE);
     if (files < 65_536) {
       logger.warn(

@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import { jsonShapeProblem } from "@notify/contracts/json-shape";
+import { openFilesLimit } from "@notify/contracts/open-files";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { WaitRegistry } from "../interactions/waiters.js";
 import type { Logger } from "../log/logger.js";
@@ -55,17 +55,6 @@ const FD_RESERVE = 2048;
 export function connectionCap(openFiles: number | undefined = openFilesLimit()): number {
   if (openFiles === undefined) return MAX_CONNECTIONS;
   return Math.min(MAX_CONNECTIONS, Math.max(64, openFiles - FD_RESERVE));
-}
-
-/** The soft open-files limit (Linux); undefined elsewhere or when it cannot be read. */
-function openFilesLimit(): number | undefined {
-  try {
-    const line = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync("/proc/self/limits", "utf8"));
-    if (!line?.[1]) return undefined;
-    return line[1] === "unlimited" ? Number.POSITIVE_INFINITY : Number(line[1]);
-  } catch {
-    return undefined;
-  }
 }
 
 export const HTTP_LIMITS: Omit<HttpLimits, "maxConnections"> = { headersTimeoutMs: 15_000, requestTimeoutMs: 30_000 };
