@@ -78,10 +78,11 @@ export class RelayHarness {
     this.hub = built.hub;
   }
 
-  /** Switches to a real socket on 127.0.0.1 (port 0). */
-  async listen(): Promise<void> {
+  /** Switches to a real socket on 127.0.0.1 (port 0); resolves with its URL (`http://127.0.0.1:PORT`). */
+  async listen(): Promise<string> {
     this.base = await this.app.listen({ port: 0, host: "127.0.0.1" });
     this.transport = "socket";
+    return this.base;
   }
 
   async request(spec: RequestSpec): Promise<Reply> {

@@ -26,9 +26,7 @@ function plainEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 beforeAll(async () => {
   relay = sqliteRelay();
-  await relay.listen();
-  const address = relay.app.server.address();
-  const relayUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  const relayUrl = await relay.listen();
   live = await liveBroker(tempDir());
   target = ["--port", String(live.broker.port), "--data-dir", live.dataDir, "--token", live.broker.settings.authToken];
   const enrolled = await runCli(["relay", "enroll", relayUrl, "--enrollment-token", ENROLLMENT_TOKEN, ...target]);

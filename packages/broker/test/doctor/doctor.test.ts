@@ -222,9 +222,7 @@ describe("notify doctor", () => {
   it("relay: ok when not enrolled, ok when enrolled and reachable, fail once the enrolled relay is gone", async () => {
     // The real relay app (SQLite, in-process) on loopback; closed by the test itself to make it unreachable.
     const relay = sqliteRelay();
-    await relay.listen();
-    const address = relay.app.server.address();
-    const relayUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+    const relayUrl = await relay.listen();
     const broker = await startCliBroker();
     brokers.push(broker);
     const env = home();

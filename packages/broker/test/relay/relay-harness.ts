@@ -20,17 +20,14 @@ export interface SimulatedPhone extends Paired {
 /** The real relay app (SQLite, in-process) listening on 127.0.0.1:0, closed after the test. */
 export async function startRelay(): Promise<RelayHarness & { url: string }> {
   const relay = sqliteRelay();
-  await relay.listen();
+  const url = await relay.listen();
   cleanups.push(async () => {
     // A broker closed mid-poll in this same process can leave a socket the relay still counts as busy (see
     // /work/notes/phone.md); the test's relay is closed hard so that never holds the suite.
     relay.app.server.closeAllConnections();
     await relay.close();
   });
-
-  const address = relay.app.server.address();
-  const port = typeof address === "object" && address ? address.port : 0;
-  return Object.assign(relay, { url: `http://127.0.0.1:${port}` });
+  return Object.assign(relay, { url });
 }
 
 export async function pairPhone(relay: RelayHarness, installation: Enrolled, name = "Pixel"): Promise<SimulatedPhone> {

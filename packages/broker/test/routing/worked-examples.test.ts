@@ -43,11 +43,9 @@ describe("docs/routing.md, Worked examples", () => {
 
   it("each applies as written, and notify outbound list prints the lines the docs quote", async () => {
     const relay = sqliteRelay();
-    await relay.listen();
+    const relayUrl = await relay.listen();
     const broker = await startCliBroker();
     try {
-      const address = relay.app.server.address();
-      const relayUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
       const dir = tempDir("notify-routing-examples-");
       // The providers the examples name: the relay (enrolled, as a user would) and two webhooks (nothing is sent).
       const enroll = ["relay", "enroll", relayUrl, "--enrollment-token", ENROLLMENT_TOKEN, ...broker.target];
