@@ -6,11 +6,7 @@ import { InboxList } from "./inbox-list.js";
 import { NotificationsToggle } from "./notifications-toggle.js";
 import { PairScreen } from "./pair-screen.js";
 import { claim, envelopes, RelayStatusError } from "./relay-client.js";
-import { type DeviceKeys, get, type Pairing, put, remove, wipePairing } from "./storage.js";
-
-/** Why the phone was last unpaired (a 401 from the relay), shown on the pairing screen until it pairs again. */
-const UNPAIRED_REASON = "unpaired-reason";
-
+import { type DeviceKeys, get, type Pairing, put, remove, UNPAIRED_REASON, wipePairing } from "./storage.js";
 import { useNow } from "./use-now.js";
 
 interface Inbox {
@@ -37,9 +33,8 @@ export function App() {
   const now = useNow();
 
   const unpair = useCallback(async (why: string) => {
-    await wipePairing();
-    // Kept until the next pairing: the app opened again later (or reloaded at once) still says why.
-    await put(UNPAIRED_REASON, why);
+    // The reason is kept until the next pairing: the app opened again later (or reloaded at once) still says why.
+    await wipePairing(why);
     keys.current = undefined;
     setInbox({ questions: [], notices: [] });
     setPairing(null);

@@ -54,7 +54,27 @@ export async function logLocally(line: string): Promise<void> {
   await put("log", log.slice(-200));
 }
 
-/** 401 wipes the pairing (Phone behaviour 4): keys, token, cursor, cards and unsent answers all go. */
-export async function wipePairing(): Promise<void> {
-  for (const key of ["pairing", "keys", "cursor", "cards", "outbox"]) await remove(key);
+/** Why the phone was last unpaired, kept until it pairs again. */
+export const UNPAIRED_REASON = "unpaired-reason";
+
+/**
+ * 401 wipes the pairing (Phone behaviour 4): keys, token, cursor, cards and unsent answers all go, and the reason is
+ * kept, in one transaction. A page closed or reloaded part way (the test reloads right after revoking, while the held
+ * poll's 401 is being handled) then finds either the old pairing, which meets the same 401 again, or no pairing and
+ * the reason; never no pairing and no reason.
+ */
+export async function wipePairing(reason: string): Promise<void> {
+  const db = await open();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const transaction = db.transaction(STORE, "readwrite");
+      const store = transaction.objectStore(STORE);
+      for (const key of ["pairing", "keys", "cursor", "cards", "outbox"]) store.delete(key);
+      store.put(reason, UNPAIRED_REASON);
+      transaction.oncomplete = () => resolve();
+      transaction.onerror = () => reject(transaction.error);
+    });
+  } finally {
+    db.close();
+  }
 }
