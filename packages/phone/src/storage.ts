@@ -15,6 +15,7 @@ function open(): Promise<IDBDatabase> {
   });
 }
 
+/** One transaction: every request `work` makes commits together (or none does); resolves with the returned one's result. */
 async function run<T>(mode: IDBTransactionMode, work: (store: IDBObjectStore) => IDBRequest<T>): Promise<T> {
   const db = await open();
   try {
@@ -63,18 +64,8 @@ export const UNPAIRED_REASON = "unpaired-reason";
  * poll's 401 is being handled) then finds either the old pairing, which meets the same 401 again, or no pairing and
  * the reason; never no pairing and no reason.
  */
-export async function wipePairing(reason: string): Promise<void> {
-  const db = await open();
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const transaction = db.transaction(STORE, "readwrite");
-      const store = transaction.objectStore(STORE);
-      for (const key of ["pairing", "keys", "cursor", "cards", "outbox"]) store.delete(key);
-      store.put(reason, UNPAIRED_REASON);
-      transaction.oncomplete = () => resolve();
-      transaction.onerror = () => reject(transaction.error);
-    });
-  } finally {
-    db.close();
-  }
-}
+export const wipePairing = (reason: string): Promise<IDBValidKey> =>
+  run("readwrite", (store) => {
+    for (const key of ["pairing", "keys", "cursor", "cards", "outbox"]) store.delete(key);
+    return store.put(reason, UNPAIRED_REASON);
+  });

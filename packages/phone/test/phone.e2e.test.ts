@@ -46,6 +46,20 @@ async function hasText(locator: Locator, text: string | RegExp, timeout = E2E_WA
   else await expect.poll(read, { timeout }).toMatch(text);
 }
 
+/** The pairing the phone app keeps in its IndexedDB (storage.ts), or null once it was wiped. */
+function storedPairing(page: Page): Promise<{ deviceId: string } | null> {
+  return page.evaluate(
+    () =>
+      new Promise<{ deviceId: string } | null>((resolve) => {
+        const open = indexedDB.open("notify-phone");
+        open.onsuccess = () => {
+          const get = open.result.transaction("kv").objectStore("kv").get("pairing");
+          get.onsuccess = () => resolve(get.result ?? null);
+        };
+      }),
+  );
+}
+
 /** `notify ask ...` against the live broker: resolves with its exit code and stdout. */
 function ask(live: LiveBroker, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -456,17 +470,7 @@ describe.runIf(run)("phone PWA in Chromium against the real relay and broker", (
     // Why, whichever page saw the 401: the one before the reload (its held poll was answered 401 when the device
     // went, which is what made this line come and go before the reason was kept) or the reloaded one.
     await visible(page.getByText("This phone was unpaired. Pair it again to get questions."));
-    const stored = await page.evaluate(
-      () =>
-        new Promise<unknown>((resolve) => {
-          const open = indexedDB.open("notify-phone");
-          open.onsuccess = () => {
-            const get = open.result.transaction("kv").objectStore("kv").get("pairing");
-            get.onsuccess = () => resolve(get.result ?? null);
-          };
-        }),
-    );
-    expect(stored).toBeNull();
+    expect(await storedPairing(page)).toBeNull();
     // The only console errors are the refused requests themselves (the injected 403, the 401 after revoking).
     expect(problems.filter((line) => !/status of 40[13]/.test(line))).toEqual([]);
   });
@@ -497,16 +501,7 @@ describe.runIf(run)("phone PWA in Chromium against the real relay and broker", (
       const { link } = await relay.pairCode(installation);
       await phone.goto(link);
       await visible(phone.getByText(/Paired as/));
-      const deviceId = await phone.evaluate(
-        () =>
-          new Promise<string>((resolve) => {
-            const open = indexedDB.open("notify-phone");
-            open.onsuccess = () => {
-              const get = open.result.transaction("kv").objectStore("kv").get("pairing");
-              get.onsuccess = () => resolve((get.result as { deviceId: string }).deviceId);
-            };
-          }),
-      );
+      const deviceId = (await storedPairing(phone))?.deviceId;
       const revoked = await relay.request({
         method: "DELETE",
         url: `/v1/devices/${deviceId}`,
