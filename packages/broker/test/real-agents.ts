@@ -2,7 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Reply, type Turn, tempDir } from "@notify/test-kit";
+import { type Reply, type Turn, tempDir, untilValue } from "@notify/test-kit";
 import { expect, it } from "vitest";
 import { closedPort } from "./cli/cli-harness.js";
 
@@ -124,15 +124,8 @@ export function startAgent(
 }
 
 /** Waits for `probe` to return a value, checking every 100 ms; a deadline a loaded machine meets across processes. */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+export const eventually = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> =>
+  untilValue(what, probe, { timeoutMs, everyMs: 100 });
 
 const sockets = new Set<string>();
 

@@ -4,7 +4,7 @@ import { type AppOptions, buildApp } from "../src/http/app.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import type { RelayStore } from "../src/store/types.js";
 
-export { ENROLLMENT_TOKEN, until } from "@notify/test-kit";
+export { ENROLLMENT_TOKEN, until, untilValue } from "@notify/test-kit";
 export {
   type Enrolled,
   envelopeFor,

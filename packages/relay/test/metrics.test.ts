@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS } from "../src/http/rate-limit.js";
 import { RelayMetrics } from "../src/metrics.js";
-import { ENROLLMENT_TOKEN, envelopeFor, RelayHarness, tempDir, x25519Jwk } from "./helpers.js";
+import { ENROLLMENT_TOKEN, envelopeFor, RelayHarness, tempDir, untilValue, x25519Jwk } from "./helpers.js";
 import { postgresAvailable, startPostgres, type TestPostgres } from "./postgres.js";
 import { call, type RelayProcess, spawnRelay } from "./processes.js";
 import { PushService, Subscriber } from "./push-service.js";
@@ -33,15 +33,8 @@ function sample(text: string, name: string, labels = ""): number | undefined {
   return undefined;
 }
 
-async function waitFor<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** Each probe scrapes /metrics or runs the CLI: every 50 ms. */
+const SCRAPE_PACE = { everyMs: 50 };
 
 async function setUp(relay: RelayProcess, dir: string) {
   const token = readFileSync(join(dir, "enrollment-token"), "utf8").trim();
@@ -84,10 +77,11 @@ describe.each(backends)("metrics and shutdown (%s)", (backend) => {
         expect(response.headers.get("content-type")).toContain("text/plain");
         return response.text();
       };
-      await waitFor(
+      await untilValue(
+        "the held poll in the metrics",
         async () =>
           (sample(await scrape(), "notify_relay_held_polls", 'kind="answers"') ?? 0) >= 1 ? true : undefined,
-        "the held poll in the metrics",
+        SCRAPE_PACE,
       );
       expect((await call(relay.url, "POST", "/v1/interaction-responses", phone.token, answer("m1"))).status).toBe(201);
       expect((await call(relay.url, "POST", "/v1/interaction-responses", phone.token, answer("m1"))).status).toBe(409);
@@ -144,9 +138,10 @@ describe.each(backends)("metrics and shutdown (%s)", (backend) => {
         call(relay.url, "GET", "/v1/interaction-responses?wait=30", installation.token),
         call(relay.url, "GET", "/v1/envelopes?wait=30", phone.token),
       ];
-      await waitFor(
-        async () => ((await call(relay.url, "GET", "/healthz")).json.held_polls >= 2 ? true : undefined),
+      await untilValue(
         "two held polls",
+        async () => ((await call(relay.url, "GET", "/healthz")).json.held_polls >= 2 ? true : undefined),
+        SCRAPE_PACE,
       );
       const started = performance.now();
       const exited = new Promise<number | null>((resolve) => relay.child.once("exit", (code) => resolve(code)));
@@ -192,18 +187,20 @@ describe.each(backends)("metrics and shutdown (%s)", (backend) => {
         (await fetch(`${relay.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
       expect((await post()).status).toBe(201);
       await service.received(1);
-      await waitFor(
+      await untilValue(
+        "the delivery in the metrics",
         async () =>
           sample(await scrape(), "notify_relay_push_sends_total", 'outcome="delivered"') === 1 ? true : undefined,
-        "the delivery in the metrics",
+        SCRAPE_PACE,
       );
       service.statuses.push(410);
       expect((await post()).status).toBe(201);
       await service.received(2);
-      await waitFor(
+      await untilValue(
+        "the 410 in the metrics",
         async () =>
           sample(await scrape(), "notify_relay_push_sends_total", 'outcome="gone"') === 1 ? true : undefined,
-        "the 410 in the metrics",
+        SCRAPE_PACE,
       );
       // The thread asks the main thread to drop it; the operator's listing shows when it is gone.
       const cli = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
@@ -214,11 +211,15 @@ describe.each(backends)("metrics and shutdown (%s)", (backend) => {
         dir.path,
         ...(databaseUrl ? ["--database-url", databaseUrl] : []),
       ];
-      await waitFor(async () => {
-        const { stdout } = await run(process.execPath, [cli, ...listing]);
-        const [device] = JSON.parse(stdout) as { push: boolean }[];
-        return device?.push === false ? true : undefined;
-      }, "the subscription dropped");
+      await untilValue(
+        "the subscription dropped",
+        async () => {
+          const { stdout } = await run(process.execPath, [cli, ...listing]);
+          const [device] = JSON.parse(stdout) as { push: boolean }[];
+          return device?.push === false ? true : undefined;
+        },
+        SCRAPE_PACE,
+      );
       expect((await post()).status).toBe(201);
       expect((await post()).status).toBe(201);
       expect(service.deliveries).toHaveLength(2);

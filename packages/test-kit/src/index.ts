@@ -17,4 +17,4 @@ export {
 } from "./model-mock.js";
 export { ENROLLMENT_TOKEN } from "./relay.js";
 export { removeTempDirs, tempDir } from "./temp-dirs.js";
-export { until } from "./wait.js";
+export { type UntilValueOptions, until, untilValue } from "./wait.js";

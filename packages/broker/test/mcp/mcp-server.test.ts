@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Json } from "@notify/test-kit";
+import { untilValue } from "@notify/test-kit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
 import { type CliBroker, closedPort, startCliBroker } from "../cli/cli-harness.js";
@@ -51,15 +52,8 @@ async function answer(id: string, body: { choice_id?: string; text?: string }, a
   expect(answered.status).toBe(200);
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> =>
+  untilValue(what, probe, { timeoutMs, everyMs: 50 });
 
 describe("notify mcp over stdio with the official SDK client (issue 26)", () => {
   it("initialize names the server; tools/list has ask_person and notify_person with the documented schemas", async () => {

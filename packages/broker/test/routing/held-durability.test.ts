@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { untilValue } from "@notify/test-kit";
 import { type BrokerProcess, spawnBroker } from "@notify/test-kit/broker-process";
 import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
@@ -46,15 +47,8 @@ async function kill(broker: BrokerProcess): Promise<void> {
   await broker.exited;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+const until = <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 30_000): Promise<T> =>
+  untilValue(what, probe, { timeoutMs: ms, everyMs: 25 });
 
 function states(dataDir: string): Record<string, number> {
   const db = new DatabaseSync(join(dataDir, DATABASE_FILE_NAME), { readOnly: true });

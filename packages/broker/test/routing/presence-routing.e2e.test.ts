@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { untilValue } from "@notify/test-kit";
 import { afterEach, describe, expect, it } from "vitest";
 import { startBroker } from "../../src/broker.js";
 import { DATABASE_FILE_NAME } from "../../src/store/database.js";
@@ -24,16 +25,6 @@ function temp(): string {
   return dir;
 }
 
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe.runIf(dbusAvailable())("presence re-evaluates held deliveries (real dbus-daemon)", () => {
   it("holds while present, sends within a second of the lock, and not a held item settled meanwhile", async () => {
     const bus = new SessionBus(temp());
@@ -53,7 +44,9 @@ describe.runIf(dbusAvailable())("presence re-evaluates held deliveries (real dbu
     const saver = new FakeScreenSaver();
     await saver.connect(address);
     cleanups.push(() => saver.disconnect());
-    await until("present", () => (broker.presence.snapshot().state === "present" ? true : undefined));
+    await untilValue("present", () => (broker.presence.snapshot().state === "present" ? true : undefined), {
+      everyMs: 10,
+    });
 
     const api = async (method: string, path: string, body?: unknown) => {
       const response = await fetch(`${broker.url}${path}`, {
@@ -98,7 +91,7 @@ describe.runIf(dbusAvailable())("presence re-evaluates held deliveries (real dbu
     expect(hook.received).toHaveLength(0);
 
     saver.setLocked(true);
-    await until("the delivery", () => (hook.received.length > 0 ? true : undefined));
+    await untilValue("the delivery", () => (hook.received.length > 0 ? true : undefined), { everyMs: 10 });
     expect(hook.received.map((received) => JSON.parse(received.body).notification.id)).toEqual([kept.body.id]);
     // Within a second of the lock, timed by the broker itself: from the moment it took the session bus's signal
     // (the presence's `since`) to the held row's release into the outbox. The wall clock of this test process is

@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import { type Envelope, openEnvelope } from "@notify/contracts/relay-envelope";
-import { ENROLLMENT_TOKEN } from "@notify/test-kit";
+import { ENROLLMENT_TOKEN, untilValue } from "@notify/test-kit";
 import { type BrokerProcess, spawnBroker } from "@notify/test-kit/broker-process";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -56,15 +56,8 @@ const MODULE_LOG_HOOK = fileURLToPath(new URL("../startup/module-log-hook.mjs", 
 
 const run = dbusAvailable() && chromiumAvailable();
 
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = E2E_WAIT_MS) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const until = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = E2E_WAIT_MS): Promise<T> =>
+  untilValue(what, probe, { timeoutMs: ms, everyMs: 20 });
 
 /** Reads a SQLite file through a read-only connection of its own (the owning process keeps writing). */
 function readDb<T>(path: string, read: (db: DatabaseSync) => T): T {

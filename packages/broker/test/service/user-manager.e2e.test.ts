@@ -9,6 +9,7 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
+import { untilValue } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliEnv, closedPort, runCli } from "../cli/cli-harness.js";
 import { tempDir } from "../helpers.js";
@@ -32,16 +33,9 @@ function systemctl(...args: string[]): { status: number | null; stdout: string }
   return { status: result.status, stdout: result.stdout.trim() };
 }
 
-/** Polls `probe` every 100 ms until it returns a value other than undefined, or throws after `ms`. */
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}\n${managerLog}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** untilValue with this file's pace (each probe may spawn systemctl) and the manager's log on a timeout. */
+const until = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>): Promise<T> =>
+  untilValue(what, probe, { everyMs: 100, detail: () => managerLog });
 
 async function health(port: number): Promise<number | undefined> {
   try {
