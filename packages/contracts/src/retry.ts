@@ -35,3 +35,16 @@ export function backoffMs(attempt: number, options: BackoffOptions): number {
   const random = options.random ?? Math.random;
   return Math.round(exponential * (0.5 + random() * 0.5));
 }
+
+/**
+ * The longest wait a server can make Notify take (10 minutes), wherever a server names a delay: `Retry-After`, a
+ * body's `retry_after`, a push service's hint. A larger or nonsense value waits this long; anything past the timer
+ * limit (2^31-1 ms, about 24.8 days) would otherwise fire at once and turn a 429 into a hot loop.
+ */
+export const MAX_SERVER_DELAY_MS = 10 * 60_000;
+
+/** A server-named delay in milliseconds made safe to wait: finite, at least 0, at most `capMs`. */
+export function cappedServerDelayMs(delayMs: number | undefined, capMs: number = MAX_SERVER_DELAY_MS): number {
+  if (delayMs === undefined || Number.isNaN(delayMs)) return 0;
+  return Math.min(Math.max(0, delayMs), capMs);
+}

@@ -1,3 +1,4 @@
+import { MAX_SERVER_DELAY_MS } from "@notify/contracts/retry";
 import type { Clock } from "../domain/clock.js";
 import type { UnitOfWork } from "../domain/unit-of-work.js";
 import type { Logger } from "../log/logger.js";
@@ -37,7 +38,7 @@ const DEFAULTS = {
   attemptTimeoutMs: 15_000,
   baseBackoffMs: 2_000,
   maxBackoffMs: 5 * 60_000,
-  maxRetryAfterMs: 10 * 60_000,
+  maxRetryAfterMs: MAX_SERVER_DELAY_MS,
   concurrency: 8,
 };
 
