@@ -307,6 +307,31 @@ export const ROUTE_CASES: RouteCase[] = [
   },
   { method: "DELETE", path: "/ui/api/outbound/providers/{provider}", family: "ui", refusedOnly: true },
   { method: "POST", path: "/ui/api/outbound/providers/{provider}/test", family: "ui", refusedOnly: true },
+  // Issue 31: the chat answer kinds' settings, fuzzed like the webhook's (disabled: nothing polls the port).
+  {
+    method: "POST",
+    path: "/ui/api/outbound/providers",
+    family: "ui",
+    body: () => ({
+      kind: "telegram",
+      name: "fuzz-telegram",
+      settings: { chatId: "123456789", answers: true, allowedUserIds: ["123456789"], apiBaseUrl: "http://127.0.0.1:9" },
+      secrets: { botToken: "123456789:AAfuzz-telegram-token" },
+      enabled: false,
+    }),
+  },
+  {
+    method: "POST",
+    path: "/ui/api/outbound/providers",
+    family: "ui",
+    body: () => ({
+      kind: "slack_app",
+      name: "fuzz-slack",
+      settings: { channel: "C0123ABCD", allowedUserIds: ["U0123ABCD"], apiBaseUrl: "http://127.0.0.1:9/api" },
+      secrets: { appToken: "xapp-fuzz-app-token", botToken: "xoxb-fuzz-bot-token" },
+      enabled: false,
+    }),
+  },
   { method: "GET", path: "/ui/api/outbound/routes", family: "ui" },
   {
     method: "POST",
@@ -328,6 +353,30 @@ export const ROUTE_CASES: RouteCase[] = [
     path: "/ui/api/outbound/routes/{outboundRoute}",
     family: "ui",
     body: () => ({ name: "fixture-route", project: "fixture-only" }),
+  },
+  // Issue 31: the attention routing options (docs/routing.md), on a new route and on an existing one.
+  {
+    method: "POST",
+    path: "/ui/api/outbound/routes",
+    family: "ui",
+    body: () => ({
+      name: "fuzz-routing",
+      provider: "fixture-hook",
+      enabled: false,
+      delay_seconds: 120,
+      when: "away",
+      quiet_hours: { start: "22:00", end: "07:00", days: ["mon", "fri"], allow_critical: true },
+    }),
+  },
+  {
+    method: "PATCH",
+    path: "/ui/api/outbound/routes/{outboundRoute}",
+    family: "ui",
+    body: () => ({
+      delay_seconds: 30,
+      when: "present",
+      quiet_hours: { start: "12:00", end: "13:30", days: ["sat"], allow_critical: false },
+    }),
   },
   { method: "DELETE", path: "/ui/api/outbound/routes/{outboundRoute}", family: "ui", refusedOnly: true },
   { method: "GET", path: "/ui/api/outbound/outbox", family: "ui", query: { status: "Pending", limit: "10" } },

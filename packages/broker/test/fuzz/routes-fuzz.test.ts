@@ -27,6 +27,9 @@ import { type Family, type Fixtures, fillPath, type Json, ROUTE_CASES, type Rout
 const ROUTER_MAX_BODY = 1_048_576;
 const SECRETS = [
   "s3cret-value",
+  "AAfuzz-telegram-token",
+  "xapp-fuzz-app-token",
+  "xoxb-fuzz-bot-token",
   "sk-fuzz-upstream-key",
   "fixture-upstream-secret",
   "fixture-hook-secret",
