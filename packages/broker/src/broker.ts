@@ -278,7 +278,7 @@ export function createBroker(options: BrokerOptions): Broker {
   const uiSessions = new UiSessions(settings.authToken, clock, (token) => removeLoginPage(settings.dataDir, token));
   const presentation = new PresentationSettingsFile(settings.dataDir, (message) => logger.warn(message));
   const events = new ArcConsumer(new SqliteArcEventStore(db), notifications, interactions, clock, unit);
-  const waiters = new WaitRegistry(bus, interactions);
+  const waiters = new WaitRegistry(bus, interactions, { log: (line) => logger.info(line) });
   const sounds = new SoundLibrary(settings.dataDir);
   attention.subscribe(bus);
   // The provider router (built on first use) and the agent connectors that point Codex and Claude Code at it.

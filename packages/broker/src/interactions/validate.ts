@@ -1,5 +1,5 @@
 import { invalid } from "../domain/errors.js";
-import { parseBoolean, parseLimit, parseText, type Query } from "../notifications/validate.js";
+import { parseBoolean, parseLimit, parseText, type Query, queryValue } from "../notifications/validate.js";
 import { FieldReader } from "../validation/fields.js";
 import {
   type Choice,
@@ -158,4 +158,16 @@ export function parseWaitTimeout(query: Query): number {
   const seconds = Number(value);
   if (!Number.isFinite(seconds)) return 60;
   return Math.min(300, Math.max(1, seconds));
+}
+
+/**
+ * `abandon=cancel` on POST /v1/interactions/request and GET .../wait (docs/mcp.md, "When the asker dies"): an opt-in
+ * beyond spec 1 that withdraws the interaction once nobody has waited on it for a few seconds. Absent, an interaction
+ * behaves as spec 1 says; any other value is refused, so a typo does not silently leave a question to its TTL.
+ */
+export function parseAbandon(query: Query): boolean {
+  const value = queryValue(query, "abandon");
+  if (value === undefined) return false;
+  if (value !== "cancel") throw invalid("abandon must be cancel");
+  return true;
 }

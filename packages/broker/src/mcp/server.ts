@@ -32,6 +32,22 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
  */
 const ALWAYS_LOAD = { "anthropic/alwaysLoad": true };
 
+/**
+ * Sent with the question and with every wait (docs/mcp.md, "When the asker dies"): the broker withdraws the question
+ * a few seconds after the last wait of this server ends without an answer, so a server killed outright (SIGKILL, a
+ * crash, the host's whole process group gone) leaves no question escalating to the phone and the chats.
+ */
+const ABANDON = { abandon: "cancel" } as const;
+
+/** The same client with the opt-in on every request: the long-poll's waits go through it. */
+function withAbandon(client: BrokerClient): BrokerClient {
+  return {
+    baseUrl: client.baseUrl,
+    request: (method, path, options = {}) =>
+      client.request(method, path, { ...options, query: { ...options.query, ...ABANDON } }),
+  };
+}
+
 /** Seconds between progress notifications while a question waits (the first goes out as soon as it is open). */
 export const PROGRESS_INTERVAL_MS = 15_000;
 
@@ -151,6 +167,7 @@ export function createNotifyMcp(options: NotifyMcpOptions): NotifyMcp {
       let interaction: InteractionDto;
       try {
         interaction = await client.request<InteractionDto>("POST", "/v1/interactions/request", {
+          query: ABANDON,
           body: {
             kind: args.kind,
             prompt: args.prompt,
@@ -174,7 +191,7 @@ export function createNotifyMcp(options: NotifyMcpOptions): NotifyMcp {
       const progress = startProgress(extra, interaction, options.progressIntervalMs ?? PROGRESS_INTERVAL_MS);
       try {
         if (extra.signal.aborted) stop.abort();
-        const settled = await waitUntilSettled(client, interaction, {
+        const settled = await waitUntilSettled(withAbandon(client), interaction, {
           signal: stop.signal,
           ...(options.backoff !== undefined ? { backoff: options.backoff } : {}),
           onRetry: (attempt) => {

@@ -179,6 +179,41 @@ describe("notify mcp over stdio with the official SDK client (issue 26)", () => 
     call.result.catch(() => undefined);
   });
 
+  it("SIGKILL: the broker withdraws the server's questions within seconds, and no one else's (issue 31, item 7)", async () => {
+    const before = cli.broker.waiters.size();
+    const mcp = await host();
+    const calls = ["First?", "Second?", "Third?"].map((prompt) => callAsk(mcp, { prompt }));
+    const ids = await Promise.all(calls.map((call) => call.id));
+    for (const call of calls) call.result.catch(() => undefined);
+    // A plain /v1 client that opens a question and hangs up its long-poll: spec 1's behaviour, left until its TTL.
+    const plain = (await cli.api<Json>("POST", "/v1/interactions/request", { prompt: "Mine, no opt-in?" })).body;
+    const hangUp = new AbortController();
+    const plainWait = fetch(`${cli.broker.url}/v1/interactions/${plain.id}/wait?timeout=120`, {
+      headers: { authorization: `Bearer ${cli.token}` },
+      signal: hangUp.signal,
+    }).catch(() => undefined);
+    // Every question has its long-poll open, so what ends them is the server's connections closing with it.
+    await until("four long-polls", async () => (cli.broker.waiters.size() === before + 4 ? true : undefined));
+    const killed = Date.now();
+    process.kill(mcp.pid ?? 0, "SIGKILL");
+    hangUp.abort();
+    await plainWait;
+    for (const id of ids) {
+      await until(
+        `${id} withdrawn`,
+        async () => ((await interaction(id)).status === "cancelled" ? true : undefined),
+        killed + 25_000 - Date.now(),
+      );
+    }
+    expect(await Promise.all(ids.map(async (id) => (await interaction(id)).status))).toEqual([
+      "cancelled",
+      "cancelled",
+      "cancelled",
+    ]);
+    // Past the grace its questions had: the plain client's question is still open.
+    expect((await interaction(plain.id)).status).toBe("pending");
+  });
+
   it("expiry: status expired once the question's ttl passes", async () => {
     const mcp = await host();
     const call = callAsk(mcp, { prompt: "Nobody will answer", ttl_seconds: 30 });

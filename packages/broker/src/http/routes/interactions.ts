@@ -1,6 +1,11 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { InteractionService } from "../../interactions/service.js";
-import { parseCreateInteraction, parseInteractionFilter, parseWaitTimeout } from "../../interactions/validate.js";
+import {
+  parseAbandon,
+  parseCreateInteraction,
+  parseInteractionFilter,
+  parseWaitTimeout,
+} from "../../interactions/validate.js";
 import type { WaitRegistry } from "../../interactions/waiters.js";
 import type { Query } from "../../notifications/validate.js";
 
@@ -16,7 +21,10 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRouteOptions> = as
   const { interactions, waiters } = options;
 
   app.post("/interactions/request", async (request, reply) => {
+    const cancelWhenAbandoned = parseAbandon(request.query as Query);
     const { interaction, created } = interactions.request(parseCreateInteraction(request.body));
+    // Only a question this request opened: an existing one under the same key keeps the terms its creator chose.
+    if (cancelWhenAbandoned && created) waiters.cancelWhenAbandoned(interaction.id);
     return reply.code(created ? 201 : 200).send(interaction);
   });
 
@@ -26,6 +34,7 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRouteOptions> = as
 
   app.get<IdParams>("/interactions/:id/wait", async (request) => {
     const seconds = parseWaitTimeout(request.query as Query);
+    const cancelWhenAbandoned = parseAbandon(request.query as Query);
     // A client that hangs up stops waiting; nothing else is held for it. The listener goes with the request, so a
     // keep-alive connection that long-polls again and again does not pile them up.
     const socket = request.raw.socket;
@@ -33,9 +42,14 @@ export const interactionRoutes: FastifyPluginAsync<InteractionRouteOptions> = as
     const onClose = (): void => cancel?.();
     socket?.once("close", onClose);
     try {
-      return await waiters.wait(request.params.id, seconds * 1000, (stop) => {
-        cancel = stop;
-      });
+      return await waiters.wait(
+        request.params.id,
+        seconds * 1000,
+        (stop) => {
+          cancel = stop;
+        },
+        { cancelWhenAbandoned },
+      );
     } finally {
       socket?.off("close", onClose);
     }
