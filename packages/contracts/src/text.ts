@@ -59,3 +59,47 @@ export function bidiParts(text: string): TextPart[] {
 export function showBidiControls(text: string): string {
   return text.replace(BIDI_CONTROLS, bidiToken);
 }
+
+/** What a terminal acts on: C0, DEL, C1, the bidi controls, U+2028/9. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const TERMINAL_ACTIVE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+/** What JSON.stringify leaves raw of those: DEL, C1, the bidi controls, U+2028/9. */
+const JSON_ACTIVE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const NAMED_CONTROLS: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+/**
+ * Agent or network text written to a terminal (the `notify` and `notify-relay` CLIs' human output). A terminal acts
+ * on control characters: ESC starts a sequence that clears the screen, recolours it or sets the window title, CR
+ * returns to the start of the line so later text covers earlier text, BEL rings. Each C0 control, DEL and each C1
+ * control is written as a visible escape (`\n`, `\r`, `\t`, else `\x1B`), each bidi control and the line and
+ * paragraph separators (U+2028/9) as the token the web page shows (`<U+202E>`), so what the person approves reads
+ * in the order it is stored. Backslashes stay single: a shell command or a path reads as the agent wrote it.
+ *
+ * `lines`: a block of text (a prompt or a message shown whole) keeps its line feeds and tabs, and a CR right before
+ * a line feed (a CRLF line end, which moves nothing). A table cell or a header line leaves `lines` off, so it stays
+ * one line.
+ */
+export function terminalText(text: string, options: { lines?: boolean } = {}): string {
+  return text.replace(TERMINAL_ACTIVE, (char, offset: number) => {
+    if (options.lines && (char === "\n" || char === "\t" || (char === "\r" && text[offset + 1] === "\n"))) {
+      return char;
+    }
+    const named = NAMED_CONTROLS[char];
+    if (named !== undefined) return named;
+    const code = char.charCodeAt(0);
+    return code <= 0x9f ? `\\x${code.toString(16).toUpperCase().padStart(2, "0")}` : bidiToken(char);
+  });
+}
+
+/**
+ * JSON for a terminal (`--json`): the value exactly, JSON.stringify's two-space form, with DEL, the C1 controls, the
+ * bidi controls and U+2028/9 written as `\u` escapes. JSON.stringify escapes C0 already; these it writes raw, and a
+ * terminal would act on them. A parser reads the same value back, and text without them is byte for byte what
+ * JSON.stringify gives.
+ */
+export function terminalJson(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(
+    JSON_ACTIVE,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}

@@ -1,14 +1,15 @@
 /**
  * Issue 21, item 9: `notify-relay devices` and `notify-relay installations` printed names raw, so a pairing request
  * could clear the operator's screen (ESC[2J), ring the bell, forge table lines (CR/LF) or reverse text (U+202E).
- * Names are stored as sent and shown with visible escapes, in the table and in --json.
+ * Names are stored as sent and shown with visible escapes, in the table and in --json. Issue 31, item 1: the escapes
+ * are the broker CLI's too (terminalText in @notify/contracts/text), bidi controls as the web page's `<U+202E>`.
  */
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { terminalText } from "@notify/contracts/text";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { visible } from "../src/cli/visible.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { RelayHarness, tempDir } from "./helpers.js";
 
@@ -39,14 +40,14 @@ describe("names from the network are escaped on the operator's terminal", () => 
     expect(out).not.toMatch(ACTIVE);
     const lines = out.trimEnd().split("\n");
     expect(lines).toHaveLength(2);
-    expect(lines[1]).toContain("Pixel\\x1B[2J\\x07\\r\\nFAKE-ROW dev_x\\u{202E}txt.exe\\x9B31m");
+    expect(lines[1]).toContain("Pixel\\x1B[2J\\x07\\r\\nFAKE-ROW dev_x<U+202E>txt.exe\\x9B31m");
   });
 
-  it("installations: the same for installation names (OSC title, isolates, marks, backslash)", async () => {
+  it("installations: the same for installation names (OSC title, isolates, marks; a backslash stays one)", async () => {
     const out = await cli("installations");
     expect(out).not.toMatch(ACTIVE);
     expect(out.trimEnd().split("\n")).toHaveLength(2);
-    expect(out).toContain("laptop\\x1B]0;pwned\\x07\\u{2066}x\\u{2069}\\u{200F}\\u{61C}\\\\end");
+    expect(out).toContain("laptop\\x1B]0;pwned\\x07<U+2066>x<U+2069><U+200F><U+061C>\\end");
   });
 
   it("--json keeps the exact names, with the same characters escaped", async () => {
@@ -58,6 +59,6 @@ describe("names from the network are escaped on the operator's terminal", () => 
   });
 
   it("plain names are shown unchanged", () => {
-    expect(visible("Pixel 9 (Jana's) — ünïcödé 📱")).toBe("Pixel 9 (Jana's) — ünïcödé 📱");
+    expect(terminalText("Pixel 9 (Jana's) — ünïcödé 📱")).toBe("Pixel 9 (Jana's) — ünïcödé 📱");
   });
 });

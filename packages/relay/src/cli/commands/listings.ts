@@ -1,8 +1,8 @@
+import { terminalJson, terminalText } from "@notify/contracts/text";
 import { resolveSettings, type SettingsFlags } from "../../config/settings.js";
 import { isoTime } from "../../domain/clock.js";
 import { openStore } from "../../store/open.js";
 import type { RelayStore } from "../../store/types.js";
-import { terminalJson, visible } from "../visible.js";
 
 type ListFlags = SettingsFlags & { json?: boolean };
 
@@ -17,7 +17,7 @@ async function withStore<T>(flags: ListFlags, work: (store: RelayStore) => Promi
 
 /** Every cell escaped (names come from the network), then padded to its column. */
 function table(cells: string[][]): string {
-  const rows = cells.map((row) => row.map(visible));
+  const rows = cells.map((row) => row.map((cell) => terminalText(cell)));
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
   return rows
     .map((row) =>
