@@ -2,23 +2,27 @@ import * as z from "zod";
 import { CHOICE_ID_PATTERN } from "../arc/schemas.js";
 
 /** Relay contract version 1 (spec 2): the answer body a phone posts and the plaintext of an interaction request. */
+import { RELAY_ANSWER_LIMITS } from "./limits.js";
 import { RELAY_CONTRACT_VERSION } from "./version.js";
 
 export { RELAY_CONTRACT_VERSION };
 
-/** POST {relay}/v1/interaction-responses body. Exactly one of choice_id and text. */
+const { idMax, choiceIdMax, textMax } = RELAY_ANSWER_LIMITS;
+const answerId = z.string().min(1).max(idMax);
+
+/** POST {relay}/v1/interaction-responses body. Exactly one of choice_id and text. Bounds: limits.ts. */
 const answerBase = {
   contract_version: z.literal(RELAY_CONTRACT_VERSION),
-  response_id: z.string().min(1).max(128),
-  interaction_id: z.string().min(1).max(128),
-  request_digest: z.string().min(1).max(128),
-  nonce: z.string().min(1).max(128),
-  installation_id: z.string().min(1).max(128),
-  device_id: z.string().min(1).max(128),
+  response_id: answerId,
+  interaction_id: answerId,
+  request_digest: answerId,
+  nonce: answerId,
+  installation_id: answerId,
+  device_id: answerId,
 };
 export const RelayAnswer = z.union([
-  z.strictObject({ ...answerBase, choice_id: z.string().min(1).max(64) }),
-  z.strictObject({ ...answerBase, text: z.string().max(2000) }),
+  z.strictObject({ ...answerBase, choice_id: z.string().min(1).max(choiceIdMax) }),
+  z.strictObject({ ...answerBase, text: z.string().max(textMax) }),
 ]);
 
 const nullableText = z.string().nullable().optional();

@@ -1,4 +1,5 @@
 import type { RelayStoredAnswer } from "@notify/contracts/relay-api";
+import { exceedsChars, RELAY_ANSWER_ID_FIELDS, RELAY_ANSWER_LIMITS } from "@notify/contracts/relay-limits";
 import { RELAY_CONTRACT_VERSION } from "@notify/contracts/relay-version";
 import { RelayError } from "./errors.js";
 
@@ -12,6 +13,7 @@ export { RELAY_CONTRACT_VERSION };
  */
 export type CheckedAnswer = Omit<RelayStoredAnswer, "received_at">;
 
+const { idMax, choiceIdMax, textMax } = RELAY_ANSWER_LIMITS;
 const present = (value: unknown): boolean => value !== undefined && value !== null;
 const isText = (value: unknown): value is string => typeof value === "string";
 
@@ -39,18 +41,23 @@ export function checkAnswer(body: unknown, deviceId: string): CheckedAnswer {
   if (present(fields.choice_id) === present(fields.text)) {
     throw new RelayError("invalid_request", "exactly one of choice_id and text is required");
   }
-  // 5. Bounds (response_id's 1-128 is spec 2's Limits table).
-  const nonce = fields.nonce as string;
-  const responseId = fields.response_id as string;
-  if (nonce.length > 128) throw new RelayError("invalid_request", "nonce must be 1-128 chars");
-  if (responseId.length > 128) throw new RelayError("invalid_request", "response_id must be 1-128 chars");
+  // 5. Bounds: the contract's own numbers and way of counting (code points), so this check and `RelayAnswer` cannot
+  // drift apart.
+  for (const name of RELAY_ANSWER_ID_FIELDS) {
+    const value = fields[name];
+    // device_id is check 6's: it must equal the authenticated device's id, which is within the bound. A missing or
+    // empty installation_id fails check 7 (403).
+    if (name !== "device_id" && isText(value) && exceedsChars(value, idMax)) {
+      throw new RelayError("invalid_request", `${name} must be 1-${idMax} chars`);
+    }
+  }
   if (present(fields.choice_id)) {
     const choice = fields.choice_id;
-    if (!isText(choice) || choice.length < 1 || choice.length > 64) {
-      throw new RelayError("invalid_request", "choice_id must be 1-64 chars");
+    if (!isText(choice) || choice.length < 1 || exceedsChars(choice, choiceIdMax)) {
+      throw new RelayError("invalid_request", `choice_id must be 1-${choiceIdMax} chars`);
     }
-  } else if (!isText(fields.text) || fields.text.length > 2000) {
-    throw new RelayError("invalid_request", "text must be at most 2000 chars");
+  } else if (!isText(fields.text) || exceedsChars(fields.text, textMax)) {
+    throw new RelayError("invalid_request", `text must be at most ${textMax} chars`);
   }
   if (present(fields.installation_id) && !isText(fields.installation_id)) {
     throw new RelayError("invalid_request", "installation_id must be a string");
@@ -62,10 +69,10 @@ export function checkAnswer(body: unknown, deviceId: string): CheckedAnswer {
   // Check 7 (the installation) is the caller's; a missing installation_id fails it with 403.
   const answer: CheckedAnswer = {
     contract_version: RELAY_CONTRACT_VERSION,
-    response_id: responseId,
+    response_id: fields.response_id as string,
     interaction_id: fields.interaction_id as string,
     request_digest: fields.request_digest as string,
-    nonce,
+    nonce: fields.nonce as string,
     installation_id: (fields.installation_id as string | undefined) ?? "",
     device_id: deviceId,
   };
