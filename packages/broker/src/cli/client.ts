@@ -1,3 +1,4 @@
+import { terminalJson } from "@notify/contracts/text";
 import { ConfigError, configPath, readConfigFile } from "../config/config-file.js";
 import { resolveDataDir } from "../config/paths.js";
 import { DEFAULT_PORT, parsePort } from "../config/settings.js";
@@ -204,9 +205,13 @@ export function parseIntegerOption(name: string, value: string | undefined): num
   return Number(value.trim());
 }
 
-/** Writes data to stdout: JSON pretty-printed, text as one line. */
+/**
+ * Writes data to stdout as two-space JSON (`--json`). The values are exact; DEL, C1 and bidi controls, which
+ * JSON.stringify leaves raw and a terminal would act on, are written as `\u` escapes (docs/cli.md, "Text from agents
+ * on the terminal"), so text without them prints byte for byte as JSON.stringify gives it.
+ */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${terminalJson(value)}\n`);
 }
 
 /** The interaction without its single-use `nonce`, which the CLI never prints (spec 1, Interaction). */

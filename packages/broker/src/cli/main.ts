@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { terminalText } from "@notify/contracts/text";
 import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "../version.js";
 import { enableCompileCache } from "./compile-cache.js";
@@ -317,12 +318,13 @@ async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv);
     return 0;
   } catch (error) {
+    // A message can carry the broker's or a relay's words, or an agent's (a choice label): escaped (docs/cli.md).
     if (error instanceof ExitError) {
-      if (error.message) process.stderr.write(`notify: ${error.message}\n`);
+      if (error.message) process.stderr.write(`notify: ${terminalText(error.message, { lines: true })}\n`);
       return error.exitCode;
     }
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 1;
-    process.stderr.write(`notify: ${(error as Error).message}\n`);
+    process.stderr.write(`notify: ${terminalText((error as Error).message, { lines: true })}\n`);
     return 1;
   }
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { terminalText } from "@notify/contracts/text";
 import type { InteractionDto } from "../../interactions/types.js";
 import { type ClientOptions, createClient, HttpFailure, printJson, withoutNonce } from "../client.js";
 import { ExitError } from "../exit-error.js";
@@ -90,6 +91,6 @@ function reportExisting(current: InteractionDto, options: AnswerOptions, conflic
     return;
   }
   process.stderr.write(
-    `notify: interaction ${current.id} was already answered with ${given} (from ${response?.source ?? "unknown"})\n`,
+    `notify: interaction ${current.id} was already answered with ${terminalText(given)} (from ${terminalText(response?.source ?? "unknown")})\n`,
   );
 }

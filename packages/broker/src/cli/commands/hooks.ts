@@ -1,3 +1,4 @@
+import { terminalText } from "@notify/contracts/text";
 import {
   type ChangeResult,
   install as installHooks,
@@ -115,7 +116,8 @@ export async function hooksStatus(options: HooksOptions): Promise<void> {
   // The state column is as wide as its longest entry plus two spaces: the path never touches the state.
   const width = Math.max(...states.map((state) => state.length)) + 2;
   const lines = rows.map(
-    (row, index) => `${`${row.agent} ${row.scope}`.padEnd(20)}${states[index]?.padEnd(width)}${row.file}\n`,
+    (row, index) =>
+      `${`${row.agent} ${row.scope}`.padEnd(20)}${states[index]?.padEnd(width)}${terminalText(row.file)}\n`,
   );
   const mcpStates = mcp.map((row) =>
     row.installed === null
@@ -128,10 +130,12 @@ export async function hooksStatus(options: HooksOptions): Promise<void> {
   );
   const mcpWidth = Math.max(...mcpStates.map((state) => state.length)) + 2;
   const mcpLines = mcp.map(
-    (row, index) => `${`mcp ${row.agent} ${row.scope}`.padEnd(24)}${mcpStates[index]?.padEnd(mcpWidth)}${row.file}\n`,
+    (row, index) =>
+      `${`mcp ${row.agent} ${row.scope}`.padEnd(24)}${mcpStates[index]?.padEnd(mcpWidth)}${terminalText(row.file)}\n`,
   );
+  // The error can carry what answered on the port: escaped like any text from the network (docs/cli.md).
   const brokerLine = broker.reachable
     ? `broker              answers at ${broker.url}\n`
-    : `broker              does not answer${broker.url ? ` at ${broker.url}` : ""}: ${broker.error ?? ""}\n`;
+    : `broker              does not answer${broker.url ? ` at ${broker.url}` : ""}: ${terminalText(broker.error ?? "")}\n`;
   process.stdout.write(lines.join("") + mcpLines.join("") + brokerLine);
 }

@@ -1,3 +1,4 @@
+import { terminalText } from "@notify/contracts/text";
 import { normalizeTypeId } from "../../notifications/type-ids.js";
 import type { NotificationDto } from "../../notifications/types.js";
 import { type ClientOptions, createClient, printJson } from "../client.js";
@@ -51,10 +52,12 @@ export async function list(options: ListOptions): Promise<void> {
   process.stdout.write(formatTable([[...COLUMNS], ...rows]));
 }
 
-/** One line per value: control characters (newlines, escapes) from agents must not break the table or terminal. */
+/**
+ * One line per value: control characters (newlines, escapes) and bidi controls from agents or the network must not
+ * break the table, drive the terminal or reorder what is read; each is shown as a visible escape (docs/cli.md).
+ */
 export function cell(value: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
-  return value.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ");
+  return terminalText(value);
 }
 
 /** Columns padded to their widest cell, two spaces apart; the last column is not padded. */

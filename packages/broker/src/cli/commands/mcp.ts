@@ -1,4 +1,5 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { terminalText } from "@notify/contracts/text";
 import { installMcp, type McpChangeResult, mcpStatus as readMcpStatus, uninstallMcp } from "../../mcp/install.js";
 import { createNotifyMcp } from "../../mcp/server.js";
 import { type AgentFileOptions, agentAndScope, installContext, runFileChange } from "../agent-files.js";
@@ -97,7 +98,7 @@ export async function mcpStatus(options: { json?: boolean | undefined }): Promis
           : row.agentInstalled
             ? "not installed"
             : "agent not found";
-    return `${`${row.agent} ${row.scope}`.padEnd(20)}${state.padEnd(24)}${row.file}\n`;
+    return `${`${row.agent} ${row.scope}`.padEnd(20)}${state.padEnd(24)}${terminalText(row.file)}\n`;
   });
   process.stdout.write(lines.join(""));
 }

@@ -107,7 +107,9 @@ export async function outboundList(options: OutboundListOptions): Promise<void> 
       ]),
     );
     // Attention routing in words, one line per route (docs/routing.md): when each route delivers.
-    tables.push(`DELIVERY\n${routes.map((route) => `  ${cell(route.name)}: ${routingSummary(route)}`).join("\n")}\n`);
+    tables.push(
+      `DELIVERY\n${routes.map((route) => `  ${cell(route.name)}: ${cell(routingSummary(route))}`).join("\n")}\n`,
+    );
   } else {
     process.stderr.write("notify: no outbound routes\n");
   }

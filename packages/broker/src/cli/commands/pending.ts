@@ -1,4 +1,5 @@
-import type { InteractionDto } from "../../interactions/types.js";
+import { terminalText } from "@notify/contracts/text";
+import type { Choice, InteractionDto } from "../../interactions/types.js";
 import { type ClientOptions, createClient, parseIntegerOption, printJson, withoutNonce } from "../client.js";
 
 export interface PendingOptions extends ClientOptions {
@@ -34,12 +35,20 @@ export async function pending(options: PendingOptions): Promise<void> {
   const now = Date.now();
   for (const interaction of list) {
     const left = Math.max(0, Math.round((Date.parse(interaction.expires_at) - now) / 1000));
-    const answers =
-      interaction.kind === "text" ? "--text <text>" : interaction.choices.map((choice) => choice.id).join("|");
-    const where = [interaction.agent, interaction.project].filter((part) => part !== undefined).join("/");
-    const firstLine = interaction.prompt.split("\n")[0] ?? "";
+    const answers = interaction.kind === "text" ? "--text <text>" : interaction.choices.map(choiceText).join("|");
+    const where = terminalText([interaction.agent, interaction.project].filter((part) => part !== undefined).join("/"));
+    const firstLine = terminalText(interaction.prompt.split("\n")[0] ?? "");
     process.stdout.write(
       `${interaction.id}  ${interaction.kind.padEnd(13)} ${where.padEnd(24)} ${`${left}s`.padStart(6)}  ${answers}  ${firstLine}\n`,
     );
   }
+}
+
+/**
+ * A choice as the person answers it: its id, and its label when that says more (`option_1 (SQLite)` for Claude
+ * Code's AskUserQuestion, plain `allow` for a permission question's `Allow`). Agent text, so escaped.
+ */
+function choiceText(choice: Choice): string {
+  const id = terminalText(choice.id);
+  return choice.label.toLowerCase() === choice.id.toLowerCase() ? id : `${id} (${terminalText(choice.label)})`;
 }

@@ -1,4 +1,5 @@
 import type { PresenceResponse } from "@notify/contracts";
+import { terminalText } from "@notify/contracts/text";
 import { type ClientOptions, createClient, printJson } from "../client.js";
 
 export interface PresenceOptions extends ClientOptions {
@@ -20,10 +21,16 @@ export async function presence(options: PresenceOptions, now: () => number = Dat
 
 export function formatPresence(answer: PresenceResponse, now: number): string {
   const since = Date.parse(answer.since);
-  const lines = [`${answer.state} since ${answer.since} (${formatAgo(now - since)})`];
-  const width = Math.max(0, ...answer.sources.map((source) => source.name.length)) + 2;
+  const lines = [`${terminalText(answer.state)} since ${terminalText(answer.since)} (${formatAgo(now - since)})`];
+  // A source's detail can carry what a device reported (a phone's name): escaped (docs/cli.md).
+  const sources = answer.sources.map((source) => ({
+    name: terminalText(source.name),
+    state: terminalText(source.state),
+    detail: terminalText(source.detail),
+  }));
+  const width = Math.max(0, ...sources.map((source) => source.name.length)) + 2;
   const stateWidth = "unknown".length + 2;
-  for (const source of answer.sources) {
+  for (const source of sources) {
     lines.push(`  ${source.name.padEnd(width)}${source.state.padEnd(stateWidth)}${source.detail}`);
   }
   return `${lines.join("\n")}\n`;

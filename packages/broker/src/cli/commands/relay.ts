@@ -30,9 +30,10 @@ export async function relayEnroll(options: RelayEnrollOptions): Promise<void> {
     flags: { url: "the relay URL", enrollmentToken: "--enrollment-token", name: "--name" },
   });
   if (options.json) return printJson(profile);
+  const name = cell(profile.name);
   process.stdout.write(
-    `enrolled at ${String(profile.settings.url)} as installation ${String(profile.settings.installationId)}\n` +
-      `provider ${profile.name} and route ${profile.name} are enabled; pair a phone with: notify relay pair\n`,
+    `enrolled at ${cell(String(profile.settings.url))} as installation ${cell(String(profile.settings.installationId))}\n` +
+      `provider ${name} and route ${name} are enabled; pair a phone with: notify relay pair\n`,
   );
 }
 
@@ -48,9 +49,10 @@ export async function relayPair(options: RelayCommandOptions): Promise<void> {
   const qr = wantsColour(process.stdout)
     ? await qrcode.toString(pairing.link, { type: "terminal", small: true, errorCorrectionLevel: "M" })
     : await qrcode.toString(pairing.link, { type: "utf8", errorCorrectionLevel: "M", margin: 2 });
+  // The link, code and expiry come from the relay: escaped like any text from the network (docs/cli.md).
   process.stdout.write(
-    `${qr}\nScan with the phone's camera, or open ${pairing.link}\n` +
-      `Code: ${pairing.code} (one use, until ${pairing.expires_at})\n`,
+    `${qr}\nScan with the phone's camera, or open ${cell(pairing.link)}\n` +
+      `Code: ${cell(pairing.code)} (one use, until ${cell(pairing.expires_at)})\n`,
   );
 }
 

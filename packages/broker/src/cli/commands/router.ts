@@ -230,7 +230,7 @@ export async function routerAgents(options: RouterAgentsOptions): Promise<void> 
     return;
   }
   process.stdout.write(agentTable(listing.accounts));
-  process.stdout.write(`\nselectors: ${listing.selectors.length === 0 ? "-" : listing.selectors.join(", ")}\n`);
+  process.stdout.write(`\nselectors: ${listing.selectors.length === 0 ? "-" : cell(listing.selectors.join(", "))}\n`);
 }
 
 /** `notify router connect <agent>`: asks the running broker to point every installed account of the agent at it. */
@@ -275,7 +275,7 @@ export async function routerConnect(options: RouterConnectOptions): Promise<void
   process.stderr.write(
     `notify: ${agent} connected to the router (${connected} account${connected === 1 ? "" : "s"})\n`,
   );
-  for (const notice of result.notices ?? []) process.stderr.write(`notify: ${notice}\n`);
+  for (const notice of result.notices ?? []) process.stderr.write(`notify: ${cell(notice)}\n`);
 }
 
 /** `notify router disconnect <agent>`: Notify's part comes out; files nobody else changed are as before connect. */

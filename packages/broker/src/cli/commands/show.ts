@@ -1,3 +1,4 @@
+import { terminalText } from "@notify/contracts/text";
 import type { InteractionDto } from "../../interactions/types.js";
 import type { NotificationDto } from "../../notifications/types.js";
 import { type ClientOptions, createClient, HttpFailure, printJson, withoutNonce } from "../client.js";
@@ -37,7 +38,7 @@ export async function show(options: ShowOptions): Promise<void> {
     ["updated", notification.updatedAt],
     ["title", notification.title],
   ];
-  process.stdout.write(`${format(lines)}\n${notification.message}\n`);
+  process.stdout.write(`${format(lines)}\n${terminalText(notification.message, { lines: true })}\n`);
 }
 
 function printInteraction(interaction: InteractionDto, json: boolean | undefined): void {
@@ -64,16 +65,17 @@ function printInteraction(interaction: InteractionDto, json: boolean | undefined
     ],
   ];
   const choices = interaction.choices.map(
-    (choice) => `  ${choice.id}: ${choice.label}${choice.detail !== undefined ? ` (${choice.detail})` : ""}\n`,
+    (choice) =>
+      `  ${terminalText(choice.id)}: ${terminalText(choice.label)}${choice.detail !== undefined ? ` (${terminalText(choice.detail)})` : ""}\n`,
   );
-  process.stdout.write(
-    `${format(lines)}${choices.length > 0 ? `choices\n${choices.join("")}` : ""}\n${interaction.prompt}\n`,
-  );
+  const prompt = terminalText(interaction.prompt, { lines: true });
+  process.stdout.write(`${format(lines)}${choices.length > 0 ? `choices\n${choices.join("")}` : ""}\n${prompt}\n`);
 }
 
+/** One `name value` line each (values from agents, so escaped to one line); undefined values are left out. */
 function format(lines: [string, string | undefined][]): string {
   return lines
     .filter((line): line is [string, string] => line[1] !== undefined)
-    .map(([name, value]) => `${name.padEnd(9)}${value}\n`)
+    .map(([name, value]) => `${name.padEnd(9)}${terminalText(value)}\n`)
     .join("");
 }

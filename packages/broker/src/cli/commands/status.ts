@@ -1,3 +1,4 @@
+import { terminalText } from "@notify/contracts/text";
 import { type ClientOptions, createClient, printJson } from "../client.js";
 
 export interface StatusOptions extends ClientOptions {
@@ -32,7 +33,8 @@ export async function status(options: StatusOptions): Promise<void> {
     ["uptime", formatUptime(health.uptimeSeconds)],
     ["active", `${health.activeCount} notification${health.activeCount === 1 ? "" : "s"}`],
   ];
-  process.stdout.write(lines.map(([name, value]) => `${name.padEnd(8)}${value}\n`).join(""));
+  // Whatever answers on the port wrote these: escaped like any text from the network (docs/cli.md).
+  process.stdout.write(lines.map(([name, value]) => `${name.padEnd(8)}${terminalText(value)}\n`).join(""));
 }
 
 export function formatUptime(seconds: number): string {
