@@ -115,6 +115,26 @@ describe("notify doctor", () => {
     expect(broken.checks.get("hooks")?.detail).toContain(`${gone} does not exist`);
   });
 
+  it("hooks: a moved checkout is said once, naming the events and the file it breaks (issue 31, item 12)", async () => {
+    const broker = await startCliBroker();
+    brokers.push(broker);
+    const env = home();
+    mkdirSync(join(env.HOME as string, ".claude"), { recursive: true });
+    expect((await runCli(["hooks", "install", "claude-code", ...broker.target], env)).code).toBe(0);
+    // Every one of the six commands names the CLI file; the checkout moves away from all of them at once.
+    const settings = join(env.HOME as string, ".claude", "settings.json");
+    const cli = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+    const gone = "/nonexistent/moved/packages/broker/dist/cli/main.js";
+    writeFileSync(settings, readFileSync(settings, "utf8").replaceAll(cli, gone));
+    const { code, checks } = await doctor(broker.target, env);
+    expect(code).toBe(1);
+    const detail = checks.get("hooks")?.detail ?? "";
+    expect(detail.split(`${gone} does not exist`)).toHaveLength(2);
+    expect(detail).toBe(
+      `claude-code user hooks (PermissionRequest, PostToolUse, Notification, Stop, UserPromptSubmit, PreToolUse) in ${settings}: ${gone} does not exist (a moved or deleted checkout?)`,
+    );
+  });
+
   it("hooks: warn while Codex has not trusted Notify's hooks (asked of the real codex), ok once trusted", async () => {
     const broker = await startCliBroker();
     brokers.push(broker);

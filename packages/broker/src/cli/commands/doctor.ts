@@ -1,5 +1,6 @@
 import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
+import { terminalText } from "@notify/contracts/text";
 import { configPath } from "../../config/config-file.js";
 import { codexHookTrust } from "../../hooks/install/codex-trust.js";
 import { isNotifyCommand } from "../../hooks/install/entries.js";
@@ -59,17 +60,17 @@ function resolvable(words: string[]): string | undefined {
   return undefined;
 }
 
-/** Notify's hook commands in one agent settings file. */
-function notifyCommands(file: string, agent: "claude-code" | "codex"): string[] {
+/** Notify's hook commands in one agent settings file, each with the event it is hooked into. */
+function notifyCommands(file: string, agent: "claude-code" | "codex"): { event: string; command: string }[] {
   const text = readFileSync(file, "utf8").replace(/^\uFEFF/, "");
   const hooks = ((JSON.parse(text) as Json).hooks ?? {}) as Record<string, unknown>;
-  const commands: string[] = [];
-  for (const groups of Object.values(hooks)) {
+  const commands: { event: string; command: string }[] = [];
+  for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) continue;
     for (const group of groups) {
       for (const hook of ((group as Json)?.hooks as unknown[]) ?? []) {
         const command = (hook as Json)?.command;
-        if (isNotifyCommand(command, agent)) commands.push(command as string);
+        if (isNotifyCommand(command, agent)) commands.push({ event, command: command as string });
       }
     }
   }
@@ -95,9 +96,18 @@ async function hooksCheck(): Promise<Check> {
   if (installed.length === 0) return ok("hooks", "no agent hooks installed (notify hooks install claude-code|codex)");
   const broken: string[] = [];
   for (const row of installed) {
-    for (const command of new Set(notifyCommands(row.file, row.agent))) {
+    // One sentence per problem, naming the events it breaks: a moved checkout breaks every hook of the file alike
+    // (issue 31, item 12).
+    const events = new Map<string, string[]>();
+    for (const { event, command } of notifyCommands(row.file, row.agent)) {
       const problem = resolvable(commandWords(command));
-      if (problem !== undefined) broken.push(`${row.agent} ${row.scope}: ${problem}`);
+      if (problem === undefined) continue;
+      const affected = events.get(problem) ?? [];
+      if (!affected.includes(event)) affected.push(event);
+      events.set(problem, affected);
+    }
+    for (const [problem, affected] of events) {
+      broken.push(`${row.agent} ${row.scope} hooks (${affected.join(", ")}) in ${row.file}: ${problem}`);
     }
   }
   const where = installed.map((row) => `${row.agent} ${row.scope}`).join(", ");
@@ -282,8 +292,9 @@ export async function doctor(options: DoctorOptions): Promise<void> {
     printJson({ checks });
   } else {
     for (const check of checks) {
-      process.stdout.write(`${check.status.padEnd(5)} ${check.name.padEnd(9)} ${check.detail}\n`);
-      if (check.fix !== undefined) process.stdout.write(`${" ".repeat(16)}fix: ${check.fix}\n`);
+      // Details carry a relay's or the broker's words and agent account labels: escaped (docs/cli.md).
+      process.stdout.write(`${check.status.padEnd(5)} ${check.name.padEnd(9)} ${terminalText(check.detail)}\n`);
+      if (check.fix !== undefined) process.stdout.write(`${" ".repeat(16)}fix: ${terminalText(check.fix)}\n`);
     }
   }
   if (checks.some((check) => check.status === "fail")) throw new ExitError(1);
