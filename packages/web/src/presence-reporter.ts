@@ -4,7 +4,9 @@ import { call } from "./api/client.js";
 /**
  * Tells the broker a person is using this page (docs/routing.md, "Presence"): once when it is shown, then at most
  * every `report_every_seconds` (the broker's answer, 30 s by default) while it stays visible and gets input, and
- * once when it is hidden. Only while signed in (app.tsx mounts it then).
+ * once when it is hidden, closed, reloaded or replaced by another page load (the broker lets a hidden page count for a
+ * few seconds more, so the page that replaces it takes over without a gap). Only while signed in (app.tsx mounts it
+ * then).
  */
 const INPUT_EVENTS = ["pointerdown", "pointermove", "keydown", "wheel", "touchstart", "focus"] as const;
 
@@ -19,7 +21,9 @@ export function startPresenceReporter(): () => void {
   const send = (shown: boolean) => {
     lastSent = Date.now();
     const body: PresenceActivityBody = { page, visible: shown };
-    call<PresenceActivityResponse>("POST", "/presence/activity", body).then(
+    // keepalive: the hidden report of a page that is closing or reloading is sent while it unloads, and would be
+    // cancelled with the page without it (the broker gives that page a grace, so a reload is not leaving).
+    call<PresenceActivityResponse>("POST", "/presence/activity", body, { keepalive: true }).then(
       (answer) => {
         if (answer && answer.report_every_seconds > 0) everyMs = answer.report_every_seconds * 1000;
       },

@@ -24,6 +24,7 @@ class FakeTarget {
 let page: FakeTarget & { visibilityState: "visible" | "hidden" };
 let window_: FakeTarget;
 let posts: { visible: boolean; at: number }[];
+let keepalives: (boolean | undefined)[];
 let everySeconds: number;
 
 beforeEach(() => {
@@ -31,11 +32,13 @@ beforeEach(() => {
   page = Object.assign(new FakeTarget(), { visibilityState: "visible" as "visible" | "hidden" });
   window_ = new FakeTarget();
   posts = [];
+  keepalives = [];
   everySeconds = 30;
   vi.stubGlobal("document", page);
   vi.stubGlobal("window", window_);
   vi.stubGlobal("fetch", async (_url: string, init: RequestInit) => {
     posts.push({ visible: (JSON.parse(String(init.body)) as { visible: boolean }).visible, at: Date.now() });
+    keepalives.push(init.keepalive);
     return new Response(JSON.stringify({ report_every_seconds: everySeconds }), { status: 200 });
   });
 });
@@ -98,6 +101,17 @@ describe("presence reporter throttling", () => {
       { visible: true, at: 1_000_000 },
       { visible: false, at: 1_001_000 },
     ]);
+    stop();
+  });
+
+  it("every report is sent keepalive: the hidden report of a page that unloads (closed, reloaded) still goes out", async () => {
+    const stop = startPresenceReporter();
+    await vi.advanceTimersByTimeAsync(0);
+    page.visibilityState = "hidden";
+    page.fire("visibilitychange");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(posts.map((post) => post.visible)).toEqual([true, false]);
+    expect(keepalives).toEqual([true, true]);
     stop();
   });
 

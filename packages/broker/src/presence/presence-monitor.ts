@@ -31,6 +31,14 @@ export function combinePresence(signals: readonly PresenceSignal[]): PresenceSta
   return "unknown";
 }
 
+/**
+ * How long a page that said it was hidden still vouches for the person: a page unloading (a reload, a page load inside
+ * /ui) says so too, and the page that replaces it needs a moment to load, sign in and report itself visible
+ * (docs/routing.md, "The page's activity route"). A page really hidden (another tab, the window minimized) stops
+ * counting this much later than it said so.
+ */
+export const PAGE_HIDDEN_GRACE_MS = 10_000;
+
 type Listener = (snapshot: PresenceSnapshot, previous: PresenceSnapshot) => void;
 
 export class PresenceMonitor {
@@ -39,8 +47,11 @@ export class PresenceMonitor {
   private since: number;
   private readonly listeners = new Set<Listener>();
   private readonly stops: (() => Promise<void> | void)[] = [];
-  /** The /ui pages that said they were used: page id -> last activity (ms). Hidden pages are dropped. */
-  private readonly pages = new Map<string, number>();
+  /**
+   * The /ui pages that said they were used: page id -> last activity (ms), and when the page said it was hidden. A
+   * hidden page counts for PAGE_HIDDEN_GRACE_MS more, then it is dropped.
+   */
+  private readonly pages = new Map<string, { at: number; hiddenAt?: number }>();
   private pageTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -100,22 +111,48 @@ export class PresenceMonitor {
 
   /**
    * POST /ui/api/presence/activity: a visible page was used (input, or shown again); `visible: false` says the page
-   * was hidden, so it no longer vouches for the person.
+   * was hidden, so it no longer vouches for the person once PAGE_HIDDEN_GRACE_MS have passed without it being shown
+   * again. A page that unloads (a reload, a page load inside /ui) says it is hidden too, and the page that replaces it
+   * reports itself visible under a new id within the grace: presence stays where it was.
    */
   pageActivity(page: string, visible: boolean): void {
-    if (visible) this.pages.set(page, this.clock.now());
-    else this.pages.delete(page);
+    const now = this.clock.now();
+    if (visible) this.pages.set(page, { at: now });
+    else {
+      const known = this.pages.get(page);
+      if (known !== undefined && known.hiddenAt === undefined) known.hiddenAt = now;
+    }
     this.refreshPages();
   }
 
-  /** Re-reads the pages' activity against awayAfterSeconds (a timer calls it when the newest activity goes stale). */
+  /**
+   * Re-reads the pages against awayAfterSeconds and the hidden grace (a timer calls it when the next of them runs
+   * out).
+   */
   refreshPages(): void {
     const now = this.clock.now();
     const window = this.awayAfterSeconds * 1000;
     let newest: number | undefined;
-    for (const [page, at] of this.pages) {
-      if (now - at >= window) this.pages.delete(page);
-      else newest = Math.max(newest ?? at, at);
+    let newestVisible: number | undefined;
+    let nextChange = Number.POSITIVE_INFINITY;
+    let visibleCount = 0;
+    let hiddenCount = 0;
+    let hiddenLast: number | undefined;
+    for (const [page, { at, hiddenAt }] of this.pages) {
+      const graceEnds = hiddenAt === undefined ? Number.POSITIVE_INFINITY : hiddenAt + PAGE_HIDDEN_GRACE_MS;
+      if (now - at >= window || now >= graceEnds) {
+        this.pages.delete(page);
+        continue;
+      }
+      newest = Math.max(newest ?? at, at);
+      nextChange = Math.min(nextChange, at + window, graceEnds);
+      if (hiddenAt === undefined) {
+        visibleCount += 1;
+        newestVisible = Math.max(newestVisible ?? at, at);
+      } else {
+        hiddenCount += 1;
+        hiddenLast = Math.max(hiddenLast ?? hiddenAt, hiddenAt);
+      }
     }
     if (this.pageTimer) clearTimeout(this.pageTimer);
     this.pageTimer = undefined;
@@ -124,14 +161,21 @@ export class PresenceMonitor {
       this.report({ name: "web", state: "unknown", detail: "no visible page has reported activity" });
       return;
     }
-    const seconds = Math.max(0, Math.round((now - newest) / 1000));
-    const count = this.pages.size;
-    this.report({
-      name: "web",
-      state: "present",
-      detail: `${count === 1 ? "a visible page" : `${count} visible pages`} reported activity ${seconds} s ago`,
-    });
-    this.pageTimer = setTimeout(() => this.refreshPages(), newest + window - now + 1);
+    const seconds = (at: number): number => Math.max(0, Math.round((now - at) / 1000));
+    const parts: string[] = [];
+    if (newestVisible !== undefined) {
+      const pages = visibleCount === 1 ? "a visible page" : `${visibleCount} visible pages`;
+      parts.push(`${pages} reported activity ${seconds(newestVisible)} s ago`);
+    }
+    if (hiddenLast !== undefined) {
+      const pages = hiddenCount === 1 ? "a page" : `${hiddenCount} pages`;
+      const left = Math.max(1, Math.ceil((hiddenLast + PAGE_HIDDEN_GRACE_MS - now) / 1000));
+      parts.push(
+        `${pages} hidden ${seconds(hiddenLast)} s ago still count${hiddenCount === 1 ? "s" : ""} for ${left} s`,
+      );
+    }
+    this.report({ name: "web", state: "present", detail: parts.join("; ") });
+    this.pageTimer = setTimeout(() => this.refreshPages(), nextChange - now + 1);
     this.pageTimer.unref();
   }
 

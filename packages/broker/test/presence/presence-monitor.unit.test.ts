@@ -5,7 +5,12 @@ import type { PresenceStateName } from "@notify/contracts";
 import { describe, expect, it } from "vitest";
 import { loadSettings } from "../../src/config/settings.js";
 import { ManualClock } from "../../src/domain/clock.js";
-import { combinePresence, PresenceMonitor, type PresenceSignal } from "../../src/presence/presence-monitor.js";
+import {
+  combinePresence,
+  PAGE_HIDDEN_GRACE_MS,
+  PresenceMonitor,
+  type PresenceSignal,
+} from "../../src/presence/presence-monitor.js";
 
 // docs/routing.md, "Presence": how the sources combine, when `since` moves, and the page's activity window.
 
@@ -65,7 +70,7 @@ describe("PresenceMonitor", () => {
     void monitor.stop();
   });
 
-  it("a page's activity vouches for awayAfterSeconds; hidden it stops at once; each page counts on its own", () => {
+  it("a page's activity vouches for awayAfterSeconds; hidden it stops after the grace; each page counts on its own", () => {
     const clock = new ManualClock();
     const monitor = new PresenceMonitor(clock, 300);
     monitor.pageActivity("page-one-1", true);
@@ -74,11 +79,52 @@ describe("PresenceMonitor", () => {
     monitor.pageActivity("page-two-2", true);
     expect(monitor.snapshot().sources[0]?.detail).toBe("2 visible pages reported activity 0 s ago");
     monitor.pageActivity("page-two-2", false);
-    expect(monitor.snapshot().sources[0]?.detail).toBe("a visible page reported activity 200 s ago");
+    expect(monitor.snapshot().sources[0]?.detail).toBe(
+      "a visible page reported activity 200 s ago; a page hidden 0 s ago still counts for 10 s",
+    );
+    clock.advance(PAGE_HIDDEN_GRACE_MS);
+    monitor.refreshPages();
+    expect(monitor.snapshot().sources[0]?.detail).toBe("a visible page reported activity 210 s ago");
     // 300 s after the first page's last report: stale.
-    clock.advance(100_000);
+    clock.advance(90_000);
     monitor.refreshPages();
     expect(monitor.snapshot().state).toBe("unknown");
+    void monitor.stop();
+  });
+
+  it("a reload (issue 31, item 11): the page hidden as it unloads, its successor visible inside the grace", () => {
+    const clock = new ManualClock();
+    const monitor = new PresenceMonitor(clock, 300);
+    const events: PresenceStateName[] = [];
+    monitor.onChange((current) => events.push(current.state));
+    monitor.pageActivity("before-reload", true);
+    const since = monitor.snapshot().since;
+    clock.advance(1_000);
+    monitor.pageActivity("before-reload", false);
+    expect(monitor.snapshot()).toMatchObject({
+      state: "present",
+      sources: [{ name: "web", state: "present", detail: "a page hidden 0 s ago still counts for 10 s" }],
+    });
+    clock.advance(PAGE_HIDDEN_GRACE_MS - 1);
+    monitor.refreshPages();
+    monitor.pageActivity("after-reload", true);
+    clock.advance(PAGE_HIDDEN_GRACE_MS);
+    monitor.refreshPages();
+    expect(monitor.snapshot()).toMatchObject({ state: "present", since });
+    expect(monitor.snapshot().sources[0]?.detail).toBe("a visible page reported activity 10 s ago");
+    expect(events).toEqual(["present"]);
+    // Hidden and not replaced: unknown once the grace is over, not before. Shown again inside it, it counts on.
+    monitor.pageActivity("after-reload", false);
+    clock.advance(5_000);
+    monitor.pageActivity("after-reload", true);
+    monitor.pageActivity("after-reload", false);
+    clock.advance(PAGE_HIDDEN_GRACE_MS - 1);
+    monitor.refreshPages();
+    expect(monitor.snapshot().state).toBe("present");
+    clock.advance(1);
+    monitor.refreshPages();
+    expect(monitor.snapshot().state).toBe("unknown");
+    expect(events).toEqual(["present", "unknown"]);
     void monitor.stop();
   });
 

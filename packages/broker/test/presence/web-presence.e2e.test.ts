@@ -1,9 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import type { PresenceActivityBody, PresenceResponse } from "@notify/contracts";
-import { tempDir } from "@notify/test-kit";
+import { type Json, tempDir } from "@notify/test-kit";
 import type { Page } from "playwright-core";
 import { afterEach, describe, expect, it } from "vitest";
+import { DATABASE_FILE_NAME } from "../../src/store/database.js";
+import { recordingServer } from "../outbox/webhook-server.js";
 import { chromiumAvailable, signedInPage, startUiBroker, type UiBroker, useBrowser } from "../ui/browser.js";
 
 // Issue 24, "Must show": presence from a real /ui page in Chromium, visible vs hidden. Headless Chromium keeps every
@@ -52,7 +55,7 @@ describe.skipIf(!run)("presence from a /ui page in Chromium", () => {
     ui = undefined;
   });
 
-  it("a visible page is presence; hidden it stops vouching at once and reports no input; another tab still does", async () => {
+  it("a visible page is presence; hidden it stops vouching after the grace and reports no input; another tab still does", async () => {
     ui = await startUiBroker();
     const broker = ui;
     expect((await broker.ui<PresenceResponse>("GET", "/presence")).body).toMatchObject({ state: "unknown" });
@@ -71,10 +74,11 @@ describe.skipIf(!run)("presence from a /ui page in Chromium", () => {
     await second.goto(`${broker.broker.url}/ui/settings`);
     await until(broker, (presence) => web(presence)?.detail.startsWith("2 visible pages") === true);
 
-    // The first is hidden: it says so at once; the second still vouches.
+    // The first is hidden: it says so at once, and counts for the grace (a reload says the same); the second vouches.
     const before = reports.length;
     await setVisibility(page, "hidden");
-    await until(broker, (presence) => web(presence)?.detail.startsWith("a visible page") === true);
+    await until(broker, (presence) => /^a visible page .*; a page hidden/.test(web(presence)?.detail ?? ""));
+    await until(broker, (presence) => web(presence)?.detail.includes("hidden") === false);
     expect((await broker.ui<PresenceResponse>("GET", "/presence")).body.state).toBe("present");
 
     // The second closes (it stops reporting; here it is hidden first as a closing tab is): nobody vouches.
@@ -95,7 +99,87 @@ describe.skipIf(!run)("presence from a /ui page in Chromium", () => {
     expect(reports[0]?.page).toMatch(/^[A-Za-z0-9_-]{8,64}$/);
     expect(problems).toEqual([]);
     await context.close();
-  });
+  }, 60_000);
+
+  it("a reload or a move to another page keeps a `when: away` item held; a hidden page releases it (issue 31, item 11)", async () => {
+    // startUiBroker gives the broker no session bus, so no screen saver: the page is the only presence there is.
+    ui = await startUiBroker();
+    const broker = ui;
+    const hook = await recordingServer();
+    try {
+      const provider = await broker.ui("POST", "/outbound/providers", {
+        kind: "webhook",
+        name: "hook",
+        settings: { url: hook.url },
+        enabled: true,
+      });
+      expect(provider.status).toBe(201);
+      const route = await broker.ui("POST", "/outbound/routes", {
+        name: "Phone when away",
+        provider: "hook",
+        enabled: true,
+        when: "away",
+      });
+      expect(route.status).toBe(201);
+
+      const { page, context, problems } = await signedInPage(browser(), broker);
+      const reports = reportsOf(page);
+      const present = await until(broker, (presence) => presence.state === "present");
+      const created = await broker.v1<Json>("POST", "/notifications", { title: "Approve deploy?", message: "m" });
+      const id = String(created.body.id);
+      const stateOf = (): string | undefined => {
+        const db = new DatabaseSync(join(broker.dataDir, DATABASE_FILE_NAME), { readOnly: true });
+        try {
+          const row = db.prepare("SELECT state FROM routed_deliveries WHERE subject = 'notification'").get() as
+            | { state: string }
+            | undefined;
+          return row?.state;
+        } finally {
+          db.close();
+        }
+      };
+      await expect.poll(stateOf).toBe("held");
+
+      // Each way of moving: a link inside the app (no page load), then page loads, which unload the page before.
+      const moves: [string, boolean, () => Promise<unknown>][] = [
+        ["a link inside the app", false, () => page.getByRole("link", { name: "Details of Approve deploy?" }).click()],
+        ["a page load of the inbox", true, () => page.goto(`${broker.broker.url}/ui/`)],
+        ["a page load of the item", true, () => page.goto(`${broker.broker.url}/ui/notifications/${id}`)],
+        ["a reload", true, () => page.reload()],
+      ];
+      for (const [name, loads, move] of moves) {
+        const before = new Set(reports.map((report) => report.page));
+        await move();
+        await page.getByText("Approve deploy?").first().waitFor();
+        if (loads) {
+          // The new page reported itself, and the broker took it.
+          await expect.poll(() => reports.some((report) => !before.has(report.page) && report.visible)).toBe(true);
+          await until(broker, (presence) => web(presence)?.detail.startsWith("a visible page") === true);
+        }
+        const now = (await broker.ui<PresenceResponse>("GET", "/presence")).body;
+        expect({ name, state: now.state, since: now.since }).toEqual({ name, state: "present", since: present.since });
+        expect({ name, delivery: stateOf() }).toEqual({ name, delivery: "held" });
+        if (loads) {
+          // The page that unloaded did say it was hidden: it counts for the grace, so the new page takes over.
+          await expect
+            .poll(async () => web((await broker.ui<PresenceResponse>("GET", "/presence")).body)?.detail)
+            .toMatch(/; (a page|\d+ pages) hidden \d+ s ago still counts? for \d+ s$/);
+        }
+      }
+      expect(new Set(reports.map((report) => report.page)).size).toBe(4);
+      expect(hook.received).toHaveLength(0);
+
+      // Hidden for real (the person went to another tab): once the grace is over, unknown, and the item goes.
+      await setVisibility(page, "hidden");
+      await until(broker, (presence) => presence.state === "unknown");
+      await expect.poll(() => hook.received.length).toBe(1);
+      expect(JSON.parse(hook.received[0]?.body ?? "{}").notification.id).toBe(id);
+      expect(problems).toEqual([]);
+      await context.close();
+    } finally {
+      await hook.close();
+    }
+  }, 60_000);
 
   it("with awayAfterSeconds 2 a page left alone goes stale, and the next input makes it presence again", async () => {
     const dataDir = tempDir("notify-ui-");

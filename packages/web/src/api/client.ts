@@ -57,9 +57,15 @@ export function onUnauthorized(listener: Listener): () => void {
 
 /**
  * The one place the page talks to the broker: same-origin cookie, `X-Notify-UI: 1` on every change. A Blob body
- * (a sound file) goes as its raw bytes; anything else as JSON.
+ * (a sound file) goes as its raw bytes; anything else as JSON. `keepalive` lets a small request outlive the page
+ * that sends it (a report sent while the page unloads).
  */
-export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+export async function call<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  options: { keepalive?: boolean } = {},
+): Promise<T> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (method !== "GET") headers["x-notify-ui"] = "1";
   const raw = body instanceof Blob;
@@ -68,6 +74,7 @@ export async function call<T>(method: string, path: string, body?: unknown): Pro
     method,
     headers,
     credentials: "same-origin",
+    ...(options.keepalive ? { keepalive: true } : {}),
     ...(body !== undefined ? { body: raw ? body : JSON.stringify(body) } : {}),
   });
   if (response.status === 204) return undefined as T;
