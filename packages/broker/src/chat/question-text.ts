@@ -1,10 +1,12 @@
 import type { InteractionDto } from "../interactions/types.js";
+import { readableText } from "../outbox/providers/readable-text.js";
 import { truncate } from "../outbox/providers/text-limits.js";
 import type { OutboundPayload, OutboundQuestion } from "../outbox/types.js";
 
 /**
  * The text of a question message: the title, the prompt, then each choice's detail below it (the buttons carry
- * the labels). A text question asks for a reply.
+ * the labels). A text question asks for a reply. Controls are made visible (readableText) before the cut, so the
+ * message is what the limit counts; the caller escapes it for its markup, if any.
  */
 export function questionBody(
   payload: OutboundPayload,
@@ -20,12 +22,16 @@ export function questionBody(
     for (const choice of details) lines.push(`${choice.label}: ${choice.detail}`);
   }
   if (question.kind === "text") lines.push("", replyHint);
-  return truncate(lines.join("\n"), max);
+  return truncate(readableText(lines.join("\n")), max);
 }
 
 /** Display names of people who answered in a chat, by response id (the outcome line names them). */
 const names = new Map<string, string>();
 
+/**
+ * `name` as the outcome line shows it on its surface: readable (readableText) and escaped for that surface's
+ * markup by the caller (Telegram sends plain text; Slack a `<@U…>` mention of a user id it checked).
+ */
 export function rememberName(responseId: string, name: string): void {
   names.set(responseId, name);
   if (names.size > 1000) names.delete(names.keys().next().value as string);
@@ -42,9 +48,15 @@ function clock(iso: string | undefined): string {
 /**
  * The outcome line a question message is edited to (issue 25): "Allowed by Ann at 12:01" when answered in this
  * chat app, "Answered on the desktop", "Answered on the phone", "Answered in Slack" elsewhere, "Expired",
- * "Cancelled", "Superseded by a newer question".
+ * "Cancelled", "Superseded by a newer question". A choice's label and an answer's text are made readable and then
+ * passed through `markup` (Slack's mrkdwn escaping; Telegram's edits are plain text); a remembered name is used as
+ * stored (rememberName).
  */
-export function outcomeLine(interaction: InteractionDto, here: "telegram" | "slack"): string {
+export function outcomeLine(
+  interaction: InteractionDto,
+  here: "telegram" | "slack",
+  markup: (text: string) => string = (text) => text,
+): string {
   const response = interaction.response;
   switch (interaction.status) {
     case "pending":
@@ -58,14 +70,17 @@ export function outcomeLine(interaction: InteractionDto, here: "telegram" | "sla
     case "answered": {
       if (!response) return "Answered";
       const choice = interaction.choices.find((candidate) => candidate.id === response.choice_id);
-      const what =
+      const what = markup(
         choice !== undefined
           ? interaction.kind === "permission"
-            ? permissionVerb(choice.id, choice.label)
-            : `Answered "${choice.label}"`
-          : `Answered "${truncate(response.text ?? "", 200)}"`;
+            ? permissionVerb(choice.id, readableText(choice.label))
+            : `Answered "${readableText(choice.label)}"`
+          : `Answered "${truncate(readableText(response.text ?? ""), 200)}"`,
+      );
       if (response.source === here) {
-        const who = names.get(response.response_id) ?? response.device_id?.replace(/^[a-z]+:/, "user ") ?? "someone";
+        const who =
+          names.get(response.response_id) ??
+          markup(readableText(response.device_id?.replace(/^[a-z]+:/, "user ") ?? "someone"));
         return `${what} by ${who} at ${clock(response.created_at)}`;
       }
       const channel = CHANNELS[response.source];

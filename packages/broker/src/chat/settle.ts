@@ -2,6 +2,7 @@ import { DomainError } from "../domain/errors.js";
 import type { UnitOfWork } from "../domain/unit-of-work.js";
 import type { InteractionService } from "../interactions/service.js";
 import type { InteractionDto, RespondInput } from "../interactions/types.js";
+import { readableText } from "../outbox/providers/readable-text.js";
 
 export interface ChatAnswer {
   /** Derived from the update (Telegram update_id, Slack action_ts): the same update replays, never answers twice. */
@@ -71,6 +72,7 @@ export function outcomeReply(outcome: SettleOutcome): string {
     case "closed":
       return `This question is ${outcome.interaction.status}: your answer was not recorded.`;
     case "refused":
-      return `Not accepted: ${outcome.reason}.`;
+      // The answer path words its own reasons today; any text that leaves for a chat goes through readableText.
+      return `Not accepted: ${readableText(outcome.reason)}.`;
   }
 }

@@ -1,8 +1,9 @@
 import type { Priority } from "../../notifications/types.js";
 import type { ProviderAdapter } from "../types.js";
 import { sendHttp } from "./http.js";
+import { readableParts } from "./readable-text.js";
 import { onlyFields, optionalBoolean, secretHttpUrl, settingsObject } from "./settings.js";
-import { messageOf, truncate } from "./text-limits.js";
+import { truncate } from "./text-limits.js";
 
 /** Embed colours by priority: grey, blue, orange, red. */
 const COLOR: Record<Priority, number> = { low: 0x95a5a6, normal: 0x3498db, high: 0xe67e22, critical: 0xe74c3c };
@@ -34,8 +35,8 @@ export const discordAdapter: ProviderAdapter = {
     const url = secretHttpUrl(secrets.webhookUrl);
     if (!url) return { ok: false, retryable: false, code: "provider_secret_invalid" };
     if (settings.wait === true) url.searchParams.set("wait", "true");
-    const embed: Record<string, unknown> = { title: truncate(payload.title, TITLE_MAX) };
-    const message = messageOf(payload);
+    const { title, message } = readableParts(payload);
+    const embed: Record<string, unknown> = { title: truncate(title, TITLE_MAX) };
     // Spec 1, Outbound delivery rule 3: without a message the embed has a title and no description.
     if (message !== undefined) embed.description = truncate(message, DESCRIPTION_MAX);
     embed.color = COLOR[payload.priority];

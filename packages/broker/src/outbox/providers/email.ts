@@ -1,9 +1,9 @@
 import { invalid } from "../../domain/errors.js";
 import type { ProviderAdapter } from "../types.js";
 import { formatMessage } from "./email-message.js";
+import { readableParts } from "./readable-text.js";
 import { onlyFields, optionalBoolean, optionalString, requiredString, settingsObject } from "./settings.js";
 import { sendMail } from "./smtp-client.js";
-import { messageOf } from "./text-limits.js";
 
 /** A plain `local@domain` address: no display name, no quoting, nothing that could end a header or a command. */
 const ADDRESS =
@@ -64,11 +64,12 @@ export const emailAdapter: ProviderAdapter = {
     const from = settings.from as string;
     const to = settings.to as string[];
     const created = new Date(payload.createdAt);
+    const readable = readableParts(payload);
     const message = formatMessage({
       from,
       to,
-      subject: payload.title,
-      body: messageOf(payload) ?? payload.title,
+      subject: readable.title,
+      body: readable.message ?? readable.title,
       date: Number.isNaN(created.getTime()) ? new Date() : created,
       messageId: `${context.idempotencyKey.replace(/[^A-Za-z0-9._-]/g, "_")}@${from.slice(from.lastIndexOf("@") + 1)}`,
     });

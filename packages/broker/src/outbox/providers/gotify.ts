@@ -1,8 +1,9 @@
 import type { Priority } from "../../notifications/types.js";
 import type { ProviderAdapter } from "../types.js";
 import { sendHttp } from "./http.js";
+import { readableParts } from "./readable-text.js";
 import { headerSafe, httpUrl, joinUrl, onlyFields, optionalHttpUrl, settingsObject } from "./settings.js";
-import { messageOf, truncate } from "./text-limits.js";
+import { truncate } from "./text-limits.js";
 
 /**
  * Gotify priorities run 0-10; the Android client stays silent below 4 and pops up from 8
@@ -34,10 +35,11 @@ export const gotifyAdapter: ProviderAdapter = {
   async send(payload, settings, secrets, context) {
     const appToken = secrets.appToken ?? "";
     if (!headerSafe(appToken)) return { ok: false, retryable: false, code: "provider_secret_invalid" };
-    const title = truncate(payload.title, TITLE_MAX);
+    const readable = readableParts(payload);
+    const title = truncate(readable.title, TITLE_MAX);
     // `message` is required by Gotify: without one the title is the message and no title is sent (spec 1,
     // Outbound delivery rule 3: only the title leaves the machine).
-    const message = messageOf(payload);
+    const message = readable.message;
     const body: Record<string, unknown> =
       message === undefined ? { message: title } : { title, message: truncate(message, MESSAGE_MAX) };
     body.priority = PRIORITY[payload.priority];

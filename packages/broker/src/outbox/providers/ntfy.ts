@@ -2,6 +2,7 @@ import { invalid } from "../../domain/errors.js";
 import type { Priority } from "../../notifications/types.js";
 import type { ProviderAdapter } from "../types.js";
 import { sendHttp } from "./http.js";
+import { readableParts } from "./readable-text.js";
 import {
   headerSafe,
   httpUrl,
@@ -11,7 +12,7 @@ import {
   requiredString,
   settingsObject,
 } from "./settings.js";
-import { messageOf, truncate, truncateUtf8 } from "./text-limits.js";
+import { truncate, truncateUtf8 } from "./text-limits.js";
 
 /** ntfy's 1 (min) to 5 (max); 1 is left unused so that `low` still shows in the drawer. */
 const PRIORITY: Record<Priority, number> = { low: 2, normal: 3, high: 4, critical: 5 };
@@ -47,9 +48,10 @@ export const ntfyAdapter: ProviderAdapter = {
     if (secrets.token !== undefined && !headerSafe(secrets.token)) {
       return { ok: false, retryable: false, code: "provider_secret_invalid" };
     }
-    const title = truncate(payload.title, TITLE_MAX);
+    const readable = readableParts(payload);
+    const title = truncate(readable.title, TITLE_MAX);
     const body: Record<string, unknown> = { topic: settings.topic };
-    const message = messageOf(payload);
+    const message = readable.message;
     if (message === undefined) {
       // Without a message ntfy would show "triggered" as the body; the title is the body instead (spec 1,
       // Outbound delivery rule 3: only the title leaves the machine).

@@ -2,8 +2,9 @@ import { invalid } from "../../domain/errors.js";
 import type { Priority } from "../../notifications/types.js";
 import type { ProviderAdapter } from "../types.js";
 import { sendHttp } from "./http.js";
+import { readableParts } from "./readable-text.js";
 import { httpUrl, onlyFields, optionalHttpUrl, optionalString, settingsObject } from "./settings.js";
-import { messageOf, truncateCodePoints } from "./text-limits.js";
+import { truncateCodePoints } from "./text-limits.js";
 
 export const PUSHOVER_API_URL = "https://api.pushover.net/1/messages.json";
 
@@ -48,9 +49,10 @@ export const pushoverAdapter: ProviderAdapter = {
     return parsed;
   },
   async send(payload, settings, secrets, context) {
-    const title = truncateCodePoints(payload.title, TITLE_MAX);
+    const readable = readableParts(payload);
+    const title = truncateCodePoints(readable.title, TITLE_MAX);
     const form = new URLSearchParams({ token: secrets.apiToken ?? "", user: secrets.userKey ?? "" });
-    const message = messageOf(payload);
+    const message = readable.message;
     if (message === undefined) {
       // `message` is required: the title is the message and no title is sent (spec 1, rule 3).
       form.set("message", title);

@@ -3,6 +3,7 @@ import type { ChatQuestions } from "../../chat/questions.js";
 import { BOT_TOKEN, SLACK_API_BASE_URL, slackAccount, slackApi } from "../../chat/slack/web-api.js";
 import { invalid } from "../../domain/errors.js";
 import type { DeliveryResult, OutboundPayload, ProviderAdapter } from "../types.js";
+import { readableText } from "./readable-text.js";
 import { httpUrl, onlyFields, settingsObject } from "./settings.js";
 import { messageOf, truncate } from "./text-limits.js";
 
@@ -18,10 +19,13 @@ export function escapeMrkdwn(text: string): string {
   return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 }
 
-/** The blocks of a posted message: its text as a section, then (while open) the buttons or the outcome. */
+/**
+ * The blocks of a posted message: its text as a section (controls made visible, then escaped), then (while open)
+ * the buttons or the outcome.
+ */
 export function messageBlocks(body: string, tail: Record<string, unknown> | undefined): Record<string, unknown>[] {
   const blocks: Record<string, unknown>[] = [
-    { type: "section", text: { type: "mrkdwn", text: escapeMrkdwn(truncate(body, SECTION_MAX)) } },
+    { type: "section", text: { type: "mrkdwn", text: escapeMrkdwn(truncate(readableText(body), SECTION_MAX)) } },
   ];
   if (tail) blocks.push(tail);
   return blocks;
@@ -32,7 +36,8 @@ export function messageBlocks(body: string, tail: Record<string, unknown> | unde
  * to `channel`) and taking answers over Socket Mode with its app-level token (chat/slack/socket.ts), so the broker
  * needs no public URL. A question goes out with one Block Kit button per choice, or an "Answer…" button that opens
  * a modal for a text question (a reply in the message's thread answers too). Buttons carry a handle
- * (store/chat-store.ts), never the nonce or the digest.
+ * (store/chat-store.ts), never the nonce or the digest. Text from agents has its controls made visible
+ * (readableText) before mrkdwn escaping.
  */
 export const slackAppAdapter: ProviderAdapter = slackAppAdapterWith(undefined);
 
@@ -102,14 +107,14 @@ export function slackAppAdapterWith(chat: ChatQuestions | undefined): ProviderAd
             elements: question.choices.slice(0, 25).map((choice, index) => ({
               type: "button",
               action_id: `notify_choice_${index}`,
-              text: { type: "plain_text", text: truncate(choice.label, BUTTON_MAX) },
+              text: { type: "plain_text", text: truncate(readableText(choice.label), BUTTON_MAX) },
               value: handles[index],
             })),
           };
         }
       } else {
         const message = messageOf(payload);
-        body = message === undefined ? payload.title : `${payload.title}\n\n${message}`;
+        body = readableText(message === undefined ? payload.title : `${payload.title}\n\n${message}`);
       }
       const reply = await slackApi<{ channel?: string; ts?: string }>(
         settings.apiBaseUrl as string,

@@ -1,7 +1,8 @@
 import type { ProviderAdapter } from "../types.js";
 import { sendHttp } from "./http.js";
+import { readableParts } from "./readable-text.js";
 import { onlyFields, secretHttpUrl, settingsObject } from "./settings.js";
-import { messageOf, truncate } from "./text-limits.js";
+import { truncate } from "./text-limits.js";
 
 /**
  * Block Kit limits (https://api.slack.com/reference/block-kit/blocks): a header's text 150 characters, a
@@ -29,16 +30,16 @@ export const slackAdapter: ProviderAdapter = {
   async send(payload, _settings, secrets, context) {
     const url = secretHttpUrl(secrets.webhookUrl);
     if (!url) return { ok: false, retryable: false, code: "provider_secret_invalid" };
-    const message = messageOf(payload);
+    const { title, message } = readableParts(payload);
     let body: Record<string, unknown>;
     if (message === undefined) {
       // Spec 1, Outbound delivery rule 3: the title alone.
-      body = { text: escapeMrkdwn(truncate(payload.title, TEXT_MAX)) };
+      body = { text: escapeMrkdwn(truncate(title, TEXT_MAX)) };
     } else {
       body = {
-        text: escapeMrkdwn(truncate(`${payload.title}\n${message}`, TEXT_MAX)),
+        text: escapeMrkdwn(truncate(`${title}\n${message}`, TEXT_MAX)),
         blocks: [
-          { type: "header", text: { type: "plain_text", text: truncate(payload.title, HEADER_MAX) } },
+          { type: "header", text: { type: "plain_text", text: truncate(title, HEADER_MAX) } },
           { type: "section", text: { type: "plain_text", text: truncate(message, SECTION_MAX) } },
         ],
       };

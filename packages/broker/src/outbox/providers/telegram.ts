@@ -4,6 +4,7 @@ import { BOT_TOKEN, botApi, telegramAccount } from "../../chat/telegram/bot-api.
 import { invalid } from "../../domain/errors.js";
 import type { DeliveryContext, DeliveryResult, OutboundPayload, ProviderAdapter } from "../types.js";
 import { sendHttp } from "./http.js";
+import { readableText } from "./readable-text.js";
 import { httpUrl, joinUrl, onlyFields, optionalBoolean, optionalChoice, settingsObject } from "./settings.js";
 import { messageOf, truncate } from "./text-limits.js";
 
@@ -112,7 +113,7 @@ async function sendQuestion(
     );
     markup = {
       inline_keyboard: question.choices.map((choice, index) => [
-        { text: truncate(choice.label, 64), callback_data: handles[index] },
+        { text: truncate(readableText(choice.label), 64), callback_data: handles[index] },
       ]),
     };
   }
@@ -169,14 +170,15 @@ function userIds(value: unknown): string[] | undefined {
 }
 
 /**
- * The title, a blank line and the message; the title is bold when a parse mode is set. Cut to the limit before
- * escaping, since the limit counts the text after entities are parsed.
+ * The title, a blank line and the message; the title is bold when a parse mode is set. Controls are made visible
+ * (readableText), then the text is cut to the limit, then escaped, since the limit counts the text after entities
+ * are parsed.
  */
 export function formatText(title: string, message: string | undefined, parseMode: ParseMode | undefined): string {
-  const shortTitle = truncate(title, TEXT_MAX);
+  const shortTitle = truncate(readableText(title), TEXT_MAX);
   // Spec 1, Outbound delivery rule 3: without a message only the title is sent.
   const shortMessage =
-    message === undefined ? undefined : truncate(message, Math.max(1, TEXT_MAX - shortTitle.length - 2));
+    message === undefined ? undefined : truncate(readableText(message), Math.max(1, TEXT_MAX - shortTitle.length - 2));
   switch (parseMode) {
     case undefined:
       return shortMessage === undefined ? shortTitle : `${shortTitle}\n\n${shortMessage}`;

@@ -67,6 +67,12 @@ describe("webhook adapter (docs/outbound.md, webhook)", () => {
     expect(body.notification).not.toHaveProperty("message");
   });
 
+  it("sends text with controls as stored: a program reads it, not a person (docs/security.md)", async () => {
+    const payload = samplePayload({ title: "Build\u202E done", message: "red\u001B[31m\r\n" });
+    await webhookAdapter.send(payload, settings(), {}, deliveryContext());
+    expect((jsonBody(server.requests[0]) as { notification: unknown }).notification).toEqual(payload);
+  });
+
   it("does not follow redirects: a 302 is a final http_302 and the target is never asked", async () => {
     server.respond((request, response) => {
       if (request.url === "/elsewhere") {
