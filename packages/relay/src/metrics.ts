@@ -1,5 +1,12 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { InsertAnswerResult, NewAnswer, NewEnvelope, RelayStore, StoreTx } from "./store/types.js";
+import type {
+  InsertAnswerResult,
+  InsertEnvelopeResult,
+  NewAnswer,
+  NewEnvelope,
+  RelayStore,
+  StoreTx,
+} from "./store/types.js";
 
 /**
  * Prometheus metrics for operators (docs/relay.md, "Running at scale"). One registry per relay (tests run several in
@@ -160,8 +167,9 @@ export class RelayMetrics {
           return result;
         }),
       storeEnvelope: (envelope: NewEnvelope) =>
-        timed("store_envelope", () => store.storeEnvelope(envelope)).then(() => {
-          stored.inc({ kind: "envelopes" });
+        timed("store_envelope", () => store.storeEnvelope(envelope)).then((result: InsertEnvelopeResult) => {
+          if (result.created) stored.inc({ kind: "envelopes" });
+          return result;
         }),
     };
   }

@@ -61,6 +61,60 @@ describe.each<Transport>(["inject", "socket"])("envelopes over %s", (transport) 
     expect((await held).json().envelopes[0].envelope_id).toBe(envelope_id);
   });
 
+  describe("Idempotency-Key (issue 31, item 8)", () => {
+    const post = (body: unknown, key?: string, from: Enrolled = installation) =>
+      relay.request({
+        url: "/v1/envelopes",
+        headers: { authorization: `Bearer ${from.token}`, ...(key === undefined ? {} : { "idempotency-key": key }) },
+        body,
+      });
+
+    it("a retry of a stored envelope gets its envelope_id again and stores nothing", async () => {
+      const envelope = envelopeFor(installation, [phone.device_id]);
+      const first = await post(envelope, "obx_1.a1b2");
+      expect(first.status).toBe(201);
+      const again = await post(envelope, "obx_1.a1b2");
+      expect(again.status).toBe(201);
+      expect(again.json()).toEqual(first.json());
+      expect((await relay.envelopes(phone)).json().envelopes).toHaveLength(1);
+      // Without a key, or with another one, the same body is a new envelope; keys are per installation.
+      expect((await post(envelope)).json().envelope_id).not.toBe(first.json().envelope_id);
+      expect((await post(envelope, "obx_2")).json().envelope_id).not.toBe(first.json().envelope_id);
+      const other = await relay.enroll("other");
+      const stranger = await relay.pair(other);
+      expect((await post(envelopeFor(other, [stranger.device_id]), "obx_1.a1b2", other)).status).toBe(201);
+      expect((await relay.envelopes(phone)).json().envelopes).toHaveLength(3);
+    });
+
+    it("a retry still gets its envelope_id after its only recipient was revoked", async () => {
+      const envelope = envelopeFor(installation, [tablet.device_id]);
+      const first = (await post(envelope, "k")).json();
+      await relay.request({
+        method: "DELETE",
+        url: `/v1/devices/${tablet.device_id}`,
+        headers: { authorization: `Bearer ${installation.token}` },
+      });
+      const again = await post(envelope, "k");
+      expect([again.status, again.json()]).toEqual([201, first]);
+      expect((await post(envelope, "k2")).status).toBe(400);
+    });
+
+    it("the same key with another envelope is 409 conflict; a malformed key is 400", async () => {
+      await post(envelopeFor(installation, [phone.device_id]), "k");
+      const other = await post(envelopeFor(installation, [phone.device_id, tablet.device_id]), "k");
+      expect(other.status).toBe(409);
+      expect(other.json()).toEqual({
+        error: { code: "conflict", message: "Idempotency-Key was already used for a different envelope" },
+      });
+      for (const key of ["", "has space", "x".repeat(256), "caf\u00e9"]) {
+        const reply = await post(envelopeFor(installation, [phone.device_id]), key);
+        expect(reply.status).toBe(400);
+        expect(reply.json().error.code).toBe("invalid_request");
+      }
+      expect((await relay.envelopes(tablet)).json().envelopes).toHaveLength(0);
+    });
+  });
+
   describe("refusals", () => {
     it("401 without an installation token (POST) or a device token (GET), as strings for GET", async () => {
       expect(

@@ -276,6 +276,79 @@ describe.each(backends.filter((backend) => backend.name === "sqlite" || hasPostg
     expect(await of("dev_2")).toEqual(["env_1", "env_2"]);
   });
 
+  describe("envelope idempotency keys (issue 31, item 8)", () => {
+    const keyed = (id: string, key: string | undefined, installationId = "ins_a", recipients = ["dev_1"]) => ({
+      id,
+      installationId,
+      body: `{"e":"${id}"}`,
+      createdAt: T0,
+      recipients,
+      idempotencyKey: key,
+    });
+    const feed = async (deviceId: string) =>
+      (await store.read((tx) => tx.envelopesAfter(deviceId, null, 0, 100))).map((row) => row.envelopeId);
+
+    it("one envelope per installation and key: a repeat stores nothing and gets the first id and body", async () => {
+      expect(await store.storeEnvelope(keyed("env_1", "k1"))).toEqual({ created: true });
+      const changes: Change[] = [];
+      store.onChange((change) => changes.push(change));
+      expect(await store.storeEnvelope(keyed("env_2", "k1", "ins_a", ["dev_1", "dev_2"]))).toEqual({
+        created: false,
+        existingId: "env_1",
+        existingBody: '{"e":"env_1"}',
+      });
+      expect(await store.transaction((tx) => tx.insertEnvelope(keyed("env_3", "k1")))).toMatchObject({
+        created: false,
+        existingId: "env_1",
+      });
+      // The key is the installation's own; envelopes without one never collide.
+      expect(await store.storeEnvelope(keyed("env_4", "k1", "ins_b"))).toEqual({ created: true });
+      expect(await store.storeEnvelope(keyed("env_5", undefined))).toEqual({ created: true });
+      expect(await store.storeEnvelope(keyed("env_6", undefined))).toEqual({ created: true });
+      expect(await feed("dev_1")).toEqual(["env_1", "env_4", "env_5", "env_6"]);
+      expect(await feed("dev_2")).toEqual([]);
+      expect(await store.read((tx) => tx.envelopeByIdempotencyKey("ins_a", "k1"))).toEqual({
+        id: "env_1",
+        body: '{"e":"env_1"}',
+      });
+      expect(await store.read((tx) => tx.envelopeByIdempotencyKey("ins_a", "k2"))).toBeUndefined();
+      // Only what was stored announced itself.
+      expect(changes).toEqual([
+        { kind: "envelopes", deviceId: "dev_1" },
+        { kind: "envelopes", deviceId: "dev_1" },
+        { kind: "envelopes", deviceId: "dev_1" },
+      ]);
+    });
+
+    it("concurrent posts of one key (one batch on PostgreSQL, one commit on SQLite) store it once", async () => {
+      const outcomes = await Promise.all([
+        store.storeEnvelope(keyed("env_a", "same")),
+        store.storeEnvelope(keyed("env_b", "same")),
+        store.storeEnvelope(keyed("env_c", "other")),
+        store.storeEnvelope(keyed("env_d", "same")),
+        store.storeEnvelope(keyed("env_e", undefined)),
+      ]);
+      expect(outcomes).toEqual([
+        { created: true },
+        { created: false, existingId: "env_a", existingBody: '{"e":"env_a"}' },
+        { created: true },
+        { created: false, existingId: "env_a", existingBody: '{"e":"env_a"}' },
+        { created: true },
+      ]);
+      expect((await feed("dev_1")).sort()).toEqual(["env_a", "env_c", "env_e"]);
+    });
+
+    it("a key lives as long as its envelope: once pruned, the key stores a new one", async () => {
+      await store.storeEnvelope(keyed("env_old", "k1"));
+      const now = T0 + MAX_AGE + 1;
+      const pruned = await store.transaction((tx) =>
+        tx.prune({ now, ageCutoff: now - MAX_AGE, ackCutoff: now - ACK_REST, batch: 100 }),
+      );
+      expect(pruned.envelopes).toBe(1);
+      expect(await store.storeEnvelope({ ...keyed("env_new", "k1"), createdAt: now })).toEqual({ created: true });
+    });
+  });
+
   it("acknowledging marks answers once; later acks do not move the mark", async () => {
     await store.transaction((tx) => insert(tx, "r1"));
     const [row] = await all();

@@ -15,7 +15,9 @@ const pairingOpenUntil = new Map<string, number>();
 
 const cacheKey = (relay: string, installationId: string): string => `${relay}\n${installationId}`;
 
-export type DeviceList = { ok: true; devices: EnvelopeRecipient[] } | { ok: false; code: string; status?: number };
+export type DeviceList =
+  | { ok: true; devices: EnvelopeRecipient[] }
+  | { ok: false; code: string; status?: number; headers?: Record<string, string | string[] | undefined> };
 
 /**
  * The devices an installation seals to (`GET /v1/devices`), kept for DEVICE_LIST_TTL_MS and read again sooner

@@ -1,4 +1,5 @@
-import type { Envelope } from "@notify/contracts/relay-envelope";
+import { createHash } from "node:crypto";
+import type { Envelope, EnvelopeRecipient } from "@notify/contracts/relay-envelope";
 import {
   interactionRequestPayload,
   type NotificationPayload,
@@ -57,10 +58,29 @@ export function closedNotice(interaction: InteractionDto): NotificationPayload {
 }
 
 /**
- * Seals `payload` for every device of the installation and posts it to `/v1/envelopes`. No device is a
- * retryable `relay_no_devices` (a phone paired within the retry window still gets the question; `publish` revives
- * the dead letter later). A 400 from the relay means a recipient was revoked meanwhile: the device list is read
- * again on the retry.
+ * Envelopes sealed for a POST whose outcome is not known yet (no reply, or a 5xx), by relay, installation and
+ * idempotency key: a retry sends the same bytes, so a relay that stored the first gives back its `envelope_id`.
+ * Sealing is randomized (a fresh content key and ephemeral key each time); a re-sealed retry, after a broker
+ * restart, is answered 409 `conflict` instead, which means the same: the envelope is stored.
+ */
+const sealed = new Map<string, { plaintext: string; envelope: Envelope }>();
+const MAX_SEALED = 256;
+
+/**
+ * An envelope's `Idempotency-Key` (docs/relay.md, POST /v1/envelopes): the outbox item's key, stable across its
+ * retries, and the devices it is sealed for. A retry to the same devices is the same envelope to the relay; one to
+ * a changed list (a phone paired or revoked meanwhile) is a new envelope, so the new phone gets the question too.
+ */
+export function envelopeIdempotencyKey(itemKey: string, devices: readonly EnvelopeRecipient[]): string {
+  const ids = devices.map((device) => device.device_id).sort();
+  return `${itemKey}.${createHash("sha256").update(ids.join("\n")).digest("base64url").slice(0, 22)}`;
+}
+
+/**
+ * Seals `payload` for every device of the installation and posts it to `/v1/envelopes` with an idempotency key, so
+ * a retry after a lost reply stores nothing twice. No device is a retryable `relay_no_devices` (a phone paired
+ * within the retry window still gets the question; `publish` revives the dead letter later). A 400 from the relay
+ * means a recipient was revoked meanwhile: the device list is read again on the retry.
  */
 async function post(
   payload: RelayPayload,
@@ -72,28 +92,43 @@ async function post(
   const token = secrets.installationToken as string;
   const devices = await deviceKeys(relay.url, relay.installationId, token, context.signal);
   if (!devices.ok) {
-    if (devices.status !== undefined) return resultForStatus(devices.status, {});
+    if (devices.status !== undefined) return resultForStatus(devices.status, devices.headers ?? {});
     return { ok: false, retryable: true, code: devices.code };
   }
   if (devices.devices.length === 0) return { ok: false, retryable: true, code: "relay_no_devices" };
-  let envelope: Envelope;
-  try {
-    // jose (about 50 modules) loads with the first envelope sealed, not at start: most brokers have no relay.
-    const { sealEnvelope } = await import("@notify/contracts/relay-envelope");
-    envelope = await sealEnvelope(relay.installationId, payload, devices.devices);
-  } catch {
-    forgetDevices(relay.url, relay.installationId);
-    return { ok: false, retryable: true, code: "relay_seal_failed" };
+  const idempotencyKey = envelopeIdempotencyKey(context.idempotencyKey, devices.devices);
+  const cacheKey = `${relay.url}\n${relay.installationId}\n${idempotencyKey}`;
+  const plaintext = JSON.stringify(payload);
+  const kept = sealed.get(cacheKey);
+  let envelope = kept?.plaintext === plaintext ? kept.envelope : undefined;
+  if (!envelope) {
+    try {
+      // jose (about 50 modules) loads with the first envelope sealed, not at start: most brokers have no relay.
+      const { sealEnvelope } = await import("@notify/contracts/relay-envelope");
+      envelope = await sealEnvelope(relay.installationId, payload, devices.devices);
+    } catch {
+      forgetDevices(relay.url, relay.installationId);
+      return { ok: false, retryable: true, code: "relay_seal_failed" };
+    }
   }
   const reply = await relayRequest({
     url: relayUrl(relay.url, "/v1/envelopes"),
     method: "POST",
     token,
     body: envelope,
+    headers: { "idempotency-key": idempotencyKey },
     signal: context.signal,
   });
+  sealed.delete(cacheKey);
+  if (!reply.ok && (reply.status === undefined || reply.status >= 500)) {
+    // Maybe stored, maybe not: the retry sends these very bytes.
+    sealed.set(cacheKey, { plaintext, envelope });
+    if (sealed.size > MAX_SEALED) sealed.delete(sealed.keys().next().value as string);
+  }
   if (reply.ok) return { ok: true, status: reply.status };
   if (reply.status === undefined) return { ok: false, retryable: true, code: reply.code };
+  // The key is taken by another sealing of this item for these devices: that envelope is stored.
+  if (reply.status === 409 && reply.relayError === "conflict") return { ok: true, status: 409 };
   if (reply.status === 400) {
     forgetDevices(relay.url, relay.installationId);
     return { ok: false, retryable: true, code: "http_400", status: 400 };

@@ -5,7 +5,14 @@ const MAX_BODY_BYTES = 1024 * 1024;
 
 export type RelayReply =
   | { ok: true; status: number; body: unknown; headers: Record<string, string | string[] | undefined> }
-  | { ok: false; status?: number; code: string; headers?: Record<string, string | string[] | undefined> };
+  | {
+      ok: false;
+      status?: number;
+      code: string;
+      headers?: Record<string, string | string[] | undefined>;
+      /** The relay's error code from the body (`{error: {code}}` or `{error: "<code>"}`), when it sent one. */
+      relayError?: string;
+    };
 
 export interface RelayCall {
   url: string;
@@ -15,6 +22,19 @@ export interface RelayCall {
   signal?: AbortSignal;
   /** Headers timeout: a held poll (`wait=N`) needs more than the default. */
   timeoutMs?: number;
+  /** Extra request headers (an envelope's `Idempotency-Key`). */
+  headers?: Record<string, string>;
+}
+
+/** The error code of a relay error body (docs/relay.md, Errors): a string on the feeds, `{code}` elsewhere. */
+function relayErrorCode(text: string): string | undefined {
+  try {
+    const error = (JSON.parse(text) as { error?: unknown } | null)?.error;
+    const code = typeof error === "string" ? error : (error as { code?: unknown } | undefined)?.code;
+    return typeof code === "string" && /^[a-z_]{1,64}$/.test(code) ? code : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -32,6 +52,7 @@ export async function relayRequest(call: RelayCall): Promise<RelayReply> {
         accept: "application/json",
         "user-agent": "notify-relay-client",
         ...(call.body === undefined ? {} : { "content-type": "application/json" }),
+        ...call.headers,
       },
       ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
       ...(call.signal ? { signal: call.signal } : {}),
@@ -50,7 +71,14 @@ export async function relayRequest(call: RelayCall): Promise<RelayReply> {
     }
     const text = Buffer.concat(chunks).toString("utf8");
     if (response.statusCode < 200 || response.statusCode >= 300) {
-      return { ok: false, status: response.statusCode, code: `http_${response.statusCode}`, headers: response.headers };
+      const relayError = relayErrorCode(text);
+      return {
+        ok: false,
+        status: response.statusCode,
+        code: `http_${response.statusCode}`,
+        headers: response.headers,
+        ...(relayError === undefined ? {} : { relayError }),
+      };
     }
     let body: unknown = null;
     if (text.length > 0) {

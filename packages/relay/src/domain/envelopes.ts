@@ -41,11 +41,28 @@ function recipientsOf(body: unknown, installation: Installation): { envelope: ob
 }
 
 /**
+ * A repeat of a stored envelope's idempotency key: the same envelope (its stored form, the outer fields in a fixed
+ * order) gets the first one's id again, a different one is refused.
+ */
+function replayed(existing: { id: string; body: string }, text: string) {
+  if (existing.body !== text) {
+    throw new RelayError("conflict", "Idempotency-Key was already used for a different envelope");
+  }
+  return { envelope_id: existing.id };
+}
+
+/**
  * POST /v1/envelopes: stored for the recipients that are this owner's active devices (a device revoked since the
  * broker sealed is skipped, another owner's device never receives anything), then each recipient with a push
- * subscription gets a content-free wake-up after commit.
+ * subscription gets a content-free wake-up after commit. With an idempotency key (the `Idempotency-Key` header), a
+ * retry of a stored envelope stores nothing and wakes nobody: it gets the first `envelope_id` (docs/relay.md).
  */
-export async function postEnvelope(deps: DomainDeps, installation: Installation, body: unknown) {
+export async function postEnvelope(
+  deps: DomainDeps,
+  installation: Installation,
+  body: unknown,
+  idempotencyKey?: string,
+) {
   const { envelope, kids } = recipientsOf(body, installation);
   const envelopeId = `env_${randomHex(12)}`;
   const text = JSON.stringify(envelope);
@@ -54,14 +71,24 @@ export async function postEnvelope(deps: DomainDeps, installation: Installation,
   const recipients = (await deps.store.read((tx) => tx.devicesFor(installation.ownerId, installation.id))).filter(
     (device) => kids.includes(device.id) && reaches(installation, device),
   );
-  if (recipients.length === 0) throw new RelayError("invalid_request", "no recipient is an active paired device");
-  await deps.store.storeEnvelope({
+  if (recipients.length === 0) {
+    // A retry of an envelope stored before its recipients went is still that envelope.
+    const existing =
+      idempotencyKey === undefined
+        ? undefined
+        : await deps.store.read((tx) => tx.envelopeByIdempotencyKey(installation.id, idempotencyKey));
+    if (existing) return replayed(existing, text);
+    throw new RelayError("invalid_request", "no recipient is an active paired device");
+  }
+  const stored = await deps.store.storeEnvelope({
     id: envelopeId,
     installationId: installation.id,
     body: text,
     createdAt: deps.clock.now(),
     recipients: recipients.map((device) => device.id),
+    idempotencyKey,
   });
+  if (!stored.created) return replayed({ id: stored.existingId, body: stored.existingBody }, text);
   for (const device of recipients) {
     if (device.pushSubscription) {
       deps.push?.wake(device.id, device.pushSubscription, { envelope_id: envelopeId, version: ENVELOPE_VERSION });

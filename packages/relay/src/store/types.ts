@@ -60,7 +60,12 @@ export interface NewEnvelope {
   body: string;
   createdAt: number;
   recipients: readonly string[];
+  /** The client's `Idempotency-Key`: unique per installation while the envelope is kept. */
+  idempotencyKey?: string | undefined;
 }
+
+/** A second envelope with an installation's idempotency key is not stored: the first one's id and body come back. */
+export type InsertEnvelopeResult = { created: true } | { created: false; existingId: string; existingBody: string };
 
 export interface PruneResult {
   answers: number;
@@ -108,7 +113,10 @@ export interface StoreTx {
   /** Marks every answer up to `upTo` as acknowledged at `now` (once; later acks do not move the mark). */
   ackAnswers(installationId: string, upTo: string, now: number): Promise<void>;
 
-  insertEnvelope(envelope: NewEnvelope): Promise<void>;
+  /** Unique per (installation_id, idempotency key) when a key is given: a repeat stores nothing (no recipients). */
+  insertEnvelope(envelope: NewEnvelope): Promise<InsertEnvelopeResult>;
+  /** The envelope stored under an installation's idempotency key, while it is kept. */
+  envelopeByIdempotencyKey(installationId: string, key: string): Promise<{ id: string; body: string } | undefined>;
   envelopesAfter(deviceId: string, after: string | null, floor: number, limit: number): Promise<EnvelopeRow[]>;
   ackEnvelopes(deviceId: string, upTo: string, now: number): Promise<void>;
 
@@ -140,8 +148,11 @@ export interface RelayStore {
    * outcome. Announced like a transaction's insert.
    */
   storeAnswer(answer: NewAnswer): Promise<InsertAnswerResult>;
-  /** Stores one envelope for its recipients, committed when the promise resolves; batched like `storeAnswer`. */
-  storeEnvelope(envelope: NewEnvelope): Promise<void>;
+  /**
+   * Stores one envelope for its recipients (unless its idempotency key is taken: the first one's id and body come
+   * back), committed when the promise resolves; batched like `storeAnswer`, each call with its own outcome.
+   */
+  storeEnvelope(envelope: NewEnvelope): Promise<InsertEnvelopeResult>;
   /** Reads outside a transaction: they see committed rows only. */
   read<T>(work: (tx: StoreTx) => Promise<T>): Promise<T>;
   /**

@@ -8,6 +8,7 @@ import type {
   DeviceSummary,
   EnvelopeRow,
   InsertAnswerResult,
+  InsertEnvelopeResult,
   Installation,
   InstallationSummary,
   NewAnswer,
@@ -53,6 +54,11 @@ const byKey = (a: NewAnswer, b: NewAnswer): number =>
         : a.responseId > b.responseId
           ? 1
           : 0;
+/** The order every process inserts a batch's envelopes in: by (installation, idempotency key), unkeyed first. */
+const envelopeKey = (envelope: NewEnvelope): string =>
+  envelope.idempotencyKey === undefined ? "" : `${envelope.installationId}\u0000${envelope.idempotencyKey}`;
+const byEnvelopeKey = (a: NewEnvelope, b: NewEnvelope): number =>
+  envelopeKey(a) < envelopeKey(b) ? -1 : envelopeKey(a) > envelopeKey(b) ? 1 : 0;
 const answerKey = (answer: { installationId: string; responseId: string }): string =>
   `${answer.installationId}\u0000${answer.responseId}`;
 const nullableText = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
@@ -221,16 +227,24 @@ class PostgresTx implements StoreTx {
     await this.run(SQL.ackAnswers, [now, installationId, txid, seq]);
   }
 
-  async insertEnvelope(envelope: NewEnvelope): Promise<void> {
+  async insertEnvelope(envelope: NewEnvelope): Promise<InsertEnvelopeResult> {
     if (!this.changes) throw new Error("write outside a transaction");
-    const [row] = await this.rows(SQL.insertEnvelope, [
-      envelope.id,
-      envelope.installationId,
-      envelope.body,
-      envelope.createdAt,
-    ]);
-    await this.run(SQL.insertRecipients, [envelope.recipients, row?.seq]);
+    const { id, installationId, body, createdAt, idempotencyKey } = envelope;
+    const [row] = await this.rows(SQL.insertEnvelope, [id, installationId, body, createdAt, idempotencyKey ?? null]);
+    if (!row) {
+      // The key is taken. ON CONFLICT waited for a concurrent insert of it to commit; READ COMMITTED now sees its row.
+      const existing = await this.envelopeByIdempotencyKey(installationId, String(idempotencyKey));
+      if (!existing) throw new Error("an envelope's idempotency key is taken but no envelope holds it");
+      return { created: false, existingId: existing.id, existingBody: existing.body };
+    }
+    await this.run(SQL.insertRecipients, [envelope.recipients, row.seq]);
     for (const deviceId of envelope.recipients) this.changes.push({ kind: "envelopes", deviceId });
+    return { created: true };
+  }
+
+  async envelopeByIdempotencyKey(installationId: string, key: string) {
+    const [row] = await this.rows(SQL.envelopeByIdempotencyKey, [installationId, key]);
+    return row && { id: String(row.id), body: String(row.body) };
   }
 
   async envelopesAfter(deviceId: string, after: string | null, floor: number, limit: number): Promise<EnvelopeRow[]> {
@@ -278,7 +292,7 @@ export class PostgresStore implements RelayStore {
   private readonly toAnnounce = new Set<string>();
   private announceScheduled = false;
   readonly answerBatches: Batcher<NewAnswer, InsertAnswerResult> | undefined;
-  readonly envelopeBatches: Batcher<NewEnvelope, undefined> | undefined;
+  readonly envelopeBatches: Batcher<NewEnvelope, InsertEnvelopeResult> | undefined;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -294,7 +308,7 @@ export class PostgresStore implements RelayStore {
       );
       this.envelopeBatches = new Batcher(
         (envelopes) => this.insertEnvelopes(envelopes),
-        (envelope) => this.transaction((tx) => tx.insertEnvelope(envelope)).then(() => undefined),
+        (envelope) => this.transaction((tx) => tx.insertEnvelope(envelope)),
         group,
       );
     }
@@ -304,7 +318,7 @@ export class PostgresStore implements RelayStore {
     return this.answerBatches ? this.answerBatches.submit(answer) : this.transaction((tx) => tx.insertAnswer(answer));
   }
 
-  storeEnvelope(envelope: NewEnvelope): Promise<void> {
+  storeEnvelope(envelope: NewEnvelope): Promise<InsertEnvelopeResult> {
     return this.envelopeBatches
       ? this.envelopeBatches.submit(envelope)
       : this.transaction((tx) => tx.insertEnvelope(envelope));
@@ -361,23 +375,42 @@ export class PostgresStore implements RelayStore {
     });
   }
 
-  /** One batch of envelopes and their recipients in one statement (envelope ids are random: no conflicts). */
-  private async insertEnvelopes(envelopes: NewEnvelope[]): Promise<undefined[]> {
-    const pairs = envelopes.flatMap((envelope) => envelope.recipients.map((deviceId) => [envelope.id, deviceId]));
-    await this.pool.query(
+  /**
+   * One batch of envelopes and their recipients in one statement, committed before any outcome is given. The first
+   * envelope of each idempotency key in the batch is tried; one whose key was taken (before, or by an earlier
+   * envelope of this batch) reads the stored one in a unit of its own, which is rare: a client's retry.
+   */
+  private async insertEnvelopes(envelopes: NewEnvelope[]): Promise<InsertEnvelopeResult[]> {
+    const keys = new Set<string>();
+    const rows = envelopes
+      .filter((envelope) => {
+        if (envelope.idempotencyKey === undefined) return true;
+        const key = envelopeKey(envelope);
+        if (keys.has(key)) return false;
+        keys.add(key);
+        return true;
+      })
+      .sort(byEnvelopeKey);
+    const pairs = rows.flatMap((envelope) => envelope.recipients.map((deviceId) => [envelope.id, deviceId]));
+    const { rows: inserted } = await this.pool.query(
       prepared(SQL.insertEnvelopes, [
-        envelopes.map((envelope) => envelope.id),
-        envelopes.map((envelope) => envelope.installationId),
-        envelopes.map((envelope) => envelope.body),
-        envelopes.map((envelope) => envelope.createdAt),
+        rows.map((envelope) => envelope.id),
+        rows.map((envelope) => envelope.installationId),
+        rows.map((envelope) => envelope.body),
+        rows.map((envelope) => envelope.createdAt),
+        rows.map((envelope) => envelope.idempotencyKey ?? null),
         pairs.map((pair) => pair[0]),
         pairs.map((pair) => pair[1]),
       ]),
     );
-    for (const envelope of envelopes) {
-      for (const deviceId of envelope.recipients) this.committed({ kind: "envelopes", deviceId });
-    }
-    return envelopes.map(() => undefined);
+    const created = new Set(inserted.map((row: Row) => String(row.id)));
+    return Promise.all(
+      envelopes.map((envelope): Promise<InsertEnvelopeResult> => {
+        if (!created.has(envelope.id)) return this.transaction((tx) => tx.insertEnvelope(envelope));
+        for (const deviceId of envelope.recipients) this.committed({ kind: "envelopes", deviceId });
+        return Promise.resolve({ created: true });
+      }),
+    );
   }
 
   /** A change is committed: held polls here wake now, other processes by NOTIFY. */

@@ -49,18 +49,28 @@ export const SQL = {
   ackAnswers: `UPDATE answers SET acked_at = $1
     WHERE installation_id = $2 AND (txid, seq) <= ($3::xid8, $4::bigint) AND acked_at IS NULL`,
 
-  insertEnvelope: "INSERT INTO envelopes (id, installation_id, body, created_at) VALUES ($1, $2, $3, $4) RETURNING seq",
+  insertEnvelope: `INSERT INTO envelopes (id, installation_id, body, created_at, idempotency_key)
+    VALUES ($1, $2, $3, $4, $5)
+    ON CONFLICT (installation_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING seq`,
+  envelopeByIdempotencyKey: "SELECT id, body FROM envelopes WHERE installation_id = $1 AND idempotency_key = $2",
   insertRecipients: `INSERT INTO envelope_recipients (device_id, envelope_seq)
     SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING`,
-  // A batch of envelopes and their recipients in one statement (one transaction): $5/$6 pair envelope ids with
-  // device ids.
+  // A batch of envelopes and their recipients in one statement (one transaction): $6/$7 pair envelope ids with
+  // device ids. An envelope whose idempotency key is taken is skipped, and so are its recipients (they join what was
+  // inserted); the statement returns the ids it stored. Rows go in the order given, sorted by key as answers
+  // are, so two processes' batches wait on each other's keys in one order only.
   insertEnvelopes: `WITH e AS (
-      INSERT INTO envelopes (id, installation_id, body, created_at)
-      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) RETURNING seq, id)
-    INSERT INTO envelope_recipients (device_id, envelope_seq)
-    SELECT r.device_id, e.seq FROM unnest($5::text[], $6::text[]) AS r(envelope_id, device_id)
-      JOIN e ON e.id = r.envelope_id
-    ON CONFLICT DO NOTHING`,
+      INSERT INTO envelopes (id, installation_id, body, created_at, idempotency_key)
+      SELECT i, s, b, t, k FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[])
+        WITH ORDINALITY AS u(i, s, b, t, k, n) ORDER BY n
+      ON CONFLICT (installation_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+      RETURNING seq, id),
+    r AS (
+      INSERT INTO envelope_recipients (device_id, envelope_seq)
+      SELECT r.device_id, e.seq FROM unnest($6::text[], $7::text[]) AS r(envelope_id, device_id)
+        JOIN e ON e.id = r.envelope_id
+      ON CONFLICT DO NOTHING)
+    SELECT id FROM e`,
   envelopesAfter: `SELECT r.txid::text AS position_txid, r.envelope_seq::text AS position_seq, e.id, e.body, e.created_at AS at
     FROM envelope_recipients r JOIN envelopes e ON e.seq = r.envelope_seq
     WHERE r.device_id = $1 AND (r.txid, r.envelope_seq) > ($2::xid8, $3::bigint) AND e.created_at >= $4

@@ -72,6 +72,12 @@ const MIGRATIONS: string[] = [
   CREATE INDEX devices_by_direct_installation ON devices (direct_installation_id)
     WHERE direct_installation_id IS NOT NULL;
   `,
+  // 3: an envelope POST's Idempotency-Key, unique per installation, kept (and pruned) with its envelope.
+  `
+  ALTER TABLE envelopes ADD COLUMN idempotency_key text;
+  CREATE UNIQUE INDEX envelopes_by_idempotency_key ON envelopes (installation_id, idempotency_key)
+    WHERE idempotency_key IS NOT NULL;
+  `,
 ];
 
 /** An arbitrary constant: the advisory lock that lets one of several starting relay processes migrate. */

@@ -35,7 +35,9 @@ export const SQL = {
     WHERE installation_id = ? AND seq > ? AND received_at >= ? ORDER BY seq LIMIT ?`,
   ackAnswers: "UPDATE answers SET acked_at = ? WHERE installation_id = ? AND seq <= ? AND acked_at IS NULL",
 
-  insertEnvelope: "INSERT INTO envelopes (id, installation_id, body, created_at) VALUES (?, ?, ?, ?)",
+  insertEnvelope: `INSERT INTO envelopes (id, installation_id, body, created_at, idempotency_key) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (installation_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`,
+  envelopeByIdempotencyKey: "SELECT id, body FROM envelopes WHERE installation_id = ? AND idempotency_key = ?",
   insertRecipient: "INSERT OR IGNORE INTO envelope_recipients (device_id, envelope_seq) VALUES (?, ?)",
   envelopesAfter: `SELECT e.seq, e.id, e.body, e.created_at AS at FROM envelope_recipients r
     JOIN envelopes e ON e.seq = r.envelope_seq

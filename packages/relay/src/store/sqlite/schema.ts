@@ -71,6 +71,13 @@ const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
       CREATE INDEX devices_by_direct_installation ON devices (direct_installation_id)
         WHERE direct_installation_id IS NOT NULL;
     `),
+  // 3: an envelope POST's Idempotency-Key, unique per installation, kept (and pruned) with its envelope.
+  (db) =>
+    db.exec(`
+      ALTER TABLE envelopes ADD COLUMN idempotency_key TEXT;
+      CREATE UNIQUE INDEX envelopes_by_idempotency_key ON envelopes (installation_id, idempotency_key)
+        WHERE idempotency_key IS NOT NULL;
+    `),
 ];
 
 export function migrate(db: DatabaseSync): void {

@@ -8,6 +8,7 @@ import type {
   DeviceSummary,
   EnvelopeRow,
   InsertAnswerResult,
+  InsertEnvelopeResult,
   Installation,
   InstallationSummary,
   NewAnswer,
@@ -184,16 +185,27 @@ class SqliteTx implements StoreTx {
     this.sql.get("ackAnswers").run(now, installationId, Number(upTo));
   }
 
-  async insertEnvelope(envelope: NewEnvelope): Promise<void> {
+  async insertEnvelope(envelope: NewEnvelope): Promise<InsertEnvelopeResult> {
     const changes = this.writing();
+    const key = envelope.idempotencyKey ?? null;
     const result = this.sql
       .get("insertEnvelope")
-      .run(envelope.id, envelope.installationId, envelope.body, envelope.createdAt);
+      .run(envelope.id, envelope.installationId, envelope.body, envelope.createdAt, key);
+    if (Number(result.changes) === 0 && key !== null) {
+      const row = this.sql.get("envelopeByIdempotencyKey").get(envelope.installationId, key) as Row;
+      return { created: false, existingId: text(row.id), existingBody: text(row.body) };
+    }
     const seq = Number(result.lastInsertRowid);
     for (const deviceId of envelope.recipients) {
       this.sql.get("insertRecipient").run(deviceId, seq);
       changes.push({ kind: "envelopes", deviceId });
     }
+    return { created: true };
+  }
+
+  async envelopeByIdempotencyKey(installationId: string, key: string) {
+    const row = this.sql.get("envelopeByIdempotencyKey").get(installationId, key) as Row | undefined;
+    return row && { id: text(row.id), body: text(row.body) };
   }
 
   async envelopesAfter(deviceId: string, after: string | null, floor: number, limit: number): Promise<EnvelopeRow[]> {
@@ -326,7 +338,7 @@ export class SqliteStore implements RelayStore {
     return this.transaction((tx) => tx.insertAnswer(answer));
   }
 
-  storeEnvelope(envelope: NewEnvelope): Promise<void> {
+  storeEnvelope(envelope: NewEnvelope): Promise<InsertEnvelopeResult> {
     return this.transaction((tx) => tx.insertEnvelope(envelope));
   }
 
