@@ -1,4 +1,4 @@
-import { backoffMs } from "@notify/contracts/retry";
+import { backoffMs, cappedServerDelayMs } from "@notify/contracts/retry";
 import type { DeliveryResult, OutboxStatus } from "./types.js";
 
 /** The retry bounds of spec 1, Outbound delivery (the dispatcher's options). */
@@ -32,6 +32,6 @@ export function decideRetry(
   if (result.ok) return { status: "Delivered", nextAttemptMs: nowMs };
   if (!result.retryable || attempts >= policy.maxAttempts) return { status: "DeadLetter", nextAttemptMs: nowMs };
   const backoff = backoffMs(attempts, { baseMs: policy.baseBackoffMs, maxMs: policy.maxBackoffMs, random });
-  const requested = result.retryAfterMs === undefined ? 0 : Math.min(result.retryAfterMs, policy.maxRetryAfterMs);
+  const requested = cappedServerDelayMs(result.retryAfterMs, policy.maxRetryAfterMs);
   return { status: "Retry", nextAttemptMs: nowMs + Math.max(backoff, requested) };
 }

@@ -29,4 +29,15 @@ describe("decideRetry (spec 1, Outbound delivery: the retry bound)", () => {
     const capped = decideRetry({ ...retryable, retryAfterMs: 3_600_000 }, 1, now, policy, () => 1);
     expect(capped.nextAttemptMs).toBe(now + 600_000);
   });
+
+  it("a server's delay past the timer limit, infinite or NaN still gives a due time within the cap (issue 31, item 4)", () => {
+    const retryable = { ok: false as const, retryable: true, code: "http_429" };
+    const backoff = decideRetry(retryable, 1, now, policy, () => 1).nextAttemptMs - now;
+    for (const retryAfterMs of [2_147_484_000, Number.POSITIVE_INFINITY]) {
+      expect(decideRetry({ ...retryable, retryAfterMs }, 1, now, policy, () => 1).nextAttemptMs).toBe(now + 600_000);
+    }
+    expect(decideRetry({ ...retryable, retryAfterMs: Number.NaN }, 1, now, policy, () => 1).nextAttemptMs).toBe(
+      now + backoff,
+    );
+  });
 });

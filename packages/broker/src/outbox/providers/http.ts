@@ -1,4 +1,4 @@
-import { retryAfterMs } from "@notify/contracts/retry";
+import { cappedServerDelayMs, retryAfterMs } from "@notify/contracts/retry";
 import type { DeliveryResult } from "../types.js";
 
 export interface HttpSend {
@@ -37,7 +37,10 @@ export function networkCode(error: unknown): string {
   return known[code] ?? "network_error";
 }
 
-/** How an HTTP status is judged: 2xx delivered; 408, 425, 429 and 5xx retried; other statuses are final. */
+/**
+ * How an HTTP status is judged: 2xx delivered; 408, 425, 429 and 5xx retried; other statuses are final. A
+ * `Retry-After` is kept up to MAX_SERVER_DELAY_MS (the dispatcher caps it again with its own option).
+ */
 export function resultForStatus(
   status: number,
   headers: Record<string, string | string[] | undefined>,
@@ -46,7 +49,7 @@ export function resultForStatus(
   const retryable = status === 408 || status === 425 || status === 429 || status >= 500;
   const result: DeliveryResult = { ok: false, retryable, code: `http_${status}`, status };
   const after = retryAfterMs(headers, Date.now());
-  if (after !== undefined) result.retryAfterMs = after;
+  if (after !== undefined) result.retryAfterMs = cappedServerDelayMs(after);
   return result;
 }
 
@@ -73,7 +76,7 @@ export async function sendHttp(send: HttpSend): Promise<DeliveryResult> {
       await response.body.dump({ limit: MAX_BODY_BYTES }).catch(() => {});
     }
     const result = resultForStatus(response.statusCode, response.headers);
-    if (!result.ok && hint !== undefined && Number.isFinite(hint) && hint >= 0) result.retryAfterMs = Math.ceil(hint);
+    if (!result.ok && hint !== undefined && hint >= 0) result.retryAfterMs = cappedServerDelayMs(Math.ceil(hint));
     return result;
   } catch (error) {
     return { ok: false, retryable: true, code: networkCode(error) };

@@ -99,6 +99,23 @@ describe("ntfy adapter (https://docs.ntfy.sh/publish/#publish-as-json)", () => {
     });
   });
 
+  it("takes a Retry-After past the timer limit as the 10-minute cap (issue 31, item 4)", async () => {
+    server.respond((_request, response) => response.writeHead(429, { "retry-after": "2147484" }).end());
+    expect(await ntfyAdapter.send(samplePayload(), settings(), SECRETS, deliveryContext())).toMatchObject({
+      code: "http_429",
+      retryAfterMs: 600_000,
+    });
+  });
+
+  it("shows controls in the title and message as <U+XXXX> tokens (issue 31, item 2)", async () => {
+    const payload = samplePayload({ title: "Build\u202E done", message: "red\u001B[31m\r\nnext\u0085" });
+    await ntfyAdapter.send(payload, settings(), {}, deliveryContext());
+    expect(jsonBody(server.requests[0])).toMatchObject({
+      title: "Build<U+202E> done",
+      message: "red<U+001B>[31m\nnext<U+0085>",
+    });
+  });
+
   it("fails final with provider_secret_invalid for a token that cannot be a header value", async () => {
     const bad = { token: "tk_abc\r\nX-Injected: 1" };
     const result = await ntfyAdapter.send(samplePayload(), settings(), bad, deliveryContext());
