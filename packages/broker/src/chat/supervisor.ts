@@ -1,4 +1,4 @@
-import { backoffMs } from "@notify/contracts/retry";
+import { backoffMs, cappedServerDelayMs } from "@notify/contracts/retry";
 import type { OutboundConnection } from "@notify/contracts/ui";
 import type { DomainBus } from "../domain/bus.js";
 import { type Clock, isoTime } from "../domain/clock.js";
@@ -21,6 +21,11 @@ export interface ChatTimings {
   rescanMs?: number;
   /** Telegram getUpdates long-poll `timeout`, seconds. */
   pollSeconds?: number;
+  /**
+   * The deadline of one chat API call (a long poll gets its `timeout` plus this), and of a Slack socket from
+   * `apps.connections.open` to its `hello`: a server that stops answering is a failure, not a wait for undici's.
+   */
+  requestTimeoutMs?: number;
   /** How long the handles and messages of a settled question are kept (docs/outbound.md: 7 days). */
   retentionMs?: number;
   /** How often they are pruned (by the clock; checked on each rescan). */
@@ -50,6 +55,7 @@ export interface ChatLoopContext {
   /** Edits the open messages of a question that is no longer pending (after a settle or a late tap). */
   close(interactionId: string): void;
   backoff(failures: number): number;
+  /** Waits `ms` (capped at MAX_SERVER_DELAY_MS, whatever a server named) or until the loop stops. */
   sleep(ms: number): Promise<void>;
 }
 
@@ -64,6 +70,7 @@ const DEFAULTS: Required<Omit<ChatTimings, "random">> = {
   maxBackoffMs: 60_000,
   rescanMs: 2_000,
   pollSeconds: 25,
+  requestTimeoutMs: 15_000,
   retentionMs: 7 * 24 * 3_600_000,
   pruneEveryMs: 3_600_000,
 };
@@ -288,10 +295,14 @@ export class ChatSupervisor {
   }
 }
 
+/**
+ * An abortable wait of at most MAX_SERVER_DELAY_MS: a server's `retry_after` past the timer limit (2^31-1 ms)
+ * would make setTimeout fire at once, and a 429 a hot loop.
+ */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
+    const timer = setTimeout(done, cappedServerDelayMs(ms));
     function done() {
       clearTimeout(timer);
       signal.removeEventListener("abort", done);

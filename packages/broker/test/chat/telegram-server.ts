@@ -9,13 +9,16 @@ export interface TgCall {
 export interface TgUser {
   id: number;
   first_name: string;
+  last_name?: string;
 }
 
 /**
  * A loopback Telegram Bot API (https://core.telegram.org/bots/api): `POST /bot<token>/<method>` with JSON,
  * answered `{ok, result}` or `{ok: false, error_code, description, parameters?}`. getUpdates long-polls with
  * `offset` (updates below it are confirmed and forgotten) and `timeout`; a 429 with `parameters.retry_after` can
- * be queued for any method; answerCallbackQuery can be held (a broker killed while it waits).
+ * be queued for any method; answerCallbackQuery can be held (a broker killed while it waits); any method can be
+ * made to stall (a server that takes the request and never answers); updates can be pushed raw (malformed, or with
+ * a chosen update_id).
  */
 export class TelegramServer {
   readonly calls: TgCall[] = [];
@@ -27,6 +30,7 @@ export class TelegramServer {
   /** The highest offset a getUpdates confirmed. */
   confirmedOffset = 0;
   private failures = new Map<string, { status: number; retryAfter?: number }[]>();
+  private stalls = new Map<string, number>();
   holdCallbacks = false;
   url = "";
 
@@ -57,11 +61,28 @@ export class TelegramServer {
     this.failures.set(method, list);
   }
 
+  /** The next `count` calls of `method` are never answered (their connection stays open until close()). */
+  stall(method: string, count = 1): void {
+    this.stalls.set(method, (this.stalls.get(method) ?? 0) + count);
+  }
+
   private push(update: Json): number {
     const id = this.nextUpdateId++;
     this.updates.push({ update_id: id, ...update });
     for (const wake of this.waiters.splice(0)) wake();
     return id;
+  }
+
+  /** An update as given, with its own update_id (later ids continue above it). */
+  pushRaw(update: Json): void {
+    if (typeof update.update_id === "number") this.nextUpdateId = Math.max(this.nextUpdateId, update.update_id + 1);
+    this.updates.push(update);
+    for (const wake of this.waiters.splice(0)) wake();
+  }
+
+  /** The update_id the next pushed update gets. */
+  get nextId(): number {
+    return this.nextUpdateId;
   }
 
   /** A button tap on a message (callback_query). */
@@ -114,6 +135,12 @@ export class TelegramServer {
     if (match[1] !== this.token) return send(401, { ok: false, error_code: 401, description: "Unauthorized" });
     const method = match[2] as string;
     const body = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : {};
+    const stalls = this.stalls.get(method) ?? 0;
+    if (stalls > 0) {
+      this.stalls.set(method, stalls - 1);
+      this.calls.push({ method: `${method}:stalled`, body });
+      return;
+    }
     const failure = this.failures.get(method)?.shift();
     if (failure) {
       this.calls.push({ method: `${method}:failed`, body });

@@ -1,3 +1,4 @@
+import { cappedServerDelayMs } from "@notify/contracts/retry";
 import { networkCode } from "../../outbox/providers/http.js";
 import { joinUrl } from "../../outbox/providers/settings.js";
 
@@ -21,8 +22,9 @@ const KNOWN_DESCRIPTIONS = [/message is not modified/i, /message to edit not fou
 /**
  * One Bot API method (https://core.telegram.org/bots/api#making-requests): POST of JSON to
  * `{base}/bot<token>/<method>`, answered `{ok: true, result}` or `{ok: false, error_code, description,
- * parameters?: {retry_after}}`. A 429's `parameters.retry_after` (seconds) becomes `retryAfterMs`; 5xx and network
- * failures are retryable.
+ * parameters?: {retry_after}}`. A 429's `parameters.retry_after` (seconds) becomes `retryAfterMs`, at most
+ * MAX_SERVER_DELAY_MS; 5xx and network failures are retryable. `signal` carries the caller's deadline: a reply cut
+ * off by it (headers or body) is `timeout`.
  */
 export async function botApi<T>(
   base: string,
@@ -52,7 +54,8 @@ export async function botApi<T>(
   let json: Reply | null;
   try {
     json = (await response.json()) as Reply | null;
-  } catch {
+  } catch (error) {
+    if (signal.aborted) return { ok: false, code: networkCode(error), retryable: true };
     json = null;
   }
   if (response.ok && json?.ok === true) return { ok: true, result: json.result as T };
@@ -65,7 +68,7 @@ export async function botApi<T>(
   };
   const retryAfter = json?.parameters?.retry_after;
   if (typeof retryAfter === "number" && retryAfter >= 0 && Number.isFinite(retryAfter)) {
-    result.retryAfterMs = Math.ceil(retryAfter * 1000);
+    result.retryAfterMs = cappedServerDelayMs(Math.ceil(retryAfter * 1000));
   }
   const description = typeof json?.description === "string" ? json.description : "";
   const known = KNOWN_DESCRIPTIONS.find((pattern) => pattern.test(description));

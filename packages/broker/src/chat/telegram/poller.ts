@@ -1,3 +1,6 @@
+import { cappedServerDelayMs } from "@notify/contracts/retry";
+import { readableText } from "../../outbox/providers/readable-text.js";
+import { truncate } from "../../outbox/providers/text-limits.js";
 import { outcomeLine, rememberName } from "../question-text.js";
 import { outcomeReply, type SettleOutcome, settleFromChat } from "../settle.js";
 import type { ChatLoopContext } from "../supervisor.js";
@@ -24,9 +27,46 @@ interface TgUpdate {
   callback_query?: { id: string; from: TgUser; message?: TgMessage; data?: string };
 }
 
+/** sendMessage and editMessageText `text`: at most 4096 characters (https://core.telegram.org/bots/api#sendmessage). */
+const TEXT_MAX = 4096;
+
+/** The name the outcome line shows, chosen by the chat user: cut, and its controls made visible. */
 function displayName(user: TgUser): string {
   const name = [user.first_name, user.last_name].filter(Boolean).join(" ").trim();
-  return (name || (user.username ? `@${user.username}` : `user ${user.id}`)).slice(0, 64);
+  return readableText(truncate(name || (user.username ? `@${user.username}` : `user ${user.id}`), 64));
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+const isId = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value);
+const isUser = (value: unknown): boolean => isObject(value) && isId(value.id);
+const optional = (value: unknown, check: (value: unknown) => boolean) => value === undefined || check(value);
+const isMessage = (value: unknown): boolean =>
+  isObject(value) &&
+  isId(value.message_id) &&
+  isObject(value.chat) &&
+  isId(value.chat.id) &&
+  optional(value.from, isUser) &&
+  optional(value.text, (text) => typeof text === "string") &&
+  optional(value.reply_to_message, (replied) => isObject(replied) && isId(replied.message_id));
+
+/**
+ * Whether an update has the shape the loop reads (the fields in TgUpdate, with their types): a tap with its
+ * query id and sender, and a message (when present) with its id and chat; a message with its id and chat. An
+ * update of another kind is well formed and ignored. A bad one must not throw: the offset would never move past it.
+ */
+function wellFormed(update: TgUpdate): boolean {
+  const query = update.callback_query as unknown;
+  if (query !== undefined) {
+    return (
+      isObject(query) &&
+      typeof query.id === "string" &&
+      isUser(query.from) &&
+      optional(query.message, isMessage) &&
+      optional(query.data, (data) => typeof data === "string")
+    );
+  }
+  return update.message === undefined || isMessage(update.message);
 }
 
 class TelegramFailure extends Error {
@@ -41,6 +81,10 @@ class TelegramFailure extends Error {
  * answers with source `telegram`, answers the callback query, and only then stores the next offset (and so
  * confirms the update to Telegram on the next poll). A crash in between gets the update again; its response id
  * comes from the update, so the second time replays the first answer instead of settling anything twice.
+ *
+ * Every call has a deadline (a long poll: its `timeout` plus `requestTimeoutMs`), so a server that stops answering
+ * shows as `retrying (timeout)` instead of `connected`. A malformed update is skipped, logged once, and its offset
+ * stored like any other; the stored offset only moves forward.
  */
 export async function telegramLoop(context: ChatLoopContext): Promise<void> {
   const { profile, signal, store } = context;
@@ -58,27 +102,38 @@ export async function telegramLoop(context: ChatLoopContext): Promise<void> {
   if (!account) throw new TelegramFailure("provider_secret_invalid");
   const botId = account.slice("telegram:".length);
 
-  /** One Bot API call, retried on 429 (retry_after) and 5xx/network failures with backoff, until it works. */
+  const { requestTimeoutMs } = context.timings;
+  /** The loop's signal with a deadline of `ms` (undici's own is 300 s). */
+  const within = (ms: number, ...signals: AbortSignal[]) =>
+    AbortSignal.any([signal, ...signals, AbortSignal.timeout(ms)]);
+
+  /**
+   * One Bot API call, retried on 429 (retry_after, capped) and 5xx/network failures (a missed deadline too) with
+   * backoff, until it works.
+   */
   const call = async <T>(method: string, body: Record<string, unknown>): Promise<BotApiResult<T>> => {
+    const deadlineMs = (typeof body.timeout === "number" ? body.timeout * 1000 : 0) + requestTimeoutMs;
     let failures = 0;
     for (;;) {
-      const reply = await botApi<T>(base, token, method, body, signal);
+      const reply = await botApi<T>(base, token, method, body, within(deadlineMs));
       if (reply.ok || !reply.retryable || signal.aborted) return reply;
       failures++;
       context.report("retrying", reply.code);
       if (failures >= 5 && method !== "getUpdates") return reply;
-      await context.sleep(Math.max(context.backoff(failures), reply.retryAfterMs ?? 0));
+      await context.sleep(Math.max(context.backoff(failures), cappedServerDelayMs(reply.retryAfterMs)));
     }
   };
 
   context.setEditor(account, async (row, interaction, editSignal) => {
     const line = outcomeLine(interaction, "telegram");
+    // A message stored before its text was made readable is made so here (a second pass changes nothing).
+    const body = truncate(readableText(row.body), Math.max(1, TEXT_MAX - line.length - 2));
     const reply = await botApi(
       base,
       token,
       "editMessageText",
-      { chat_id: row.conversation, message_id: Number(row.message), text: `${row.body}\n\n${line}` },
-      AbortSignal.any([editSignal, signal]),
+      { chat_id: row.conversation, message_id: Number(row.message), text: `${body}\n\n${line}` },
+      within(requestTimeoutMs, editSignal),
     );
     if (reply.ok) return true;
     // Already showing it, or gone: nothing more to edit. Anything else is tried again on the next rescan.
@@ -147,10 +202,12 @@ export async function telegramLoop(context: ChatLoopContext): Promise<void> {
     if (outcome.kind !== "refused") context.close(question.interactionId);
   };
 
+  /** Malformed updates without a usable update_id are logged once per run: they could come back on every poll. */
+  let loggedBadId = false;
   // The first poll does not wait: the page shows "connected" (or the failure) at once, not after a long-poll.
   let first = true;
   while (!signal.aborted) {
-    const offset = store.offset(profile.id);
+    let offset = store.offset(profile.id);
     const page = await call<TgUpdate[]>("getUpdates", {
       ...(offset !== undefined ? { offset } : {}),
       timeout: first ? 0 : context.timings.pollSeconds,
@@ -161,13 +218,26 @@ export async function telegramLoop(context: ChatLoopContext): Promise<void> {
     if (!Array.isArray(page.result)) throw new TelegramFailure("telegram_bad_reply");
     first = false;
     context.report("connected");
-    for (const update of page.result) {
+    for (const update of page.result as unknown[]) {
       if (signal.aborted) return;
-      if (typeof update?.update_id !== "number") continue;
-      if (update.callback_query) await tap(update);
-      else if (update.message) await reply(update);
-      // Only now: the answer above is committed (settleFromChat waits for it).
-      store.saveOffset(profile.id, update.update_id + 1, context.clock.now());
+      if (!isObject(update) || !isId(update.update_id) || update.update_id < 0) {
+        if (!loggedBadId)
+          context.logger.warn(`chat: telegram provider ${profile.name} skipped an update without an id`);
+        loggedBadId = true;
+        continue;
+      }
+      const valid = update as unknown as TgUpdate;
+      if (!wellFormed(valid)) {
+        // Its offset is stored below like any other: logged once, never fetched again.
+        context.logger.warn(`chat: telegram provider ${profile.name} skipped malformed update ${valid.update_id}`);
+      } else if (valid.callback_query) await tap(valid);
+      else if (valid.message) await reply(valid);
+      // Only now: the answer above is committed (settleFromChat waits for it). Never backwards: an update with a
+      // lower id later in a page must not make the next poll fetch what was confirmed already.
+      if (offset === undefined || valid.update_id + 1 > offset) {
+        offset = valid.update_id + 1;
+        store.saveOffset(profile.id, offset, context.clock.now());
+      }
     }
     await context.unit.pendingCommit();
   }
