@@ -41,7 +41,8 @@ const APP_ID = "A0NOTIFY1";
  * with block_actions / view_submission payloads, `events_api` with an event_callback) carry an `envelope_id` the
  * client must send back as `{envelope_id, payload?}`; an envelope not acknowledged when its socket goes is sent
  * again on the next connection with `retry_attempt` + 1, as Slack does. `disconnect` envelopes and dropped
- * sockets are the test's to send.
+ * sockets are the test's to send. For the failures a client must survive: the URL handed out can be rewritten, a
+ * socket can be left without its `hello`, or be sent `disconnect` right after it.
  */
 export class SlackServer {
   readonly calls: SlackCall[] = [];
@@ -49,6 +50,14 @@ export class SlackServer {
   readonly envelopes: { envelope: Envelope; ack?: Json; ackMs?: number; sentMs: number }[] = [];
   /** Connections opened (after `hello`). */
   connections = 0;
+  /** WebSocket upgrades accepted, with or without a `hello`. */
+  upgrades = 0;
+  /** Rewrites the Socket Mode URL apps.connections.open answers with. */
+  rewriteSocketUrl: ((url: string) => string) | undefined;
+  /** Sockets get no `hello` (a server that takes the connection and then says nothing). */
+  silent = false;
+  /** Every socket is sent `disconnect` right after its `hello`. */
+  disconnectOnHello = false;
   /** The next this-many acks are lost on the way (a broker killed after it acted, before Slack heard). */
   loseAcks = 0;
   /** Envelope ids whose ack was lost. */
@@ -290,6 +299,7 @@ export class SlackServer {
   private connected(ws: WebSocket): void {
     this.socket?.terminate();
     this.socket = ws;
+    this.upgrades++;
     ws.on("message", (data) => {
       let message: Json;
       try {
@@ -313,6 +323,7 @@ export class SlackServer {
     ws.on("close", () => {
       if (this.socket === ws) this.socket = undefined;
     });
+    if (this.silent) return;
     ws.send(
       JSON.stringify({
         type: "hello",
@@ -323,6 +334,10 @@ export class SlackServer {
     );
     this.connections++;
     for (const wake of this.connectionWaiters.splice(0)) wake();
+    if (this.disconnectOnHello) {
+      this.disconnect();
+      return;
+    }
     // Slack redelivers what the last connection did not acknowledge.
     for (const entry of this.envelopes) {
       if (entry.ack !== undefined) continue;
@@ -380,7 +395,8 @@ export class SlackServer {
       case "apps.connections.open": {
         const ticket = randomBytes(12).toString("hex");
         this.tickets.add(ticket);
-        return ok({ url: `${this.url.replace(/^http/, "ws")}/link/?ticket=${ticket}` });
+        const url = `${this.url.replace(/^http/, "ws")}/link/?ticket=${ticket}`;
+        return ok({ url: this.rewriteSocketUrl ? this.rewriteSocketUrl(url) : url });
       }
       case "chat.postMessage": {
         const channel = this.channels.get(body.channel) ?? body.channel;

@@ -1,4 +1,8 @@
+import { isLoopbackHost } from "@notify/contracts/guards";
+import { cappedServerDelayMs } from "@notify/contracts/retry";
+import { readableText } from "../../outbox/providers/readable-text.js";
 import { escapeMrkdwn, messageBlocks } from "../../outbox/providers/slack-app.js";
+import { truncate } from "../../outbox/providers/text-limits.js";
 import { outcomeLine, rememberName } from "../question-text.js";
 import { outcomeReply, type SettleOutcome, settleFromChat } from "../settle.js";
 import type { ChatLoopContext } from "../supervisor.js";
@@ -27,11 +31,35 @@ interface SlackUser {
 const str = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
 
 /**
+ * The Socket Mode URL `apps.connections.open` gave, if the broker may connect to it: `wss://` only. A `ws://` URL is
+ * taken only on loopback, and only when the provider's own `apiBaseUrl` is a loopback URL: the loopback Slack of the
+ * tests (or a local one), where nothing crosses the network in clear.
+ */
+export function socketUrl(value: string, apiBaseUrl: string): { url: string } | { refused: string } {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return { refused: "slack_bad_reply" };
+  }
+  if (url.protocol === "wss:") return { url: url.toString() };
+  if (url.protocol !== "ws:") return { refused: "slack_bad_reply" };
+  return isLoopbackHost(url.host) && isLoopbackHost(new URL(apiBaseUrl).host)
+    ? { url: url.toString() }
+    : { refused: "socket_url_insecure" };
+}
+
+/**
  * The Socket Mode connection of one `slack_app` provider: `apps.connections.open` with the app-level token gives
  * a WebSocket URL; `hello` means connected; every envelope is acknowledged with its `envelope_id` once handled (an
  * answer is committed before its ack, so Slack redelivers what a crash cut off, and the answer's response id,
- * taken from the action, replays instead of answering twice). A `disconnect` envelope opens a new connection at
- * once; a dropped socket throws, and the supervisor retries with backoff.
+ * taken from the action, replays instead of answering twice). A dropped socket throws, and the supervisor retries
+ * with backoff.
+ *
+ * A `disconnect` envelope (Slack recycling the connection) opens a new connection at once. When connections keep
+ * ending that way less than `maxBackoffMs` after they opened, the second such in a row and each after it wait a
+ * backoff first, shown as `retrying (slack_disconnect)`, so a server that disconnects every socket cannot make a
+ * loop of it. Every Web API call, and each socket until its `hello`, has a deadline of `requestTimeoutMs`.
  */
 export async function slackLoop(context: ChatLoopContext): Promise<void> {
   const { profile, signal, store } = context;
@@ -47,9 +75,14 @@ export async function slackLoop(context: ChatLoopContext): Promise<void> {
   const botToken = secrets.botToken ?? "";
   if (!APP_TOKEN.test(appToken) || !BOT_TOKEN.test(botToken)) throw new SlackFailure("provider_secret_invalid");
   const account = slackAccount(botToken);
+  const { requestTimeoutMs } = context.timings;
+  /** The loop's signal with the deadline of one call (undici's own is 300 s). */
+  const within = (...signals: AbortSignal[]) =>
+    AbortSignal.any([signal, ...signals, AbortSignal.timeout(requestTimeoutMs)]);
 
   context.setEditor(account, async (row, interaction, editSignal) => {
-    const line = outcomeLine(interaction, "slack");
+    // mrkdwn: the label or answer text escaped; the name is a `<@U…>` mention.
+    const line = outcomeLine(interaction, "slack", escapeMrkdwn);
     const reply = await slackApi(
       base,
       botToken,
@@ -57,13 +90,13 @@ export async function slackLoop(context: ChatLoopContext): Promise<void> {
       {
         channel: row.conversation,
         ts: row.message,
-        text: escapeMrkdwn(`${row.body}\n\n${line}`),
+        text: `${escapeMrkdwn(readableText(row.body))}\n\n${line}`,
         blocks: messageBlocks(row.body, {
           type: "context",
           elements: [{ type: "mrkdwn", text: line }],
         }),
       },
-      AbortSignal.any([editSignal, signal]),
+      within(editSignal),
     );
     if (reply.ok) return true;
     return reply.code === "slack_message_not_found" || reply.code === "slack_cant_update_message";
@@ -71,7 +104,7 @@ export async function slackLoop(context: ChatLoopContext): Promise<void> {
 
   const ephemeral = (channel: string | undefined, user: string | undefined, text: string) =>
     channel && user
-      ? slackApi(base, botToken, "chat.postEphemeral", { channel, user, text }, signal).catch(() => undefined)
+      ? slackApi(base, botToken, "chat.postEphemeral", { channel, user, text }, within()).catch(() => undefined)
       : Promise.resolve(undefined);
 
   const settle = (
@@ -143,7 +176,10 @@ export async function slackLoop(context: ChatLoopContext): Promise<void> {
             submit: { type: "plain_text", text: "Send" },
             close: { type: "plain_text", text: "Cancel" },
             blocks: [
-              { type: "section", text: { type: "mrkdwn", text: escapeMrkdwn(interaction.prompt.slice(0, 3000)) } },
+              {
+                type: "section",
+                text: { type: "mrkdwn", text: escapeMrkdwn(truncate(readableText(interaction.prompt), 3000)) },
+              },
               {
                 type: "input",
                 block_id: "answer",
@@ -158,7 +194,7 @@ export async function slackLoop(context: ChatLoopContext): Promise<void> {
             ],
           },
         },
-        signal,
+        within(),
       );
       return;
     }
@@ -230,25 +266,38 @@ export async function slackLoop(context: ChatLoopContext): Promise<void> {
     return undefined;
   };
 
+  /** Connections in a row ended by `disconnect` less than `maxBackoffMs` after they opened. */
+  let quickDisconnects = 0;
   while (!signal.aborted) {
-    const opened = await slackApi<{ url?: string }>(base, appToken, "apps.connections.open", {}, signal);
+    const opened = await slackApi<{ url?: string }>(base, appToken, "apps.connections.open", {}, within());
     if (signal.aborted) return;
     if (!opened.ok) {
-      // 429 honoured: the supervisor's backoff is at least the requested wait.
-      if (opened.retryAfterMs !== undefined) await context.sleep(opened.retryAfterMs);
+      // 429 honoured (up to MAX_SERVER_DELAY_MS), shown as retrying while it waits; the supervisor's backoff
+      // comes on top of the requested wait.
+      if (opened.retryAfterMs !== undefined) {
+        context.report("retrying", opened.code);
+        await context.sleep(cappedServerDelayMs(opened.retryAfterMs));
+      }
       throw new SlackFailure(opened.code);
     }
-    const url = str(opened.result.url);
-    if (!url || !/^wss?:\/\//.test(url)) throw new SlackFailure("slack_bad_reply");
-    const reason = await connection(url, context, handle);
-    if (reason === "disconnect") continue;
-    if (!signal.aborted) throw new SlackFailure(reason);
+    const target = socketUrl(str(opened.result.url) ?? "", base);
+    if ("refused" in target) throw new SlackFailure(target.refused);
+    const startedMs = performance.now();
+    const reason = await connection(target.url, context, handle);
+    if (signal.aborted) return;
+    if (reason !== "disconnect") throw new SlackFailure(reason);
+    quickDisconnects = performance.now() - startedMs < context.timings.maxBackoffMs ? quickDisconnects + 1 : 0;
+    if (quickDisconnects > 1) {
+      context.report("retrying", "slack_disconnect");
+      await context.sleep(context.backoff(quickDisconnects - 1));
+    }
   }
 }
 
 /**
  * One WebSocket session; resolves with why it ended: `disconnect` (Slack asked for a new connection),
- * `socket_closed` (dropped), `aborted`. Envelopes are handled one at a time, in order.
+ * `socket_closed` (dropped), `socket_timeout` (no `hello` within `requestTimeoutMs`), `aborted`. Envelopes are
+ * handled one at a time, in order.
  */
 function connection(
   url: string,
@@ -259,9 +308,12 @@ function connection(
     const socket = new WebSocket(url);
     let chain = Promise.resolve();
     let ended = false;
+    // A server that takes the connection and never says hello is a failure, not "connecting" for ever.
+    const helloTimer = setTimeout(() => end("socket_timeout"), context.timings.requestTimeoutMs);
     const end = (reason: string) => {
       if (ended) return;
       ended = true;
+      clearTimeout(helloTimer);
       context.signal.removeEventListener("abort", onAbort);
       try {
         socket.close();
@@ -280,6 +332,7 @@ function connection(
         return;
       }
       if (envelope.type === "hello") {
+        clearTimeout(helloTimer);
         context.report("connected");
         return;
       }

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { retryAfterMs } from "@notify/contracts/retry";
+import { cappedServerDelayMs, retryAfterMs } from "@notify/contracts/retry";
 import { networkCode } from "../../outbox/providers/http.js";
 import { joinUrl } from "../../outbox/providers/settings.js";
 
@@ -22,8 +22,9 @@ const ERROR_NAME = /^[a-z0-9_]{1,60}$/;
 
 /**
  * One Slack Web API method (https://api.slack.com/web): POST of JSON to `{base}/{method}` with the token as a
- * Bearer header, answered `{ok: true, ...}` or `{ok: false, error}`. 429 carries Retry-After (seconds). Results
- * are a status and a fixed code (`slack_<error>`), never the token.
+ * Bearer header, answered `{ok: true, ...}` or `{ok: false, error}`. 429 carries Retry-After (seconds), taken up
+ * to MAX_SERVER_DELAY_MS. Results are a status and a fixed code (`slack_<error>`), never the token. `signal` carries
+ * the caller's deadline: a reply cut off by it (headers or body) is `timeout`.
  */
 export async function slackApi<T>(
   base: string,
@@ -51,7 +52,8 @@ export async function slackApi<T>(
   let json: ({ ok?: unknown; error?: unknown } & Record<string, unknown>) | null;
   try {
     json = (await response.json()) as typeof json;
-  } catch {
+  } catch (error) {
+    if (signal.aborted) return { ok: false, code: networkCode(error), retryable: true };
     json = null;
   }
   if (response.ok && json?.ok === true) return { ok: true, result: json as T };
@@ -67,6 +69,6 @@ export async function slackApi<T>(
     retryable: status === 429 || status >= 500,
   };
   const after = retryAfterMs(Object.fromEntries(response.headers), Date.now());
-  if (after !== undefined) result.retryAfterMs = after;
+  if (after !== undefined) result.retryAfterMs = cappedServerDelayMs(after);
   return result;
 }
