@@ -88,6 +88,8 @@ describe("envelope retries after a lost 201 (issue 31, item 8)", () => {
     proxy.state.dropEnvelopeReplies = false;
     broker.clock.set(broker.clock.now() + 60_000);
     expect(await broker.dispatcher.runDue()).toBe(2);
+    const payloads = (await fetchPayloads(relay, phone)) as Json[];
+    expect(payloads.map((payload) => payload.payload_kind).sort()).toEqual(["interaction-request", "notification"]);
     const [first, second, ...retries] = proxy.seen;
     expect(retries).toHaveLength(2);
     for (const retry of retries) {
@@ -97,8 +99,6 @@ describe("envelope retries after a lost 201 (issue 31, item 8)", () => {
     }
     expect(broker.outbox.itemsForInteraction((asked.body as Json).id)[0]?.status).toBe("Delivered");
 
-    const payloads = (await fetchPayloads(relay, phone)) as Json[];
-    expect(payloads.map((payload) => payload.payload_kind).sort()).toEqual(["interaction-request", "notification"]);
   });
 
   it("a retry sealed again (a restarted broker) is answered 409 conflict by the relay, which counts as delivered", async () => {
