@@ -12,7 +12,7 @@ const CONTROLS = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
  * other control character (C0 but tab and newline, DEL, C1) becomes a token of the same form, `<U+001B>`, so an
  * escape sequence, a NUL or a backspace can neither hide text nor reach a client that acts on it. Plain ASCII
  * tokens, so escaping for a markup (Telegram HTML or MarkdownV2, Slack mrkdwn) comes after, as for any text. Applying
- * it twice changes nothing. docs/security.md, "Bidi and control characters".
+ * it twice changes nothing. docs/security.md, "Bidi controls".
  */
 export function readableText(text: string): string {
   return showBidiControls(text.replace(/\r\n?/g, "\n")).replace(CONTROLS, bidiToken);

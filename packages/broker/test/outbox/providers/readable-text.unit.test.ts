@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { readableParts, readableText } from "../../../src/outbox/providers/readable-text.js";
 
-describe("readableText (docs/security.md, Bidi and control characters)", () => {
+describe("readableText (docs/security.md, Bidi controls)", () => {
   it("shows bidi controls, C0 (but tab and newline), DEL and C1 as <U+XXXX> tokens", () => {
     expect(readableText("invoice\u202Etxt.exe")).toBe("invoice<U+202E>txt.exe");
     expect(readableText("\u2066a\u2069 \u200E\u200F\u061C")).toBe("<U+2066>a<U+2069> <U+200E><U+200F><U+061C>");
