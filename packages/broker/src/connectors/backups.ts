@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { basename, join } from "node:path";
+import { basename, extname, join } from "node:path";
 import type { AgentFileBackup } from "@notify/contracts/ui";
 import { editFile } from "../fs/edit-file.js";
 import { ensurePrivateDir, writePrivateFile } from "../fs/private-files.js";
@@ -47,7 +47,9 @@ export class BackupStore {
     const index = this.index();
     let id = `${stamp.replaceAll(/[-:.]/g, "").replace("T", "-").replace("Z", "")}-${agent}-${basename(file).replace(/\W/g, "_")}`;
     for (let n = 2; index.some((entry) => entry.id === id); n += 1) id = `${id.replace(/-\d+$/, "")}-${n}`;
-    const path = join(this.dir, `${id}.bak`);
+    // The agent file's own extension (`.toml`, `.json`), so the copy opens as what it is; copies taken before issue
+    // 31 end in `.bak` and are found through the index, which keeps every copy's path.
+    const path = join(this.dir, `${id}${extname(file) || ".bak"}`);
     writePrivateFile(path, bytes);
     const stored: Stored = { id, agent, account, file, created_at: stamp, bytes: bytes.length, reason, path };
     writeJsonFile(this.indexPath, [...index, stored]);

@@ -1,11 +1,14 @@
+import { ConnectorError } from "./connector-error.js";
 import {
   describeLines,
   joinLines,
   OWNER_PREFIX,
+  parseToml,
   type Region,
   regionLines,
   splitLines,
   stripRegions,
+  TomlSyntaxError,
 } from "./toml-regions.js";
 
 /** The provider id Notify adds under `[model_providers]` (Codex reserves `openai`, `ollama` and `lmstudio`). */
@@ -109,6 +112,39 @@ export function connectCodexConfig(ownerText: string, connection: CodexConnectio
     if (!ownerTables.has(table)) out.push(...regionLines({ name: table, lines: [`[${table}]`, ...keys] }));
   }
   return joinLines({ lines: out, newline: parsed.newline, trailing: true, bom: parsed.bom === true });
+}
+
+/**
+ * A config.toml Codex cannot read is refused, naming the line, and left as it was: Notify's lines would only be
+ * added to a file Codex already ignores, and the connect would look done (issue 31, item 6).
+ */
+export function checkCodexConfig(file: string, text: string): void {
+  try {
+    parseToml(text);
+  } catch (error) {
+    if (!(error instanceof TomlSyntaxError)) throw error;
+    throw new ConnectorError(
+      409,
+      `cannot parse ${file} (${error.message}); it was left as it was: fix it, then connect again`,
+    );
+  }
+}
+
+/** connectCodexConfig for `file`: the owner's text must parse, and so must the result, or nothing is written. */
+export function connectCodexConfigFile(file: string, ownerText: string, connection: CodexConnection): string {
+  checkCodexConfig(file, ownerText);
+  const text = connectCodexConfig(ownerText, connection);
+  try {
+    parseToml(text);
+  } catch (error) {
+    if (!(error instanceof TomlSyntaxError)) throw error;
+    throw new ConnectorError(
+      409,
+      `${file} would no longer parse with Notify's settings in it (${error.message}): a key Notify sets is written ` +
+        "in a form it does not edit (dotted keys or an inline table); it was left as it was",
+    );
+  }
+  return text;
 }
 
 /** The owner's file without anything Notify wrote. */

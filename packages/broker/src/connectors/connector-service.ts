@@ -14,10 +14,10 @@ import { releaseAgentFile, writeAgentFile } from "./agent-files.js";
 import { type Backup, BackupStore, directoryExists } from "./backups.js";
 import { connectClaudeSettings, disconnectClaudeSettings, recordPrior } from "./claude-settings.js";
 import { buildCodexCatalog, hostCachedModels } from "./codex-catalog.js";
-import { connectCodexConfig, disconnectCodexConfig } from "./codex-config.js";
+import { checkCodexConfig, connectCodexConfigFile, disconnectCodexConfig } from "./codex-config.js";
 import { type Connection, ConnectionState, type ConnectOptions, type FileRecord } from "./connection-state.js";
 import { ConnectorError } from "./connector-error.js";
-import { writeJsonFile } from "./file-store.js";
+import { readIfExists, writeJsonFile } from "./file-store.js";
 import { parseSettingsFile, parseSettingsText, serializeSettings } from "./json-settings.js";
 import { defaultSelector, resolves, routedSelectors } from "./selectors.js";
 
@@ -216,8 +216,11 @@ export class ConnectorService {
       const catalog = join(this.deps.dataDir, "connectors", `${account.id.replace(":", "-")}-models.json`);
       const entries = buildCodexCatalog(snapshot, hostCachedModels(account.dir));
       const file = join(account.dir, "config.toml");
+      // Read before any account is written, as Claude Code's settings.json is: one that cannot be parsed refuses all.
+      const existing = readIfExists(file);
+      if (existing !== undefined) checkCodexConfig(file, existing.toString("utf8"));
       const render = (current: string | undefined): string =>
-        connectCodexConfig(current ?? "", {
+        connectCodexConfigFile(file, current ?? "", {
           baseUrl: `${base}/router/v1`,
           routerKey: router.key as string,
           model: options.model,

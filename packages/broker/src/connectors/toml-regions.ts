@@ -1,10 +1,42 @@
+import { parse, TomlError } from "smol-toml";
+
 /**
- * Line-level editing of a TOML file that keeps every byte Notify did not write (spec 3, Agent connectors 4:
- * "only the router's own lines are edited (marker-comment regions in the TOML file)"). Notify's lines live between
- * a `# >>> notify router ...` and a `# <<< notify router ...` comment; an owner's line that Notify's region would
- * contradict is commented out with OWNER_PREFIX and un-commented when the region goes. No TOML library: a parser
- * would re-emit the owner's file in its own layout.
+ * The one editor of Codex's config.toml, for the router connectors and `notify mcp install codex` alike: it reads
+ * the file with a TOML parser first (a file Codex cannot read is refused, naming the line, and never appended to),
+ * edits it line by line so every byte Notify did not write is kept, and parses the result before it is written.
+ *
+ * The router's lines (spec 3, Agent connectors 4: "only the router's own lines are edited (marker-comment regions in
+ * the TOML file)") live between a `# >>> notify router ...` and a `# <<< notify router ...` comment; an owner's line
+ * that Notify's region would contradict is commented out with OWNER_PREFIX and un-commented when the region goes.
+ * The MCP server is one table, `[mcp_servers.notify]`, found by describeLines (mcp/install.ts). The parser only
+ * reads: re-emitting the owner's file from a parse would lose its layout and comments.
  */
+
+/** Where and why a TOML text does not parse: what a refusal names. */
+export class TomlSyntaxError extends Error {
+  constructor(
+    readonly line: number,
+    readonly column: number,
+    readonly reason: string,
+  ) {
+    super(`line ${line}, column ${column}: ${reason}`);
+    this.name = "TomlSyntaxError";
+  }
+}
+
+/**
+ * The document `text` holds (a byte order mark before it is allowed), or a TomlSyntaxError. Integers past 2^53 are
+ * read as BigInt, not refused: a file is refused only for what no TOML reader takes.
+ */
+export function parseToml(text: string): Record<string, unknown> {
+  try {
+    return parse(text.startsWith(BOM) ? text.slice(BOM.length) : text, { integersAsBigInt: "asNeeded" });
+  } catch (error) {
+    if (!(error instanceof TomlError)) throw error;
+    const reason = (error.message.split("\n")[0] ?? "").replace(/^Invalid TOML document: /, "");
+    throw new TomlSyntaxError(error.line, error.column, reason);
+  }
+}
 
 export const BEGIN = "# >>> notify router";
 export const END = "# <<< notify router";

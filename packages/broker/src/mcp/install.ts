@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { isDeepStrictEqual } from "node:util";
+import { describeLines, parseToml, TomlSyntaxError } from "../connectors/toml-regions.js";
 import { inStyle, type TextStyle, textStyle, withoutBom } from "../fs/text-style.js";
 import type { AgentId } from "../hooks/agents.js";
 import {
@@ -141,14 +142,11 @@ function jsonStripped(target: McpTarget, text: string): string | undefined {
   return `${JSON.stringify(document, null, 2)}\n`;
 }
 
-// --- Codex: TOML, edited as text so the rest of the user's file keeps its bytes ----------------------------------
+// --- Codex: TOML, through the one config.toml editor (connectors/toml-regions.ts) --------------------------------
 
 const COMMENT = "# Notify's MCP server (notify mcp install codex); `notify mcp uninstall codex` removes it.";
-const OWN_HEADER = /^\s*\[\s*mcp_servers\s*\.\s*(?:notify|"notify"|'notify')\s*(?:\.[^\]]*)?\]\s*(?:#.*)?$/;
-const ANY_HEADER = /^\s*\[/;
-/** Forms a line-based edit cannot see into: `mcp_servers = {...}`, `mcp_servers.notify = ...`, a `[mcp_servers]` table. */
-const OPAQUE =
-  /^\s*(?:mcp_servers\s*[.=]|\[\s*mcp_servers\s*\]|\[\s*mcp_servers\s*\.\s*(?:notify|"notify"|'notify')\s*\]\s*=)/;
+/** Notify's table as describeLines names it, whatever quoting or spacing its header has. */
+const OWN_TABLE = `mcp_servers.${SERVER_NAME}`;
 
 const tomlString = (value: string): string => JSON.stringify(value);
 
@@ -156,7 +154,7 @@ function codexBlock(context: InstallContext): string {
   const { command, args } = serverArgs(context);
   return [
     COMMENT,
-    `[mcp_servers.${SERVER_NAME}]`,
+    `[${OWN_TABLE}]`,
     `command = ${tomlString(command)}`,
     `args = [${args.map(tomlString).join(", ")}]`,
     `startup_timeout_sec = ${STARTUP_TIMEOUT_SECONDS}`,
@@ -165,25 +163,62 @@ function codexBlock(context: InstallContext): string {
   ].join("\n");
 }
 
-/** The file's lines outside Notify's table (and its sub-tables and comment line), and the table's own lines. */
-function splitToml(target: McpTarget, text: string): { kept: string[]; own: string[] } {
-  const lines = text.split("\n");
-  if (lines.some((line) => OPAQUE.test(line))) {
+/** Refused as the JSON path refuses what JSON.parse cannot read: the file is left as it was, the line named. */
+function parseCodexToml(target: McpTarget, text: string): Json {
+  try {
+    return parseToml(text);
+  } catch (error) {
+    if (!(error instanceof TomlSyntaxError)) throw error;
     throw new HookInstallError(
-      `${target.file} defines mcp_servers in a form Notify does not edit (an inline table or dotted keys); it was left as it was: add Notify by hand (docs/mcp.md)`,
+      `cannot parse ${target.file} (${error.message}); it was left as it was: fix it, then run this again`,
+    );
+  }
+}
+
+const opaque = (target: McpTarget): HookInstallError =>
+  new HookInstallError(
+    `${target.file} defines mcp_servers in a form Notify does not edit (an inline table or dotted keys); it was left as it was: add Notify by hand (docs/mcp.md)`,
+  );
+
+/** The edited text, which must parse too: a table Notify cannot add (mcp_servers as an inline table) is refused. */
+function checkedToml(target: McpTarget, text: string): string {
+  try {
+    parseToml(text);
+  } catch (error) {
+    if (error instanceof TomlSyntaxError) throw opaque(target);
+    throw error;
+  }
+  return text;
+}
+
+/**
+ * The file parsed, then cut into its lines outside Notify's table (and its sub-tables and comment line) and the
+ * table's own lines, with Notify's entry as the parser read it. An entry defined without a `[mcp_servers.notify]`
+ * header (an inline table, dotted keys) is refused, as is a server named notify that is not Notify's.
+ */
+function splitToml(target: McpTarget, text: string): { kept: string[]; own: string[]; entry: Json | undefined } {
+  const document = parseCodexToml(target, text);
+  const servers = document.mcp_servers;
+  const found = servers !== null && typeof servers === "object" ? (servers as Json)[SERVER_NAME] : undefined;
+  const lines = text.split("\n");
+  const infos = describeLines(lines);
+  const mine = (table: string): boolean => table === OWN_TABLE || table.startsWith(`${OWN_TABLE}.`);
+  if (found !== undefined && !infos.some((info) => info.header && info.table === OWN_TABLE)) throw opaque(target);
+  const entry = found as Json | undefined;
+  if (entry !== undefined && !isNotifyServer(entry?.command, entry?.args)) {
+    throw new HookInstallError(
+      `${target.file} already has an MCP server named "${SERVER_NAME}" that is not Notify's; it was left as it was`,
     );
   }
   const kept: string[] = [];
   const own: string[] = [];
-  let inside = false;
-  for (const line of lines) {
-    if (ANY_HEADER.test(line)) inside = OWN_HEADER.test(line);
-    if (inside) {
+  lines.forEach((line, index) => {
+    if (mine(infos[index]?.table ?? "")) {
       if (own.length === 0 && kept[kept.length - 1] === COMMENT) kept.pop();
       own.push(line);
     } else kept.push(line);
-  }
-  return { kept, own };
+  });
+  return { kept, own, entry };
 }
 
 /** The text without Notify's table; undefined when it has none. */
@@ -192,13 +227,13 @@ function tomlWithout(target: McpTarget, text: string): string | undefined {
   if (own.length === 0) return undefined;
   // The blank line install put before the block goes with it.
   while (kept.length > 1 && kept[kept.length - 1] === "" && kept[kept.length - 2] === "") kept.pop();
-  return kept.join("\n");
+  return checkedToml(target, kept.join("\n"));
 }
 
 function tomlInstalled(target: McpTarget, text: string, context: InstallContext): string {
   const base = tomlWithout(target, text) ?? text;
   const separator = base === "" ? "" : base.endsWith("\n\n") ? "" : base.endsWith("\n") ? "\n" : "\n\n";
-  return `${base}${separator}${codexBlock(context)}`;
+  return checkedToml(target, `${base}${separator}${codexBlock(context)}`);
 }
 
 // --- Install and uninstall: the hooks' record, backup and restore rules ----------------------------------------
@@ -231,7 +266,7 @@ function strippedText(target: McpTarget, bytes: Buffer): string | undefined {
  */
 export function installMcp(agent: AgentId, scope: Scope, context: InstallContext): McpChangeResult {
   const target = mcpTargetFor(agent, scope, context.where);
-  return installInto(target, context, (bytes) => installedText(target, bytes, context));
+  return installInto(target, context, "mcp", (bytes) => installedText(target, bytes, context));
 }
 
 /**
@@ -241,7 +276,7 @@ export function installMcp(agent: AgentId, scope: Scope, context: InstallContext
  */
 export function uninstallMcp(agent: AgentId, scope: Scope, context: InstallContext): McpChangeResult {
   const target = mcpTargetFor(agent, scope, context.where);
-  return uninstallFrom(target, context, "Notify's MCP server", (bytes) => strippedText(target, bytes));
+  return uninstallFrom(target, context, "mcp", "Notify's MCP server", (bytes) => strippedText(target, bytes));
 }
 
 export interface McpStatus {
@@ -290,18 +325,10 @@ function installedCommand(target: McpTarget, bytes: Buffer): string[] | undefine
     if (entry === undefined) return undefined;
     return [String(entry.command), ...((entry.args as unknown[] | undefined) ?? []).map(String)];
   }
-  const { own } = splitToml(target, text);
-  if (own.length === 0) return undefined;
-  // Notify wrote both lines as JSON strings (valid TOML basic strings), so JSON reads them back.
-  const value = (key: string): unknown => {
-    const line = own.find((entry) => new RegExp(`^\\s*${key}\\s*=`).test(entry));
-    try {
-      return line === undefined ? undefined : JSON.parse(line.slice(line.indexOf("=") + 1));
-    } catch {
-      return undefined;
-    }
-  };
-  const command = value("command");
-  const args = value("args");
-  return [typeof command === "string" ? command : "", ...(Array.isArray(args) ? args.map(String) : [])];
+  const { entry } = splitToml(target, text);
+  if (entry === undefined) return undefined;
+  return [
+    typeof entry.command === "string" ? entry.command : "",
+    ...(Array.isArray(entry.args) ? entry.args.map(String) : []),
+  ];
 }

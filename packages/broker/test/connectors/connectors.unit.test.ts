@@ -362,6 +362,53 @@ describe("ConnectorService (spec 3, Agent connectors 1, 4)", () => {
     ).toEqual(["default", "work"]);
   });
 
+  it("refuses a config.toml Codex cannot parse, naming the line, before any write (issue 31, item 6)", () => {
+    mkdirSync(codexDir());
+    const file = join(codexDir(), "config.toml");
+    const broken = 'model = "gpt-5"\nmodel = "gpt-5.5"\n';
+    writeFileSync(file, broken);
+    let refusal: unknown;
+    try {
+      service.connect("codex", {});
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(ConnectorError);
+    expect((refusal as ConnectorError).status).toBe(409);
+    expect((refusal as Error).message).toMatch(
+      new RegExp(`^cannot parse ${file.replaceAll(".", "\\.")} \\(line 2, column 1: [^)]+\\); it was left as it was`),
+    );
+    expect(readFileSync(file, "utf8")).toBe(broken);
+    expect(service.listBackups()).toEqual([]);
+    expect(service.list().find((account) => account.id === "codex")?.connected).toBe(false);
+  });
+
+  it("refuses to connect where its keys would make the file unreadable (a root key Notify sets, as a dotted key)", () => {
+    mkdirSync(codexDir());
+    const file = join(codexDir(), "config.toml");
+    const dotted = 'agents.default_subagent_model = "gpt-5"\n';
+    writeFileSync(file, dotted);
+    expect(() => service.connect("codex", { subagentModel: "quick" })).toThrow(/would no longer parse with Notify's/);
+    expect(readFileSync(file, "utf8")).toBe(dotted);
+  });
+
+  it("a copy keeps the agent file's extension: .toml for config.toml, .json for settings.json (issue 31, item 12)", () => {
+    mkdirSync(codexDir());
+    mkdirSync(claudeDir());
+    writeFileSync(join(codexDir(), "config.toml"), 'model = "gpt-5"\n');
+    writeFileSync(join(claudeDir(), "settings.json"), "{}\n");
+    service.connect("codex", {});
+    service.connect("claude-code", {});
+    const copies = readdirSync(join(dataDir, "connectors", "backups")).filter((name) => name !== "index.json");
+    expect(copies).toHaveLength(2);
+    expect(copies).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/-codex-config_toml\.toml$/),
+        expect.stringMatching(/-claude-code-settings_json\.json$/),
+      ]),
+    );
+  });
+
   it("extra accounts from RouterAgentAccounts are listed once and connected in their own directories", () => {
     const extra = join(root, "work-codex");
     mkdirSync(extra);

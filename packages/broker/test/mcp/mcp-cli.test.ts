@@ -41,7 +41,7 @@ describe("notify mcp install through the CLI, listed by hooks status and doctor"
     const installed = await runCli(["mcp", "install", "claude-code", ...cli.target], env);
     expect(installed.code, installed.stderr).toBe(0);
     expect(installed.stdout).toContain(`claude-code (user): installed into ${claudeJson}`);
-    expect(installed.stdout).toMatch(/^backup: .*\/hooks\/backups\/claude-code-user-/m);
+    expect(installed.stdout).toMatch(/^backup: .*\/hooks\/backups\/mcp-claude-code-user-.+\.json$/m);
     const entry = JSON.parse(readFileSync(claudeJson, "utf8")).mcpServers.notify;
     // The command hooks write (stableCommand): this node and this checkout's CLI, then `mcp` and the broker's options.
     expect(entry).toMatchObject({ type: "stdio", command: process.execPath, timeout: 3_660_000, alwaysLoad: true });

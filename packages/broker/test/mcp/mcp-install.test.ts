@@ -4,13 +4,15 @@ import {
   lstatSync,
   mkdirSync,
   readFileSync,
+  renameSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type { Json } from "@notify/test-kit";
 import { describe, expect, it } from "vitest";
+import { install as installHooks } from "../../src/hooks/install/installer.js";
 import { installMcp, mcpStatus, uninstallMcp } from "../../src/mcp/install.js";
 import { tempDir } from "../helpers.js";
 
@@ -161,6 +163,67 @@ describe("notify mcp install codex", () => {
     expect(readFileSync(file, "utf8")).toBe(inline);
   });
 
+  it("refuses a config.toml it cannot parse, naming the line; the file, backups and status say so (issue 31, item 6)", () => {
+    const { home, context } = setup();
+    const file = join(home, ".codex", "config.toml");
+    const broken = 'model = "gpt-5"\n\n[mcp_servers.docs\ncommand = "docs-mcp"\n';
+    writeFileSync(file, broken);
+    expect(() => installMcp("codex", "user", context)).toThrow(
+      new RegExp(
+        `^cannot parse ${file.replaceAll(".", "\\.")} \\(line 3, column 18: [^)]+\\); it was left as it was: fix it, then run this again$`,
+      ),
+    );
+    expect(readFileSync(file, "utf8")).toBe(broken);
+    expect(existsSync(join(context.dataDir, "hooks", "backups"))).toBe(false);
+    expect(() => uninstallMcp("codex", "user", context)).toThrow(/cannot parse .*line 3/);
+    expect(mcpStatus(context.where).find((row) => row.agent === "codex" && row.scope === "user")?.installed).toBe(null);
+    // Fixed, it installs.
+    writeFileSync(file, broken.replace("[mcp_servers.docs", "[mcp_servers.docs]"));
+    expect(installMcp("codex", "user", context)).toMatchObject({ changed: true });
+  });
+
+  it("reads the file as TOML: a header inside a multi-line string is text, a [mcp_servers] table is fine", () => {
+    const { home, context } = setup();
+    const file = join(home, ".codex", "config.toml");
+    const original = [
+      'instructions = """',
+      "[mcp_servers.notify]",
+      '"""',
+      "",
+      "[mcp_servers]",
+      "",
+      "[mcp_servers.docs]",
+      'command = "docs-mcp"',
+      "",
+    ].join("\n");
+    writeFileSync(file, original);
+    expect(installMcp("codex", "user", context)).toMatchObject({ changed: true });
+    expect(readFileSync(file, "utf8").startsWith(original)).toBe(true);
+    expect(mcpStatus(context.where).find((row) => row.agent === "codex" && row.scope === "user")?.installed).toBe(true);
+    uninstallMcp("codex", "user", context);
+    expect(readFileSync(file, "utf8")).toBe(original);
+  });
+
+  it("refuses a [mcp_servers.notify] that is not Notify's, as the Claude Code path does", () => {
+    const { home, context } = setup();
+    const file = join(home, ".codex", "config.toml");
+    const theirs = '[mcp_servers.notify]\ncommand = "their-notifier"\n';
+    writeFileSync(file, theirs);
+    expect(() => installMcp("codex", "user", context)).toThrow(
+      /already has an MCP server named "notify" that is not Notify's/,
+    );
+    expect(readFileSync(file, "utf8")).toBe(theirs);
+  });
+
+  it("refuses to add its table where mcp_servers is an inline table (the result would not parse)", () => {
+    const { home, context } = setup();
+    const file = join(home, ".codex", "config.toml");
+    const inline = 'mcp_servers = { docs = { command = "docs-mcp" } }\n';
+    writeFileSync(file, inline);
+    expect(() => installMcp("codex", "user", context)).toThrow(/a form Notify does not edit/);
+    expect(readFileSync(file, "utf8")).toBe(inline);
+  });
+
   it("project scope: <project>/.codex/config.toml, created and removed with its directory", () => {
     const { project, context } = setup();
     installMcp("codex", "project", context);
@@ -210,5 +273,38 @@ describe("notify mcp install edits the agent's file as hooks do (editFile)", () 
     writeFileSync(file, `${text}[history]\r\npersistence = "none"\r\n`);
     uninstallMcp("codex", "user", context);
     expect(readFileSync(file, "utf8")).toBe(`${original}\r\n[history]\r\npersistence = "none"\r\n`);
+  });
+});
+
+describe("backups: each kind its own name and its file's extension (issue 31, item 12)", () => {
+  it("hooks-<agent>-<scope>-<time>.json, mcp-codex-<scope>-<time>.toml, mcp-claude-code-<scope>-<time>.json", () => {
+    const { home, context } = setup();
+    const toml = 'model = "gpt-5"\n';
+    writeFileSync(join(home, ".codex", "config.toml"), toml);
+    writeFileSync(join(home, ".codex", "hooks.json"), "{}\n");
+    writeFileSync(join(home, ".claude.json"), '{"theme": "dark"}\n');
+    const mcpToml = installMcp("codex", "user", context).backup ?? "";
+    const hooks = installHooks("codex", "user", context).backup ?? "";
+    const mcpJson = installMcp("claude-code", "user", context).backup ?? "";
+    expect(basename(mcpToml)).toMatch(/^mcp-codex-user-\d{4}-\d\d-\d\dT[\d-]+\.\d{3}Z\.toml$/);
+    expect(basename(hooks)).toMatch(/^hooks-codex-user-.+\.json$/);
+    expect(basename(mcpJson)).toMatch(/^mcp-claude-code-user-.+\.json$/);
+    expect(readFileSync(mcpToml, "utf8")).toBe(toml);
+    expect(readFileSync(mcpJson, "utf8")).toBe('{"theme": "dark"}\n');
+  });
+
+  it("a backup written under the old name (<agent>-<scope>-<time>.json, even for TOML) still restores", () => {
+    const { home, context } = setup();
+    const file = join(home, ".codex", "config.toml");
+    const original = '# mine\nmodel = "gpt-5"\n';
+    writeFileSync(file, original);
+    const taken = installMcp("codex", "user", context).backup ?? "";
+    // As an install before issue 31 left it: the copy named like a hooks backup, with .json, and the record naming it.
+    const old = join(context.dataDir, "hooks", "backups", "codex-user-2026-01-02T03-04-05.678Z.json");
+    renameSync(taken, old);
+    const records = join(context.dataDir, "hooks", "installs.json");
+    writeFileSync(records, readFileSync(records, "utf8").replaceAll(JSON.stringify(taken), JSON.stringify(old)));
+    expect(uninstallMcp("codex", "user", context)).toMatchObject({ changed: true });
+    expect(readFileSync(file, "utf8")).toBe(original);
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from "node:fs";
-import { join } from "node:path";
+import { extname, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { EditConflictError, type EditOutcome, editFile } from "../../fs/edit-file.js";
 import { ensurePrivateDir, writePrivateFile } from "../../fs/private-files.js";
@@ -69,15 +69,25 @@ function writeRecords(context: InstallContext, records: Records): void {
   writePrivateFile(recordsPath(context), `${JSON.stringify(records, null, 2)}\n`);
 }
 
-/** A copy of the bytes from before a change, 0600 in the data dir's 0700 `hooks/backups/`. */
-function backup(context: InstallContext, target: Target, bytes: Buffer): string {
+/** Whose edit a backup was taken for: Notify's hooks, or its MCP server entry (mcp/install.ts). */
+export type BackupKind = "hooks" | "mcp";
+
+/**
+ * A copy of the bytes from before a change, 0600 in the data dir's 0700 `hooks/backups/`, named for what was
+ * edited and with the edited file's own extension: `hooks-claude-code-user-<time>.json`,
+ * `mcp-codex-user-<time>.toml`. Copies taken before issue 31 are named `<agent>-<scope>-<time>.json` whatever the
+ * file; uninstall restores from the path kept in the install record, so those restore as before.
+ */
+function backup(context: InstallContext, target: Target, kind: BackupKind, bytes: Buffer): string {
   const dir = join(hooksDir(context), "backups");
   ensurePrivateDir(context.dataDir);
   ensurePrivateDir(hooksDir(context));
   ensurePrivateDir(dir);
   const stamp = (context.now?.() ?? new Date()).toISOString().replaceAll(":", "-");
-  let path = join(dir, `${target.agent}-${target.scope}-${stamp}.json`);
-  for (let n = 2; existsSync(path); n += 1) path = join(dir, `${target.agent}-${target.scope}-${stamp}-${n}.json`);
+  const name = `${kind}-${target.agent}-${target.scope}-${stamp}`;
+  const extension = extname(target.file) || ".bak";
+  let path = join(dir, `${name}${extension}`);
+  for (let n = 2; existsSync(path); n += 1) path = join(dir, `${name}-${n}${extension}`);
   writePrivateFile(path, bytes);
   return path;
 }
@@ -109,7 +119,7 @@ function parseSettings(target: Target, bytes: Buffer): Json {
  */
 export function install(agent: AgentId, scope: Scope, context: InstallContext): ChangeResult {
   const target = targetFor(agent, scope, context.where);
-  return installInto(target, context, (bytes) => {
+  return installInto(target, context, "hooks", (bytes) => {
     const document = bytes !== undefined ? parseSettings(target, bytes) : {};
     const updated = structuredClone(document);
     addNotify(updated, agent, context.program, context.extra);
@@ -124,7 +134,7 @@ export function install(agent: AgentId, scope: Scope, context: InstallContext): 
  */
 export function uninstall(agent: AgentId, scope: Scope, context: InstallContext): ChangeResult {
   const target = targetFor(agent, scope, context.where);
-  return uninstallFrom(target, context, "Notify's entries", (bytes) => {
+  return uninstallFrom(target, context, "hooks", "Notify's entries", (bytes) => {
     const document = parseSettings(target, bytes);
     if (!stripNotify(document, agent)) return undefined;
     return inStyle(`${JSON.stringify(document, null, 2)}\n`, textStyle(bytes.toString("utf8")));
@@ -144,12 +154,13 @@ function edit<T>(target: Target, plan: Parameters<typeof editFile<T>>[1]): EditO
 /**
  * The install rules Notify's hooks and its MCP entry share: refuse when the agent is not installed, create the
  * project's directory only when needed (and take it away again when nothing was written), edit through editFile,
- * back up what was there, and keep the record uninstall restores from. `edited` gives the new text, or undefined
- * when the file already holds Notify's entries.
+ * back up what was there (a `kind` backup), and keep the record uninstall restores from. `edited` gives the new
+ * text, or undefined when the file already holds Notify's entries.
  */
 export function installInto<T extends Target>(
   target: T,
   context: InstallContext,
+  kind: BackupKind,
   edited: (bytes: Buffer | undefined) => string | undefined,
 ): ChangeResult & { target: T } {
   if (!existsSync(target.agentHome)) {
@@ -171,7 +182,7 @@ export function installInto<T extends Target>(
   const text = outcome.result;
   const records = readRecords(context);
   const previous = records[target.file];
-  const taken = bytes !== undefined ? backup(context, target, bytes) : undefined;
+  const taken = bytes !== undefined ? backup(context, target, kind, bytes) : undefined;
   // Re-installing over Notify's own untouched write keeps the record of the user's original file.
   const keepOriginal = previous !== undefined && bytes !== undefined && sha256(bytes) === previous.installedSha256;
   const record: InstallRecord = keepOriginal
@@ -203,6 +214,7 @@ type UninstallStep = "missing" | "restored" | "removed" | "stripped" | "none";
 export function uninstallFrom<T extends Target>(
   target: T,
   context: InstallContext,
+  kind: BackupKind,
   what: string,
   stripped: (bytes: Buffer) => string | undefined,
 ): ChangeResult & { target: T } {
@@ -233,7 +245,7 @@ export function uninstallFrom<T extends Target>(
           : `not installed in ${target.file}`,
     };
   }
-  const taken = backup(context, target, outcome.before as Buffer);
+  const taken = backup(context, target, kind, outcome.before as Buffer);
   if (outcome.result === "removed" && record?.createdDir && readdirSync(target.dir).length === 0) rmdirSync(target.dir);
   if (record !== undefined) {
     delete records[target.file];
