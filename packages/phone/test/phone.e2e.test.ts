@@ -9,12 +9,12 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SqliteStore } from "@notify/relay";
-import { tempDir } from "@notify/test-kit";
+import { tempDir, until } from "@notify/test-kit";
+import { CHROMIUM_ARGS } from "@notify/test-kit/chromium";
 import { addRelayProvider, type LiveBroker, liveBroker } from "@notify/test-kit/live-broker";
 import { RelayHarness } from "@notify/test-kit/relay-harness";
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM_ARGS } from "../../web/scripts/chromium.mjs";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -33,6 +33,8 @@ const run = chromiumAvailable();
 
 /** What a wait across the broker, the relay and Chromium may take on a loaded 2-core machine (issue 21, item 24). */
 const E2E_WAIT_MS = 20_000;
+/** How soon an open phone must show that it was revoked: a fifth of its 25 s long poll (docs/phone.md). */
+const REVOKED_WAIT_MS = 5_000;
 
 /** Waits for a locator to be visible (playwright-core has no expect of its own). */
 async function visible(locator: Locator, timeout = E2E_WAIT_MS): Promise<void> {
@@ -508,13 +510,41 @@ describe.runIf(run)("phone PWA in Chromium against the real relay and broker", (
         headers: { authorization: `Bearer ${installation.token}` },
       });
       expect(revoked.status).toBe(204);
-      // The relay does not end a held poll when its device is revoked; the reloaded page's first poll gets the 401.
+      // The relay ends the held poll with 401 at once; if the reload comes first, the reloaded page's poll gets it.
       await phone.reload();
       await expect
         .poll(() => phone.evaluate(() => window.sessionStorage.getItem("died")), { timeout: E2E_WAIT_MS })
         .toBe("1");
       await visible(phone.getByRole("heading", { name: "Pair this phone" }));
       await visible(phone.getByText("This phone was unpaired. Pair it again to get questions."));
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("an open phone returns to pairing at once when revoked: the relay ends its held poll (issue 31, item 12)", async () => {
+    const other = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    try {
+      const phone = await other.newPage();
+      const heldBefore = relay.hub.sizeByKind().envelopes;
+      const { link } = await relay.pairCode(installation);
+      await phone.goto(link);
+      await visible(phone.getByText(/Paired as/));
+      const deviceId = (await storedPairing(phone))?.deviceId;
+      // The app's long poll (wait=25) is held by the relay.
+      await until(() => relay.hub.sizeByKind().envelopes > heldBefore);
+      const started = performance.now();
+      const revoked = await relay.request({
+        method: "DELETE",
+        url: `/v1/devices/${deviceId}`,
+        headers: { authorization: `Bearer ${installation.token}` },
+      });
+      expect(revoked.status).toBe(204);
+      // No reload and no tap: the open page finds out by itself, long before its poll would have ended.
+      await visible(phone.getByRole("heading", { name: "Pair this phone" }), REVOKED_WAIT_MS);
+      await visible(phone.getByText("This phone was unpaired. Pair it again to get questions."), REVOKED_WAIT_MS);
+      expect(performance.now() - started).toBeLessThan(REVOKED_WAIT_MS);
+      expect(await storedPairing(phone)).toBeNull();
     } finally {
       await other.close();
     }

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempDir, x25519Jwk } from "./helpers.js";
+import { tempDir, untilValue, x25519Jwk } from "./helpers.js";
 import { postgresAvailable, startPostgres, type TestPostgres } from "./postgres.js";
 import { call, type RelayProcess, spawnRelay } from "./processes.js";
 
@@ -131,6 +131,31 @@ describe.runIf(hasPostgres)("two relay processes on one PostgreSQL", () => {
     });
     const page = await held;
     expect(page.json.responses.map((row: { response_id: string }) => row.response_id)).toEqual(["wake-me"]);
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it("a phone's poll held by one process ends with 401 when the other revokes it (issue 31, item 12)", async () => {
+    const [a, b] = relays as [RelayProcess, RelayProcess];
+    const token = readFileSync(join(dir.path, "enrollment-token"), "utf8").trim();
+    const installation = (await call(a.url, "POST", "/v1/installations", token, {})).json;
+    const { code } = (await call(a.url, "POST", "/v1/pairings", installation.token, {})).json;
+    const phone = (
+      await call(a.url, "POST", "/v1/pairings/claim", undefined, { code, device_name: "p", public_key: x25519Jwk() })
+    ).json;
+    const first = await call(b.url, "GET", "/v1/envelopes", phone.token);
+    const held = call(
+      b.url,
+      "GET",
+      `/v1/envelopes?since=${encodeURIComponent(first.json.next_cursor)}&wait=30`,
+      phone.token,
+    );
+    await untilValue("the poll held by process B", async () =>
+      (await call(b.url, "GET", "/healthz")).json.held_polls === 1 ? true : undefined,
+    );
+    const started = performance.now();
+    expect((await call(a.url, "DELETE", `/v1/devices/${phone.device_id}`, installation.token)).status).toBe(204);
+    const ended = await held;
+    expect([ended.status, ended.json]).toEqual([401, { error: "unauthorized" }]);
     expect(performance.now() - started).toBeLessThan(5000);
   });
 });

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ManualClock, MINUTE } from "../src/domain/clock.js";
-import { ENROLLMENT_TOKEN, type Enrolled, RelayHarness, type Transport, x25519Jwk } from "./helpers.js";
+import { ENROLLMENT_TOKEN, type Enrolled, RelayHarness, type Transport, until, x25519Jwk } from "./helpers.js";
 
 /** DESIGN.md, Relay: enrollment, pairing, devices. */
 describe.each<Transport>(["inject", "socket"])("enrollment, pairing and devices over %s", (transport) => {
@@ -134,6 +134,39 @@ describe.each<Transport>(["inject", "socket"])("enrollment, pairing and devices 
       expect((await relay.request({ url: "/v1/devices", headers: auth(installation.token) })).json().devices).toEqual(
         [],
       );
+    });
+
+    it("DELETE ends the device's held envelope poll with 401 at once (issue 31, item 12)", async () => {
+      const device = await relay.pair(installation);
+      const other = await relay.pair(installation);
+      const { next_cursor } = (await relay.envelopes(device)).json();
+      const held = relay.envelopes(device, next_cursor, "&wait=30");
+      const untouched = relay.envelopes(other, undefined, "&wait=2");
+      await until(() => relay.hub.size === 2);
+      const started = performance.now();
+      const reply = await relay.request({
+        method: "DELETE",
+        url: `/v1/devices/${device.device_id}`,
+        headers: auth(installation.token),
+      });
+      expect(reply.status).toBe(204);
+      const ended = await held;
+      // The 401 its next request would get, in the feed's string style, long before the 30 s hold.
+      expect([ended.status, ended.json()]).toEqual([401, { error: "unauthorized" }]);
+      expect(performance.now() - started).toBeLessThan(5000);
+      // Another device's poll holds on, and the revoked token's next poll is refused before it waits.
+      expect(relay.hub.size).toBe(1);
+      expect((await untouched).status).toBe(200);
+      expect((await relay.envelopes(device, next_cursor, "&wait=30")).status).toBe(401);
+    });
+
+    it("a poll that authenticated before the revocation and waits after it ends with 401 too", async () => {
+      const device = await relay.pair(installation);
+      const { next_cursor } = (await relay.envelopes(device)).json();
+      // The revocation is announced first; the feed then asks to wait (as a poll whose token lookup raced it would).
+      relay.hub.revoke(`e:${device.device_id}`);
+      const reply = await relay.envelopes(device, next_cursor, "&wait=30");
+      expect(reply.status).toBe(401);
     });
 
     it("DELETE of another owner's device is 404 and leaves it alone", async () => {

@@ -108,6 +108,20 @@ describe.each(backends.filter((backend) => backend.name === "sqlite" || hasPostg
     ]);
   });
 
+  it("a revocation announces itself at commit (held polls end); revoking again announces nothing", async () => {
+    const changes: Change[] = [];
+    store.onChange((change) => changes.push(change));
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.revokeDevice("dev_2", T0);
+        throw new Error("rolled back");
+      }),
+    ).rejects.toThrow("rolled back");
+    expect(await store.transaction((tx) => tx.revokeDevice("dev_1", T0))).toBe(true);
+    expect(await store.transaction((tx) => tx.revokeDevice("dev_1", T0))).toBe(false);
+    expect(changes).toEqual([{ kind: "revoked", deviceId: "dev_1" }]);
+  });
+
   it("a pairing code is taken once and never after it expired", async () => {
     const pairing = { installationId: "ins_a", ownerId: "own_a", direct: false, expiresAt: T0 + 600_000 };
     await store.transaction((tx) => tx.createPairing({ ...pairing, codeHash: "c1", createdAt: T0 }));

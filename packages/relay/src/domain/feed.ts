@@ -71,11 +71,13 @@ export class Feed {
     while (!signal?.aborted && !this.hub.closed) {
       const remaining = deadline - performance.now();
       if (remaining <= 0) break;
-      const changed = await this.hub.next(source.key, recheck > 0 ? Math.min(recheck, remaining) : remaining, signal);
+      const wake = await this.hub.next(source.key, recheck > 0 ? Math.min(recheck, remaining) : remaining, signal);
+      // The reader's token was revoked while it waited: the 401 its next request would get, now (docs/relay.md).
+      if (wake === "revoked") throw new RelayError("unauthorized", "the token was revoked");
       if (signal?.aborted || this.hub.closed) break;
       rows = await source.fetch(state.position, state.floor, PAGE_SIZE);
       if (rows.length > 0) break;
-      if (changed) recheck = RECHECK_FIRST_MS;
+      if (wake === "changed") recheck = RECHECK_FIRST_MS;
       else if (recheck > 0) recheck = Math.min(recheck * 2, RECHECK_MAX_MS);
     }
     return cursorOut(rows);

@@ -70,9 +70,11 @@ export function buildApp(options: AppOptions): RelayApp {
   const logger = options.logger ?? silentLogger;
   const hub = new ChangeHub();
   const publicUrl = options.publicUrl;
-  const unsubscribe = options.store.onChange((change) =>
-    change.kind === "missed" ? hub.recheckAll() : hub.notify(changeKey(change)),
-  );
+  const unsubscribe = options.store.onChange((change) => {
+    if (change.kind === "missed") hub.recheckAll();
+    else if (change.kind === "revoked") hub.revoke(changeKey(change));
+    else hub.notify(changeKey(change));
+  });
   const deps: DomainDeps = {
     store: options.store,
     clock,

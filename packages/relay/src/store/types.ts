@@ -101,6 +101,7 @@ export interface StoreTx {
   devicesFor(ownerId: string, installationId: string): Promise<Device[]>;
   /** Every device, revoked ones too (operator listing). */
   listDevices(): Promise<DeviceSummary[]>;
+  /** Announced (`revoked`) at commit when it revoked something. */
   revokeDevice(id: string, now: number): Promise<boolean>;
   setPushSubscription(deviceId: string, subscription: string): Promise<void>;
   /** Clears the subscription if it is still the one that failed (a device may have re-subscribed meanwhile). */
@@ -128,12 +129,14 @@ export interface StoreTx {
 }
 
 /**
- * What changed, so long-polls on any relay process wake up. `missed`: announcements from other processes may have
- * been lost (the wake-up channel was down and is back), so every held poll reads again.
+ * What changed, so long-polls on any relay process wake up. `revoked`: a device's token is dead, so its held poll
+ * ends with 401 at once. `missed`: announcements from other processes may have been lost (the wake-up channel was
+ * down and is back), so every held poll reads again.
  */
 export type Change =
   | { kind: "answers"; installationId: string }
   | { kind: "envelopes"; deviceId: string }
+  | { kind: "revoked"; deviceId: string }
   | { kind: "missed" };
 
 export interface RelayStore {
@@ -156,8 +159,8 @@ export interface RelayStore {
   /** Reads outside a transaction: they see committed rows only. */
   read<T>(work: (tx: StoreTx) => Promise<T>): Promise<T>;
   /**
-   * Subscribes to committed changes from every relay process on this store (inserted answers and envelopes announce
-   * themselves at commit), so long-polls wake up.
+   * Subscribes to committed changes from every relay process on this store (inserted answers and envelopes, and
+   * revoked devices, announce themselves at commit), so long-polls wake up or end.
    */
   onChange(listener: (change: Change) => void): () => void;
   /** Whether the database answers a trivial query now (GET /healthz). */

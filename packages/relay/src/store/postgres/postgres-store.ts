@@ -190,7 +190,9 @@ class PostgresTx implements StoreTx {
   }
 
   async revokeDevice(id: string, now: number): Promise<boolean> {
-    return (await this.run(SQL.revokeDevice, [now, id])) > 0;
+    const revoked = (await this.run(SQL.revokeDevice, [now, id])) > 0;
+    if (revoked) this.changes?.push({ kind: "revoked", deviceId: id });
+    return revoked;
   }
 
   async setPushSubscription(deviceId: string, subscription: string): Promise<void> {
@@ -273,8 +275,19 @@ class PostgresTx implements StoreTx {
   }
 }
 
+/** A change as a NOTIFY payload's tail (`<origin>|` comes first): `a|<installation>`, `e|<device>`, `r|<device>`. */
 const changeText = (change: RowChange): string =>
-  change.kind === "answers" ? `a|${change.installationId}` : `e|${change.deviceId}`;
+  change.kind === "answers"
+    ? `a|${change.installationId}`
+    : `${change.kind === "revoked" ? "r" : "e"}|${change.deviceId}`;
+const changeOf = (kind: string | undefined, id: string): RowChange | undefined =>
+  kind === "a"
+    ? { kind: "answers", installationId: id }
+    : kind === "e"
+      ? { kind: "envelopes", deviceId: id }
+      : kind === "r"
+        ? { kind: "revoked", deviceId: id }
+        : undefined;
 
 /**
  * PostgreSQL store for several stateless relay processes on one database. A commit announces its changes with
@@ -460,7 +473,8 @@ export class PostgresStore implements RelayStore {
     client.on("notification", (message) => {
       const [origin, kind, id] = (message.payload ?? "").split("|");
       if (origin === this.origin || !id) return;
-      this.emit(kind === "a" ? { kind: "answers", installationId: id } : { kind: "envelopes", deviceId: id });
+      const change = changeOf(kind, id);
+      if (change) this.emit(change);
     });
     const lost = () => {
       if (this.listener !== client) return;

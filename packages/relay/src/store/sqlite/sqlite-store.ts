@@ -150,8 +150,10 @@ class SqliteTx implements StoreTx {
   }
 
   async revokeDevice(id: string, now: number): Promise<boolean> {
-    this.writing();
-    return Number(this.sql.get("revokeDevice").run(now, id).changes) > 0;
+    const changes = this.writing();
+    const revoked = Number(this.sql.get("revokeDevice").run(now, id).changes) > 0;
+    if (revoked) changes.push({ kind: "revoked", deviceId: id });
+    return revoked;
   }
 
   async setPushSubscription(deviceId: string, subscription: string): Promise<void> {
