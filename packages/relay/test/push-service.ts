@@ -46,7 +46,12 @@ export interface Delivery {
   body: Buffer;
   /** The VAPID claims, after checking the ES256 signature against the `k=` key. */
   vapid: { key: string; claims: { aud: string; exp: number; sub: string } };
+  /** When it arrived (performance.now()). */
+  at: number;
 }
+
+/** A scripted answer: a status, or a status with headers (a 429's Retry-After). */
+export type ScriptedReply = number | { status: number; headers: Record<string, string> };
 
 /** Checks `Authorization: vapid t=<jwt>, k=<key>` (RFC 8292) and returns the key and claims. */
 function checkVapid(header: string | undefined): Delivery["vapid"] {
@@ -80,7 +85,7 @@ function checkVapid(header: string | undefined): Delivery["vapid"] {
  */
 export class PushService {
   readonly deliveries: Delivery[] = [];
-  readonly statuses: number[] = [];
+  readonly statuses: ScriptedReply[] = [];
   hold = false;
   /** TCP connections accepted (a refused push never opens one). */
   connections = 0;
@@ -102,6 +107,7 @@ export class PushService {
             headers: request.headers,
             body: Buffer.concat(chunks),
             vapid: checkVapid(request.headers.authorization),
+            at: performance.now(),
           });
         } catch (error) {
           response.writeHead(400).end(String(error));
@@ -116,7 +122,9 @@ export class PushService {
           response.writeHead(307, { location: this.redirectTo }).end();
           return;
         }
-        response.writeHead(this.statuses.shift() ?? 201).end();
+        const reply = this.statuses.shift() ?? 201;
+        if (typeof reply === "number") response.writeHead(reply).end();
+        else response.writeHead(reply.status, reply.headers).end();
       });
     });
     this.server.on("connection", () => {

@@ -135,6 +135,40 @@ describe("Web Push wake-ups", () => {
     }
   });
 
+  it("a 429's Retry-After counts as seconds or an HTTP date, and never past its cap (issue 31, item 4)", async () => {
+    const capped = new WebPushSender({
+      vapid: { ...loadVapidKeys(dir.path), subject: "mailto:ops@example.test" },
+      store: relay.store,
+      logger: silentLogger,
+      timeoutMs: 2000,
+      retryDelaysMs: [10, 10],
+      maxRetryAfterMs: 400,
+      pushEndpoints: { allowLoopback: true },
+    });
+    const harness = new RelayHarness(relay.store, { push: capped, vapidPublicKey, allowLoopbackPush: true });
+    try {
+      const owner = await harness.enroll();
+      const phone = await harness.pair(owner, {
+        push_subscription: new Subscriber(`${service.base}/push/busy`).toJSON(),
+      });
+      service.statuses.push(
+        // An HTTP date two seconds ahead (whole seconds: one to two from now), and one past setTimeout's limit
+        // (2^31-1 ms), which would fire at once and make every 429 an immediate retry.
+        { status: 429, headers: { "retry-after": new Date(Date.now() + 2000).toUTCString() } },
+        { status: 429, headers: { "retry-after": "2147484" } },
+      );
+      await harness.postEnvelope(owner, envelopeFor(owner, [phone.device_id]));
+      await service.received(3);
+      const [first, second, third] = service.deliveries.map((delivery) => delivery.at) as [number, number, number];
+      // Each waited the 400 ms cap, not the 10 ms backoff (the date was ignored once) and not zero.
+      expect(second - first).toBeGreaterThanOrEqual(350);
+      expect(third - second).toBeGreaterThanOrEqual(350);
+      expect(third - second).toBeLessThan(5000);
+    } finally {
+      await capped.close();
+    }
+  });
+
   it("a hanging push service never slows the envelope POST", async () => {
     const { device } = await pairWithPush("/push/slow");
     service.hold = true;

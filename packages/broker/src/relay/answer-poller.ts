@@ -1,5 +1,5 @@
 import type { RelayStoredAnswer } from "@notify/contracts/relay-api";
-import { backoffMs, retryAfterMs } from "@notify/contracts/retry";
+import { backoffMs, cappedServerDelayMs, MAX_SERVER_DELAY_MS, retryAfterMs } from "@notify/contracts/retry";
 import type { Clock } from "../domain/clock.js";
 import { DomainError } from "../domain/errors.js";
 import type { InteractionService } from "../interactions/service.js";
@@ -19,6 +19,8 @@ export interface PollerOptions {
   /** Backoff after a failed poll: base doubling to max, jittered (the outbox's policy). */
   baseBackoffMs?: number;
   maxBackoffMs?: number;
+  /** The longest a relay's `Retry-After` makes the poll wait (default MAX_SERVER_DELAY_MS, as the outbox). */
+  maxServerDelayMs?: number;
   /** How often the relay providers are looked at again (added, changed, disabled, deleted). */
   rescanMs?: number;
   random?: () => number;
@@ -29,6 +31,7 @@ const DEFAULTS: Required<Omit<PollerOptions, "random">> = {
   idleMs: 2_000,
   baseBackoffMs: 1_000,
   maxBackoffMs: 60_000,
+  maxServerDelayMs: MAX_SERVER_DELAY_MS,
   rescanMs: 2_000,
 };
 
@@ -206,8 +209,11 @@ export class AnswerPoller {
       }
       failures++;
       stats.failures++;
+      // The relay's Retry-After, when longer than the backoff, up to the cap every server-named delay has (a value
+      // past the timer limit would otherwise fire at once: a hot loop).
       const requested = reply.headers ? retryAfterMs(reply.headers, Date.now()) : undefined;
-      await this.sleep(Math.max(this.backoff(failures), Math.min(requested ?? 0, this.options.maxBackoffMs)), signal);
+      const wait = Math.max(this.backoff(failures), cappedServerDelayMs(requested, this.options.maxServerDelayMs));
+      await this.sleep(wait, signal);
     }
   }
 

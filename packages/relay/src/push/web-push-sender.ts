@@ -1,5 +1,6 @@
 import type { LookupAddress } from "node:dns";
 import { lookup as dnsLookup } from "node:dns/promises";
+import { cappedServerDelayMs, MAX_SERVER_DELAY_MS, retryAfterMs } from "@notify/contracts/retry";
 import type { Agent } from "undici";
 import type webpush from "web-push";
 import type { PushWaker } from "../domain/deps.js";
@@ -19,6 +20,8 @@ export interface WebPushOptions {
   timeoutMs?: number;
   /** Delays before the 2nd, 3rd, ... attempt: three attempts in all by default. */
   retryDelaysMs?: readonly number[];
+  /** The longest a push service's `Retry-After` makes a retry wait (default 60 s). */
+  maxRetryAfterMs?: number;
   concurrency?: number;
   /** The loopback switch (RELAY_ALLOW_LOOPBACK_PUSH): what the endpoint rule lets through when connecting too. */
   pushEndpoints?: PushEndpointPolicy;
@@ -113,6 +116,7 @@ export class WebPushSender implements PushWaker {
   private idleWaiters: (() => void)[] = [];
   private readonly timeoutMs: number;
   private readonly retryDelaysMs: readonly number[];
+  private readonly maxRetryAfterMs: number;
   private readonly concurrency: number;
   private closed = false;
   private readonly pushEndpoints: PushEndpointPolicy;
@@ -122,6 +126,7 @@ export class WebPushSender implements PushWaker {
     this.pushEndpoints = options.pushEndpoints ?? { allowLoopback: false };
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.retryDelaysMs = options.retryDelaysMs ?? [1000, 5000];
+    this.maxRetryAfterMs = Math.min(options.maxRetryAfterMs ?? 60_000, MAX_SERVER_DELAY_MS);
     this.concurrency = options.concurrency ?? 16;
     this.maxQueue = options.maxQueue ?? 100_000;
   }
@@ -268,7 +273,7 @@ export class WebPushSender implements PushWaker {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
       status = response.statusCode;
-      retryAfter = Number(response.headers["retry-after"]) || undefined;
+      retryAfter = retryAfterMs(response.headers, Date.now());
       await response.body.dump();
     } catch (error) {
       if (refused(error)) {
@@ -297,8 +302,12 @@ export class WebPushSender implements PushWaker {
       return;
     }
     this.options.onOutcome?.("retried");
-    // Retry-After (seconds, capped at a minute) when the push service gives one; else the backoff, with jitter.
-    const wait = retryAfter !== undefined ? Math.min(retryAfter * 1000, 60_000) : delay * (0.75 + Math.random() * 0.5);
+    // Retry-After (seconds or an HTTP date) when the push service gives one, capped (a minute by default): a value
+    // past the timer limit would otherwise fire at once. Else the backoff, with jitter.
+    const wait =
+      retryAfter !== undefined
+        ? cappedServerDelayMs(retryAfter, this.maxRetryAfterMs)
+        : delay * (0.75 + Math.random() * 0.5);
     this.retryLater({ ...job, attempt: job.attempt + 1 }, wait);
   }
 }
