@@ -56,9 +56,10 @@ describe("devices of an installation: found by index (relay schema 2)", () => {
           .join("; ");
       expect(plan()).toContain("devices_by_direct_installation");
       expect(plan()).not.toMatch(/SCAN devices/);
-      expect(db.prepare("PRAGMA user_version").get()).toEqual({ user_version: 2 });
-      // Back to what a relay of schema 1 left behind.
-      db.exec("DROP INDEX devices_by_direct_installation; PRAGMA user_version = 1");
+      expect(db.prepare("PRAGMA user_version").get()).toEqual({ user_version: 3 });
+      // Back to what a relay of schema 1 left behind (schema 3 added the envelopes' idempotency keys).
+      db.exec(`DROP INDEX devices_by_direct_installation; DROP INDEX envelopes_by_idempotency_key;
+        ALTER TABLE envelopes DROP COLUMN idempotency_key; PRAGMA user_version = 1`);
       expect(plan()).toMatch(/SCAN devices/);
       db.close();
 
@@ -67,10 +68,10 @@ describe("devices of an installation: found by index (relay schema 2)", () => {
       expect(devices.map((device) => device.id)).toEqual(["dev_direct"]);
       await upgraded.close();
       const check = new DatabaseSync(file, { readOnly: true });
-      expect(check.prepare("PRAGMA user_version").get()).toEqual({ user_version: 2 });
-      expect(
-        check.prepare("SELECT name FROM sqlite_master WHERE name = 'devices_by_direct_installation'").get(),
-      ).toBeDefined();
+      expect(check.prepare("PRAGMA user_version").get()).toEqual({ user_version: 3 });
+      for (const index of ["devices_by_direct_installation", "envelopes_by_idempotency_key"]) {
+        expect(check.prepare("SELECT name FROM sqlite_master WHERE name = ?").get(index)).toBeDefined();
+      }
       check.close();
     } finally {
       dir.remove();
@@ -102,7 +103,7 @@ describe("devices of an installation: found by index (relay schema 2)", () => {
         expect(plan).toContain("devices_by_direct_installation");
         expect(plan).not.toContain("Seq Scan");
         const { rows: versions } = await client.query("SELECT max(version) AS version FROM relay_schema");
-        expect(versions[0].version).toBe(2);
+        expect(versions[0].version).toBe(3);
       } finally {
         await client.end();
       }
