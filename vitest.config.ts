@@ -25,7 +25,8 @@ export default defineConfig({
         test: {
           ...shared,
           name: "unit",
-          include: ["packages/*/test/**/*.unit.test.ts"],
+          // test/: the repository's own checks over the suites (tests stay in their package).
+          include: ["packages/*/test/**/*.unit.test.ts", "test/**/*.unit.test.ts"],
           setupFiles: ["./test/unit-guard.ts"],
           // The unit tier's temp files (SQLite databases, config and agent files the product writes with fsync) go
           // to tmpfs where the machine has one: the same code paths, without each fsync waiting on a disk that other

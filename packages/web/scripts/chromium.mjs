@@ -1,15 +1,3 @@
-// The one list of flags every headless Chromium of this repository runs with: the test suites
-// (packages/broker/test/ui/browser.ts), the screenshots (screenshots.mjs) and bench/web. No background traffic: the
-// machines these run on reach nothing but loopback.
-export const CHROMIUM_PATH = "/usr/bin/chromium";
-
-export const CHROMIUM_ARGS = Object.freeze([
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-]);
+// The flags every headless Chromium of this repository runs with live in the test kit (packages/test-kit/src/
+// chromium.ts), so the test suites take them from there; the screenshots and bench/web take them from here.
+export { CHROMIUM_ARGS, CHROMIUM_PATH } from "@notify/test-kit/chromium";

@@ -1,13 +1,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { type BrokerApi, brokerApi, tempDir } from "@notify/test-kit";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "@notify/test-kit/chromium";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../../web/scripts/chromium.mjs";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
 
 export const CHROMIUM = CHROMIUM_PATH;
-/** The flags every headless Chromium runs with: one list (web/scripts/chromium.mjs) for the suites, screenshots and bench. */
+/** The flags every headless Chromium runs with: one list (the test kit's `chromium`) for the suites, screenshots and bench. */
 export { CHROMIUM_ARGS };
 
 /**

@@ -13,11 +13,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type BrokerProcess, spawnBroker } from "@notify/test-kit/broker-process";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "@notify/test-kit/chromium";
 import { type Browser, chromium, type Locator, type Page } from "playwright-core";
 import type { Agent } from "undici";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../../web/scripts/chromium.mjs";
 import {
   E2E_WAIT_MS,
   freePort,
