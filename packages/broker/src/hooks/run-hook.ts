@@ -8,6 +8,7 @@ import { answerOf, answersOutput } from "./ask-user-question.js";
 import { type Decision, decisionOutput } from "./decision-output.js";
 import { parseHookInput } from "./hook-input.js";
 import { type HookPlan, planHook, toolKeyPrefix } from "./mapping.js";
+import type { OpenMarks } from "./open-marks.js";
 
 export interface HookRun {
   agent: AgentId;
@@ -26,7 +27,15 @@ export interface HookRun {
   now?: () => number;
   /** Reconnect backoff of the wait; tests shorten it. */
   backoff?: { baseMs: number; maxMs: number };
+  /**
+   * The data dir's marks of sessions that may hold an open hook question (open-marks.ts): without one, an event that
+   * only withdraws asks the broker nothing. Absent: the broker is always asked.
+   */
+  marks?: OpenMarks;
 }
+
+/** A mark is cleared only when it is older than this before the broker said none is open (a create in flight). */
+const MARK_MARGIN_MS = 30_000;
 
 /** Each request but the long-poll gets this long (issue 21, item 10: the hook never waits unbounded). */
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -127,6 +136,7 @@ async function ask(
   let created: Awaited<ReturnType<ArcProducer["create"]>> | undefined;
   for (let attempt = 1; created === undefined; attempt++) {
     try {
+      markSession(run, plan);
       created = await producer.create(
         {
           key: question.key,
@@ -207,6 +217,7 @@ async function askQuestions(
   };
   const opened: InteractionDto[] = [];
   try {
+    markSession(run, plan);
     for (const [index, request] of questions.requests.entries()) {
       const created = await producer.create(
         {
@@ -275,6 +286,9 @@ async function settle(run: HookRun, producer: ArcProducer, plan: HookPlan): Prom
   const target = plan.settle;
   if (target === undefined) return;
   const session = "session" in target ? target.session : plan.context.session_id;
+  // No hook question was ever opened in this session: nothing to withdraw, and no request (issue 33, item 3).
+  if (run.marks !== undefined && session !== undefined && !run.marks.mayHaveOpen(run.agent, session)) return;
+  const lookedAt = Date.now();
   const open = await run.client.request<InteractionDto[]>("GET", "/v1/interactions", {
     query: { pending: "true", session, agent: plan.sender.id, limit: "500" },
   });
@@ -285,6 +299,9 @@ async function settle(run: HookRun, producer: ArcProducer, plan: HookPlan): Prom
       (key): key is string =>
         key !== undefined && ("keys" in target ? target.keys.includes(key) : key.startsWith(prefix)),
     );
+  if (keys.length === 0 && "session" in target && session !== undefined) {
+    run.marks?.clearIfOlder(run.agent, session, lookedAt - MARK_MARGIN_MS);
+  }
   for (const key of new Set(keys)) {
     try {
       await producer.resolve(key, "not_needed");
@@ -292,6 +309,18 @@ async function settle(run: HookRun, producer: ArcProducer, plan: HookPlan): Prom
       // Settled meanwhile (answered, expired): nothing left to withdraw.
       if (!(error instanceof ArcHttpError && error.status === 404)) throw error;
     }
+  }
+}
+
+/** Marks the session before a question is opened in it, so the events that withdraw know to look. */
+function markSession(run: HookRun, plan: HookPlan): void {
+  const session = plan.context.session_id;
+  if (run.marks === undefined || session === undefined) return;
+  try {
+    run.marks.mark(run.agent, session);
+  } catch (error) {
+    // Without the mark, a later PostToolUse would not withdraw this question: better not to ask at all.
+    throw new Error(`cannot mark the session in the data dir (${(error as Error).message})`);
   }
 }
 

@@ -245,6 +245,53 @@ describe("PostToolUse of a call that never asked costs a read, not an event", ()
   });
 });
 
+// Issue 33, item 3: an event that only withdraws does nothing at all, without a request, in a session where no hook
+// ever opened a question. Against a closed port, any request would say "cannot reach the broker".
+describe("an event that only reports waits for nothing (issue 33, item 3)", () => {
+  const down = async (): Promise<string[]> => {
+    const dataDir = cli.target[cli.target.indexOf("--data-dir") + 1] ?? "";
+    return ["--port", String(await closedPort()), "--data-dir", dataDir, "--token", "t"];
+  };
+
+  it("PostToolUse and UserPromptSubmit of a session that never asked make no request", async () => {
+    const target = await down();
+    const post = await spawnHook(["claude-code", "PostToolUse", ...target], inSession(claude.postToolUseBash, "s-none"))
+      .done;
+    expect(post).toEqual({ code: 0, signal: null, stdout: "", stderr: "" });
+    const prompt = await spawnHook(["claude-code", "UserPromptSubmit", ...target], {
+      session_id: "s-none",
+      hook_event_name: "UserPromptSubmit",
+      cwd: "/tmp",
+      prompt: "next",
+    }).done;
+    expect(prompt).toEqual({ code: 0, signal: null, stdout: "", stderr: "" });
+  });
+
+  it("a session whose hook asked still looks for its question, and Stop clears the mark once none is open", async () => {
+    const waiting = spawnHook(
+      ["claude-code", "PermissionRequest", ...cli.target],
+      inSession(claude.permissionRequestBash, "s-marked"),
+    );
+    const id = (await waiting.stderrMatching(WAITING))[1] ?? "";
+    // The broker is asked (here: it is down), so the open question is not missed.
+    const lookedFor = await spawnHook(
+      ["claude-code", "PostToolUse", ...(await down())],
+      inSession(claude.postToolUseBash, "s-marked"),
+    ).done;
+    expect(lookedFor.stderr).toContain("cannot reach the broker");
+    expect(await respond(id, "allow")).toBe(200);
+    await waiting.done;
+    // Stop looks (nothing open) but the mark is fresh: kept, so a question opened meanwhile is never missed.
+    const stop = await spawnHook(["claude-code", "Stop", ...cli.target], inSession(claude.stop, "s-marked")).done;
+    expect(stop).toMatchObject({ code: 0, stdout: "" });
+    const again = await spawnHook(
+      ["claude-code", "PostToolUse", ...(await down())],
+      inSession(claude.postToolUseBash, "s-marked"),
+    ).done;
+    expect(again.stderr).toContain("cannot reach the broker");
+  });
+});
+
 // Issue 21, item 10: with the broker stopped (SIGSTOP: it accepts connections and never answers), the hook was
 // still blocked at 200 s, and the agent waits up to its 660 s hook timeout. Every request is bounded now: the hook
 // ends by its question's expiry plus a few seconds, printing no decision. A real broker process, short ttl.

@@ -1,4 +1,5 @@
 import { AGENTS, isAgent } from "../../hooks/agents.js";
+import { OpenMarks } from "../../hooks/open-marks.js";
 import { runHook } from "../../hooks/run-hook.js";
 import { brokerTarget, type ClientOptions, createClient } from "../client.js";
 import { ExitError } from "../exit-error.js";
@@ -49,6 +50,7 @@ export async function hook(options: HookOptions): Promise<void> {
       signal: stop.signal,
       pid: process.ppid,
       log,
+      marks: new OpenMarks(target.dataDir),
       ...(ttl !== undefined && Number.isInteger(ttl) && ttl > 0 ? { ttlSeconds: ttl } : {}),
     });
     if (output !== undefined) process.stdout.write(`${output}\n`);
