@@ -65,7 +65,7 @@ export const SQL = {
         WITH ORDINALITY AS u(i, s, b, t, k, n) ORDER BY n
       ON CONFLICT (installation_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
       RETURNING seq, id),
-    r AS (
+    recipients AS (
       INSERT INTO envelope_recipients (device_id, envelope_seq)
       SELECT r.device_id, e.seq FROM unnest($6::text[], $7::text[]) AS r(envelope_id, device_id)
         JOIN e ON e.id = r.envelope_id
