@@ -102,14 +102,19 @@ describe.runIf(hasPostgres)("two relay processes on one PostgreSQL", () => {
     expect(new Set(served)).toEqual(accepted); // nothing lost or skipped
   });
 
+  /** An installation enrolled through `relay`, and a phone paired to it there. */
+  async function enrollAndPair(relay: RelayProcess) {
+    const token = readFileSync(join(dir.path, "enrollment-token"), "utf8").trim();
+    const installation = (await call(relay.url, "POST", "/v1/installations", token, {})).json;
+    const { code } = (await call(relay.url, "POST", "/v1/pairings", installation.token, {})).json;
+    const claim = { code, device_name: "p", public_key: x25519Jwk() };
+    const phone = (await call(relay.url, "POST", "/v1/pairings/claim", undefined, claim)).json;
+    return { installation, phone };
+  }
+
   it("a poll held by one process wakes for an answer posted to the other", async () => {
     const [a, b] = relays as [RelayProcess, RelayProcess];
-    const token = readFileSync(join(dir.path, "enrollment-token"), "utf8").trim();
-    const installation = (await call(a.url, "POST", "/v1/installations", token, {})).json;
-    const { code } = (await call(a.url, "POST", "/v1/pairings", installation.token, {})).json;
-    const phone = (
-      await call(a.url, "POST", "/v1/pairings/claim", undefined, { code, device_name: "p", public_key: x25519Jwk() })
-    ).json;
+    const { installation, phone } = await enrollAndPair(a);
     const first = await call(b.url, "GET", "/v1/interaction-responses", installation.token);
     const held = call(
       b.url,
@@ -136,12 +141,7 @@ describe.runIf(hasPostgres)("two relay processes on one PostgreSQL", () => {
 
   it("a phone's poll held by one process ends with 401 when the other revokes it (issue 31, item 12)", async () => {
     const [a, b] = relays as [RelayProcess, RelayProcess];
-    const token = readFileSync(join(dir.path, "enrollment-token"), "utf8").trim();
-    const installation = (await call(a.url, "POST", "/v1/installations", token, {})).json;
-    const { code } = (await call(a.url, "POST", "/v1/pairings", installation.token, {})).json;
-    const phone = (
-      await call(a.url, "POST", "/v1/pairings/claim", undefined, { code, device_name: "p", public_key: x25519Jwk() })
-    ).json;
+    const { installation, phone } = await enrollAndPair(a);
     const first = await call(b.url, "GET", "/v1/envelopes", phone.token);
     const held = call(
       b.url,

@@ -6,10 +6,9 @@ import { createServer, type Server } from "node:http";
 import { MAX_SERVER_DELAY_MS } from "@notify/contracts/retry";
 import { untilValue } from "@notify/test-kit";
 import { afterEach, describe, expect, it } from "vitest";
-import type { OutboundPayload } from "../../src/outbox/types.js";
 import { relayAdapter } from "../../src/relay/relay-adapter.js";
 import { testBroker } from "../helpers.js";
-import { UI } from "./relay-harness.js";
+import { notificationFor, UI } from "./relay-harness.js";
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -64,16 +63,8 @@ describe("a relay's Retry-After in the broker's relay client (issue 31, item 4)"
 
   it("the envelope adapter hands the outbox a 429's Retry-After, capped, from the device list too", async () => {
     const relay = await busyRelay("2147484");
-    const payload: OutboundPayload = {
-      id: "ntf_1",
-      title: "Build finished",
-      type: "completed",
-      priority: "normal",
-      agent: "claude",
-      createdAt: new Date().toISOString(),
-    };
     const result = await relayAdapter.send(
-      payload,
+      notificationFor("ntf_1"),
       { url: relay.url, installationId: "ins_busy" },
       { installationToken: "nri_busy" },
       { idempotencyKey: "obx_busy_1", signal: AbortSignal.timeout(10_000) },

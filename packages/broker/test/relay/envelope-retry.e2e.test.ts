@@ -3,10 +3,9 @@
 // gets the first envelope_id back and the phone receives each envelope once, not twice.
 import { createServer, request as httpRequest, type Server } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import type { OutboundPayload } from "../../src/outbox/types.js";
 import { relayAdapter } from "../../src/relay/relay-adapter.js";
 import type { Json } from "../helpers.js";
-import { fetchPayloads, pairPhone, relayBroker, startRelay } from "./relay-harness.js";
+import { fetchPayloads, notificationFor, pairPhone, relayBroker, startRelay } from "./relay-harness.js";
 
 /**
  * A loopback proxy in front of the relay. While `dropEnvelopeReplies` is set, an envelope POST reaches the relay
@@ -98,7 +97,6 @@ describe("envelope retries after a lost 201 (issue 31, item 8)", () => {
       expect([retry.status, retry.body]).toEqual([201, original?.body]);
     }
     expect(broker.outbox.itemsForInteraction((asked.body as Json).id)[0]?.status).toBe("Delivered");
-
   });
 
   it("a retry sealed again (a restarted broker) is answered 409 conflict by the relay, which counts as delivered", async () => {
@@ -108,14 +106,7 @@ describe("envelope retries after a lost 201 (issue 31, item 8)", () => {
     const proxy = await lossyProxy(relay.url);
     const settings = { url: proxy.url, installationId: installation.installation_id };
     const secrets = { installationToken: installation.token };
-    const payload: OutboundPayload = {
-      id: "ntf_1",
-      title: "Build finished",
-      type: "completed",
-      priority: "normal",
-      agent: "claude",
-      createdAt: new Date().toISOString(),
-    };
+    const payload = notificationFor("ntf_1");
     const context = () => ({ idempotencyKey: "obx_test_1", signal: AbortSignal.timeout(10_000) });
     expect(await relayAdapter.send(payload, settings, secrets, context())).toEqual({ ok: true, status: 201 });
     // A second sealing of the same item for the same phone: new random bytes under the same key.

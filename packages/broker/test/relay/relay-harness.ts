@@ -2,6 +2,7 @@ import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { type Envelope, openEnvelope } from "@notify/contracts/relay-envelope";
 import { type Enrolled, type Paired, type RelayHarness, sqliteRelay } from "@notify/test-kit/relay-harness";
 import { afterEach, expect } from "vitest";
+import type { OutboundPayload } from "../../src/outbox/types.js";
 import { type TestBroker, testBroker } from "../helpers.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -10,6 +11,16 @@ afterEach(async () => {
 });
 
 export const UI = { "x-notify-ui": "1" };
+
+/** A notification as the outbox hands it to an adapter (for calling the relay adapter directly). */
+export const notificationFor = (id: string): OutboundPayload => ({
+  id,
+  title: "Build finished",
+  type: "completed",
+  priority: "normal",
+  agent: "claude",
+  createdAt: new Date().toISOString(),
+});
 
 /** A simulated phone: an X25519 key pair from node:crypto, paired through the relay's claim route. */
 export interface SimulatedPhone extends Paired {
