@@ -1,5 +1,5 @@
-import { accessSync, constants, realpathSync } from "node:fs";
-import { delimiter, isAbsolute, join, sep } from "node:path";
+import { realpathSync } from "node:fs";
+import { sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The words an agent's file runs to reach this CLI, and why they may break later (printed at install). */
@@ -10,10 +10,8 @@ export interface StableCommand {
 }
 
 const MAIN = fileURLToPath(new URL("./main.js", import.meta.url));
-/** The package's own `notify` shim (bin/notify.js), what an install's bin link points at. */
-const OWN_BIN = fileURLToPath(new URL("../../bin/notify.js", import.meta.url));
-/** An installed Notify's bin link resolves into a package of this name, wherever its prefix is. */
-const INSTALLED_BIN_TAIL = `${sep}@notify${sep}broker${sep}bin${sep}notify.js`;
+/** Where an installed Notify's files are, wherever its prefix is: `npm install -g` puts them under this. */
+const INSTALLED_PACKAGE = `${sep}node_modules${sep}@notify${sep}broker${sep}`;
 
 function realpath(path: string): string | undefined {
   try {
@@ -24,37 +22,19 @@ function realpath(path: string): string | undefined {
 }
 
 /**
- * The `notify` on PATH that is a Notify install (a global npm install's bin link, or this very package's shim),
- * as the absolute path of the PATH entry, so an upgrade in place keeps it working. A node_modules/.bin entry is
- * passed over: `npm start` and `npx` put one on PATH that the agent's own shell does not have.
+ * What hooks, MCP entries and the service unit run: the absolute runtime (process.execPath: the Node the package
+ * pins when started through its launcher) and the real path of this CLI file, so they start alike under systemd's
+ * default PATH, a desktop launcher's or an nvm shell's, where `#!/usr/bin/env node` finds another Node or none
+ * (issue 32, item 3). Outside an installed package (a checkout) a warning says that moving it breaks them.
  */
-export function installedNotify(path: string | undefined = process.env.PATH): string | undefined {
-  const own = realpath(OWN_BIN);
-  for (const dir of (path ?? "").split(delimiter)) {
-    if (dir === "" || !isAbsolute(dir) || dir.split(sep).includes("node_modules")) continue;
-    const candidate = join(dir, "notify");
-    try {
-      accessSync(candidate, constants.X_OK);
-    } catch {
-      continue;
-    }
-    const target = realpath(candidate);
-    if (target !== undefined && (target === own || target.endsWith(INSTALLED_BIN_TAIL))) return candidate;
-  }
-  return undefined;
-}
-
-/**
- * What hooks (and the MCP entry) write into an agent's files: the installed `notify` when there is one on PATH,
- * else this node and this checkout's CLI file, with a warning that moving the checkout breaks it (issue 22).
- */
-export function stableCommand(path: string | undefined = process.env.PATH): StableCommand {
-  const installed = installedNotify(path);
-  if (installed !== undefined) return { program: [installed] };
+export function stableCommand(): StableCommand {
+  const node = realpath(process.execPath) ?? process.execPath;
+  const main = realpath(MAIN) ?? MAIN;
+  if (main.includes(INSTALLED_PACKAGE)) return { program: [node, main] };
   return {
-    program: [process.execPath, MAIN],
+    program: [node, main],
     warning:
-      `no installed \`notify\` on PATH, so the agent runs ${MAIN} with ${process.execPath}: moving or deleting ` +
-      "them breaks it. Install Notify (README, Install) and run this command again to repair it.",
+      `this is a checkout, not an installed Notify, so the agent runs ${main} with ${node}: moving or deleting ` +
+      "them breaks it. Install Notify (README, Install) and run this command again from it to repair it.",
   };
 }

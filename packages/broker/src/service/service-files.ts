@@ -4,20 +4,19 @@ import { SERVE_NODE_FLAGS } from "../cli/runtime-flags.js";
 
 /** What runs the broker as a per-user service: the command's words and the environment the user chose. */
 export interface ServiceSpec {
-  /** The stable command (the installed `notify`, or node and the checkout's CLI) followed by `serve`. */
+  /** The stable command (the absolute Node and the real path of the CLI file, stable-command.ts) then `serve`. */
   argv: string[];
   /**
-   * NOTIFY_DATA_DIR and NOTIFY_PORT when the user set them, NODE_OPTIONS for the installed `notify` (serveSpec);
-   * never a token (it stays in config.json).
+   * NOTIFY_DATA_DIR and NOTIFY_PORT when the user set them; never a token (it stays in config.json), and no PATH:
+   * the command names its Node, so systemd's default PATH is enough (issue 32, item 3).
    */
   environment: Record<string, string>;
 }
 
 /**
  * The service's `serve` command with the broker's V8 flags (cli/runtime-flags.ts) given from the start, so the
- * broker does not re-execute itself for them (one Node start less, about 40 ms of CPU): on node's command line
- * when the stable command is node and the checkout's CLI, else in NODE_OPTIONS (the installed `notify` is a script
- * whose interpreter line takes no flags).
+ * broker does not re-execute itself for them (one Node start less, about 40 ms of CPU): on node's command line,
+ * or in NODE_OPTIONS for a program that is a script (its interpreter line takes no flags).
  */
 export function serveSpec(program: string[], environment: Record<string, string>): ServiceSpec {
   const [node, ...rest] = program;

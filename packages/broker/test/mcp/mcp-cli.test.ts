@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Json } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -46,7 +46,7 @@ describe("notify mcp install through the CLI, listed by hooks status and doctor"
     // The command hooks write (stableCommand): this node and this checkout's CLI, then `mcp` and the broker's options.
     expect(entry).toMatchObject({ type: "stdio", command: process.execPath, timeout: 3_660_000, alwaysLoad: true });
     expect(entry.args.slice(1)).toEqual(["mcp", "--data-dir", cli.dataDir, "--port", String(cli.broker.port)]);
-    expect(installed.stderr).toContain("no installed `notify` on PATH");
+    expect(installed.stderr).toContain("this is a checkout, not an installed Notify");
 
     const codex = await runCli(["mcp", "install", "codex", ...cli.target], env);
     expect(codex.code, codex.stderr).toBe(0);
@@ -65,7 +65,8 @@ describe("notify mcp install through the CLI, listed by hooks status and doctor"
 
     expect(await mcpCheck(env)).toMatchObject({
       status: "ok",
-      detail: "installed for claude-code user, codex user; every command resolves",
+      // Each entry's command is run without this shell's PATH, and the Node it runs with is named (issue 32, item 3).
+      detail: `installed for claude-code user, codex user; every command starts without PATH; run with Node ${process.version} (${realpathSync(process.execPath)})`,
     });
 
     const removed = await runCli(["mcp", "uninstall", "claude-code", ...cli.target], env);

@@ -11,6 +11,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmdirSync } from "node:
 import { join } from "node:path";
 import { untilValue } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SYSTEMD_DEFAULT_PATH } from "../../src/cli/doctor/command-start.js";
 import { cliEnv, closedPort, runCli } from "../cli/cli-harness.js";
 import { tempDir } from "../helpers.js";
 
@@ -37,6 +38,12 @@ function systemctl(...args: string[]): { status: number | null; stdout: string }
 const until = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>): Promise<T> =>
   untilValue(what, probe, { everyMs: 100, detail: () => managerLog });
 
+/** doctor's `service` check (issue 32, item 6: the unit's enabled and active states, as systemd reports them). */
+async function doctorService(args: string[]): Promise<{ status: string; detail: string; fix?: string }> {
+  const result = await runCli(["doctor", "--json", ...args], env);
+  return JSON.parse(result.stdout).checks.find((check: { name: string }) => check.name === "service");
+}
+
 async function health(port: number): Promise<number | undefined> {
   try {
     const response = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2_000) });
@@ -60,10 +67,11 @@ beforeAll(async () => {
   chmodSync(runtime, 0o700);
   env = cliEnv({ HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_RUNTIME_DIR: runtime });
   delete env.DBUS_SESSION_BUS_ADDRESS;
-  // The manager starts with a clean environment, as a login's would: only what it needs to find its directories.
+  // The manager starts with a clean environment, as a login's would: only what it needs to find its directories,
+  // and systemd's default PATH, where no Node new enough for the CLI is (issue 32, item 3: the unit names its own).
   manager = spawn(SYSTEMD, ["--user"], {
     env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      PATH: SYSTEMD_DEFAULT_PATH,
       HOME: home,
       XDG_CONFIG_HOME: join(home, ".config"),
       XDG_RUNTIME_DIR: runtime,
@@ -115,6 +123,10 @@ describe.runIf(canRun)("notify service with a real systemd user manager", () => 
     const status = JSON.parse((await runCli(["service", "status", "--json", ...target], env)).stdout);
     expect(status).toMatchObject({ installed: true, manager: true, enabled: true, running: true });
     expect(status.logs).toBe("journalctl --user -u notify.service");
+    const doctorTarget = ["--port", String(port), "--data-dir", dataDir];
+    const healthy = await doctorService(doctorTarget);
+    expect(healthy.status, healthy.detail).toBe("ok");
+    expect(healthy.detail).toContain(`enabled and active (${unitPath}); runs with Node ${process.version}`);
 
     // A second install changes nothing and starts nothing.
     const again = await runCli(["service", "install", ...target], env);
@@ -133,11 +145,17 @@ describe.runIf(canRun)("notify service with a real systemd user manager", () => 
     );
     expect(Number(systemctl("show", "-p", "NRestarts", "--value", "notify.service").stdout)).toBe(1);
 
+    // Disabled and stopped: doctor says so, with the command that enables it again (not a restart).
+    expect(systemctl("disable", "--now", "notify.service").status).toBe(0);
+    expect(existsSync(`/proc/${secondPid}`)).toBe(false);
+    const disabled = await doctorService(doctorTarget);
+    expect(disabled).toMatchObject({ status: "fail", fix: "systemctl --user enable --now notify.service" });
+    expect(disabled.detail).toContain("but disabled, so it does not start at login; no broker answers");
+
     const removed = await runCli(["service", "uninstall", ...target], env);
     expect(removed.code, removed.stderr).toBe(0);
     expect(removed.stdout).toBe(`removed: ${unitPath}\n`);
     expect(existsSync(unitPath)).toBe(false);
-    expect(existsSync(`/proc/${secondPid}`)).toBe(false);
     expect(await health(port)).toBeUndefined();
     expect(systemctl("is-enabled", "notify.service").stdout).not.toBe("enabled");
     const after = JSON.parse((await runCli(["service", "status", "--json", ...target], env)).stdout);

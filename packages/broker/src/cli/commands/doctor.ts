@@ -6,9 +6,10 @@ import { codexHookTrust } from "../../hooks/install/codex-trust.js";
 import { isNotifyCommand } from "../../hooks/install/entries.js";
 import { installStatus } from "../../hooks/install/installer.js";
 import { mcpStatus } from "../../mcp/install.js";
-import { systemdUnitPath } from "../../service/service-files.js";
 import { VERSION } from "../../version.js";
 import { brokerTarget, type ClientOptions, createClient, nonEmpty, printJson } from "../client.js";
+import { type Start, startChecker } from "../doctor/command-start.js";
+import { systemdServiceCheck } from "../doctor/service-check.js";
 import { ExitError } from "../exit-error.js";
 
 export interface DoctorOptions extends ClientOptions {
@@ -28,15 +29,20 @@ const ok = (name: Check["name"], detail: string): Check => ({ name, status: "ok"
 const warn = (name: Check["name"], detail: string, fix: string): Check => ({ name, status: "warn", detail, fix });
 const fail = (name: Check["name"], detail: string, fix: string): Check => ({ name, status: "fail", detail, fix });
 
-/** The first one or two words of a hook command as the shell reads them (Notify writes them quoted by shellQuote). */
+/** A hook command's words as the shell reads them (Notify writes them quoted by shellQuote). */
 function commandWords(command: string): string[] {
   const words: string[] = [];
   const pattern = /'((?:[^']|'\\'')*)'|(\S+)/g;
   for (const match of command.matchAll(pattern)) {
     words.push(match[1] !== undefined ? match[1].replaceAll("'\\''", "'") : (match[2] as string));
-    if (words.length === 2) break;
   }
   return words;
+}
+
+/** The program words of a written command: those before its subcommand (`hook`, `mcp`). */
+function programOf(words: string[], subcommand: string): string[] {
+  const at = words.indexOf(subcommand);
+  return at > 0 ? words.slice(0, at) : words.slice(0, 1);
 }
 
 function executable(path: string): boolean {
@@ -50,7 +56,8 @@ function executable(path: string): boolean {
 
 /** Whether the shell could start `program` (an absolute path, or a name on PATH) and, for `node x.js`, find x.js. */
 function resolvable(words: string[]): string | undefined {
-  const [program, script] = words;
+  const [program] = words;
+  const script = words.at(-1);
   if (program === undefined) return "an empty command";
   const found = isAbsolute(program)
     ? executable(program)
@@ -91,58 +98,91 @@ async function codexTrust(): Promise<Check | string> {
   );
 }
 
-async function hooksCheck(): Promise<Check> {
+/** What a run of doctor found about the written commands: problems by severity and the Nodes that run them. */
+interface Findings {
+  fail: Map<string, string[]>;
+  warn: Map<string, string[]>;
+  nodes: Set<string>;
+}
+
+const findings = (): Findings => ({ fail: new Map(), warn: new Map(), nodes: new Set() });
+
+/** Files a written command's program under its problem (with `what` it breaks), or its Node when it starts. */
+function examine(found: Findings, program: string[], what: string, starts: (program: string[]) => Start): void {
+  const missing = resolvable(program);
+  const start: Start = missing !== undefined ? { status: "fail", problem: missing } : starts(program);
+  if (start.status === "ok") {
+    found.nodes.add(start.node);
+    return;
+  }
+  const byProblem = found[start.status];
+  const affected = byProblem.get(start.problem) ?? [];
+  if (!affected.includes(what)) affected.push(what);
+  byProblem.set(start.problem, affected);
+}
+
+const runsWith = (found: Findings): string => (found.nodes.size > 0 ? `; run with ${[...found.nodes].join(", ")}` : "");
+
+async function hooksCheck(starts: (program: string[]) => Start): Promise<Check> {
   const installed = installStatus({}).filter((row) => row.events !== null && row.events.length > 0);
   if (installed.length === 0) return ok("hooks", "no agent hooks installed (notify hooks install claude-code|codex)");
-  const broken: string[] = [];
+  const problems: { status: "fail" | "warn"; text: string; row: (typeof installed)[number] }[] = [];
+  const all = findings();
   for (const row of installed) {
     // One sentence per problem, naming the events it breaks: a moved checkout breaks every hook of the file alike
-    // (issue 31, item 12).
-    const events = new Map<string, string[]>();
+    // (issue 31, item 12). Each distinct command is run as the agent runs it, without this shell's PATH (issue 32).
+    const found = findings();
     for (const { event, command } of notifyCommands(row.file, row.agent)) {
-      const problem = resolvable(commandWords(command));
-      if (problem === undefined) continue;
-      const affected = events.get(problem) ?? [];
-      if (!affected.includes(event)) affected.push(event);
-      events.set(problem, affected);
+      examine(found, programOf(commandWords(command), "hook"), event, starts);
     }
-    for (const [problem, affected] of events) {
-      broken.push(`${row.agent} ${row.scope} hooks (${affected.join(", ")}) in ${row.file}: ${problem}`);
+    for (const node of found.nodes) all.nodes.add(node);
+    for (const status of ["fail", "warn"] as const) {
+      for (const [problem, affected] of found[status]) {
+        const text = `${row.agent} ${row.scope} hooks (${affected.join(", ")}) in ${row.file}: ${problem}`;
+        problems.push({ status, text, row });
+      }
     }
   }
   const where = installed.map((row) => `${row.agent} ${row.scope}`).join(", ");
-  if (broken.length === 0) {
+  if (problems.length === 0) {
     const trust = installed.some((row) => row.agent === "codex") ? await codexTrust() : "";
     if (typeof trust !== "string") return trust;
-    return ok("hooks", `installed for ${where}; every command resolves${trust}`);
+    return ok("hooks", `installed for ${where}; every command starts without PATH${runsWith(all)}${trust}`);
   }
-  const agents = [...new Set(installed.map((row) => `notify hooks install ${row.agent} --scope ${row.scope}`))];
-  return fail("hooks", broken.join("; "), agents.join(" && "));
+  const fixes = [...new Set(problems.map(({ row }) => `notify hooks install ${row.agent} --scope ${row.scope}`))];
+  const detail = problems.map((problem) => problem.text).join("; ");
+  return problems.some((problem) => problem.status === "fail")
+    ? fail("hooks", detail, fixes.join(" && "))
+    : warn("hooks", detail, fixes.join(" && "));
 }
 
 /** Notify's MCP server entries (notify mcp install): each one's command must still start (docs/mcp.md). */
-function mcpCheck(): Check {
+function mcpCheck(starts: (program: string[]) => Start): Check {
   const rows = mcpStatus();
   const unreadable = rows.filter((row) => row.installed === null);
   const installed = rows.filter((row) => row.installed === true);
-  const broken: string[] = unreadable.map((row) => `${row.agent} ${row.scope}: ${row.file} cannot be parsed`);
-  for (const row of installed) {
-    const problem = resolvable(row.command ?? []);
-    if (problem !== undefined) broken.push(`${row.agent} ${row.scope}: ${problem}`);
-  }
-  if (installed.length === 0 && broken.length === 0) {
+  if (installed.length === 0 && unreadable.length === 0) {
     return ok("mcp", "not installed (optional: notify mcp install claude-code|codex)");
   }
+  const all = findings();
+  const broken: string[] = unreadable.map((row) => `${row.agent} ${row.scope}: ${row.file} cannot be parsed`);
+  const fixes = unreadable.map((row) => `fix ${row.file} by hand`);
+  let failed = unreadable.length > 0;
+  for (const row of installed) {
+    const found = findings();
+    examine(found, programOf(row.command ?? [], "mcp"), `${row.agent} ${row.scope}`, starts);
+    for (const node of found.nodes) all.nodes.add(node);
+    const problems = [...found.fail.keys(), ...found.warn.keys()];
+    if (problems.length === 0) continue;
+    failed ||= found.fail.size > 0;
+    broken.push(`${row.agent} ${row.scope}: ${problems.join("; ")}`);
+    fixes.push(`notify mcp install ${row.agent} --scope ${row.scope}`);
+  }
   const where = installed.map((row) => `${row.agent} ${row.scope}`).join(", ");
-  if (broken.length === 0) return ok("mcp", `installed for ${where}; every command resolves`);
-  const fixes = [
-    ...new Set(
-      [...unreadable, ...installed.filter((row) => resolvable(row.command ?? []) !== undefined)].map((row) =>
-        row.installed === null ? `fix ${row.file} by hand` : `notify mcp install ${row.agent} --scope ${row.scope}`,
-      ),
-    ),
-  ];
-  return fail("mcp", broken.join("; "), fixes.join(" && "));
+  if (broken.length === 0)
+    return ok("mcp", `installed for ${where}; every command starts without PATH${runsWith(all)}`);
+  const fix = [...new Set(fixes)].join(" && ");
+  return failed ? fail("mcp", broken.join("; "), fix) : warn("mcp", broken.join("; "), fix);
 }
 
 function dataDirCheck(dataDir: string): Check {
@@ -222,18 +262,10 @@ export async function doctor(options: DoctorOptions): Promise<void> {
     );
   }
 
-  const unit = systemdUnitPath();
-  if (process.platform === "linux") {
-    checks.push(
-      existsSync(unit)
-        ? reachable
-          ? ok("service", `installed (${unit}) and a broker answers`)
-          : fail("service", `installed (${unit}) but no broker answers`, "systemctl --user restart notify.service")
-        : warn("service", "not installed: the broker stops with its terminal", "notify service install"),
-    );
-  }
-  checks.push(await hooksCheck());
-  checks.push(mcpCheck());
+  const starts = startChecker();
+  if (process.platform === "linux") checks.push({ name: "service", ...systemdServiceCheck(reachable, starts) });
+  checks.push(await hooksCheck(starts));
+  checks.push(mcpCheck(starts));
 
   if (reachable && client !== undefined) {
     const status = await client.request<Json>("GET", "/ui/api/router/status", { ui: true }).catch(() => undefined);
