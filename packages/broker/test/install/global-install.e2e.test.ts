@@ -176,25 +176,35 @@ describe("the installed packages (issue 22)", () => {
     expect(await ask).toMatchObject({ code: 0, stdout: "yes\n" });
   }, 120_000);
 
-  it("`notify hooks install claude-code` writes the installed notify, and that hook runs without the checkout", async () => {
+  it("`notify hooks install claude-code` writes the installed CLI file and its Node; the hook runs without PATH", async () => {
     const installed = await run("notify", ["hooks", "install", "claude-code"], env, { cwd: work });
     expect(installed.code, installed.stderr).toBe(0);
     expect(installed.stderr).not.toContain("moving or deleting");
     const settings = readFileSync(join(home, ".claude", "settings.json"), "utf8");
     expect(settings).not.toContain(REPO);
     const command = (JSON.parse(settings).hooks.Stop[0].hooks[0].command as string).trim();
-    expect(command.startsWith(join(prefix, "bin", "notify"))).toBe(true);
-    // As Claude Code runs it: through a shell, with the hook input on stdin, from the project's directory.
-    const hook = await run("/bin/sh", ["-c", command], env, {
-      cwd: work,
-      input: JSON.stringify({ ...claude.stop.input, session_id: "install-test", cwd: work }),
-    });
+    // Issue 32, item 3: the absolute Node and the installed package's real CLI file, so PATH does not matter.
+    const main = realpathSync(join(prefix, "lib", "node_modules", "@notify", "broker", "dist", "cli", "main.js"));
+    const [node, cli] = command.split(" ");
+    expect(cli).toBe(main);
+    expect(node?.startsWith("/")).toBe(true);
+    // As Claude Code runs it: through a shell, with the hook input on stdin, from the project's directory; and
+    // with systemd's default PATH only, as from a desktop launcher.
+    const hook = await run(
+      "/bin/sh",
+      ["-c", command],
+      { HOME: home, PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" },
+      {
+        cwd: work,
+        input: JSON.stringify({ ...claude.stop.input, session_id: "install-test", cwd: work }),
+      },
+    );
     expect(hook.code, hook.stderr).toBe(0);
     const listed = (await run("notify", ["list", "--json"], env, { cwd: work })).stdout;
     expect(listed).toContain("install-test");
   }, 120_000);
 
-  it("without an installed notify on PATH the hook names the checkout and says so; installing again repairs it", async () => {
+  it("the checkout's CLI writes the checkout and says so; the installed notify's install repairs it", async () => {
     const checkoutCli = join(REPO, "packages", "broker", "dist", "cli", "main.js");
     const fromCheckout = await run(process.execPath, [checkoutCli, "hooks", "install", "claude-code"], {
       ...env,
@@ -203,12 +213,12 @@ describe("the installed packages (issue 22)", () => {
     expect(fromCheckout.code, fromCheckout.stderr).toBe(0);
     expect(fromCheckout.stderr).toContain("moving or deleting");
     expect(readFileSync(join(home, ".claude", "settings.json"), "utf8")).toContain(checkoutCli);
-    // The checkout's CLI run with the installed notify on PATH writes the installed one (a moved checkout repaired).
-    const repaired = await run(process.execPath, [checkoutCli, "hooks", "install", "claude-code"], env);
+    // The installed notify writes its own files again (a moved checkout repaired).
+    const repaired = await run("notify", ["hooks", "install", "claude-code"], env, { cwd: work });
     expect(repaired.code, repaired.stderr).toBe(0);
     const settings = readFileSync(join(home, ".claude", "settings.json"), "utf8");
     expect(settings).not.toContain(checkoutCli);
-    expect(settings).toContain(join(prefix, "bin", "notify"));
+    expect(settings).toContain(realpathSync(join(prefix, "lib", "node_modules", "@notify", "broker")));
   }, 60_000);
 
   it("`notify-relay serve` serves the phone app at /app", async () => {

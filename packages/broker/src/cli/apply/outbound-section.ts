@@ -12,6 +12,7 @@ import {
   type RouteEntry,
   type RoutingField,
 } from "./outbound-document.js";
+import { secretShapeProblem } from "./secret-shapes.js";
 import { type ApplySection, type Change, jsonEqual, type PlanContext, type Step, ui } from "./section.js";
 
 interface KindInfo {
@@ -135,6 +136,13 @@ function planProvider(
       `${entry.path}.secrets: unknown secret${unknown.length === 1 ? "" : "s"} for ${entry.kind}: ${unknown.join(", ")}` +
         ` (it takes ${known.length > 0 ? known.join(", ") : "none"})`,
     );
+    return undefined;
+  }
+  const malformed = given
+    .map(([name, value]) => (typeof value === "string" ? secretShapeProblem(entry.kind, name, value) : undefined))
+    .filter((problem) => problem !== undefined);
+  if (malformed.length > 0) {
+    problems.push(`${entry.path}.secrets: ${malformed.join("; ")}`);
     return undefined;
   }
   const after = new Set(existing?.secretNames ?? []);
