@@ -327,6 +327,7 @@ export function createBroker(options: BrokerOptions): Broker {
       events,
       clock,
       startedAt: clock.now(),
+      hooks: { dataDir: settings.dataDir, addSecret: (secret) => logger.addSecret(secret) },
     },
     router: {
       host: routing.router,

@@ -130,6 +130,20 @@ export const ROUTE_CASES: RouteCase[] = [
   { method: "POST", path: "/v1/interactions/{interaction}/cancel", family: "v1", refusedOnly: true },
   { method: "POST", path: "/v1/interactions/{interaction}/publish", family: "v1" },
   {
+    // Claude Code's HTTP hooks (issue 33): a PostToolUse of a session that never asked, so nothing waits.
+    method: "POST",
+    path: "/v1/hooks/claude-code",
+    family: "v1",
+    body: () => ({
+      session_id: "fuzz-hook",
+      cwd: "/tmp/fuzz",
+      hook_event_name: "PostToolUse",
+      tool_name: "Bash",
+      tool_input: { command: "ls" },
+      tool_use_id: "toolu_fuzz",
+    }),
+  },
+  {
     method: "POST",
     path: "/v1/events",
     family: "v1",

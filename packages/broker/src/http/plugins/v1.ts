@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { Clock } from "../../domain/clock.js";
 import type { ArcConsumer } from "../../events/arc-consumer.js";
+import { HookTokenFile } from "../../hooks/hook-token.js";
 import type { InteractionService } from "../../interactions/service.js";
 import type { WaitRegistry } from "../../interactions/waiters.js";
 import type { NotificationService } from "../../notifications/service.js";
@@ -8,6 +9,7 @@ import { bearerMatches } from "../auth.js";
 import { type FixedWindowLimiter, isRateLimited } from "../rate-limit.js";
 import { eventRoutes } from "../routes/events.js";
 import { healthRoute } from "../routes/health.js";
+import { CLAUDE_CODE_HOOK_PATH, hookRoutes } from "../routes/hooks.js";
 import { interactionRoutes } from "../routes/interactions.js";
 import { notificationRoutes } from "../routes/notifications.js";
 
@@ -23,6 +25,11 @@ export interface V1Options {
   clock: Clock;
   /** Process start, for `uptimeSeconds`. */
   startedAt: number;
+  /**
+   * The data dir, for POST /v1/hooks/claude-code (its hook token and session marks); without it that route answers
+   * 401 like any request without the main token.
+   */
+  hooks?: { dataDir: string; addSecret: (secret: string) => void };
 }
 
 /**
@@ -31,7 +38,15 @@ export interface V1Options {
  * and for unknown paths too (their 404 is this plugin's, behind the same checks).
  */
 export const v1Api: FastifyPluginAsync<V1Options> = async (v1, options) => {
+  const hookToken =
+    options.hooks !== undefined ? new HookTokenFile(options.hooks.dataDir, options.hooks.addSecret) : undefined;
   v1.addHook("onRequest", async (request, reply) => {
+    // The hook route also takes the hook token, which opens no other route (issue 33, item 1). The main token,
+    // which opens everything, opens it too (the fuzz suite and a person's own curl).
+    if (request.routeOptions.url === CLAUDE_CODE_HOOK_PATH) {
+      const expected = hookToken?.current();
+      if (expected !== undefined && bearerMatches(request.headers.authorization, expected)) return undefined;
+    }
     if (!bearerMatches(request.headers.authorization, options.authToken)) {
       return reply.code(401).send({ error: "unauthorized" });
     }
@@ -55,4 +70,7 @@ export const v1Api: FastifyPluginAsync<V1Options> = async (v1, options) => {
   await v1.register(notificationRoutes, { notifications: options.notifications });
   await v1.register(interactionRoutes, { interactions: options.interactions, waiters: options.waiters });
   await v1.register(eventRoutes, { events: options.events });
+  if (options.hooks !== undefined && hookToken !== undefined) {
+    await v1.register(hookRoutes, { dataDir: options.hooks.dataDir, authToken: options.authToken, hookToken });
+  }
 };
