@@ -45,7 +45,7 @@ describe("notify doctor", () => {
     brokers.push(broker);
     const { code, checks } = await doctor(broker.target, home());
     expect([...checks.keys()].sort()).toEqual(
-      ["broker", "service", "hooks", "mcp", "router", "relay", "desktop", "data-dir"].sort(),
+      ["broker", "service", "hooks", "mcp", "router", "outbound", "relay", "desktop", "data-dir"].sort(),
     );
     expect(code).toBe(0);
     expect(checks.get("broker")).toMatchObject({ status: "ok" });

@@ -9,6 +9,7 @@ import { mcpStatus } from "../../mcp/install.js";
 import { VERSION } from "../../version.js";
 import { brokerTarget, type ClientOptions, createClient, nonEmpty, printJson } from "../client.js";
 import { type Start, startChecker } from "../doctor/command-start.js";
+import { outboundCheck } from "../doctor/outbound-check.js";
 import { systemdServiceCheck } from "../doctor/service-check.js";
 import { ExitError } from "../exit-error.js";
 
@@ -18,7 +19,7 @@ export interface DoctorOptions extends ClientOptions {
 
 type Status = "ok" | "warn" | "fail";
 interface Check {
-  name: "broker" | "service" | "hooks" | "mcp" | "router" | "relay" | "desktop" | "data-dir";
+  name: "broker" | "service" | "hooks" | "mcp" | "router" | "outbound" | "relay" | "desktop" | "data-dir";
   status: Status;
   detail: string;
   fix?: string;
@@ -294,6 +295,14 @@ export async function doctor(options: DoctorOptions): Promise<void> {
             ),
       );
     }
+    checks.push({
+      name: "outbound",
+      ...(await outboundCheck(client).catch((error: Error) => ({
+        status: "warn" as const,
+        detail: `cannot read the outbound providers: ${error.message}`,
+        fix: "notify outbound list",
+      }))),
+    });
     const devices = await client.request<Json>("GET", "/ui/api/relay/devices", { ui: true }).then(
       (body) => ({ ok: true as const, body }),
       (error: Error) => ({ ok: false as const, message: error.message }),
@@ -315,6 +324,7 @@ export async function doctor(options: DoctorOptions): Promise<void> {
     }
   } else {
     checks.push(warn("router", "unknown: the broker does not answer", "start the broker"));
+    checks.push(warn("outbound", "unknown: the broker does not answer", "start the broker"));
     checks.push(warn("relay", "unknown: the broker does not answer", "start the broker"));
   }
   checks.push(await desktopCheck());
