@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// Packs the packages a user installs into tarballs that `npm install -g` installs with a Node >= 22.13, with their
-// dependencies from the registry and nothing compiled at install (docs/install.md): @notify/broker (`notify`, with the
-// web UI's built files in ui/), @notify/relay (`notify-relay`, with the phone app's in app/), and the two packages
-// they import, @notify/contracts and @notify/router. Installed together, the four resolve one another as siblings in
-// the global prefix, as they will from the registry once published. (Bundling the two into the others instead makes
-// npm leave their dependencies as empty directories and turn an optional addon's failed build into a fatal one.)
+// Packs the packages a user installs into tarballs that `npm install -g` installs with any Node >= 18 on PATH, with
+// their dependencies from the registry and nothing compiled at install (docs/install.md): @notify/broker (`notify`,
+// with the web UI's built files in ui/), @notify/relay (`notify-relay`, with the phone app's in app/), the two
+// packages they import, @notify/contracts and @notify/router, and @notify/runtime, made here, which carries the Node
+// they run on (the repository's pinned `node` package, at the lockfile's exact version). Installed together, the five
+// resolve one another as siblings in the global prefix, as they will from the registry once published. (Bundling
+// them into one another instead makes npm leave their dependencies as empty directories and turn an optional addon's
+// failed build into a fatal one.)
 //
 // Usage: node scripts/pack.mjs [--out DIR]   (after `npm run build`; prints each tarball's path on stdout)
 import { execFileSync } from "node:child_process";
@@ -18,17 +20,32 @@ const outIndex = process.argv.indexOf("--out");
 const out = resolve(outIndex > 0 ? process.argv[outIndex + 1] : join(root, ".tmp", "packed"));
 
 /**
- * The published packages, in dependency order, the built front end each serves, and extra folders shipped as they
- * are (the relay's systemd unit and Caddyfile, docs/relay.md "Deploy on a Debian host").
+ * The published packages, in dependency order, the built front end each serves, extra folders shipped as they are
+ * (the relay's systemd unit and Caddyfile, docs/relay.md "Deploy on a Debian host"), and whether its commands run
+ * on the pinned Node (their bin/ launchers find it through @notify/runtime).
  */
 const PACKAGES = [
   { dir: "contracts" },
   { dir: "router" },
-  { dir: "broker", assets: { from: "web/dist", to: "ui" } },
-  { dir: "relay", assets: { from: "phone/dist", to: "app" }, extra: ["deploy"] },
+  { dir: "broker", assets: { from: "web/dist", to: "ui" }, runtime: true },
+  { dir: "relay", assets: { from: "phone/dist", to: "app" }, extra: ["deploy"], runtime: true },
 ];
 
 const readJson = (path) => JSON.parse(readFileSync(path, "utf8"));
+
+/**
+ * What installing the packages needs: npm, and a `node` on PATH for the `node` package's install script. Their code
+ * runs on the pinned Node the launchers start, so the Node >= 22.13 the workspace manifests ask for is not asked of
+ * the user's Node (docs/install.md, "Which Node runs notify"); npm then warns only about dependencies' engines.
+ */
+const PUBLISHED_ENGINES = { node: ">=18" };
+
+/** The pinned Node: the exact version of the root's devDependency `node` in package-lock.json. */
+function pinnedNodeVersion() {
+  const version = readJson(join(root, "package-lock.json")).packages?.["node_modules/node"]?.version;
+  if (typeof version !== "string") fail("package-lock.json has no node_modules/node: run `npm install` first");
+  return version;
+}
 
 function fail(message) {
   process.stderr.write(`pack: ${message}\n`);
@@ -48,6 +65,27 @@ function copyDist(from, to) {
 function publishedManifest(manifest, extra = {}) {
   const { private: _private, devDependencies: _dev, scripts: _scripts, ...rest } = manifest;
   return { ...rest, ...extra };
+}
+
+/**
+ * @notify/runtime, which exists only as a tarball: the `node` package (its install script fetches that Node's
+ * binary for this platform from the registry). One package that both commands depend on, so installing the broker
+ * and the relay together puts one Node on disk, not two.
+ */
+function stageRuntime(stagingRoot, version) {
+  const staged = join(stagingRoot, "runtime");
+  mkdirSync(staged, { recursive: true });
+  const manifest = {
+    name: "@notify/runtime",
+    version,
+    description: "The Node.js that notify and notify-relay run on, whatever Node is on PATH",
+    license: "UNLICENSED",
+    files: [],
+    dependencies: { node: pinnedNodeVersion() },
+  };
+  writeFileSync(join(staged, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  writeFileSync(join(staged, "README.md"), readme(manifest));
+  return staged;
 }
 
 function stage(spec, stagingRoot) {
@@ -71,7 +109,12 @@ function stage(spec, stagingRoot) {
     cpSync(assets, join(staged, spec.assets.to), { recursive: true });
     files.push(spec.assets.to);
   }
-  const published = publishedManifest(manifest, { files, license: manifest.license ?? "UNLICENSED" });
+  const published = publishedManifest(manifest, {
+    files,
+    license: manifest.license ?? "UNLICENSED",
+    engines: PUBLISHED_ENGINES,
+    ...(spec.runtime ? { dependencies: { ...manifest.dependencies, "@notify/runtime": manifest.version } } : {}),
+  });
   writeFileSync(join(staged, "package.json"), `${JSON.stringify(published, null, 2)}\n`);
   writeFileSync(join(staged, "README.md"), readme(published));
   return staged;
@@ -84,11 +127,13 @@ function readme(manifest) {
 mkdirSync(out, { recursive: true });
 const stagingRoot = mkdtempSync(join(tmpdir(), "notify-pack-"));
 try {
-  for (const spec of PACKAGES) {
-    const staged = stage(spec, stagingRoot);
+  const version = readJson(join(root, "packages", "broker", "package.json")).version;
+  const staged = [stageRuntime(stagingRoot, version)];
+  for (const spec of PACKAGES) staged.push(stage(spec, stagingRoot));
+  for (const dir of staged) {
     const packed = JSON.parse(
       execFileSync("npm", ["pack", "--json", "--pack-destination", out], {
-        cwd: staged,
+        cwd: dir,
         encoding: "utf8",
         stdio: ["ignore", "pipe", "inherit"],
       }),

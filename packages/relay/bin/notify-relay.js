@@ -1,4 +1,5 @@
 #!/usr/bin/env node
-// The `notify-relay` command. A committed shim, so npm links the bin on a fresh install even before `tsc -b` has
-// built dist/ (npm links bins before the root `prepare` script runs).
+// The relay's CLI as a Node script, for `node bin/notify-relay.js ...` on a Node of one's choosing (the suites start
+// it with their own Node). The `notify-relay` command is bin/notify-relay, which picks the Node to run it on.
+// Committed, like bin/notify-relay, so it exists on a fresh install before `tsc -b` has built dist/.
 import "../dist/cli/main.js";

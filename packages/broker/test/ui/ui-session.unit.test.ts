@@ -124,12 +124,12 @@ describe("/ui/api session", () => {
     const fromCheckout = cliCommand({ PATH: `${join(process.cwd(), "node_modules", ".bin")}:/usr/bin:/bin` });
     expect(fromCheckout.command).toBe("npx notify");
     expect(fromCheckout.checkout).toBeDefined();
-    expect(existsSync(join(fromCheckout.checkout ?? "", "packages", "broker", "bin", "notify.js"))).toBe(true);
+    expect(existsSync(join(fromCheckout.checkout ?? "", "packages", "broker", "bin", "notify"))).toBe(true);
     // An `npm install -g`: a prefix's bin/notify that links to this very CLI.
     const prefix = tempDir();
     mkdirSync(join(prefix, "bin"));
     symlinkSync(
-      join(fromCheckout.checkout ?? "", "packages", "broker", "bin", "notify.js"),
+      join(fromCheckout.checkout ?? "", "packages", "broker", "bin", "notify"),
       join(prefix, "bin", "notify"),
     );
     expect(cliCommand({ PATH: `${join(prefix, "bin")}:/usr/bin` })).toEqual({ command: "notify" });

@@ -45,7 +45,7 @@ ${bodyHtml}
 `;
 }
 
-const OWN_BIN = fileURLToPath(new URL("../../../bin/notify.js", import.meta.url));
+const OWN_BIN = fileURLToPath(new URL("../../../bin/notify", import.meta.url));
 
 /**
  * How the person runs the CLI, for a page that tells them a command (issue 21, item 17): `notify` when a `notify`
@@ -68,7 +68,7 @@ export function cliCommand(env: NodeJS.ProcessEnv = process.env): { command: str
       // An unreadable PATH entry: try the next.
     }
   }
-  // packages/broker/bin/notify.js -> the checkout's root.
+  // packages/broker/bin/notify -> the checkout's root.
   const checkout = own === undefined ? undefined : join(own, "..", "..", "..", "..");
   return checkout === undefined ? { command: "npx notify" } : { command: "npx notify", checkout };
 }
