@@ -403,10 +403,6 @@ try {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
 }
 
-mkdirSync(join(REPO_ROOT, "bench/results"), { recursive: true });
-const file = join(REPO_ROOT, "bench/results", `relay-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
-writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
-
 const lines = [
   `Machine: ${results.machine.cpus} CPUs (${results.machine.model}), Node ${results.machine.node}` +
     (results.machine.postgres ? `, PostgreSQL ${results.machine.postgres}` : ""),
@@ -424,13 +420,21 @@ lines.push(
   "CPU per answer in microseconds, by process (load generator = autocannon in the bench process; server = the relays or",
   "the bare fastify), and how busy the machine's cores were during the run:",
   "",
-  "| run | connections | load generator | server | PostgreSQL | other processes | sum | machine busy % |",
-  "|---|---:|---:|---:|---:|---:|---:|---:|",
+  "| run | connections | load generator | server | server x bare fastify | PostgreSQL | other processes | sum | machine busy % |",
+  "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+);
+// The server's CPU per request against bare fastify's at the same connection count, both from this run.
+const bareUs = new Map(
+  results.runs
+    .filter((entry) => entry.cpu && entry.name === "bare fastify")
+    .map((entry) => [entry.connections, entry.cpu.usPerRequest.relays]),
 );
 for (const run of results.runs.filter((entry) => entry.cpu)) {
   const us = run.cpu.usPerRequest;
+  const bare = bareUs.get(run.connections);
+  run.cpu.serverXBare = bare ? round(us.relays / bare, 2) : undefined;
   lines.push(
-    `| ${run.name} | ${run.connections} | ${us.loadgen} | ${us.relays} | ${us.postgres} | ${us.other} | ${us.loadgen + us.relays + us.postgres + us.other} | ${run.cpu.busyPct} |`,
+    `| ${run.name} | ${run.connections} | ${us.loadgen} | ${us.relays} | ${run.cpu.serverXBare ?? "-"} | ${us.postgres} | ${us.other} | ${us.loadgen + us.relays + us.postgres + us.other} | ${run.cpu.busyPct} |`,
   );
 }
 lines.push(
@@ -451,4 +455,7 @@ for (const run of results.runs.filter((entry) => entry.holds)) {
     `| ${run.name} | ${run.holds} | ${run.idleMb} | ${run.heldMb} | ${run.perPollKb} | ${run.fanoutMs} | ${run.delivered} (${run.failed} failed) |`,
   );
 }
+mkdirSync(join(REPO_ROOT, "bench/results"), { recursive: true });
+const file = join(REPO_ROOT, "bench/results", `relay-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
+writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
 process.stdout.write(`${lines.join("\n")}\n\nraw: ${file}\n`);

@@ -94,4 +94,52 @@ describe.runIf(hasPostgres)("PostgreSQL group commit", () => {
       await store.close();
     }
   });
+
+  it("token lookups of one event-loop turn share one statement; each gets its own device, or none", async () => {
+    const store = await open(await server.createDatabase());
+    try {
+      await store.transaction(async (tx) => {
+        for (const id of ["dev_1", "dev_2", "dev_3"]) {
+          await tx.createDevice({
+            id,
+            ownerId: "own_a",
+            directInstallationId: null,
+            name: id,
+            publicKey: "{}",
+            tokenHash: `hash_${id}`,
+            pushSubscription: null,
+            createdAt: T0,
+          });
+        }
+        await tx.revokeDevice("dev_3", T0);
+      });
+      const devices = store.tokenLookups.devices.stats;
+      const before = { ...devices };
+      const hashes = ["hash_dev_1", "hash_dev_2", "hash_dev_1", "hash_dev_3", "unknown"];
+      const found = await Promise.all(hashes.map((hash) => store.read((tx) => tx.deviceByTokenHash(hash))));
+      expect(found.map((device) => device?.id)).toEqual(["dev_1", "dev_2", "dev_1", undefined, undefined]);
+      expect(found[1]).toMatchObject({ ownerId: "own_a", name: "dev_2", publicKey: "{}", createdAt: T0 });
+      expect({ batches: devices.batches - before.batches, items: devices.items - before.items }).toEqual({
+        batches: 1,
+        items: 5,
+      });
+      const installations = await Promise.all(
+        ["h", "unknown", "h"].map((hash) => store.read((tx) => tx.installationByTokenHash(hash))),
+      );
+      expect(installations.map((installation) => installation?.id)).toEqual(["ins_a", undefined, "ins_a"]);
+      expect(store.tokenLookups.installations.stats).toEqual({ batches: 1, items: 3 });
+      // A token revoked before its lookup is asked for is refused, grouped or not.
+      await store.transaction((tx) => tx.revokeDevice("dev_2", T0 + 1));
+      const [revoked, still] = await Promise.all(
+        ["hash_dev_2", "hash_dev_1"].map((hash) => store.read((tx) => tx.deviceByTokenHash(hash))),
+      );
+      expect([revoked?.id, still?.id]).toEqual([undefined, "dev_1"]);
+      // Inside a transaction the lookup is the transaction's own, not grouped.
+      const inTx = await store.transaction((tx) => tx.deviceByTokenHash("hash_dev_1"));
+      expect(inTx?.id).toBe("dev_1");
+      expect(devices.batches - before.batches).toBe(2);
+    } finally {
+      await store.close();
+    }
+  });
 });

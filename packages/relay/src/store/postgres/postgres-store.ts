@@ -97,10 +97,17 @@ const splitPosition = (position: string | null): [string, string] => {
   return [txid, seq];
 };
 
+/** Bearer lookups outside a transaction, grouped per event-loop turn (see PostgresStore.tokenLookups). */
+interface TokenLookups {
+  devices: Batcher<string, Device | undefined>;
+  installations: Batcher<string, Installation | undefined>;
+}
+
 class PostgresTx implements StoreTx {
   constructor(
     private readonly db: Queryable,
     private readonly changes: RowChange[] | undefined,
+    private readonly lookups?: TokenLookups,
   ) {}
 
   private async rows(sql: string, values: unknown[]): Promise<Row[]> {
@@ -122,6 +129,7 @@ class PostgresTx implements StoreTx {
   }
 
   async installationByTokenHash(tokenHash: string): Promise<Installation | undefined> {
+    if (this.lookups) return this.lookups.installations.submit(tokenHash);
     const [row] = await this.rows(SQL.installationByTokenHash, [tokenHash]);
     return row && toInstallation(row);
   }
@@ -170,6 +178,7 @@ class PostgresTx implements StoreTx {
   }
 
   async deviceByTokenHash(tokenHash: string): Promise<Device | undefined> {
+    if (this.lookups) return this.lookups.devices.submit(tokenHash);
     const [row] = await this.rows(SQL.deviceByTokenHash, [tokenHash]);
     return row && stripRevoked(toDevice(row));
   }
@@ -306,12 +315,33 @@ export class PostgresStore implements RelayStore {
   private announceScheduled = false;
   readonly answerBatches: Batcher<NewAnswer, InsertAnswerResult> | undefined;
   readonly envelopeBatches: Batcher<NewEnvelope, InsertEnvelopeResult> | undefined;
+  /**
+   * Every request is authenticated by a lookup of its token's digest, a round trip of its own per request: the
+   * largest share of a PostgreSQL relay's CPU per answer (issue 33: writes to the pool's sockets, 29% of the profile;
+   * bench/README.md). The lookups asked for while earlier ones are on their way share one statement instead. Reads
+   * only, outside any transaction, each issued after its request arrived: a token revoked before then is refused
+   * exactly as by a lookup of its own.
+   */
+  readonly tokenLookups: TokenLookups;
 
   private constructor(
     private readonly pool: pg.Pool,
     private readonly url: string,
     private readonly options: PostgresOptions,
   ) {
+    const lookupBatches = { maxInFlight: 4, maxBatch: 500 };
+    this.tokenLookups = {
+      devices: new Batcher(
+        (hashes) => this.byTokenHashes(SQL.devicesByTokenHashes, hashes, (row) => stripRevoked(toDevice(row))),
+        (hash) => new PostgresTx(this.pool, undefined).deviceByTokenHash(hash),
+        lookupBatches,
+      ),
+      installations: new Batcher(
+        (hashes) => this.byTokenHashes(SQL.installationsByTokenHashes, hashes, toInstallation),
+        (hash) => new PostgresTx(this.pool, undefined).installationByTokenHash(hash),
+        lookupBatches,
+      ),
+    };
     const group = options.groupCommit ?? { maxInFlight: 4, maxBatch: 500 };
     if (group) {
       this.answerBatches = new Batcher(
@@ -424,6 +454,16 @@ export class PostgresStore implements RelayStore {
         return Promise.resolve({ created: true });
       }),
     );
+  }
+
+  /** One statement for a group of token digests; one outcome per digest, in order (a repeated digest too). */
+  private async byTokenHashes<T>(sql: string, hashes: string[], convert: (row: Row) => T): Promise<(T | undefined)[]> {
+    const { rows } = await this.pool.query(prepared(sql, [[...new Set(hashes)]]));
+    const found = new Map((rows as Row[]).map((row) => [String(row.token_hash), row]));
+    return hashes.map((hash) => {
+      const row = found.get(hash);
+      return row && convert(row);
+    });
   }
 
   /** A change is committed: held polls here wake now, other processes by NOTIFY. */
@@ -598,7 +638,7 @@ export class PostgresStore implements RelayStore {
   }
 
   read<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
-    return work(new PostgresTx(this.pool, undefined));
+    return work(new PostgresTx(this.pool, undefined, this.tokenLookups));
   }
 
   onChange(listener: (change: Change) => void): () => void {
@@ -611,7 +651,12 @@ export class PostgresStore implements RelayStore {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.answerBatches?.idle(), this.envelopeBatches?.idle()]);
+    await Promise.all([
+      this.answerBatches?.idle(),
+      this.envelopeBatches?.idle(),
+      this.tokenLookups.devices.idle(),
+      this.tokenLookups.installations.idle(),
+    ]);
     this.closed = true;
     await this.listener?.end().catch(() => undefined);
     await this.pool.end();

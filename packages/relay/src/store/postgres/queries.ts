@@ -24,6 +24,10 @@ export const SQL = {
   insertDevice: `INSERT INTO devices (id, owner_id, direct_installation_id, name, public_key, token_hash,
       push_subscription, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
   deviceByTokenHash: "SELECT * FROM devices WHERE token_hash = $1 AND revoked_at IS NULL",
+  // Grouped bearer lookups (the requests of one event-loop turn share one statement): token_hash is UNIQUE.
+  devicesByTokenHashes: "SELECT * FROM devices WHERE token_hash = ANY($1::text[]) AND revoked_at IS NULL",
+  installationsByTokenHashes:
+    "SELECT id, owner_id, name, created_at, token_hash FROM installations WHERE token_hash = ANY($1::text[])",
   deviceById: "SELECT * FROM devices WHERE id = $1",
   devicesFor: `SELECT * FROM devices WHERE revoked_at IS NULL AND (owner_id = $1 OR direct_installation_id = $2)
     ORDER BY created_at, id`,
