@@ -352,7 +352,7 @@ export function createBroker(options: BrokerOptions): Broker {
       presentation,
       sounds,
       presence,
-      relay: new RelayAdmin(outbound),
+      relay: new RelayAdmin(outbound, logger),
       dataDir: settings.dataDir,
       types: new TypeRegistry(settings.notificationTypes),
       // The item detail's delivery timeline (issue 24 item 5, docs/routing.md).

@@ -1,15 +1,53 @@
 import { DomainError, invalid } from "../domain/errors.js";
+import type { Logger } from "../log/logger.js";
 import type { OutboundService } from "../outbox/outbound-service.js";
 import type { ProviderProfile } from "../outbox/types.js";
 import { expectNewDevice, forgetDevices } from "./device-keys.js";
 import { relaySettings } from "./relay-adapter.js";
 import { type RelayReply, relayRequest, relayUrl } from "./relay-http.js";
 
-/** A relay refused or could not be reached: 502 with a short fixed reason (never a token or relay text). */
+/**
+ * A relay refused or could not be reached: 502 with a short fixed reason and what it means (never a token or relay
+ * text). The same sentence reaches the CLI, the web page, doctor and, once, the broker log (issue 32, item 6).
+ */
 export class RelayUnavailableError extends DomainError {
-  constructor(readonly reason: string) {
-    super("validation", `the relay answered ${reason}`);
+  constructor(
+    readonly reason: string,
+    message = `the relay answered ${reason}`,
+  ) {
+    super("validation", message);
   }
+}
+
+/** What a failed relay call means to the person, by its fixed code; `enrolling` tells which token was refused. */
+function relayFailure(reply: Extract<RelayReply, { ok: false }>, enrolling: boolean): RelayUnavailableError {
+  const code = reply.code;
+  if (code === "tls_untrusted") {
+    return new RelayUnavailableError(
+      code,
+      "the relay's TLS certificate is not trusted (tls_untrusted: self-signed or from a private CA): give the " +
+        "broker that CA with NODE_EXTRA_CA_CERTS=/path/to/ca.pem in its environment and restart it",
+    );
+  }
+  if (code === "tls_expired" || code === "tls_wrong_name") {
+    return new RelayUnavailableError(
+      code,
+      `the relay's TLS certificate is ${code === "tls_expired" ? "expired or not yet valid" : "for another name"} (${code}): check the relay's URL and certificate`,
+    );
+  }
+  if (reply.status === 401) {
+    return new RelayUnavailableError(
+      "HTTP 401",
+      enrolling
+        ? "the relay answered HTTP 401: the enrollment token was refused; check it with the relay's operator"
+        : "the relay answered HTTP 401: this installation's token was refused (removed at the relay?); enroll again",
+    );
+  }
+  if (reply.status !== undefined) return new RelayUnavailableError(`HTTP ${reply.status}`);
+  return new RelayUnavailableError(
+    code,
+    `the relay cannot be reached (${code}): check its URL and that it runs, and this machine's network`,
+  );
 }
 
 export interface PairingCode {
@@ -25,16 +63,28 @@ export interface DeviceSummary {
   device_name: string;
 }
 
-function failed(reply: Extract<RelayReply, { ok: false }>): RelayUnavailableError {
-  return new RelayUnavailableError(reply.status === undefined ? reply.code : `HTTP ${reply.status}`);
-}
-
 /**
  * The owner's relay actions (`notify relay enroll|pair|devices|revoke`, and the web page's Relay panel): network
  * I/O the owner asked for, through the installation token opened at this boundary only.
  */
 export class RelayAdmin {
-  constructor(private readonly outbound: OutboundService) {}
+  /** Causes already written to the broker log: each once, not once per retry or page refresh. */
+  private readonly logged = new Set<string>();
+
+  constructor(
+    private readonly outbound: OutboundService,
+    private readonly logger?: Logger,
+  ) {}
+
+  /** The error for a failed call, its cause logged the first time it is seen. */
+  private failed(reply: Extract<RelayReply, { ok: false }>, enrolling = false): RelayUnavailableError {
+    const error = relayFailure(reply, enrolling);
+    if (!this.logged.has(error.message)) {
+      this.logged.add(error.message);
+      this.logger?.warn(`relay: ${error.message}`);
+    }
+    return error;
+  }
 
   /** The relay provider a command means: by id or name, else the only (or first enabled) relay provider. */
   provider(idOrName?: string): ProviderProfile {
@@ -70,7 +120,7 @@ export class RelayAdmin {
       token: input.enrollmentToken,
       body: { name: "notify broker" },
     });
-    if (!reply.ok) throw failed(reply);
+    if (!reply.ok) throw this.failed(reply, true);
     const installation = reply.body as { installation_id?: unknown; token?: unknown };
     if (typeof installation.installation_id !== "string" || typeof installation.token !== "string") {
       throw new RelayUnavailableError("an unexpected body");
@@ -96,7 +146,7 @@ export class RelayAdmin {
   async pairing(idOrName?: string): Promise<PairingCode> {
     const profile = this.provider(idOrName);
     const reply = await this.call(profile, "/v1/pairings", "POST", {});
-    if (!reply.ok) throw failed(reply);
+    if (!reply.ok) throw this.failed(reply);
     const body = reply.body as Partial<PairingCode>;
     if (typeof body.code !== "string" || typeof body.link !== "string" || typeof body.expires_at !== "string") {
       throw new RelayUnavailableError("an unexpected body");
@@ -113,7 +163,7 @@ export class RelayAdmin {
 
   async devices(idOrName?: string): Promise<DeviceSummary[]> {
     const reply = await this.call(this.provider(idOrName), "/v1/devices");
-    if (!reply.ok) throw failed(reply);
+    if (!reply.ok) throw this.failed(reply);
     const devices = (reply.body as { devices?: { device_id: string; device_name: string }[] }).devices ?? [];
     return devices.map((device) => ({ device_id: device.device_id, device_name: device.device_name }));
   }
@@ -123,7 +173,7 @@ export class RelayAdmin {
     const reply = await this.call(profile, `/v1/devices/${encodeURIComponent(deviceId)}`, "DELETE");
     if (!reply.ok) {
       if (reply.status === 404) throw new DomainError("validation", "device not found");
-      throw failed(reply);
+      throw this.failed(reply);
     }
     const settings = relaySettings(profile.settings);
     forgetDevices(settings.url, settings.installationId);

@@ -90,8 +90,35 @@ export async function relayRequest(call: RelayCall): Promise<RelayReply> {
     }
     return { ok: true, status: response.statusCode, body, headers: response.headers };
   } catch (error) {
-    return { ok: false, code: networkCode(error) };
+    return { ok: false, code: tlsCode(error) ?? networkCode(error) };
   }
+}
+
+/** Node's certificate verification codes, as the three causes the person can act on (docs/relay.md, Errors). */
+const TLS_CODES: Record<string, string> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT: "tls_untrusted",
+  SELF_SIGNED_CERT_IN_CHAIN: "tls_untrusted",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "tls_untrusted",
+  UNABLE_TO_GET_ISSUER_CERT: "tls_untrusted",
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "tls_untrusted",
+  CERT_UNTRUSTED: "tls_untrusted",
+  CERT_HAS_EXPIRED: "tls_expired",
+  CERT_NOT_YET_VALID: "tls_expired",
+  ERR_TLS_CERT_ALTNAME_INVALID: "tls_wrong_name",
+};
+
+/** A TLS verification failure's fixed code (on the error or its cause), or undefined for any other failure. */
+function tlsCode(error: unknown): string | undefined {
+  for (
+    let current = error as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    current && depth < 3;
+    depth++
+  ) {
+    const code = TLS_CODES[String(current.code)];
+    if (code !== undefined) return code;
+    current = current.cause as typeof current;
+  }
+  return undefined;
 }
 
 /** `base` + `path`, keeping a path prefix of the relay URL (`https://host/relay` + `/v1/devices`). */

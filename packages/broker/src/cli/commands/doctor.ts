@@ -314,13 +314,13 @@ export async function doctor(options: DoctorOptions): Promise<void> {
     } else if (/no relay is configured/.test(devices.message)) {
       checks.push(ok("relay", "not enrolled (optional: notify relay enroll URL --enrollment-token T)"));
     } else {
-      checks.push(
-        fail(
-          "relay",
-          `enrolled but: ${devices.message}`,
-          "check the relay's URL and that it runs (notify relay devices)",
-        ),
-      );
+      // The broker's sentence names the cause (relay-admin.ts); the fix follows it (issue 32, item 6).
+      const fix = /tls_untrusted/.test(devices.message)
+        ? "start the broker with NODE_EXTRA_CA_CERTS=/path/to/ca.pem (the service: systemctl --user edit notify.service)"
+        : /HTTP 401/.test(devices.message)
+          ? "notify relay enroll URL --enrollment-token T (the relay no longer knows this installation)"
+          : "check the relay's URL and that it runs (notify relay devices)";
+      checks.push(fail("relay", `enrolled but: ${devices.message}`, fix));
     }
   } else {
     checks.push(warn("router", "unknown: the broker does not answer", "start the broker"));
