@@ -27,6 +27,20 @@ function buildProgram(): Command {
     .option("--token <token>", "bearer token to accept instead of config.json's authToken")
     .action(async (options) => (await import("./commands/serve.js")).serve(options));
 
+  clientCommand(program, "start", "run the broker in the background without a service manager (docs/cli.md)")
+    .option("--wait <seconds>", "how long to wait for it to answer (default 30)")
+    .action(async (options) => (await import("./commands/start.js")).start(options));
+  clientCommand(program, "stop", "stop the broker `notify start` started")
+    .option("--wait <seconds>", "how long to wait for it to exit (default 30)")
+    .action(async (options) => (await import("./commands/stop.js")).stop(options));
+  program
+    .command("logs")
+    .description("print the log of the broker `notify start` started")
+    .option("-f, --follow", "keep printing lines as they are written, until interrupted")
+    .option("-n, --lines <n>", "how many of the last lines to print first (default 50)")
+    .option("--data-dir <dir>", "data directory (default: NOTIFY_DATA_DIR or the per-user data dir)")
+    .action(async (options) => (await import("./commands/logs.js")).logs(options));
+
   program
     .command("token")
     .description("print the bearer token from config.json (NOTIFY_TOKEN does not change it)")
@@ -306,11 +320,23 @@ function nodeIsRecentEnough(version: string = process.versions.node): boolean {
   return major > 22 || (major === 22 && minor >= 13);
 }
 
+/**
+ * Said when the CLI finds itself on an older Node: the `notify` launcher found no pinned Node (an install whose
+ * `node` package did not run its install script), or the CLI file was started with another Node. The advice works
+ * outside a checkout too (docs/install.md, "Which Node runs notify").
+ */
+function oldNodeAdvice(version: string = process.version, execPath: string = process.execPath): string {
+  return (
+    `notify: Node.js >= 22.13 is required, and this is ${version} (${execPath}).\n` +
+    "notify:   An installed notify runs on the Node its @notify/runtime package carries; it is missing here, so\n" +
+    "notify:   install Notify again (docs/install.md, Installing), or put a Node >= 22.13 first on PATH\n" +
+    "notify:   (`npm install -g node@24` puts one in npm's prefix). In a checkout: npm start, npx notify.\n"
+  );
+}
+
 async function main(argv: string[]): Promise<number> {
   if (!nodeIsRecentEnough()) {
-    process.stderr.write(
-      `notify: Node.js >= 22.13 is required (this is ${process.version}); run it through npm (npm start, npx notify) to use the pinned Node 24\n`,
-    );
+    process.stderr.write(oldNodeAdvice());
     return 1;
   }
   const program = buildProgram();
