@@ -93,5 +93,8 @@ export const SQL = {
   prunePairings:
     "DELETE FROM pairings WHERE code_hash IN (SELECT code_hash FROM pairings WHERE expires_at <= $1 LIMIT $2)",
 
-  notify: "SELECT pg_notify('relay_changes', payload) FROM unnest($1::text[]) AS payload",
+  // One statement, so one round trip: its implicit transaction commits after the statement with the setting still in
+  // force (set_config's `true`: until the transaction ends), so the commit does not wait for a WAL flush.
+  notify: `SELECT set_config('synchronous_commit', 'off', true), pg_notify('relay_changes', payload)
+    FROM unnest($1::text[]) AS payload`,
 } as const;
