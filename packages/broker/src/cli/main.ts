@@ -162,6 +162,10 @@ function buildProgram(): Command {
     .option("--json", "print {checks: [{name, status, detail, fix?}]}")
     .action(async (options) => (await import("./commands/doctor.js")).doctor(options));
 
+  clientCommand(program, "uninstall", "remove hooks, MCP entries and the service (--purge: the data dir too)")
+    .option("--purge", "also delete the data dir (token, databases, backups of the agents' files)")
+    .action(async (options) => (await import("./commands/uninstall.js")).uninstall(options));
+
   const service = program
     .command("service")
     .description("run the broker as a per-user service that starts at login (docs/install.md)");
