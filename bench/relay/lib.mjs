@@ -45,8 +45,8 @@ function stop(child) {
   });
 }
 
-export function startRelay({ dataDir, databaseUrl, env = {}, nodeArgs = [] }) {
-  const args = [...nodeArgs, RELAY_CLI, "serve", "--port", "0", "--data-dir", dataDir];
+export function startRelay({ dataDir, databaseUrl, env = {}, nodeArgs = [], cli = RELAY_CLI }) {
+  const args = [...nodeArgs, cli, "serve", "--port", "0", "--data-dir", dataDir];
   if (databaseUrl) args.push("--database-url", databaseUrl);
   // Rate limits off: the benchmark is one client address and one device posting thousands per second.
   return spawnServer(args, { RELAY_RATE_LIMITS: "off", ...env });
@@ -137,6 +137,8 @@ export async function startPostgres() {
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     version,
+    /** The cluster's postmaster (its first line of postmaster.pid): its children are the cluster's processes. */
+    postmasterPid: Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]),
     stop: async () => {
       await as("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]).catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });

@@ -1,7 +1,8 @@
 // Relay benchmarks: stored answers/s and latency vs a bare fastify baseline (SQLite, PostgreSQL with one and two
 // relay processes), answer-to-held-poll latency with wait=N, RSS with 10,000 held polls.
 // Usage: npm run bench:relay [-- --duration=10 --connections=10,100 --rounds=200 --holds=10000
-//        --skip=throughput,latency,holds,pg,pg-single --relay-node-args="--cpu-prof --cpu-prof-dir=DIR"]
+//        --skip=throughput,latency,holds,pg,pg-single --relay-node-args="--cpu-prof --cpu-prof-dir=DIR"
+//        --relay-cli=<another build>/packages/relay/dist/cli/main.js]
 // Summary (markdown) on stdout, progress on stderr, raw JSON in bench/results/.
 import { randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -19,6 +20,7 @@ import {
   enrollAndPair,
   percentile,
   progress,
+  RELAY_CLI,
   REPO_ROOT,
   round,
   rssMb,
@@ -37,6 +39,8 @@ const { values: args } = parseArgs({
     skip: { type: "string", default: "" },
     // Node flags for every relay process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/relay-prof" (profiles at exit).
     "relay-node-args": { type: "string", default: "" },
+    // Another build of the relay (e.g. a checkout of an older commit built in a temp dir), for before/after runs.
+    "relay-cli": { type: "string", default: RELAY_CLI },
   },
 });
 const relayNodeArgs = args["relay-node-args"].split(" ").filter(Boolean);
@@ -110,17 +114,20 @@ function processCpuMs(pid) {
   }
 }
 
-/** Every PostgreSQL process of the machine (the bench starts the only cluster). */
+/** The bench's own cluster: its postmaster and the postmaster's children (other clusters may run meanwhile). */
+let postmasterPid;
 function postgresPids() {
+  if (postmasterPid === undefined) return [];
+  const parentOf = (pid) => {
+    try {
+      return Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[1]);
+    } catch {
+      return undefined;
+    }
+  };
   return readdirSync("/proc")
     .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "postgres";
-      } catch {
-        return false;
-      }
-    });
+    .filter((pid) => Number(pid) === postmasterPid || parentOf(pid) === postmasterPid);
 }
 
 /** The machine's busy and total CPU in ms, from /proc/stat (all cores). */
@@ -349,14 +356,14 @@ try {
 
   const sqliteDir = mkdtempSync(join(os.tmpdir(), "relay-bench-"));
   cleanups.push(async () => rmSync(sqliteDir, { recursive: true, force: true }));
-  const sqliteRelay = await startRelay({ dataDir: sqliteDir, nodeArgs: relayNodeArgs });
+  const sqliteRelay = await startRelay({ dataDir: sqliteDir, nodeArgs: relayNodeArgs, cli: args["relay-cli"] });
   cleanups.push(sqliteRelay.stop);
   const token = readFileSync(join(sqliteDir, "enrollment-token"), "utf8").trim();
   if (throughputRuns) await throughput("relay, SQLite", [sqliteRelay], "sqlite", join(sqliteDir, "relay.db"), token);
   if (!skip.has("latency")) await heldPollLatency("held poll, SQLite", sqliteRelay.url, sqliteRelay.url, token);
   await sqliteRelay.stop();
   if (!skip.has("holds")) {
-    const fresh = await startRelay({ dataDir: sqliteDir, nodeArgs: relayNodeArgs });
+    const fresh = await startRelay({ dataDir: sqliteDir, nodeArgs: relayNodeArgs, cli: args["relay-cli"] });
     cleanups.push(fresh.stop);
     await relayHeldPolls(fresh, token);
     await fresh.stop();
@@ -365,6 +372,7 @@ try {
   if (!skip.has("pg")) {
     const server = await startPostgres();
     cleanups.push(server.stop);
+    postmasterPid = server.postmasterPid;
     results.machine.postgres = server.version;
     const admin = new pg.Client({ connectionString: server.url });
     await admin.connect();
@@ -382,7 +390,7 @@ try {
       const relays = [];
       const env = group ? {} : { RELAY_GROUP_COMMIT: "off" };
       for (let index = 0; index < processes; index += 1)
-        relays.push(await startRelay({ dataDir, databaseUrl, env, nodeArgs: relayNodeArgs }));
+        relays.push(await startRelay({ dataDir, databaseUrl, env, nodeArgs: relayNodeArgs, cli: args["relay-cli"] }));
       cleanups.push(() => Promise.all(relays.map((relay) => relay.stop())));
       const pgToken = readFileSync(join(dataDir, "enrollment-token"), "utf8").trim();
       const label = `relay, PostgreSQL, ${processes} process${processes > 1 ? "es" : ""}${group ? "" : ", one commit per answer"}`;
