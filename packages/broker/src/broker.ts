@@ -12,6 +12,7 @@ import { type BrokerSettings, loadSettings } from "./config/settings.js";
 import { DomainBus } from "./domain/bus.js";
 import { type Clock, systemClock } from "./domain/clock.js";
 import { ArcConsumer } from "./events/arc-consumer.js";
+import { HookRuns } from "./hooks/hook-runs.js";
 import { buildApp, type HttpLimits } from "./http/app.js";
 import { FixedWindowLimiter } from "./http/rate-limit.js";
 import { uiInteraction } from "./http/routes/ui-inbox.js";
@@ -312,6 +313,7 @@ export function createBroker(options: BrokerOptions): Broker {
   });
   // The web page's live stream: a window of the bus's events after commit.
   const uiEvents = new UiEventLog(bus, undefined, (item) => uiInteraction(interactions, item));
+  const hookRuns = new HookRuns();
   const app = buildApp({
     maxRequestBodyBytes: settings.maxRequestBodyBytes,
     logger,
@@ -327,7 +329,7 @@ export function createBroker(options: BrokerOptions): Broker {
       events,
       clock,
       startedAt: clock.now(),
-      hooks: { dataDir: settings.dataDir, addSecret: (secret) => logger.addSecret(secret) },
+      hooks: { dataDir: settings.dataDir, addSecret: (secret) => logger.addSecret(secret), runs: hookRuns },
     },
     router: {
       host: routing.router,
@@ -412,6 +414,8 @@ export function createBroker(options: BrokerOptions): Broker {
       // preClose (http/app.ts) answers the open long-polls before the server stops listening.
       await desktop?.stop();
       await presence.stop();
+      // HTTP hook waits withdraw their questions while the server still answers (docs/hooks.md).
+      await hookRuns.stop();
       await app.close();
       routing.stop();
       uiEvents.close();

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { Clock } from "../../domain/clock.js";
 import type { ArcConsumer } from "../../events/arc-consumer.js";
+import type { HookRuns } from "../../hooks/hook-runs.js";
 import { HookTokenFile } from "../../hooks/hook-token.js";
 import type { InteractionService } from "../../interactions/service.js";
 import type { WaitRegistry } from "../../interactions/waiters.js";
@@ -29,7 +30,7 @@ export interface V1Options {
    * The data dir, for POST /v1/hooks/claude-code (its hook token and session marks); without it that route answers
    * 401 like any request without the main token.
    */
-  hooks?: { dataDir: string; addSecret: (secret: string) => void };
+  hooks?: { dataDir: string; addSecret: (secret: string) => void; runs: HookRuns };
 }
 
 /**
@@ -71,6 +72,11 @@ export const v1Api: FastifyPluginAsync<V1Options> = async (v1, options) => {
   await v1.register(interactionRoutes, { interactions: options.interactions, waiters: options.waiters });
   await v1.register(eventRoutes, { events: options.events });
   if (options.hooks !== undefined && hookToken !== undefined) {
-    await v1.register(hookRoutes, { dataDir: options.hooks.dataDir, authToken: options.authToken, hookToken });
+    await v1.register(hookRoutes, {
+      dataDir: options.hooks.dataDir,
+      authToken: options.authToken,
+      hookToken,
+      runs: options.hooks.runs,
+    });
   }
 };

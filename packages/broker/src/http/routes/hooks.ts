@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
 import { createClient } from "../../cli/client.js";
+import { type HookRuns, silentConnections } from "../../hooks/hook-runs.js";
 import type { HookTokenFile } from "../../hooks/hook-token.js";
 import { OpenMarks } from "../../hooks/open-marks.js";
 import { runHook } from "../../hooks/run-hook.js";
@@ -9,6 +10,8 @@ export interface HookRouteOptions {
   /** The main bearer token: the hook's own requests to this broker go out with it, never back to the agent. */
   authToken: string;
   hookToken: HookTokenFile;
+  /** The runs in flight, stopped by the broker's close before the server's (broker.ts). */
+  runs: HookRuns;
 }
 
 /** The path Claude Code's `"type": "http"` hooks post to (DESIGN.md, "Hooks that cost nothing"). */
@@ -23,6 +26,11 @@ export const CLAUDE_CODE_HOOK_PATH = "/v1/hooks/claude-code";
  */
 export const hookRoutes: FastifyPluginAsync<HookRouteOptions> = async (app, options) => {
   const marks = new OpenMarks(options.dataDir);
+  const dropSilent = silentConnections(app.server);
+  app.addHook("preClose", (done) => {
+    dropSilent();
+    done();
+  });
   app.post("/hooks/claude-code", async (request, reply) => {
     const port = request.socket.localPort ?? 0;
     const baseUrl = `http://127.0.0.1:${port}`;
@@ -32,16 +40,18 @@ export const hookRoutes: FastifyPluginAsync<HookRouteOptions> = async (app, opti
     };
     reply.raw.once("close", onClose);
     const body = request.body;
-    const output = await runHook({
-      agent: "claude-code",
-      event: "",
-      payload: body !== null && typeof body === "object" ? JSON.stringify(body) : "",
-      broker: { baseUrl, token: options.authToken },
-      client: createClient({ port: String(port), token: options.authToken, dataDir: options.dataDir }, {}),
-      signal: stop.signal,
-      marks,
-      log: (line) => request.log.debug({ hook: "claude-code" }, line),
-    });
+    const output = await options.runs.run(stop.signal, (signal) =>
+      runHook({
+        agent: "claude-code",
+        event: "",
+        payload: body !== null && typeof body === "object" ? JSON.stringify(body) : "",
+        broker: { baseUrl, token: options.authToken },
+        client: createClient({ port: String(port), token: options.authToken, dataDir: options.dataDir }, {}),
+        signal,
+        marks,
+        log: (line) => request.log.debug({ hook: "claude-code" }, line),
+      }),
+    );
     if (output === undefined) return reply.code(200).header("content-type", "application/json").send("{}");
     return reply.code(200).header("content-type", "application/json").send(output);
   });
