@@ -3,8 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Json } from "@notify/test-kit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import * as entries from "../../src/hooks/install/entries.js";
 import {
   HookInstallError,
+  hookKinds,
   type InstallContext,
   install,
   installStatus,
@@ -211,5 +213,35 @@ describe("notify hooks install / uninstall (issue 12, item 1)", () => {
     expect(stripped.replaceAll("\r\n", "")).not.toContain("\n");
     expect(JSON.parse(stripped.slice(1))).toMatchObject({ theme: "dark", model: "opus" });
     expect(JSON.parse(stripped.slice(1)).hooks.PostToolUse).toHaveLength(1);
+  });
+});
+
+describe("http hook entries (issue 33, item 1)", () => {
+  it("status names the kind of each event; uninstall takes Notify's http entries out and leaves others", () => {
+    const { httpHook } = entries;
+    mkdirSync(join(home, ".claude"));
+    const file = join(home, ".claude", "settings.json");
+    const foreign = { type: "http", url: "https://example.com/v1/hooks/claude-code" };
+    writeFileSync(
+      file,
+      `${JSON.stringify({
+        hooks: {
+          PermissionRequest: [{ matcher: "*", hooks: [httpHook(47821, "PermissionRequest")] }],
+          Stop: [{ hooks: [httpHook(47821, "Stop"), foreign] }],
+          Notification: [{ hooks: [{ type: "command", command: "notify hook claude-code Notification" }] }],
+        },
+      })}\n`,
+    );
+    const row = installStatus(context).find((entry) => entry.agent === "claude-code" && entry.scope === "user");
+    expect(row?.kinds).toEqual({ PermissionRequest: "http", Stop: "http", Notification: "command" });
+    expect(hookKinds(context).find((entry) => entry.file === file)?.kinds).toEqual(row?.kinds);
+    expect(httpHook(47821, "PermissionRequest")).toMatchObject({ timeout: 660 });
+    expect(httpHook(47821, "Stop")).toMatchObject({
+      headers: { Authorization: "Bearer $NOTIFY_HOOK_TOKEN" },
+      allowedEnvVars: ["NOTIFY_HOOK_TOKEN"],
+      timeout: 40,
+    });
+    expect(uninstall("claude-code", "user", context).changed).toBe(true);
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ hooks: { Stop: [{ hooks: [foreign] }] } });
   });
 });

@@ -108,7 +108,7 @@ export async function hooksStatus(options: HooksOptions): Promise<void> {
     row.events === null
       ? "file cannot be parsed"
       : row.events.length > 0
-        ? `installed (${row.events.join(", ")})`
+        ? `installed (${row.events.map((event) => (row.kinds?.[event] === "http" ? `${event} http` : event)).join(", ")})`
         : row.agentInstalled
           ? "not installed"
           : "agent not found",

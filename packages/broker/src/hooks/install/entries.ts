@@ -24,6 +24,51 @@ export const HOOK_EVENTS: Record<AgentId, { event: string; matcher?: string }[]>
 
 type Json = Record<string, unknown>;
 
+/** Which kind of hook an event uses: Claude Code posting to the broker itself, or a `notify hook` process. */
+export type HookKind = "http" | "command";
+
+/** The path of Claude Code's `"type": "http"` hooks (DESIGN.md, "Hooks that cost nothing"). */
+export const HTTP_HOOK_PATH = "/v1/hooks/claude-code";
+/** The variable Claude Code fills the hook's Authorization header from (user settings `env`, never a project's). */
+export const HOOK_TOKEN_VARIABLE = "NOTIFY_HOOK_TOKEN";
+/** An event that asks nothing runs within the hook's 30 s budget (run-hook.ts); Claude Code's timeout is a bit more. */
+const REPORT_TIMEOUT_SECONDS = 40;
+/** Events that open a question wait up to its expiry, like the command hook (agents.ts). */
+const ASKING_EVENTS = new Set(["PermissionRequest", "PreToolUse"]);
+
+/**
+ * Claude Code's `"type": "http"` entry for one event: the broker on loopback (its request guard allows 127.0.0.1),
+ * the hook token named, not written: Claude Code fills `$NOTIFY_HOOK_TOKEN` from the variables listed in
+ * `allowedEnvVars` only.
+ */
+export function httpHook(port: number, event: string): Json {
+  return {
+    type: "http",
+    url: `http://127.0.0.1:${port}${HTTP_HOOK_PATH}`,
+    headers: { Authorization: `Bearer $${HOOK_TOKEN_VARIABLE}` },
+    allowedEnvVars: [HOOK_TOKEN_VARIABLE],
+    timeout: ASKING_EVENTS.has(event) ? HOOK_TIMEOUT_SECONDS : REPORT_TIMEOUT_SECONDS,
+  };
+}
+
+/** An http entry Notify wrote: a loopback URL ending in the hook route. */
+export function isNotifyHttpHook(hook: unknown): boolean {
+  if (hook === null || typeof hook !== "object") return false;
+  const { type, url } = hook as Json;
+  return (
+    type === "http" &&
+    typeof url === "string" &&
+    new RegExp(`^http://(?:127\\.0\\.0\\.1|\\[::1\\]):\\d+${HTTP_HOOK_PATH}$`).test(url)
+  );
+}
+
+/** The kind of a hook entry when Notify wrote it, else undefined. */
+export function notifyHookKind(hook: unknown, agent: AgentId): HookKind | undefined {
+  if (isNotifyCommand((hook as Json | null)?.command, agent)) return "command";
+  if (agent === "claude-code" && isNotifyHttpHook(hook)) return "http";
+  return undefined;
+}
+
 /** Single-quotes a word for the POSIX shell the agents run hook commands with. */
 export const shellQuote = (word: string): string =>
   /^[A-Za-z0-9_./:=@-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
@@ -64,7 +109,7 @@ export function stripNotify(document: Json, agent: AgentId): boolean {
         kept.push(group);
         continue;
       }
-      const others = commands.filter((hook) => !isNotifyCommand((hook as Json | null)?.command, agent));
+      const others = commands.filter((hook) => notifyHookKind(hook, agent) === undefined);
       if (others.length === commands.length) kept.push(group);
       else {
         changed = true;
@@ -89,18 +134,26 @@ export function addNotify(document: Json, agent: AgentId, program: string[], ext
   }
 }
 
-/** The events whose Notify command is present in a parsed document. */
+/** The events whose Notify hook is present in a parsed document. */
 export function installedEvents(document: Json, agent: AgentId): string[] {
+  return Object.keys(installedKinds(document, agent));
+}
+
+/** Each event Notify hooks into in a parsed document, with the kind its entry is (http or command). */
+export function installedKinds(document: Json, agent: AgentId): Record<string, HookKind> {
   const hooks = document.hooks;
-  if (hooks === null || typeof hooks !== "object" || Array.isArray(hooks)) return [];
-  const events: string[] = [];
+  const kinds: Record<string, HookKind> = {};
+  if (hooks === null || typeof hooks !== "object" || Array.isArray(hooks)) return kinds;
   for (const [event, groups] of Object.entries(hooks as Record<string, unknown>)) {
     if (!Array.isArray(groups)) continue;
-    const found = groups.some((group) => {
+    for (const group of groups) {
       const commands = (group as Json | null)?.hooks;
-      return Array.isArray(commands) && commands.some((hook) => isNotifyCommand((hook as Json | null)?.command, agent));
-    });
-    if (found) events.push(event);
+      if (!Array.isArray(commands)) continue;
+      for (const hook of commands) {
+        const kind = notifyHookKind(hook, agent);
+        if (kind !== undefined && kinds[event] === undefined) kinds[event] = kind;
+      }
+    }
   }
-  return events;
+  return kinds;
 }

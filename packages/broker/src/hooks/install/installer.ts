@@ -6,7 +6,7 @@ import { EditConflictError, type EditOutcome, editFile } from "../../fs/edit-fil
 import { ensurePrivateDir, writePrivateFile } from "../../fs/private-files.js";
 import { inStyle, textStyle, withoutBom } from "../../fs/text-style.js";
 import { type AgentId, displayName } from "../agents.js";
-import { addNotify, installedEvents, stripNotify } from "./entries.js";
+import { addNotify, type HookKind, installedKinds, stripNotify } from "./entries.js";
 import { type Scope, type Target, type TargetEnv, targetFor } from "./targets.js";
 
 /** A refusal with a message for the person (exit 1 in the CLI); the agent's file is left as it was. */
@@ -268,6 +268,8 @@ export interface InstallStatus {
   agentInstalled: boolean;
   /** Notify's events found in the file; null when the file cannot be parsed. */
   events: string[] | null;
+  /** What each of those events uses: an `http` entry (Claude Code posts to the broker) or a `command`. */
+  kinds: Record<string, HookKind> | null;
 }
 
 /** What is installed where (both agents, both scopes, for the current project). */
@@ -276,16 +278,28 @@ export function installStatus(context: Pick<InstallContext, "where">): InstallSt
   for (const agent of ["claude-code", "codex"] as const) {
     for (const scope of ["user", "project"] as const) {
       const target = targetFor(agent, scope, context.where);
-      let events: string[] | null = [];
+      let kinds: Record<string, HookKind> | null = {};
       if (existsSync(target.file)) {
         try {
-          events = installedEvents(parseSettings(target, readFileSync(target.file)), agent);
+          kinds = installedKinds(parseSettings(target, readFileSync(target.file)), agent);
         } catch {
-          events = null;
+          kinds = null;
         }
       }
-      rows.push({ agent, scope, file: target.file, agentInstalled: existsSync(target.agentHome), events });
+      const events = kinds === null ? null : Object.keys(kinds);
+      rows.push({ agent, scope, file: target.file, agentInstalled: existsSync(target.agentHome), events, kinds });
     }
   }
   return rows;
+}
+
+/**
+ * What each installed Notify hook event uses, per agent and scope (`notify hooks status`, doctor): `http` when
+ * Claude Code posts it to the broker itself, `command` when it runs `notify hook`. Null for a file that cannot be
+ * parsed; an empty record where nothing is installed.
+ */
+export function hookKinds(
+  context: Pick<InstallContext, "where"> = {},
+): { agent: AgentId; scope: Scope; file: string; kinds: Record<string, HookKind> | null }[] {
+  return installStatus(context).map(({ agent, scope, file, kinds }) => ({ agent, scope, file, kinds }));
 }
