@@ -1,60 +1,38 @@
-// Issue 22, part 1 and 2: Notify installs like a real tool. scripts/pack.mjs packs @notify/contracts, router, broker
-// and relay, the machine's npm on a Node >= 22.13 (the pinned Node 24) installs the four tarballs into a temporary global prefix
-// with their dependencies from the registry, and from that prefix alone (no checkout on PATH, cwd outside it) the
-// broker serves /health and /ui, the README's quick tour runs, a Claude Code hook written by the installed CLI runs
-// the installed `notify`, and notify-relay serves the phone app at /app.
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+// Issue 22, part 1 and 2, and issue 32, items 1, 2 and 4: Notify installs like a real tool, on the Node a user has.
+// The README's Install block runs as written (the same way docs-examples runs the router's curl blocks) from a
+// directory that stands for the checkout, with Debian's Node 20 and its npm (/usr/bin) the only Node on PATH and
+// npm's global prefix a temporary one: scripts/pack.mjs packs the five tarballs, npm installs them with their
+// dependencies from the registry, `notify --version` answers, `notify start` leaves a broker in the background and
+// `notify hooks install claude-code` writes the hook. Then, from that prefix alone (no checkout on PATH, cwd outside
+// it): the background broker runs on the Node @notify/runtime carries, the README's quick tour runs against it,
+// `notify logs` and `notify stop` work; a foreground `notify serve` answers /health and serves /ui; a Claude Code
+// hook written by the installed CLI runs; notify-relay serves the phone app at /app. node18-install.e2e.test.ts
+// does the same on Debian 12's Node 18 and npm 9.
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { untilValue } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closedPort } from "../cli/cli-harness.js";
 import { claude } from "../hooks/fixtures.js";
+import {
+  answers,
+  engineWarnings,
+  inheritedEnv,
+  NPM_CACHE,
+  quickTour,
+  REPO,
+  type Run,
+  readmeInstallBlock,
+  run,
+  VERSION,
+} from "./install-helpers.js";
 
-const REPO = fileURLToPath(new URL("../../../../", import.meta.url));
-/**
- * The repository's pinned Node (node@24) first on PATH, so the machine's npm runs on a Node >= 22.13, as on a
- * user's machine (the node package ships no npm of its own).
- */
+/** The repository's pinned Node (node@24), for the checkout's own CLI in the repair test. */
 const NODE_BIN = dirname(realpathSync(join(REPO, "node_modules", "node", "bin", "node")));
-const VERSION = JSON.parse(readFileSync(join(REPO, "packages", "broker", "package.json"), "utf8")).version as string;
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(command: string, args: string[], env: NodeJS.ProcessEnv, options: { input?: string; cwd?: string } = {}) {
-  return new Promise<Run>((resolve) => {
-    const child = execFile(
-      command,
-      args,
-      { env, cwd: options.cwd, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
-        resolve({ code, stdout, stderr });
-      },
-    );
-    if (options.input !== undefined) child.stdin?.end(options.input);
-  });
-}
-
-/** Waits (a loaded 2-core machine: tens of seconds) until `url` answers 200. */
-async function answers(url: string, init?: RequestInit): Promise<Response> {
-  const deadline = Date.now() + 45_000;
-  for (;;) {
-    try {
-      const response = await fetch(url, init);
-      if (response.status === 200) return response;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer 200 in time`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** Debian's Node 20 and npm 11 here: the only Node the install and the installed commands find on PATH. */
+const SYSTEM_PATH = "/usr/bin:/bin";
 
 const work = mkdtempSync(join(tmpdir(), "notify-install-"));
 const prefix = join(work, "prefix");
@@ -62,55 +40,99 @@ const home = join(work, "home");
 const dataDir = join(work, "data");
 const children: ChildProcess[] = [];
 let port = 0;
-/** PATH with the installed prefix and a Node >= 22.13, and nothing of the checkout. */
+/** PATH with the installed prefix and the system's Node 20, and nothing of the checkout. */
 let env: NodeJS.ProcessEnv = {};
 let inherited: NodeJS.ProcessEnv = {};
+/** Each command of the README's Install block, and what it printed. */
+const block: { command: string; result: Run }[] = [];
 const figures: string[] = [];
 
 beforeAll(async () => {
   // A user who has run Claude Code once has ~/.claude; the installer refuses to create it for an absent agent.
   mkdirSync(join(home, ".claude"), { recursive: true });
-  // The machine's environment (its CA settings reach the registry) without anything naming a broker or the checkout.
-  inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith("NOTIFY_") && !name.startsWith("npm_")),
-  );
-  const base = { ...inherited, PATH: `${NODE_BIN}:/usr/bin:/bin`, HOME: home, npm_config_update_notifier: "false" };
-  const packStarted = Date.now();
-  const packed = await run(process.execPath, [join(REPO, "scripts", "pack.mjs"), "--out", join(work, "packed")], base);
-  expect(packed.code, packed.stderr).toBe(0);
-  const tarballs = packed.stdout.trim().split("\n");
-  expect(tarballs).toHaveLength(4);
-  for (const tarball of tarballs)
-    figures.push(`${tarball.split("/").pop()}: ${(statSync(tarball).size / 1024).toFixed(0)} KiB`);
-  figures.push(`pack ${Date.now() - packStarted} ms`);
-  const installStarted = Date.now();
-  const installed = await run(
-    "npm",
-    // --omit=optional: dbus-next's optional addon (usocket), which Notify does not use, is not compiled (docs/install.md).
-    ["install", "-g", "--omit=optional", "--prefix", prefix, "--no-audit", "--no-fund", ...tarballs],
-    { ...base, npm_config_cache: join(process.env.HOME ?? work, ".npm") },
-    { cwd: work },
-  );
-  expect(installed.code, installed.stderr).toBe(0);
-  figures.push(`npm install -g ${Date.now() - installStarted} ms`);
-  process.stderr.write(`global install: ${figures.join(", ")}\n`);
+  // The checkout as the README's commands see it from its directory: its scripts/, and packed/ written beside.
+  symlinkSync(join(REPO, "scripts"), join(work, "scripts"));
+  inherited = inheritedEnv();
   port = await closedPort();
   env = {
     ...inherited,
-    PATH: `${join(prefix, "bin")}:${NODE_BIN}:/usr/bin:/bin`,
+    PATH: `${join(prefix, "bin")}:${SYSTEM_PATH}`,
     HOME: home,
     NOTIFY_DATA_DIR: dataDir,
     NOTIFY_PORT: String(port),
     NO_COLOR: "1",
   };
-}, 300_000);
+  // npm's global prefix is this test's (npm_config_prefix, as `npm config set prefix` would make it), and its
+  // cache the machine's.
+  const installEnv = {
+    ...env,
+    npm_config_prefix: prefix,
+    npm_config_cache: NPM_CACHE,
+    npm_config_update_notifier: "false",
+  };
+  for (const command of readmeInstallBlock()) {
+    const result = await run("bash", ["-euo", "pipefail", "-c", command], installEnv, { cwd: work });
+    block.push({ command, result });
+    figures.push(`${command.split(" ").slice(0, 3).join(" ")}: ${result.ms} ms`);
+    if (result.code !== 0) break;
+  }
+  for (const tarball of readdirTarballs()) figures.push(`${tarball.name}: ${tarball.kib} KiB`);
+  if (existsSync(prefix)) figures.push(`prefix ${(await run("du", ["-sm", prefix], env)).stdout.split("\t")[0]} MB`);
+  process.stderr.write(`global install on Node 20: ${figures.join(", ")}\n`);
+}, 400_000);
 
-afterAll(() => {
+function readdirTarballs(): { name: string; kib: string }[] {
+  const out = join(work, "packed");
+  if (!existsSync(out)) return [];
+  return (block[0]?.result.stdout.trim().split("\n") ?? [])
+    .filter((path) => path.endsWith(".tgz"))
+    .map((path) => ({ name: path.split("/").pop() ?? path, kib: (statSync(path).size / 1024).toFixed(0) }));
+}
+
+afterAll(async () => {
   for (const child of children) child.kill("SIGTERM");
+  const pid = Number(readFileOr(join(dataDir, "notify.pid")).trim());
+  if (pid > 0) {
+    try {
+      process.kill(pid, "SIGTERM");
+    } catch {
+      // gone already
+    }
+  }
   rmSync(work, { recursive: true, force: true });
 });
 
-describe("the installed packages (issue 22)", () => {
+function readFileOr(path: string, fallback = ""): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return fallback;
+  }
+}
+
+describe("the README's Install block on Debian's Node 20 (issue 32, items 1 and 2)", () => {
+  it("runs as written: pack, npm install -g, notify --version, notify start, notify hooks install", () => {
+    expect(block.map(({ command }) => command.split(" ").slice(0, 2).join(" "))).toEqual([
+      "node scripts/pack.mjs",
+      "npm install",
+      "notify --version",
+      "notify start",
+      "notify hooks",
+    ]);
+    for (const { command, result } of block) expect(result.code, `${command}\n${result.stderr}`).toBe(0);
+    expect(block[0]?.result.stdout.trim().split("\n")).toHaveLength(5);
+    expect(block[2]?.result.stdout.trim()).toBe(VERSION);
+    expect(block[3]?.result.stdout.trim()).toBe(`http://127.0.0.1:${port}`);
+  });
+
+  it("npm warns only about dependencies' engines: Notify's own packages ask for no newer Node", () => {
+    const output = `${block[1]?.result.stdout}\n${block[1]?.result.stderr}`;
+    const warned = engineWarnings(output);
+    expect(warned.filter((name) => name.startsWith("@notify/"))).toEqual([]);
+    expect(output).not.toMatch(/npm error/i);
+    process.stderr.write(`npm install -g on Node 20: EBADENGINE for ${warned.join(", ") || "nothing"}\n`);
+  });
+
   it("installs nothing from the checkout: the packages are real copies, with the web UI and phone app inside", () => {
     const broker = realpathSync(join(prefix, "lib", "node_modules", "@notify", "broker"));
     expect(broker.startsWith(REPO)).toBe(false);
@@ -124,57 +146,62 @@ describe("the installed packages (issue 22)", () => {
       readFileSync(join(prefix, "lib", "node_modules", "@notify", "broker", "package.json"), "utf8"),
     );
     expect(installed).not.toContain("devDependencies");
-    expect(realpathSync(join(prefix, "bin", "notify"))).toBe(join(broker, "bin", "notify.js"));
+    expect(realpathSync(join(prefix, "bin", "notify"))).toBe(join(broker, "bin", "notify"));
+    expect(realpathSync(join(prefix, "bin", "notify-relay"))).toBe(join(relay, "bin", "notify-relay"));
+    // One pinned Node for both commands, and none of it linked onto PATH.
+    expect(existsSync(join(prefix, "bin", "node"))).toBe(false);
   });
 
-  it("`notify --version` and `notify-relay --version` print the package version", async () => {
-    expect((await run("notify", ["--version"], env, { cwd: work })).stdout.trim()).toBe(VERSION);
+  it("the background broker runs on the Node @notify/runtime carries, not on PATH's Node 20", async () => {
+    const pid = Number(readFileSync(join(dataDir, "notify.pid"), "utf8").trim());
+    const runtimeNode = realpathSync(
+      join(prefix, "lib", "node_modules", "@notify", "runtime", "node_modules", "node", "bin", "node"),
+    );
+    expect(realpathSync(`/proc/${pid}/exe`)).toBe(runtimeNode);
+    const version = await run(runtimeNode, ["--version"], env);
+    expect(version.stdout.trim()).toMatch(/^v24\./);
+    expect((await run("node", ["--version"], env)).stdout.trim()).toMatch(/^v20\./);
+  });
+
+  it("`notify-relay --version` prints the package version", async () => {
     expect((await run("notify-relay", ["--version"], env, { cwd: work })).stdout.trim()).toBe(VERSION);
   });
 
-  it("`notify serve` answers /health and serves /ui, and the README's quick tour runs", async () => {
+  it("the README's quick tour runs against the started broker; notify logs shows it; notify stop stops it", async () => {
+    await quickTour(env, port, work);
+    const logs = await run("notify", ["logs", "-n", "50"], env, { cwd: work });
+    expect(logs.code, logs.stderr).toBe(0);
+    expect(logs.stdout).toContain(`listening on http://127.0.0.1:${port}`);
+    const stopped = await run("notify", ["stop"], env, { cwd: work });
+    expect(stopped.code, stopped.stderr).toBe(0);
+    expect(existsSync(join(dataDir, "notify.pid"))).toBe(false);
+    await untilValue("the port to close", async () => {
+      try {
+        await fetch(`http://127.0.0.1:${port}/health`);
+        return undefined;
+      } catch {
+        return true;
+      }
+    });
+  }, 120_000);
+
+  it("`notify serve` in the foreground answers /health and serves /ui", async () => {
     const serve = spawn("notify", ["serve"], { env, cwd: work, stdio: "ignore" });
     children.push(serve);
     const health = await (await answers(`http://127.0.0.1:${port}/health`)).json();
     expect(health).toMatchObject({ status: "ok" });
     const page = await answers(`http://127.0.0.1:${port}/ui/`);
     expect(await page.text()).toContain("<script");
+  }, 60_000);
 
-    const token = (await run("notify", ["token"], env, { cwd: work })).stdout.trim();
-    const posted = await fetch(`http://127.0.0.1:${port}/v1/notifications`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ title: "Build finished", message: "All 312 tests passed", type: "completed" }),
-    });
-    expect(posted.status).toBe(201);
-    const sent = await run(
-      "notify",
-      ["send", "Deploy blocked", "Waiting for a database migration", "--type", "blocked", "--priority", "high"],
-      env,
-      { cwd: work },
-    );
-    expect(sent.code, sent.stderr).toBe(0);
-    const listed = JSON.parse((await run("notify", ["list", "--json"], env, { cwd: work })).stdout);
-    expect(JSON.stringify(listed)).toContain("Deploy blocked");
-
-    const ask = run(
-      "notify",
-      ["ask", "Run the migration on prod?", "--kind", "single_choice", "--choice", "yes=Yes", "--choice", "no=No"],
-      env,
-      { cwd: work },
-    );
-    let id = "";
-    const deadline = Date.now() + 45_000;
-    while (id === "" && Date.now() < deadline) {
-      const pending = JSON.parse((await run("notify", ["pending", "--json"], env, { cwd: work })).stdout || "[]");
-      id = JSON.stringify(pending).match(/int_[0-9a-z]+/)?.[0] ?? "";
-      if (id === "") await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    expect(id).not.toBe("");
-    const answered = await run("notify", ["answer", id, "--choice", "yes"], env, { cwd: work });
-    expect(answered.code, answered.stderr).toBe(0);
-    expect(await ask).toMatchObject({ code: 0, stdout: "yes\n" });
-  }, 120_000);
+  it("the CLI file run on PATH's Node 20 refuses with advice that works outside a checkout", async () => {
+    const main = join(prefix, "lib", "node_modules", "@notify", "broker", "dist", "cli", "main.js");
+    const refused = await run("node", [main, "--version"], env, { cwd: work });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("Node.js >= 22.13 is required, and this is v20.");
+    expect(refused.stderr).toContain("install Notify again (docs/install.md, Installing)");
+    expect(refused.stderr).not.toContain("(npm start, npx notify) to use");
+  });
 
   it("`notify hooks install claude-code` writes the installed CLI file and its Node; the hook runs without PATH", async () => {
     const installed = await run("notify", ["hooks", "install", "claude-code"], env, { cwd: work });

