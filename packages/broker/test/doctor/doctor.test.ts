@@ -50,7 +50,9 @@ describe("notify doctor", () => {
     expect(code).toBe(0);
     expect(checks.get("broker")).toMatchObject({ status: "ok" });
     expect(checks.get("broker")?.detail).toContain(`127.0.0.1:${broker.broker.port}`);
-    expect(checks.get("service")).toMatchObject({ status: "warn", fix: "notify service install" });
+    // No user manager answers in home()'s environment (no bus, no runtime dir): the fix that works is notify start.
+    expect(checks.get("service")).toMatchObject({ status: "warn", fix: "notify start" });
+    expect(checks.get("service")?.detail).toContain("no systemd user manager answers here");
     expect(checks.get("hooks")).toMatchObject({ status: "ok" });
     expect(checks.get("router")).toMatchObject({ status: "ok", detail: "off" });
     expect(checks.get("relay")).toMatchObject({ status: "ok" });
@@ -60,14 +62,17 @@ describe("notify doctor", () => {
     // The plain form: one line per check, status first, and the fix under it.
     const plain = await runCli(["doctor", ...broker.target], home());
     expect(plain.stdout).toMatch(/^ok {4}broker {4}answers at /m);
-    expect(plain.stdout).toMatch(/^warn {2}service .*\n {16}fix: notify service install$/m);
+    expect(plain.stdout).toMatch(/^warn {2}service .*\n {16}fix: notify start$/m);
   });
 
   it("broker: fail and exit 1 when nothing answers; router and relay are then unknown (warn)", async () => {
     const port = await closedPort();
     const { code, checks } = await doctor(["--port", String(port), "--data-dir", tempDir()], home());
     expect(code).toBe(1);
-    expect(checks.get("broker")).toMatchObject({ status: "fail", fix: "notify service install (or notify serve)" });
+    expect(checks.get("broker")).toMatchObject({
+      status: "fail",
+      fix: "notify start (then notify logs if it does not answer)",
+    });
     expect(checks.get("router")?.status).toBe("warn");
     expect(checks.get("relay")?.status).toBe("warn");
     // A data dir that does not exist yet (nothing has run): warn, and doctor does not create it.
@@ -88,6 +93,30 @@ describe("notify doctor", () => {
     expect(up?.detail).toContain("no systemd user manager answers here");
     const down = await doctor(["--port", String(await closedPort()), "--data-dir", broker.dataDir], env);
     expect(down.checks.get("service")).toMatchObject({ status: "fail", fix: "notify start" });
+  });
+
+  it("service: a broker notify start keeps in the background is ok; a pid file naming no broker is stale", async () => {
+    // Issue 32, item 4: where no service manager runs, doctor points to notify start and reads its pid file.
+    const env = home();
+    const dataDir = tempDir();
+    const target = ["--port", String(await closedPort()), "--data-dir", dataDir];
+    const started = await runCli(["start", ...target], env);
+    expect(started.code, started.stderr).toBe(0);
+    const pid = Number(readFileSync(join(dataDir, "notify.pid"), "utf8"));
+    try {
+      const running = await doctor(target, env);
+      expect(running.checks.get("broker")?.status).toBe("ok");
+      expect(running.checks.get("service")).toMatchObject({ status: "ok" });
+      expect(running.checks.get("service")?.detail).toContain(`notify start, pid ${pid}`);
+      expect(running.checks.get("service")?.detail).toContain("nothing restarts it");
+    } finally {
+      expect((await runCli(["stop", ...target], env)).code).toBe(0);
+    }
+    // A pid file left by a crash or a reboot: the pid names no broker (pid 1 is init, never `notify serve`).
+    writeFileSync(join(dataDir, "notify.pid"), "1\n");
+    const stale = await doctor(target, env);
+    expect(stale.checks.get("service")).toMatchObject({ status: "warn", fix: "notify stop && notify start" });
+    expect(stale.checks.get("service")?.detail).toContain("notify.pid names pid 1, which is no running broker");
   });
 
   it("hooks: ok when every installed command resolves, fail naming a moved checkout, with the reinstall to run", async () => {

@@ -10,8 +10,9 @@ import { VERSION } from "../../version.js";
 import { brokerTarget, type ClientOptions, createClient, nonEmpty, printJson } from "../client.js";
 import { type Start, startChecker } from "../doctor/command-start.js";
 import { outboundCheck } from "../doctor/outbound-check.js";
-import { systemdServiceCheck } from "../doctor/service-check.js";
+import { managerAnswers, systemdServiceCheck } from "../doctor/service-check.js";
 import { ExitError } from "../exit-error.js";
+import { backgroundFiles, isBackgroundBroker, readPidFile } from "./start.js";
 
 export interface DoctorOptions extends ClientOptions {
   json?: boolean;
@@ -258,13 +259,19 @@ export async function doctor(options: DoctorOptions): Promise<void> {
       fail(
         "broker",
         `does not answer${client ? ` at ${client.baseUrl}` : ""}: ${(error as Error).message}`,
-        "notify service install (or notify serve)",
+        process.platform === "linux" && !managerAnswers()
+          ? "notify start (then notify logs if it does not answer)"
+          : "notify service install (or notify serve)",
       ),
     );
   }
 
   const starts = startChecker();
-  if (process.platform === "linux") checks.push({ name: "service", ...systemdServiceCheck(reachable, starts) });
+  const pid = readPidFile(backgroundFiles(dataDir).pidFile);
+  const background = { pid, live: pid !== undefined && isBackgroundBroker(pid) };
+  if (process.platform === "linux") {
+    checks.push({ name: "service", ...systemdServiceCheck(reachable, starts, background) });
+  }
   checks.push(await hooksCheck(starts));
   checks.push(mcpCheck(starts));
 

@@ -29,8 +29,43 @@ function systemctl(args: string[]): string | undefined {
   return result.error === undefined ? result.stdout.trim() : undefined;
 }
 
-function managerAnswers(): boolean {
+export function managerAnswers(): boolean {
   return spawnSync("systemctl", ["--user", "show-environment"], { stdio: "ignore", timeout: 10_000 }).status === 0;
+}
+
+/** What `notify start`'s pid file says: the pid it names, and whether that is a live `notify serve`. */
+export interface BackgroundBroker {
+  pid: number | undefined;
+  live: boolean;
+}
+
+/**
+ * No unit installed (issue 32, item 4): a broker `notify start` keeps in the background is ok (nothing restarts it,
+ * which the detail says); a pid file naming no live broker is stale (`notify stop` clears it); otherwise the fix is
+ * the service where a user manager answers, and `notify start` where none does (a container, WSL, an SSH session).
+ */
+function withoutUnit(reachable: boolean, background: BackgroundBroker): ServiceCheck {
+  if (background.pid !== undefined && background.live) {
+    return {
+      status: "ok",
+      detail: `not installed; the broker runs in the background (notify start, pid ${background.pid}); nothing restarts it after a crash or reboot`,
+    };
+  }
+  if (background.pid !== undefined) {
+    return {
+      status: "warn",
+      detail: `not installed, and notify.pid names pid ${background.pid}, which is no running broker (a crash or a reboot)`,
+      fix: reachable ? "notify stop" : "notify stop && notify start",
+    };
+  }
+  if (!managerAnswers()) {
+    return {
+      status: "warn",
+      detail: "not installed, and no systemd user manager answers here: the broker stops with its terminal",
+      fix: "notify start",
+    };
+  }
+  return { status: "warn", detail: "not installed: the broker stops with its terminal", fix: "notify service install" };
 }
 
 /**
@@ -38,15 +73,13 @@ function managerAnswers(): boolean {
  * user manager answers here, and the unit's enabled and active states. A broker answering does not make the
  * service ok: a foreground `notify serve` answers too, and stops with its terminal.
  */
-export function systemdServiceCheck(reachable: boolean, starts: (program: string[]) => Start): ServiceCheck {
+export function systemdServiceCheck(
+  reachable: boolean,
+  starts: (program: string[]) => Start,
+  background: BackgroundBroker = { pid: undefined, live: false },
+): ServiceCheck {
   const unit = systemdUnitPath();
-  if (!existsSync(unit)) {
-    return {
-      status: "warn",
-      detail: "not installed: the broker stops with its terminal",
-      fix: "notify service install",
-    };
-  }
+  if (!existsSync(unit)) return withoutUnit(reachable, background);
   const words = execStartWords(readFileSync(unit, "utf8")) ?? [];
   const serve = words.lastIndexOf("serve");
   const start = starts(serve > 0 ? words.slice(0, serve) : words);
