@@ -67,6 +67,8 @@ const CASES: RelayCase[] = [
   },
   { method: "GET", path: "/v1/devices", bearer: "installation" },
   { method: "DELETE", path: "/v1/devices/{spare}", bearer: "installation", refusedOnly: true },
+  // Deletes the fixture installation when accepted (installation.ts): only refusals are fuzzed.
+  { method: "DELETE", path: "/v1/installation", bearer: "installation", refusedOnly: true },
   {
     method: "POST",
     path: "/v1/interaction-responses",

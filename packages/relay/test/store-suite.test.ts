@@ -464,4 +464,116 @@ describe.each(backends.filter((backend) => backend.name === "sqlite" || hasPostg
     expect(results.filter((result) => result.created)).toHaveLength(1);
     expect(ids(await all())).toEqual(["same"]);
   });
+
+  describe("deleting an installation (issue 32, item 5: notify relay unenroll)", () => {
+    const device = (id: string, ownerId: string | null, directInstallationId: string | null) => ({
+      id,
+      ownerId,
+      directInstallationId,
+      name: id,
+      publicKey: "{}",
+      tokenHash: `hash_${id}`,
+      pushSubscription: null,
+      createdAt: T0,
+    });
+    const envelope = (id: string, installationId: string, recipients: string[]) => ({
+      id,
+      installationId,
+      body: "{}",
+      createdAt: T0,
+      recipients,
+    });
+
+    it("deletes it with its devices, answers, envelopes, pairings and owner; announces the devices; others stay", async () => {
+      await store.transaction(async (tx) => {
+        await tx.createDevice(device("dev_b", "own_b", null));
+        await tx.insertAnswer(answer("r1"));
+        await tx.insertAnswer(answer("r2"));
+        await tx.insertAnswer(answer("rb", "ins_b"));
+        await tx.insertEnvelope(envelope("env_a", "ins_a", ["dev_1", "dev_2"]));
+        await tx.insertEnvelope(envelope("env_b", "ins_b", ["dev_b"]));
+        const pairing = { ownerId: "own_a", direct: false, expiresAt: T0 + 600_000, createdAt: T0 };
+        await tx.createPairing({ ...pairing, installationId: "ins_a", codeHash: "code_a" });
+        await tx.createPairing({ ...pairing, installationId: "ins_b", ownerId: "own_b", codeHash: "code_b" });
+      });
+      const changes: Change[] = [];
+      store.onChange((change) => changes.push(change));
+
+      const deleted = await store.transaction((tx) => tx.deleteInstallation("ins_a"));
+      expect(deleted).toEqual({
+        deviceIds: expect.arrayContaining(["dev_1", "dev_2"]),
+        answers: 2,
+        envelopes: 1,
+        pairings: 1,
+        owner: true,
+      });
+      expect(deleted?.deviceIds).toHaveLength(2);
+      expect(changes).toEqual(
+        expect.arrayContaining([
+          { kind: "revoked", deviceId: "dev_1" },
+          { kind: "revoked", deviceId: "dev_2" },
+        ]),
+      );
+      expect((await store.read((tx) => tx.listInstallations())).map((item) => item.id)).toEqual(["ins_b"]);
+      expect((await store.read((tx) => tx.listDevices())).map((item) => item.id)).toEqual(["dev_b"]);
+      expect(await store.read((tx) => tx.installationByTokenHash("hash_ins_a"))).toBeUndefined();
+      expect(await store.read((tx) => tx.deviceByTokenHash("hash_dev_1"))).toBeUndefined();
+      expect(await all()).toEqual([]);
+      expect(await store.read((tx) => tx.envelopesAfter("dev_1", null, 0, 10))).toEqual([]);
+      expect(await store.transaction((tx) => tx.takePairing("code_a", T0))).toBeUndefined();
+      // The other installation keeps everything of its own.
+      expect(ids(await store.read((tx) => tx.answersAfter("ins_b", null, 0, 10)))).toEqual(["rb"]);
+      expect((await store.read((tx) => tx.envelopesAfter("dev_b", null, 0, 10))).map((row) => row.envelopeId)).toEqual([
+        "env_b",
+      ]);
+      expect(await store.transaction((tx) => tx.takePairing("code_b", T0))).toMatchObject({ installationId: "ins_b" });
+      // The owner row went too: an owner id can be created again.
+      await store.transaction((tx) => tx.createOwner("own_a", T0));
+      // Deleting it again finds nothing and announces nothing.
+      changes.length = 0;
+      expect(await store.transaction((tx) => tx.deleteInstallation("ins_a"))).toBeUndefined();
+      expect(changes).toEqual([]);
+    });
+
+    it("an owner shared with another installation keeps its phones; only the leaving one's direct link goes", async () => {
+      await store.transaction(async (tx) => {
+        await tx.createInstallation({
+          id: "ins_c",
+          ownerId: "own_a",
+          name: "c",
+          tokenHash: "hash_ins_c",
+          createdAt: T0,
+        });
+        await tx.createDevice(device("dev_direct", null, "ins_c"));
+        await tx.insertEnvelope(envelope("env_c", "ins_c", ["dev_1", "dev_direct"]));
+        await tx.insertEnvelope(envelope("env_a", "ins_a", ["dev_1"]));
+      });
+      const deleted = await store.transaction((tx) => tx.deleteInstallation("ins_c"));
+      expect(deleted).toEqual({ deviceIds: ["dev_direct"], answers: 0, envelopes: 1, pairings: 0, owner: false });
+      expect((await store.read((tx) => tx.devicesFor("own_a", "ins_a"))).map((item) => item.id)).toEqual([
+        "dev_1",
+        "dev_2",
+      ]);
+      expect((await store.read((tx) => tx.envelopesAfter("dev_1", null, 0, 10))).map((row) => row.envelopeId)).toEqual([
+        "env_a",
+      ]);
+      expect((await store.read((tx) => tx.listInstallations())).map((item) => item.id)).toEqual(["ins_a", "ins_b"]);
+    });
+
+    it("a delete that rolls back leaves everything and announces nothing", async () => {
+      const changes: Change[] = [];
+      store.onChange((change) => changes.push(change));
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.deleteInstallation("ins_a");
+          throw new Error("rolled back");
+        }),
+      ).rejects.toThrow("rolled back");
+      expect(changes).toEqual([]);
+      expect((await store.read((tx) => tx.devicesFor("own_a", "ins_a"))).map((item) => item.id)).toEqual([
+        "dev_1",
+        "dev_2",
+      ]);
+    });
+  });
 });

@@ -1,4 +1,5 @@
 import { randomHex } from "@notify/contracts/ids";
+import type { Installation } from "../store/types.js";
 import type { DomainDeps } from "./deps.js";
 import { RelayError } from "./errors.js";
 import { hashSecret, newToken } from "./tokens.js";
@@ -33,4 +34,33 @@ export async function enrollInstallation(deps: DomainDeps, body: unknown): Promi
     });
   });
   return { installation_id: installationId, token, owner_id: ownerId };
+}
+
+export interface DeletedInstallationReply {
+  installation_id: string;
+  deleted: { devices: number; answers: number; envelopes: number; pairings: number };
+}
+
+/**
+ * DELETE /v1/installation (`notify relay unenroll`): the calling installation and everything keyed by it. Its
+ * phones go with it unless another installation shares its owner (none does yet: every enrollment makes an owner
+ * of its own). The deleted devices' tokens get 401 at once, held polls included.
+ */
+export async function deleteInstallation(
+  deps: DomainDeps,
+  installation: Installation,
+): Promise<DeletedInstallationReply> {
+  const deleted = await deps.store.transaction((tx) => tx.deleteInstallation(installation.id));
+  if (!deleted) throw new RelayError("unauthorized", "the installation token is missing, unknown or revoked");
+  // Answers look installations up through this cache (domain/answers.ts); this process forgets it at once.
+  deps.knownInstallations.delete(installation.id);
+  return {
+    installation_id: installation.id,
+    deleted: {
+      devices: deleted.deviceIds.length,
+      answers: deleted.answers,
+      envelopes: deleted.envelopes,
+      pairings: deleted.pairings,
+    },
+  };
 }

@@ -18,6 +18,7 @@ import { clientKey, DEFAULT_LIMITS, Limits, type LimitTable } from "./rate-limit
 import { answerRoutes } from "./routes/answers.js";
 import { deviceRoutes } from "./routes/devices.js";
 import { envelopeRoutes } from "./routes/envelopes.js";
+import { installationRoutes } from "./routes/installation.js";
 import { pairingRoutes } from "./routes/pairing.js";
 import { defaultAppDir, phoneAppRoutes } from "./routes/phone-app.js";
 
@@ -204,6 +205,7 @@ export function buildApp(options: AppOptions): RelayApp {
   });
   pairingRoutes(app, deps, guards);
   deviceRoutes(app, deps, guards);
+  installationRoutes(app, deps, guards);
   envelopeRoutes(app, deps, guards);
   answerRoutes(app, deps, guards);
   phoneAppRoutes(app, options.appDir === false ? undefined : (options.appDir ?? defaultAppDir()));

@@ -81,6 +81,17 @@ export interface DeviceSummary extends Device {
   revokedAt: number | null;
 }
 
+/** What deleting an installation removed (`notify relay unenroll`, docs/relay.md). */
+export interface DeletedInstallation {
+  /** The devices deleted with it: their tokens are dead at once. */
+  deviceIds: string[];
+  answers: number;
+  envelopes: number;
+  pairings: number;
+  /** Whether its owner went too (no other installation shares it). */
+  owner: boolean;
+}
+
 /** One unit of work: every call inside `transaction` commits together or not at all. */
 export interface StoreTx {
   createOwner(id: string, createdAt: number): Promise<void>;
@@ -88,6 +99,13 @@ export interface StoreTx {
   installationByTokenHash(tokenHash: string): Promise<Installation | undefined>;
   installationById(id: string): Promise<Installation | undefined>;
   listInstallations(): Promise<InstallationSummary[]>;
+  /**
+   * Deletes an installation and everything keyed by it: its answers, envelopes (with their recipients' rows),
+   * pairing codes and directly linked devices. Its owner's devices and the owner go too unless another installation
+   * shares the owner (whose phones must keep working). Each deleted device is announced as `revoked` at commit.
+   * Undefined when there is no such installation.
+   */
+  deleteInstallation(id: string): Promise<DeletedInstallation | undefined>;
 
   createPairing(pairing: Pairing & { codeHash: string; createdAt: number }): Promise<void>;
   /** Deletes and returns the pairing if it exists and has not expired: a code works once. */

@@ -4,6 +4,7 @@ import type { RelayLogger } from "../../log.js";
 import { Batcher } from "../batcher.js";
 import type {
   Change,
+  DeletedInstallation,
   Device,
   DeviceSummary,
   EnvelopeRow,
@@ -144,6 +145,30 @@ class PostgresTx implements StoreTx {
       ...toInstallation(row),
       devices: Number(row.devices),
     }));
+  }
+
+  async deleteInstallation(id: string): Promise<DeletedInstallation | undefined> {
+    if (!this.changes) throw new Error("write outside a transaction");
+    const [row] = await this.rows(SQL.lockInstallation, [id]);
+    if (!row) return undefined;
+    const ownerId = String(row.owner_id);
+    const [others] = await this.rows(SQL.otherInstallationsOfOwner, [ownerId, id]);
+    const ownerToo = Number(others?.n) === 0;
+    await this.run(SQL.deleteLeavingRecipients, [id, ownerId, ownerToo]);
+    const deviceIds = (await this.rows(SQL.deleteLeavingDevices, [id, ownerId, ownerToo])).map((device) =>
+      String(device.id),
+    );
+    const deleted: DeletedInstallation = {
+      deviceIds,
+      answers: await this.run(SQL.deleteInstallationAnswers, [id]),
+      envelopes: await this.run(SQL.deleteInstallationEnvelopes, [id]),
+      pairings: await this.run(SQL.deleteInstallationPairings, [id]),
+      owner: ownerToo,
+    };
+    await this.run(SQL.deleteInstallation, [id]);
+    if (ownerToo) await this.run(SQL.deleteOwner, [ownerId]);
+    for (const deviceId of deviceIds) this.changes.push({ kind: "revoked", deviceId });
+    return deleted;
   }
 
   async createPairing(pairing: Pairing & { codeHash: string; createdAt: number }): Promise<void> {

@@ -15,6 +15,20 @@ export const SQL = {
       (SELECT count(*) FROM devices d WHERE d.revoked_at IS NULL
         AND (d.owner_id = i.owner_id OR d.direct_installation_id = i.id)) AS devices
     FROM installations i ORDER BY i.created_at, i.id`,
+  // Deleting an installation (DELETE /v1/installation): $3 is true when no other installation shares the owner, so
+  // the owner's devices go with it; directly linked devices always do. The installation row is locked first, so two
+  // deletes of it run one after the other.
+  lockInstallation: "SELECT id, owner_id, name, created_at FROM installations WHERE id = $1 FOR UPDATE",
+  otherInstallationsOfOwner: "SELECT count(*)::int AS n FROM installations WHERE owner_id = $1 AND id != $2",
+  deleteLeavingRecipients: `DELETE FROM envelope_recipients WHERE device_id IN (SELECT id FROM devices
+    WHERE direct_installation_id = $1 OR ($3::boolean AND owner_id = $2))`,
+  deleteLeavingDevices: `DELETE FROM devices
+    WHERE direct_installation_id = $1 OR ($3::boolean AND owner_id = $2) RETURNING id`,
+  deleteInstallationAnswers: "DELETE FROM answers WHERE installation_id = $1",
+  deleteInstallationEnvelopes: "DELETE FROM envelopes WHERE installation_id = $1",
+  deleteInstallationPairings: "DELETE FROM pairings WHERE installation_id = $1",
+  deleteInstallation: "DELETE FROM installations WHERE id = $1",
+  deleteOwner: "DELETE FROM owners WHERE id = $1",
 
   insertPairing: `INSERT INTO pairings (code_hash, installation_id, owner_id, direct, created_at, expires_at)
     VALUES ($1, $2, $3, $4, $5, $6)`,

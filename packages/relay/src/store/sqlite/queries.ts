@@ -9,6 +9,18 @@ export const SQL = {
       (SELECT count(*) FROM devices d WHERE d.revoked_at IS NULL
         AND (d.owner_id = i.owner_id OR d.direct_installation_id = i.id)) AS devices
     FROM installations i ORDER BY i.created_at, i.id`,
+  // Deleting an installation (DELETE /v1/installation): `:ownerToo` is 1 when no other installation shares the
+  // owner, so the owner's devices go with it; directly linked devices always do.
+  otherInstallationsOfOwner: "SELECT count(*) AS n FROM installations WHERE owner_id = ? AND id != ?",
+  deleteLeavingRecipients: `DELETE FROM envelope_recipients WHERE device_id IN (SELECT id FROM devices
+    WHERE direct_installation_id = :id OR (:ownerToo = 1 AND owner_id = :ownerId))`,
+  deleteLeavingDevices: `DELETE FROM devices
+    WHERE direct_installation_id = :id OR (:ownerToo = 1 AND owner_id = :ownerId) RETURNING id`,
+  deleteInstallationAnswers: "DELETE FROM answers WHERE installation_id = ?",
+  deleteInstallationEnvelopes: "DELETE FROM envelopes WHERE installation_id = ?",
+  deleteInstallationPairings: "DELETE FROM pairings WHERE installation_id = ?",
+  deleteInstallation: "DELETE FROM installations WHERE id = ?",
+  deleteOwner: "DELETE FROM owners WHERE id = ?",
 
   insertPairing: `INSERT INTO pairings (code_hash, installation_id, owner_id, direct, created_at, expires_at)
     VALUES (:codeHash, :installationId, :ownerId, :direct, :createdAt, :expiresAt)`,

@@ -4,6 +4,7 @@ import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { secureDataDir, tighten } from "../../config/settings.js";
 import type {
   Change,
+  DeletedInstallation,
   Device,
   DeviceSummary,
   EnvelopeRow,
@@ -107,6 +108,28 @@ class SqliteTx implements StoreTx {
       ...toInstallation(row),
       devices: Number(row.devices),
     }));
+  }
+
+  async deleteInstallation(id: string): Promise<DeletedInstallation | undefined> {
+    const changes = this.writing();
+    const installation = await this.installationById(id);
+    if (!installation) return undefined;
+    const ownerId = installation.ownerId;
+    const others = Number((this.sql.get("otherInstallationsOfOwner").get(ownerId, id) as Row).n);
+    const leaving = { id, ownerId, ownerToo: others === 0 ? 1 : 0 };
+    this.sql.get("deleteLeavingRecipients").run(leaving);
+    const deviceIds = (this.sql.get("deleteLeavingDevices").all(leaving) as Row[]).map((row) => text(row.id));
+    const deleted: DeletedInstallation = {
+      deviceIds,
+      answers: Number(this.sql.get("deleteInstallationAnswers").run(id).changes),
+      envelopes: Number(this.sql.get("deleteInstallationEnvelopes").run(id).changes),
+      pairings: Number(this.sql.get("deleteInstallationPairings").run(id).changes),
+      owner: others === 0,
+    };
+    this.sql.get("deleteInstallation").run(id);
+    if (others === 0) this.sql.get("deleteOwner").run(ownerId);
+    for (const deviceId of deviceIds) changes.push({ kind: "revoked", deviceId });
+    return deleted;
   }
 
   async createPairing(pairing: Pairing & { codeHash: string; createdAt: number }): Promise<void> {
