@@ -263,6 +263,10 @@ function buildProgram(): Command {
   clientCommand(relay, "revoke <device-id>", "unpair a phone: its token stops working at once")
     .option("--provider <name>", "relay provider (default: the enabled one)")
     .action(async (deviceId, options) => (await import("./commands/relay.js")).relayRevoke({ ...options, deviceId }));
+  clientCommand(relay, "unenroll", "leave the relay: delete this installation and its phone pairings there")
+    .option("--provider <name>", "relay provider (default: the enabled one)")
+    .option("--json", "print {url, installation_id, deleted, provider, routes}")
+    .action(async (options) => (await import("./commands/relay.js")).relayUnenroll(options));
 
   const router = program
     .command("router")

@@ -63,6 +63,17 @@ export interface DeviceSummary {
   device_name: string;
 }
 
+/** What `notify relay unenroll` did: at the relay, then here. */
+export interface Unenrolled {
+  url: string;
+  installation_id: string;
+  /** Counts the relay reported; null when it already did not know the installation (401). */
+  deleted: { devices: number; answers: number; envelopes: number; pairings: number } | null;
+  /** The local provider profile and the routes to it, removed. */
+  provider: string;
+  routes: string[];
+}
+
 /**
  * The owner's relay actions (`notify relay enroll|pair|devices|revoke`, and the web page's Relay panel): network
  * I/O the owner asked for, through the installation token opened at this boundary only.
@@ -166,6 +177,34 @@ export class RelayAdmin {
     if (!reply.ok) throw this.failed(reply);
     const devices = (reply.body as { devices?: { device_id: string; device_name: string }[] }).devices ?? [];
     return devices.map((device) => ({ device_id: device.device_id, device_name: device.device_name }));
+  }
+
+  /**
+   * Leaves the relay (`notify relay unenroll`, issue 32 item 5): `DELETE /v1/installation` deletes the installation
+   * and its phone pairings there, then the relay provider profile, its routes and the cached device keys go here.
+   * A 401 means the relay no longer knows the token (deleted before, a lost reply): the local part still runs. Any
+   * other failure changes nothing here, so the command can be run again.
+   */
+  async unenroll(idOrName?: string): Promise<Unenrolled> {
+    const profile = this.provider(idOrName);
+    const settings = relaySettings(profile.settings);
+    const reply = await this.call(profile, "/v1/installation", "DELETE");
+    if (!reply.ok && reply.status !== 401) throw this.failed(reply);
+    const counts = reply.ok ? (reply.body as { deleted?: Unenrolled["deleted"] }).deleted : null;
+    const routes = this.outbound
+      .listRoutes()
+      .filter((route) => route.providerId === profile.id)
+      .map((route) => route.name);
+    // The routes go with their provider (ON DELETE CASCADE).
+    this.outbound.deleteProfile(profile.id);
+    forgetDevices(settings.url, settings.installationId);
+    return {
+      url: settings.url,
+      installation_id: settings.installationId,
+      deleted: counts ?? null,
+      provider: profile.name,
+      routes,
+    };
   }
 
   async revoke(deviceId: string, idOrName?: string): Promise<void> {

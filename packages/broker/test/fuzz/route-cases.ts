@@ -300,6 +300,7 @@ export const ROUTE_CASES: RouteCase[] = [
   { method: "POST", path: "/ui/api/relay/pairings", family: "ui" },
   { method: "GET", path: "/ui/api/relay/devices", family: "ui" },
   { method: "DELETE", path: "/ui/api/relay/devices/{provider}", family: "ui", refusedOnly: true },
+  { method: "POST", path: "/ui/api/relay/unenroll", family: "ui" },
   { method: "GET", path: "/ui/api/outbound/providers", family: "ui" },
   {
     method: "POST",

@@ -1,11 +1,11 @@
 import type { ProviderProfile } from "../../outbox/types.js";
-import type { DeviceSummary, PairingCode } from "../../relay/relay-admin.js";
+import type { DeviceSummary, PairingCode, Unenrolled } from "../../relay/relay-admin.js";
 import { type ClientOptions, createClient, printJson } from "../client.js";
 import { wantsColour } from "../colour.js";
 import { cell, formatTable } from "./list.js";
 
 /**
- * `notify relay enroll|pair|devices|revoke` (DESIGN.md, Relay): through the broker's /ui/api/relay routes, which
+ * `notify relay enroll|pair|devices|revoke|unenroll` (DESIGN.md, Relay; unenroll: issue 32, item 5): through the broker's /ui/api/relay routes, which
  * hold the installation token (sealed like every provider secret); the CLI never sees it.
  */
 
@@ -81,4 +81,24 @@ export async function relayRevoke(options: RelayCommandOptions & { deviceId: str
     query: query(options),
   });
   process.stdout.write(`revoked ${options.deviceId}\n`);
+}
+
+/** The words for what `notify relay unenroll` did (also printed by `notify uninstall`). */
+export function unenrolledLines(result: Unenrolled): string[] {
+  const at = `${cell(result.url)}: installation ${cell(result.installation_id)}`;
+  const relayLine =
+    result.deleted === null
+      ? `unenrolled from ${at} was already unknown to the relay`
+      : `unenrolled from ${at} and its ${result.deleted.devices} phone pairing(s) deleted at the relay`;
+  const routes = result.routes.length === 0 ? "" : ` and route(s) ${result.routes.map(cell).join(", ")}`;
+  return [relayLine, `removed relay provider ${cell(result.provider)}${routes}`];
+}
+
+export async function relayUnenroll(options: RelayCommandOptions): Promise<void> {
+  const result = await createClient(options).request<Unenrolled>("POST", "/ui/api/relay/unenroll", {
+    ui: true,
+    query: query(options),
+  });
+  if (options.json) return printJson(result);
+  for (const line of unenrolledLines(result)) process.stdout.write(`${line}\n`);
 }

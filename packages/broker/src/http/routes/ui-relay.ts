@@ -31,6 +31,8 @@ export const uiRelayRoutes: FastifyPluginAsync<UiRelayOptions> = async (app, { a
   app.get<ProviderQuery>("/relay/devices", async (request) => ({
     devices: await admin.devices(request.query.provider),
   }));
+  // `notify relay unenroll` (issue 32, item 5): the installation deleted at the relay, then the provider here.
+  app.post<ProviderQuery>("/relay/unenroll", async (request) => admin.unenroll(request.query.provider));
   app.delete<ProviderQuery & { Params: { id: string } }>("/relay/devices/:id", async (request, reply) => {
     await admin.revoke(request.params.id, request.query.provider);
     return reply.code(204).send();
