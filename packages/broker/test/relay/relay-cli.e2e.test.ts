@@ -1,35 +1,17 @@
 // DESIGN.md, Relay, "The broker side": notify relay enroll URL --enrollment-token T (provider and route enabled),
 // notify relay pair [--json] (code, link, a QR code drawn in the terminal), notify relay devices, notify relay
 // revoke DEVICE_ID; against the real relay (in-process, loopback) and a real broker.
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { ENROLLMENT_TOKEN } from "@notify/test-kit";
 import { describe, expect, it } from "vitest";
+import { type CliResult, cliEnv, runCli } from "../cli/cli-harness.js";
 import { tempDir } from "../helpers.js";
 import { liveBroker } from "./broker-client.js";
 import { startRelay } from "./relay-harness.js";
 
-const NOTIFY = fileURLToPath(new URL("../../bin/notify.js", import.meta.url));
-
-function notify(
-  live: Awaited<ReturnType<typeof liveBroker>>,
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [NOTIFY, ...args, "--port", String(live.broker.port)], {
-      env: { ...process.env, NOTIFY_DATA_DIR: live.dataDir, NOTIFY_TOKEN: live.broker.settings.authToken },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+/** The CLI against `live`'s broker, as a person's shell with its data dir and token in the environment would run it. */
+function notify(live: Awaited<ReturnType<typeof liveBroker>>, args: string[]): Promise<CliResult> {
+  const env = cliEnv({ NOTIFY_DATA_DIR: live.dataDir, NOTIFY_TOKEN: live.broker.settings.authToken });
+  return runCli([...args, "--port", String(live.broker.port)], env);
 }
 
 describe("notify relay enroll|pair|devices|revoke", () => {

@@ -1,35 +1,17 @@
 // Issue 32, item 5: `notify relay unenroll` deletes the installation and its phone pairings at the relay, then the
 // relay provider and its routes here; a relay that no longer knows the installation (401) counts as already gone.
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { ENROLLMENT_TOKEN } from "@notify/test-kit";
 import { x25519Jwk } from "@notify/test-kit/relay-harness";
 import { describe, expect, it } from "vitest";
+import { type CliResult, cliEnv, runCli } from "../cli/cli-harness.js";
 import { tempDir } from "../helpers.js";
 import { liveBroker } from "./broker-client.js";
 import { startRelay } from "./relay-harness.js";
 
-const NOTIFY = fileURLToPath(new URL("../../bin/notify.js", import.meta.url));
-
-function notify(
-  live: Awaited<ReturnType<typeof liveBroker>>,
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [NOTIFY, ...args, "--port", String(live.broker.port)], {
-      env: { ...process.env, NOTIFY_DATA_DIR: live.dataDir, NOTIFY_TOKEN: live.broker.settings.authToken },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+/** The CLI against `live`'s broker, as a person's shell with its data dir and token in the environment would run it. */
+function notify(live: Awaited<ReturnType<typeof liveBroker>>, args: string[]): Promise<CliResult> {
+  const env = cliEnv({ NOTIFY_DATA_DIR: live.dataDir, NOTIFY_TOKEN: live.broker.settings.authToken });
+  return runCli([...args, "--port", String(live.broker.port)], env);
 }
 
 describe("notify relay unenroll", () => {
