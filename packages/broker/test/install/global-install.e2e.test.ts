@@ -20,11 +20,10 @@ import {
   answers,
   engineWarnings,
   inheritedEnv,
-  NPM_CACHE,
+  installAsReadmeSays,
   quickTour,
   REPO,
   type Run,
-  readmeInstallBlock,
   run,
   VERSION,
 } from "./install-helpers.js";
@@ -54,28 +53,10 @@ beforeAll(async () => {
   symlinkSync(join(REPO, "scripts"), join(work, "scripts"));
   inherited = inheritedEnv();
   port = await closedPort();
-  env = {
-    ...inherited,
-    PATH: `${join(prefix, "bin")}:${SYSTEM_PATH}`,
-    HOME: home,
-    NOTIFY_DATA_DIR: dataDir,
-    NOTIFY_PORT: String(port),
-    NO_COLOR: "1",
-  };
-  // npm's global prefix is this test's (npm_config_prefix, as `npm config set prefix` would make it), and its
-  // cache the machine's.
-  const installEnv = {
-    ...env,
-    npm_config_prefix: prefix,
-    npm_config_cache: NPM_CACHE,
-    npm_config_update_notifier: "false",
-  };
-  for (const command of readmeInstallBlock()) {
-    const result = await run("bash", ["-euo", "pipefail", "-c", command], installEnv, { cwd: work });
-    block.push({ command, result });
-    figures.push(`${command.split(" ").slice(0, 3).join(" ")}: ${result.ms} ms`);
-    if (result.code !== 0) break;
-  }
+  const installed = await installAsReadmeSays({ work, prefix, home, dataDir, port }, SYSTEM_PATH, inherited);
+  env = installed.env;
+  block.push(...installed.block);
+  for (const { command, result } of block) figures.push(`${command.split(" ").slice(0, 3).join(" ")}: ${result.ms} ms`);
   for (const tarball of readdirTarballs()) figures.push(`${tarball.name}: ${tarball.kib} KiB`);
   if (existsSync(prefix)) figures.push(`prefix ${(await run("du", ["-sm", prefix], env)).stdout.split("\t")[0]} MB`);
   process.stderr.write(`global install on Node 20: ${figures.join(", ")}\n`);

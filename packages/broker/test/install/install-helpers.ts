@@ -52,6 +52,49 @@ export function inheritedEnv(): NodeJS.ProcessEnv {
 /** The machine's npm cache, so a suite with its own HOME downloads nothing the machine has already fetched. */
 export const NPM_CACHE = join(process.env.HOME ?? "/root", ".npm");
 
+/** A temporary install: the npm prefix, the person's HOME, Notify's data dir and the port its broker takes. */
+export interface InstallPlace {
+  /** The directory the README's commands run in (the checkout's scripts/ linked in, packed/ written there). */
+  work: string;
+  prefix: string;
+  home: string;
+  dataDir: string;
+  port: number;
+}
+
+/**
+ * The environment the installed commands run in (`inherited`, PATH = the prefix's bin then `path`, this place's
+ * HOME, data dir and port), and the README's Install block run in it as written, with npm's global prefix set to
+ * this place's and its cache the machine's. Each command's result in order; the first failure ends the block.
+ */
+export async function installAsReadmeSays(
+  place: InstallPlace,
+  path: string,
+  inherited: NodeJS.ProcessEnv,
+): Promise<{ env: NodeJS.ProcessEnv; block: { command: string; result: Run }[] }> {
+  const env = {
+    ...inherited,
+    PATH: `${join(place.prefix, "bin")}:${path}`,
+    HOME: place.home,
+    NOTIFY_DATA_DIR: place.dataDir,
+    NOTIFY_PORT: String(place.port),
+    NO_COLOR: "1",
+  };
+  const installEnv = {
+    ...env,
+    npm_config_prefix: place.prefix,
+    npm_config_cache: NPM_CACHE,
+    npm_config_update_notifier: "false",
+  };
+  const block: { command: string; result: Run }[] = [];
+  for (const command of readmeInstallBlock()) {
+    const result = await run("bash", ["-euo", "pipefail", "-c", command], installEnv, { cwd: place.work });
+    block.push({ command, result });
+    if (result.code !== 0) break;
+  }
+  return { env, block };
+}
+
 /**
  * The README's Install block as the commands a reader types: comments and blank lines dropped, a trailing
  * backslash joining lines.

@@ -13,6 +13,7 @@ import {
   answers,
   engineWarnings,
   inheritedEnv,
+  installAsReadmeSays,
   NPM_CACHE,
   quickTour,
   REPO,
@@ -84,25 +85,9 @@ beforeAll(async () => {
   mkdirSync(system);
   for (const tool of SYSTEM_TOOLS) symlinkSync(`/usr/bin/${tool}`, join(system, tool));
   port = await closedPort();
-  env = {
-    ...inherited,
-    PATH: `${join(prefix, "bin")}:${bin}:${system}`,
-    HOME: home,
-    NOTIFY_DATA_DIR: dataDir,
-    NOTIFY_PORT: String(port),
-    NO_COLOR: "1",
-  };
-  const installEnv = {
-    ...env,
-    npm_config_prefix: prefix,
-    npm_config_cache: NPM_CACHE,
-    npm_config_update_notifier: "false",
-  };
-  for (const command of readmeInstallBlock()) {
-    const result = await run("bash", ["-euo", "pipefail", "-c", command], installEnv, { cwd: work });
-    block.push({ command, result });
-    if (result.code !== 0) break;
-  }
+  const installed = await installAsReadmeSays({ work, prefix, home, dataDir, port }, `${bin}:${system}`, inherited);
+  env = installed.env;
+  block.push(...installed.block);
   process.stderr.write(
     `global install on Node ${DEBIAN_12.node} / npm ${DEBIAN_12.npm}: tools ${fetched.ms} ms, ` +
       `${block.map(({ command, result }) => `${command.split(" ").slice(0, 2).join(" ")} ${result.ms} ms`).join(", ")}\n`,
