@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { type BuildRelay, RelayHarness as KitRelayHarness, removableTempDir } from "@notify/test-kit/relay-harness";
 import { type AppOptions, buildApp } from "../src/http/app.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
-import type { RelayStore } from "../src/store/types.js";
+import type { RelayStore, StoreTx } from "../src/store/types.js";
 
 export { ENROLLMENT_TOKEN, until, untilValue } from "@notify/test-kit";
 export {
@@ -14,6 +14,27 @@ export {
   type Transport,
   x25519Jwk,
 } from "@notify/test-kit/relay-harness";
+
+/** Phones of `ownerId` named by their ids, each with the token hash `hash_<id>`, no push and no direct pairing. */
+export async function createPlainDevices(
+  tx: StoreTx,
+  ownerId: string,
+  ids: string[],
+  createdAt: number,
+): Promise<void> {
+  for (const id of ids) {
+    await tx.createDevice({
+      id,
+      ownerId,
+      directInstallationId: null,
+      name: id,
+      publicKey: "{}",
+      tokenHash: `hash_${id}`,
+      pushSubscription: null,
+      createdAt,
+    });
+  }
+}
 
 /** A temp dir removed when the test file ends, or earlier with `remove`. */
 export const tempDir = (prefix = "relay-test-"): { path: string; remove: () => void } => removableTempDir(prefix);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresStore } from "../src/store/postgres/postgres-store.js";
 import type { NewAnswer } from "../src/store/types.js";
+import { createPlainDevices } from "./helpers.js";
 import { postgresAvailable, startPostgres, type TestPostgres } from "./postgres.js";
 
 /**
@@ -99,18 +100,7 @@ describe.runIf(hasPostgres)("PostgreSQL group commit", () => {
     const store = await open(await server.createDatabase());
     try {
       await store.transaction(async (tx) => {
-        for (const id of ["dev_1", "dev_2", "dev_3"]) {
-          await tx.createDevice({
-            id,
-            ownerId: "own_a",
-            directInstallationId: null,
-            name: id,
-            publicKey: "{}",
-            tokenHash: `hash_${id}`,
-            pushSubscription: null,
-            createdAt: T0,
-          });
-        }
+        await createPlainDevices(tx, "own_a", ["dev_1", "dev_2", "dev_3"], T0);
         await tx.revokeDevice("dev_3", T0);
       });
       const devices = store.tokenLookups.devices.stats;

@@ -5,7 +5,7 @@ import { ACK_REST, MAX_AGE } from "../src/domain/retention.js";
 import { PostgresStore } from "../src/store/postgres/postgres-store.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import type { Change, RelayStore, StoreTx } from "../src/store/types.js";
-import { tempDir } from "./helpers.js";
+import { createPlainDevices, tempDir } from "./helpers.js";
 import { postgresAvailable, startPostgres, type TestPostgres } from "./postgres.js";
 
 /**
@@ -59,18 +59,7 @@ describe.each(backends.filter((backend) => backend.name === "sqlite" || hasPostg
         tokenHash: "hash_ins_b",
         createdAt: T0,
       });
-      for (const id of ["dev_1", "dev_2"]) {
-        await tx.createDevice({
-          id,
-          ownerId: "own_a",
-          directInstallationId: null,
-          name: id,
-          publicKey: "{}",
-          tokenHash: `hash_${id}`,
-          pushSubscription: null,
-          createdAt: T0,
-        });
-      }
+      await createPlainDevices(tx, "own_a", ["dev_1", "dev_2"], T0);
     });
   });
   afterEach(async () => {

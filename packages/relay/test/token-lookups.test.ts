@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
-import { tempDir } from "./helpers.js";
+import { createPlainDevices, tempDir } from "./helpers.js";
 
 /**
  * Issue 33: a SQLite relay looks bearer tokens up on its writer connection (its page cache survives its own
@@ -26,18 +26,7 @@ describe("SQLite token lookups", () => {
           tokenHash: "hash_ins",
           createdAt: T0,
         });
-        for (const id of ["dev_1", "dev_2"]) {
-          await tx.createDevice({
-            id,
-            ownerId: "own_a",
-            directInstallationId: null,
-            name: id,
-            publicKey: "{}",
-            tokenHash: `hash_${id}`,
-            pushSubscription: null,
-            createdAt: T0,
-          });
-        }
+        await createPlainDevices(tx, "own_a", ["dev_1", "dev_2"], T0);
       });
       const lookup = (hash: string) => relay.read((tx) => tx.deviceByTokenHash(hash));
       expect((await lookup("hash_dev_1"))?.id).toBe("dev_1");
