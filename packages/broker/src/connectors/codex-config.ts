@@ -3,12 +3,11 @@ import {
   describeLines,
   joinLines,
   OWNER_PREFIX,
-  parseToml,
   type Region,
   regionLines,
   splitLines,
   stripRegions,
-  TomlSyntaxError,
+  tomlProblem,
 } from "./toml-regions.js";
 
 /** The provider id Notify adds under `[model_providers]` (Codex reserves `openai`, `ollama` and `lmstudio`). */
@@ -119,13 +118,11 @@ export function connectCodexConfig(ownerText: string, connection: CodexConnectio
  * added to a file Codex already ignores, and the connect would look done (issue 31, item 6).
  */
 export function checkCodexConfig(file: string, text: string): void {
-  try {
-    parseToml(text);
-  } catch (error) {
-    if (!(error instanceof TomlSyntaxError)) throw error;
+  const problem = tomlProblem(text);
+  if (problem !== undefined) {
     throw new ConnectorError(
       409,
-      `cannot parse ${file} (${error.message}); it was left as it was: fix it, then connect again`,
+      `cannot parse ${file} (${problem.message}); it was left as it was: fix it, then connect again`,
     );
   }
 }
@@ -134,13 +131,11 @@ export function checkCodexConfig(file: string, text: string): void {
 export function connectCodexConfigFile(file: string, ownerText: string, connection: CodexConnection): string {
   checkCodexConfig(file, ownerText);
   const text = connectCodexConfig(ownerText, connection);
-  try {
-    parseToml(text);
-  } catch (error) {
-    if (!(error instanceof TomlSyntaxError)) throw error;
+  const problem = tomlProblem(text);
+  if (problem !== undefined) {
     throw new ConnectorError(
       409,
-      `${file} would no longer parse with Notify's settings in it (${error.message}): a key Notify sets is written ` +
+      `${file} would no longer parse with Notify's settings in it (${problem.message}): a key Notify sets is written ` +
         "in a form it does not edit (dotted keys or an inline table); it was left as it was",
     );
   }

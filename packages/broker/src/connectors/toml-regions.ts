@@ -38,6 +38,17 @@ export function parseToml(text: string): Record<string, unknown> {
   }
 }
 
+/** Why `text` is no TOML document (its line, column and reason), or undefined when it parses. */
+export function tomlProblem(text: string): TomlSyntaxError | undefined {
+  try {
+    parseToml(text);
+    return undefined;
+  } catch (error) {
+    if (error instanceof TomlSyntaxError) return error;
+    throw error;
+  }
+}
+
 export const BEGIN = "# >>> notify router";
 export const END = "# <<< notify router";
 /** Put before an owner's line that a managed region overrides; removed again on strip. */

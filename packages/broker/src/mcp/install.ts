@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import { describeLines, parseToml, TomlSyntaxError } from "../connectors/toml-regions.js";
+import { describeLines, parseToml, TomlSyntaxError, tomlProblem } from "../connectors/toml-regions.js";
 import { inStyle, type TextStyle, textStyle, withoutBom } from "../fs/text-style.js";
 import type { AgentId } from "../hooks/agents.js";
 import {
@@ -182,12 +182,7 @@ const opaque = (target: McpTarget): HookInstallError =>
 
 /** The edited text, which must parse too: a table Notify cannot add (mcp_servers as an inline table) is refused. */
 function checkedToml(target: McpTarget, text: string): string {
-  try {
-    parseToml(text);
-  } catch (error) {
-    if (error instanceof TomlSyntaxError) throw opaque(target);
-    throw error;
-  }
+  if (tomlProblem(text) !== undefined) throw opaque(target);
   return text;
 }
 
