@@ -187,7 +187,15 @@ function buildProgram(): Command {
   const hooks = program.command("hooks").description("install Notify as Claude Code's or Codex's hook (docs/hooks.md)");
   clientCommand(hooks, "install <agent>", "add Notify's hooks to claude-code or codex (backup first, idempotent)")
     .addOption(new Option("--scope <scope>", "user settings or this project's").choices(["user", "project"]))
-    .option("--json", "print {agent, scope, file, changed, backup} as JSON")
+    .addOption(
+      new Option(
+        "--kind <kind>",
+        "claude-code: http (Claude Code posts to the broker), command (a notify process), auto (http when supported)",
+      )
+        .choices(["auto", "http", "command"])
+        .default("auto"),
+    )
+    .option("--json", "print {agent, scope, file, changed, backup, kind} as JSON")
     .action(async (agent, options) => (await import("./commands/hooks.js")).hooksInstall({ ...options, agent }));
   clientCommand(
     hooks,
