@@ -1,3 +1,4 @@
+import { answerSurfaceOfSource } from "./answer-surfaces.js";
 import type { TIMELINE_SEND_REASONS } from "./constants.js";
 import type { TimelineEntry, TimelineRoute } from "./timeline.js";
 
@@ -21,19 +22,13 @@ export function answeredFrom(source: string | undefined, via: "ui" | "toast" | u
       return "";
     case "desktop":
       return "from a desktop notification";
-    case "relay":
-    case "phone":
-      return "on the phone";
     case "cli":
       return "from the command line";
     case "api":
       return "over the local API";
-    case "telegram":
-      return "in Telegram";
-    case "slack":
-      return "in Slack";
     default:
-      return `by ${source}`;
+      // The phone and the chat apps: the surface registry's words (answer-surfaces.ts).
+      return answerSurfaceOfSource(source)?.where ?? `by ${source}`;
   }
 }
 
