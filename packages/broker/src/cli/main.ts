@@ -195,7 +195,7 @@ function buildProgram(): Command {
         .choices(["auto", "http", "command"])
         .default("auto"),
     )
-    .option("--json", "print {agent, scope, file, changed, backup, kind} as JSON")
+    .option("--json", "print {agent, scope, file, changed, backup} as JSON")
     .action(async (agent, options) => (await import("./commands/hooks.js")).hooksInstall({ ...options, agent }));
   clientCommand(
     hooks,

@@ -15,12 +15,20 @@ const PREFIX = "nh_";
 
 export const hookTokenPath = (dataDir: string): string => join(dataDir, "hooks", "hook-token");
 
-/** Makes, stores and returns a new hook token; the previous one stops working at once. */
-export function rotateHookToken(dataDir: string): string {
-  const token = `${PREFIX}${randomBytes(32).toString("base64url")}`;
+/** A new hook token, not yet stored. */
+export const newHookToken = (): string => `${PREFIX}${randomBytes(32).toString("base64url")}`;
+
+/** Stores the hook token the broker accepts; the previous one stops working at once. */
+export function storeHookToken(dataDir: string, token: string): void {
   ensurePrivateDir(dataDir);
   ensurePrivateDir(join(dataDir, "hooks"));
   writePrivateFile(hookTokenPath(dataDir), `${token}\n`);
+}
+
+/** Makes, stores and returns a new hook token; the previous one stops working at once. */
+export function rotateHookToken(dataDir: string): string {
+  const token = newHookToken();
+  storeHookToken(dataDir, token);
   return token;
 }
 

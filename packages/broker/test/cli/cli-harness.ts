@@ -35,8 +35,12 @@ export interface CliProcess {
 }
 
 /** Starts `node dist/cli/main.js ...args` in the background. */
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv = cliEnv()): CliProcess {
-  const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv = cliEnv(), cwd?: string): CliProcess {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+    ...(cwd !== undefined ? { cwd } : {}),
+  });
   let stdout = "";
   let stderr = "";
   const listeners = new Set<() => void>();
@@ -84,9 +88,9 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv = cliEnv()): Cli
   return { child, done, stderrMatching };
 }
 
-/** Runs the CLI to completion. */
-export function runCli(args: string[], env?: NodeJS.ProcessEnv): Promise<CliResult> {
-  return spawnCli(args, env).done;
+/** Runs the CLI to completion (in `cwd`, for the project-scoped commands). */
+export function runCli(args: string[], env?: NodeJS.ProcessEnv, cwd?: string): Promise<CliResult> {
+  return spawnCli(args, env, cwd).done;
 }
 
 /**

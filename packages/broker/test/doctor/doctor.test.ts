@@ -124,7 +124,9 @@ describe("notify doctor", () => {
     brokers.push(broker);
     const env = home();
     mkdirSync(join(env.HOME as string, ".claude"), { recursive: true });
-    expect((await runCli(["hooks", "install", "claude-code", ...broker.target], env)).code).toBe(0);
+    expect((await runCli(["hooks", "install", "claude-code", "--kind", "command", ...broker.target], env)).code).toBe(
+      0,
+    );
     const installed = await doctor(broker.target, env);
     expect(installed.checks.get("hooks")).toMatchObject({ status: "ok" });
     expect(installed.checks.get("hooks")?.detail).toContain("claude-code user");
@@ -149,7 +151,9 @@ describe("notify doctor", () => {
     brokers.push(broker);
     const env = home();
     mkdirSync(join(env.HOME as string, ".claude"), { recursive: true });
-    expect((await runCli(["hooks", "install", "claude-code", ...broker.target], env)).code).toBe(0);
+    expect((await runCli(["hooks", "install", "claude-code", "--kind", "command", ...broker.target], env)).code).toBe(
+      0,
+    );
     // Every one of the six commands names the CLI file; the checkout moves away from all of them at once.
     const settings = join(env.HOME as string, ".claude", "settings.json");
     const cli = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));

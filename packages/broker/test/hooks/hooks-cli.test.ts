@@ -40,7 +40,10 @@ describe("notify hooks install / status / uninstall through the CLI", () => {
     expect(refused.stderr).toMatch(/does not seem to be installed/);
 
     mkdirSync(join(home, ".claude"));
-    const installed = await runCli(["hooks", "install", "claude-code", "--json", ...cli.target], env);
+    const installed = await runCli(
+      ["hooks", "install", "claude-code", "--kind", "command", "--json", ...cli.target],
+      env,
+    );
     expect(installed.code).toBe(0);
     const result: Json = JSON.parse(installed.stdout);
     const file = join(home, ".claude", "settings.json");
@@ -104,7 +107,12 @@ describe("notify hooks status and uninstall without an agent (issue 21, item 16)
     try {
       const nothing = await runIn(project, ["hooks", "uninstall", ...cli.target], env);
       expect(nothing).toEqual({ code: 0, stdout: expect.stringMatching(/^nothing to uninstall/) });
-      for (const args of [["claude-code"], ["codex"], ["claude-code", "--scope", "project"]]) {
+      // Command hooks: the longest state this test lays out (http hooks add a word per event: http-install.test).
+      for (const args of [
+        ["claude-code", "--kind", "command"],
+        ["codex"],
+        ["claude-code", "--scope", "project", "--kind", "command"],
+      ]) {
         expect((await runIn(project, ["hooks", "install", ...args, ...cli.target], env)).code).toBe(0);
       }
       const status = await runIn(project, ["hooks", "status", ...cli.target], env);

@@ -73,7 +73,9 @@ describe("commands Notify writes run without PATH (issue 32, item 3)", () => {
     const broker = await startCliBroker();
     brokers.push(broker);
     const env = home();
-    expect((await runCli(["hooks", "install", "claude-code", ...broker.target], env)).code).toBe(0);
+    expect((await runCli(["hooks", "install", "claude-code", "--kind", "command", ...broker.target], env)).code).toBe(
+      0,
+    );
     const settings = JSON.parse(readFileSync(join(env.HOME as string, ".claude", "settings.json"), "utf8"));
     const stop = settings.hooks.Stop[0].hooks[0].command as string;
     // The absolute runtime and the real path of the CLI file, nothing looked up on PATH.
@@ -116,7 +118,9 @@ describe("commands Notify writes run without PATH (issue 32, item 3)", () => {
       expect(hooks.detail).toContain(`claude-code user hooks (Stop) in ${settings}: ${shim} does not start without`);
     }
     // A reinstall writes the absolute command again, and doctor is content.
-    expect((await runCli(["hooks", "install", "claude-code", ...broker.target], env)).code).toBe(0);
+    expect((await runCli(["hooks", "install", "claude-code", "--kind", "command", ...broker.target], env)).code).toBe(
+      0,
+    );
     expect(await doctorCheck("hooks", broker.target, env)).toMatchObject({ status: "ok" });
   });
 

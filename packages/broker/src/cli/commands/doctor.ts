@@ -2,9 +2,11 @@ import { accessSync, constants, existsSync, readFileSync, statSync } from "node:
 import { delimiter, isAbsolute, join } from "node:path";
 import { terminalText } from "@notify/contracts/text";
 import { configPath } from "../../config/config-file.js";
+import { HookTokenFile } from "../../hooks/hook-token.js";
 import { codexHookTrust } from "../../hooks/install/codex-trust.js";
-import { isNotifyCommand } from "../../hooks/install/entries.js";
+import { HOOK_TOKEN_VARIABLE, isNotifyCommand, isNotifyHttpHook } from "../../hooks/install/entries.js";
 import { installStatus } from "../../hooks/install/installer.js";
+import { targetFor } from "../../hooks/install/targets.js";
 import { mcpStatus } from "../../mcp/install.js";
 import { VERSION } from "../../version.js";
 import { brokerTarget, type ClientOptions, createClient, nonEmpty, printJson } from "../client.js";
@@ -86,6 +88,63 @@ function notifyCommands(file: string, agent: "claude-code" | "codex"): { event: 
   return commands;
 }
 
+/** Notify's `"type": "http"` hooks in one Claude Code settings file, each with the port its URL names. */
+function notifyHttpPorts(file: string): { event: string; port: number }[] {
+  const text = readFileSync(file, "utf8").replace(/^\uFEFF/, "");
+  const hooks = ((JSON.parse(text) as Json).hooks ?? {}) as Record<string, unknown>;
+  const found: { event: string; port: number }[] = [];
+  for (const [event, groups] of Object.entries(hooks)) {
+    if (!Array.isArray(groups)) continue;
+    for (const group of groups) {
+      for (const hook of ((group as Json)?.hooks as unknown[]) ?? []) {
+        if (isNotifyHttpHook(hook)) found.push({ event, port: Number(new URL(String((hook as Json).url)).port) });
+      }
+    }
+  }
+  return found;
+}
+
+/** The hook token in Claude Code's user settings `env`, or undefined. */
+function settingsHookToken(): string | undefined {
+  try {
+    const file = targetFor("claude-code", "user").file;
+    const env = (JSON.parse(readFileSync(file, "utf8").replace(/^\uFEFF/, "")) as Json).env as Json | undefined;
+    const token = env?.[HOOK_TOKEN_VARIABLE];
+    return typeof token === "string" ? token : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What breaks Claude Code's http hooks, filed like a command's problem: a URL naming another port than this broker's,
+ * or a hook token in the user's settings that is not the one the broker accepts (never printed).
+ */
+function examineHttp(found: Findings, file: string, broker: { dataDir: string; port: number }): number {
+  const entries = notifyHttpPorts(file);
+  if (entries.length === 0) return 0;
+  const token = new HookTokenFile(broker.dataDir).current();
+  const inSettings = settingsHookToken();
+  const file_ = (problem: string, event: string): void => {
+    const affected = found.fail.get(problem) ?? [];
+    if (!affected.includes(event)) affected.push(event);
+    found.fail.set(problem, affected);
+  };
+  for (const { event, port } of entries) {
+    if (port !== broker.port) file_(`http hooks post to port ${port}, the broker is on ${broker.port}`, event);
+    if (token === undefined) file_("the broker has no hook token", event);
+    else if (inSettings !== token) {
+      file_(
+        inSettings === undefined
+          ? `${HOOK_TOKEN_VARIABLE} is not in Claude Code's user settings env`
+          : `the ${HOOK_TOKEN_VARIABLE} in Claude Code's user settings is not the broker's hook token`,
+        event,
+      );
+    }
+  }
+  return entries.length;
+}
+
 /** Codex's trust of Notify's hooks: a warning naming those it does not run yet, else a note for the ok line. */
 async function codexTrust(): Promise<Check | string> {
   const trust = await codexHookTrust(process.cwd());
@@ -125,11 +184,15 @@ function examine(found: Findings, program: string[], what: string, starts: (prog
 
 const runsWith = (found: Findings): string => (found.nodes.size > 0 ? `; run with ${[...found.nodes].join(", ")}` : "");
 
-async function hooksCheck(starts: (program: string[]) => Start): Promise<Check> {
+async function hooksCheck(
+  starts: (program: string[]) => Start,
+  broker: { dataDir: string; port: number },
+): Promise<Check> {
   const installed = installStatus({}).filter((row) => row.events !== null && row.events.length > 0);
   if (installed.length === 0) return ok("hooks", "no agent hooks installed (notify hooks install claude-code|codex)");
   const problems: { status: "fail" | "warn"; text: string; row: (typeof installed)[number] }[] = [];
   const all = findings();
+  let http = 0;
   for (const row of installed) {
     // One sentence per problem, naming the events it breaks: a moved checkout breaks every hook of the file alike
     // (issue 31, item 12). Each distinct command is run as the agent runs it, without this shell's PATH (issue 32).
@@ -137,6 +200,7 @@ async function hooksCheck(starts: (program: string[]) => Start): Promise<Check> 
     for (const { event, command } of notifyCommands(row.file, row.agent)) {
       examine(found, programOf(commandWords(command), "hook"), event, starts);
     }
+    if (row.agent === "claude-code") http += examineHttp(found, row.file, broker);
     for (const node of found.nodes) all.nodes.add(node);
     for (const status of ["fail", "warn"] as const) {
       for (const [problem, affected] of found[status]) {
@@ -149,7 +213,8 @@ async function hooksCheck(starts: (program: string[]) => Start): Promise<Check> 
   if (problems.length === 0) {
     const trust = installed.some((row) => row.agent === "codex") ? await codexTrust() : "";
     if (typeof trust !== "string") return trust;
-    return ok("hooks", `installed for ${where}; every command starts without PATH${runsWith(all)}${trust}`);
+    const kinds = http > 0 ? `; ${http} http hooks reach this broker with its hook token` : "";
+    return ok("hooks", `installed for ${where}; every command starts without PATH${runsWith(all)}${kinds}${trust}`);
   }
   const fixes = [...new Set(problems.map(({ row }) => `notify hooks install ${row.agent} --scope ${row.scope}`))];
   const detail = problems.map((problem) => problem.text).join("; ");
@@ -272,7 +337,7 @@ export async function doctor(options: DoctorOptions): Promise<void> {
   if (process.platform === "linux") {
     checks.push({ name: "service", ...systemdServiceCheck(reachable, starts, background) });
   }
-  checks.push(await hooksCheck(starts));
+  checks.push(await hooksCheck(starts, { dataDir, port: Number(new URL(brokerTarget(options).baseUrl).port) }));
   checks.push(mcpCheck(starts));
 
   if (reachable && client !== undefined) {

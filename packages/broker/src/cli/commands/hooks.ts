@@ -1,4 +1,7 @@
 import { terminalText } from "@notify/contracts/text";
+import { newHookToken, storeHookToken } from "../../hooks/hook-token.js";
+import { atLeast, claudeCodeVersion, HTTP_HOOKS_SINCE } from "../../hooks/install/claude-version.js";
+import type { HookKind } from "../../hooks/install/entries.js";
 import {
   type ChangeResult,
   install as installHooks,
@@ -8,12 +11,13 @@ import {
 import { SCOPES, type Scope } from "../../hooks/install/targets.js";
 import { mcpStatus } from "../../mcp/install.js";
 import { type AgentFileOptions, agentAndScope, installContext, runFileChange } from "../agent-files.js";
-import { createClient, printJson } from "../client.js";
+import { brokerTarget, createClient, printJson } from "../client.js";
 import { ExitError } from "../exit-error.js";
 import { stableCommand } from "../stable-command.js";
 
-export type HooksOptions = AgentFileOptions;
+export type HooksOptions = AgentFileOptions & { kind?: string };
 
+/** The documented shape, unchanged by the kind (`notify hooks status --json` says which kind each event uses). */
 const resultJson = (result: ChangeResult) => ({
   agent: result.target.agent,
   scope: result.target.scope,
@@ -21,6 +25,27 @@ const resultJson = (result: ChangeResult) => ({
   changed: result.changed,
   backup: result.backup ?? null,
 });
+
+const KINDS = ["auto", "http", "command"];
+
+/**
+ * The kind of hooks to write for Claude Code: `http` when asked, or with `auto` when the Claude Code found on PATH
+ * (or in ~/.claude/local) is at least HTTP_HOOKS_SINCE; `command` otherwise. The line says why, for stderr.
+ */
+function claudeKind(asked: string): { kind: HookKind; why: string } {
+  if (asked === "http" || asked === "command") return { kind: asked, why: `--kind ${asked}` };
+  const found = claudeCodeVersion();
+  if (found === undefined)
+    return { kind: "command", why: "no claude found on PATH: command hooks work with every version" };
+  const version = found.version?.join(".");
+  if (found.version !== undefined && atLeast(found.version, HTTP_HOOKS_SINCE)) {
+    return { kind: "http", why: `Claude Code ${version} posts its hooks to the broker itself` };
+  }
+  return {
+    kind: "command",
+    why: `Claude Code ${version ?? "of unknown version"} at ${found.path} predates http hooks (${HTTP_HOOKS_SINCE.join(".")})`,
+  };
+}
 
 function report(result: ChangeResult, json: boolean | undefined, note?: string): void {
   if (json) {
@@ -35,14 +60,36 @@ function report(result: ChangeResult, json: boolean | undefined, note?: string):
 /** `notify hooks install <agent> [--scope user|project]` (docs/hooks.md). */
 export async function hooksInstall(options: HooksOptions): Promise<void> {
   const { agent, scope } = agentAndScope(options);
-  const result = runFileChange(() => installHooks(agent, scope, installContext(options)));
+  const asked = options.kind ?? "auto";
+  if (!KINDS.includes(asked)) throw new ExitError(1, `unknown --kind ${asked}: expected auto, http or command`);
+  const context = installContext(options);
+  const chosen = agent === "claude-code" ? claudeKind(asked) : undefined;
+  let token: string | undefined;
+  if (chosen?.kind === "http") {
+    token = newHookToken();
+    context.http = { port: Number(new URL(brokerTarget(options).baseUrl).port), token };
+  }
+  const result = runFileChange(() => installHooks(agent, scope, context));
+  // Stored only once the settings hold it: a refused edit leaves the previous token working.
+  if (token !== undefined) storeHookToken(context.dataDir, token);
   const { warning } = stableCommand();
-  if (warning !== undefined) process.stderr.write(`notify: ${warning}\n`);
+  if (warning !== undefined && chosen?.kind !== "http") process.stderr.write(`notify: ${warning}\n`);
+  if (chosen !== undefined && !options.json) {
+    process.stderr.write(
+      chosen.kind === "http"
+        ? `notify: http hooks (${chosen.why}); a new hook token is in ${result.tokenFile ?? result.target.file}: restart running Claude Code sessions\n`
+        : `notify: command hooks (${chosen.why})\n`,
+    );
+  }
   const note =
     agent === "codex" && result.changed
       ? "Codex runs a new or changed hook only after you trust it: start codex and review it with /hooks"
       : undefined;
-  report(result, options.json, note);
+  if (options.json) {
+    printJson(resultJson(result));
+    return;
+  }
+  report(result, false, note);
 }
 
 /**

@@ -84,14 +84,55 @@ export function isNotifyCommand(command: unknown, agent: AgentId): boolean {
   return new RegExp(`(?:^|[\\s/'"])(?:notify|main\\.js)'?\\s+hook\\s+${agent}\\s`).test(command);
 }
 
-/** The matcher groups Notify adds, one per event (Claude Code and Codex read the same settings shape). */
-export function notifyGroups(agent: AgentId, program: string[], extra: string[] = []): Record<string, Json> {
+/** Claude Code's http hooks posting to the broker on this port (`notify hooks install --kind http`). */
+export interface HttpHooks {
+  port: number;
+}
+
+/**
+ * The events an http hook cannot serve, which keep the `notify hook` command: Claude Code runs no http hook for
+ * SessionStart and Setup (its changelog, 2.1.51). Notify hooks neither, so today every event of HOOK_EVENTS goes over
+ * http; the set is here so an event added later lands on the right side.
+ */
+export const COMMAND_ONLY_EVENTS: ReadonlySet<string> = new Set(["SessionStart", "Setup"]);
+
+/**
+ * The matcher groups Notify adds, one per event (Claude Code and Codex read the same settings shape): `notify hook`
+ * commands, or for Claude Code with `http` an http entry per event that one can serve.
+ */
+export function notifyGroups(
+  agent: AgentId,
+  program: string[],
+  extra: string[] = [],
+  http?: HttpHooks,
+): Record<string, Json> {
   const groups: Record<string, Json> = {};
   for (const { event, matcher } of HOOK_EVENTS[agent]) {
-    const hook = { type: "command", command: hookCommand(program, agent, event, extra), timeout: HOOK_TIMEOUT_SECONDS };
+    const hook =
+      http !== undefined && agent === "claude-code" && !COMMAND_ONLY_EVENTS.has(event)
+        ? httpHook(http.port, event)
+        : { type: "command", command: hookCommand(program, agent, event, extra), timeout: HOOK_TIMEOUT_SECONDS };
     groups[event] = matcher !== undefined ? { matcher, hooks: [hook] } : { hooks: [hook] };
   }
   return groups;
+}
+
+/** Sets the hook token in a parsed settings document's `env` (Claude Code's user settings only), in place. */
+export function setHookToken(document: Json, token: string): void {
+  const env = document.env;
+  document.env = {
+    ...(env !== null && typeof env === "object" && !Array.isArray(env) ? (env as Json) : {}),
+    [HOOK_TOKEN_VARIABLE]: token,
+  };
+}
+
+/** Takes the hook token out of a parsed settings document's `env` (and `env` when left empty), in place. */
+export function stripHookToken(document: Json): boolean {
+  const env = document.env;
+  if (env === null || typeof env !== "object" || Array.isArray(env) || !(HOOK_TOKEN_VARIABLE in env)) return false;
+  delete (env as Json)[HOOK_TOKEN_VARIABLE];
+  if (Object.keys(env).length === 0) delete document.env;
+  return true;
 }
 
 /** Removes Notify's hook commands (and groups left empty by that) from a parsed settings document, in place. */
@@ -124,11 +165,17 @@ export function stripNotify(document: Json, agent: AgentId): boolean {
 }
 
 /** Adds Notify's groups to a parsed settings document (after removing any older Notify entries), in place. */
-export function addNotify(document: Json, agent: AgentId, program: string[], extra: string[] = []): void {
+export function addNotify(
+  document: Json,
+  agent: AgentId,
+  program: string[],
+  extra: string[] = [],
+  http?: HttpHooks,
+): void {
   stripNotify(document, agent);
   if (document.hooks === undefined) document.hooks = {};
   const byEvent = document.hooks as Record<string, unknown>;
-  for (const [event, group] of Object.entries(notifyGroups(agent, program, extra))) {
+  for (const [event, group] of Object.entries(notifyGroups(agent, program, extra, http))) {
     const existing = byEvent[event];
     byEvent[event] = Array.isArray(existing) ? [...existing, group] : [group];
   }

@@ -6,7 +6,7 @@ import { EditConflictError, type EditOutcome, editFile } from "../../fs/edit-fil
 import { ensurePrivateDir, writePrivateFile } from "../../fs/private-files.js";
 import { inStyle, textStyle, withoutBom } from "../../fs/text-style.js";
 import { type AgentId, displayName } from "../agents.js";
-import { addNotify, type HookKind, installedKinds, stripNotify } from "./entries.js";
+import { addNotify, type HookKind, installedKinds, setHookToken, stripHookToken, stripNotify } from "./entries.js";
 import { type Scope, type Target, type TargetEnv, targetFor } from "./targets.js";
 
 /** A refusal with a message for the person (exit 1 in the CLI); the agent's file is left as it was. */
@@ -23,6 +23,11 @@ export interface InstallContext {
   extra?: string[];
   where?: TargetEnv;
   now?: () => Date;
+  /**
+   * Claude Code only: write `"type": "http"` hooks posting to the broker on `port`, and the hook token into the
+   * user's settings `env` (whatever the scope: a project's file never holds it). Absent: `notify hook` commands.
+   */
+  http?: { port: number; token: string };
 }
 
 export interface ChangeResult {
@@ -32,6 +37,8 @@ export interface ChangeResult {
   backup?: string;
   /** What happened, one line. */
   summary: string;
+  /** The user settings file the hook token was written into (Claude Code's http hooks, project scope). */
+  tokenFile?: string;
 }
 
 /** What uninstall needs to restore the file exactly as Notify found it. */
@@ -119,13 +126,32 @@ function parseSettings(target: Target, bytes: Buffer): Json {
  */
 export function install(agent: AgentId, scope: Scope, context: InstallContext): ChangeResult {
   const target = targetFor(agent, scope, context.where);
-  return installInto(target, context, "hooks", (bytes) => {
+  const http = agent === "claude-code" ? context.http : undefined;
+  const tokenHere = http !== undefined && scope === "user";
+  const result = installInto(target, context, "hooks", (bytes) => {
     const document = bytes !== undefined ? parseSettings(target, bytes) : {};
     const updated = structuredClone(document);
-    addNotify(updated, agent, context.program, context.extra);
+    addNotify(updated, agent, context.program, context.extra, http);
+    if (tokenHere) setHookToken(updated, http.token);
     if (bytes !== undefined && isDeepStrictEqual(updated, document)) return undefined;
     return inStyle(`${JSON.stringify(updated, null, 2)}\n`, textStyle(bytes?.toString("utf8")));
   });
+  if (http === undefined || tokenHere) return result;
+  // A project's http hooks name $NOTIFY_HOOK_TOKEN; its value goes into the user's own settings, never the project's.
+  const user = targetFor(agent, "user", context.where);
+  const token = installInto(user, context, "hooks", (bytes) => {
+    const document = bytes !== undefined ? parseSettings(user, bytes) : {};
+    const updated = structuredClone(document);
+    setHookToken(updated, http.token);
+    if (bytes !== undefined && isDeepStrictEqual(updated, document)) return undefined;
+    return inStyle(`${JSON.stringify(updated, null, 2)}\n`, textStyle(bytes?.toString("utf8")));
+  });
+  return {
+    ...result,
+    changed: result.changed || token.changed,
+    tokenFile: user.file,
+    summary: result.changed ? result.summary : `${result.summary} (hook token renewed in ${user.file})`,
+  };
 }
 
 /**
@@ -136,7 +162,9 @@ export function uninstall(agent: AgentId, scope: Scope, context: InstallContext)
   const target = targetFor(agent, scope, context.where);
   return uninstallFrom(target, context, "hooks", "Notify's entries", (bytes) => {
     const document = parseSettings(target, bytes);
-    if (!stripNotify(document, agent)) return undefined;
+    // The user's settings also lose the hook token; a project's never held it.
+    const token = agent === "claude-code" && scope === "user" && stripHookToken(document);
+    if (!stripNotify(document, agent) && !token) return undefined;
     return inStyle(`${JSON.stringify(document, null, 2)}\n`, textStyle(bytes.toString("utf8")));
   });
 }

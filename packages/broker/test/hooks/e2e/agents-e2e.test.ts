@@ -77,6 +77,11 @@ beforeAll(async () => {
     const installed = await runCli(["hooks", "install", agent, ...cli.target], cliEnv({ HOME: home }));
     expect(installed.code).toBe(0);
   }
+  // Claude Code 2.1.330 gets "type": "http" hooks (issue 33, item 1): every Claude Code test below runs through them,
+  // the hook token filled in from the user settings' env; Codex keeps the notify hook command.
+  const settings = JSON.parse(readFileSync(join(home, ".claude", "settings.json"), "utf8"));
+  expect(settings.hooks.PermissionRequest[0].hooks[0].type).toBe("http");
+  expect(settings.env.NOTIFY_HOOK_TOKEN).toMatch(/^nh_/);
 });
 
 afterAll(async () => {
