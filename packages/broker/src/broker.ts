@@ -3,8 +3,6 @@ import type { DatabaseSync, DatabaseSync as RouterDatabase } from "node:sqlite";
 import type { UpstreamTimeouts } from "@notify/router";
 import { AGENT_ACCOUNTS_KEY, parseAgentAccounts } from "@notify/router/host";
 import type { FastifyInstance } from "fastify";
-import type { ChatSupervisor, ChatTimings } from "./chat/supervisor.js";
-import { chatAdapters, chatSupervisor } from "./chat/wiring.js";
 import { ConfigError, readConfigFile } from "./config/config-file.js";
 import { resolveDataDir } from "./config/paths.js";
 import { PresentationSettingsFile } from "./config/presentation-settings.js";
@@ -38,7 +36,6 @@ import { type DesktopOptions, startDesktop } from "./presentation/desktop.js";
 import type { Presenter } from "./presentation/presenter.js";
 import { SoundLibrary } from "./presentation/sounds/sound-library.js";
 import { itemIdOfToastKey } from "./presentation/toast.js";
-import { AnswerPoller, type PollerOptions } from "./relay/answer-poller.js";
 import { RelayAdmin } from "./relay/relay-admin.js";
 import type { OtherTools } from "./router/other-tools.js";
 import { RouterSettingsFile } from "./router/router-settings.js";
@@ -63,6 +60,9 @@ import { type OutboxStore, SqliteOutboxStore } from "./store/outbox-store.js";
 import { RelayCursorStore } from "./store/relay-cursor-store.js";
 import { SqliteRoutedStore } from "./store/routed-store.js";
 import { SqliteToastStore, type ToastEvent } from "./store/toast-store.js";
+import { SURFACES, withSurfaceAdapters } from "./surfaces/registry.js";
+import type { PollStats } from "./surfaces/relay/loop.js";
+import { type ChatTimings, type PollerOptions, SurfaceSupervisor } from "./surfaces/supervisor.js";
 import { VERSION } from "./version.js";
 
 /** Everything a running broker holds; built by `createBroker`, listened by `startBroker`. */
@@ -87,12 +87,12 @@ export interface Broker {
   sounds: SoundLibrary;
   /** Toasts and sounds, when a session bus address was given. */
   desktop: Presenter | undefined;
-  /** The relay answer poll (one loop per enabled relay provider). */
-  relayPoller: AnswerPoller;
+  /** The relay answer poll's counters (one loop per enabled relay provider, run by `surfaces`). */
+  relayPoller: { stats(providerId: string): PollStats | undefined };
   /** Whether the person is at this computer (docs/routing.md): the session bus when there is one, the web page. */
   presence: PresenceMonitor;
-  /** The Telegram and Slack answer loops (issue 25). */
-  chat: ChatSupervisor;
+  /** The answer loops of every surface: relay, Telegram, Slack, Discord (issue 34, surfaces/registry.ts). */
+  surfaces: SurfaceSupervisor;
   /** Attention routing: held deliveries of routes with routing options. */
   attention: AttentionRouter;
   app: FastifyInstance;
@@ -174,7 +174,7 @@ export function createBroker(options: BrokerOptions): Broker {
     new SqliteOutboundStore(db),
     outbox,
     new SecretSealer(settings.dataDir),
-    chatAdapters(ADAPTERS, {
+    withSurfaceAdapters(ADAPTERS, {
       store: chatStore,
       now: () => clock.now(),
       posted: (row) => chatPosted(row.interactionId),
@@ -258,16 +258,13 @@ export function createBroker(options: BrokerOptions): Broker {
   closeConditions(bus, (id) => interactionStore.notificationIdOf(id), notifications);
   outbound.subscribe(bus);
   questionOutbox.subscribe(bus);
-  const relayPoller = new AnswerPoller(
-    outbound,
-    interactions,
-    new RelayCursorStore(db),
-    clock,
-    logger,
-    options.relayPoller,
+  const surfaces = new SurfaceSupervisor(
+    { outbound, interactions, store: chatStore, cursors: new RelayCursorStore(db), bus, unit, clock, logger },
+    SURFACES,
+    { all: options.chat, byKind: { relay: options.relayPoller } },
   );
-  const chat = chatSupervisor(outbound, interactions, chatStore, bus, unit, clock, logger, options.chat);
-  chatPosted = (interactionId) => chat.close(interactionId);
+  const relayPoller = { stats: (providerId: string) => surfaces.stats<PollStats>(providerId) };
+  chatPosted = (interactionId) => surfaces.close(interactionId);
   const sealer = new SecretSealer(settings.dataDir);
   const routerDb = openRouterDatabase(
     options.databasePath === ":memory:" ? ":memory:" : join(settings.dataDir, "router.db"),
@@ -344,7 +341,7 @@ export function createBroker(options: BrokerOptions): Broker {
       interactions,
       events: uiEvents,
       outbound,
-      chatConnection: (providerId) => chat.connection(providerId),
+      chatConnection: (providerId) => surfaces.connection(providerId),
       dispatcher,
       outbox,
       router: routing.router,
@@ -398,7 +395,6 @@ export function createBroker(options: BrokerOptions): Broker {
         },
       })
     : undefined;
-  relayPoller.start();
   // The screen saver is read only where there is a session bus, its dbus code loaded then (docs/routing.md).
   const presenceBus = options.desktop?.address;
   if (presenceBus) {
@@ -406,7 +402,7 @@ export function createBroker(options: BrokerOptions): Broker {
       if (!closing) startScreenSaverSource({ address: presenceBus, logger, ...options.presence }, presence);
     });
   }
-  chat.start();
+  surfaces.start();
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -422,8 +418,7 @@ export function createBroker(options: BrokerOptions): Broker {
       interactions.stop();
       attention.stop();
       await dispatcher.stop();
-      await relayPoller.stop();
-      await chat.stop();
+      await surfaces.stop();
       flushBatch(db);
       await checkpoints?.stop();
       db.close();
@@ -451,7 +446,7 @@ export function createBroker(options: BrokerOptions): Broker {
     desktop,
     relayPoller,
     presence,
-    chat,
+    surfaces,
     attention,
     app,
     close,

@@ -5,9 +5,9 @@
 import { until } from "@notify/test-kit";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Broker, createBroker } from "../../src/broker.js";
-import type { ChatTimings } from "../../src/chat/supervisor.js";
 import { ManualClock } from "../../src/domain/clock.js";
 import { createMemoryLogger } from "../../src/log/logger.js";
+import type { ChatTimings } from "../../src/surfaces/supervisor.js";
 import { type Json, TOKEN, tempDir } from "../helpers.js";
 import { SlackServer } from "./slack-server.js";
 import { TelegramServer } from "./telegram-server.js";

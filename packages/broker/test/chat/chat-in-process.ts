@@ -1,8 +1,8 @@
 import { type Json, untilValue } from "@notify/test-kit";
 import { expect } from "vitest";
 import { type Broker, createBroker } from "../../src/broker.js";
-import type { ChatTimings } from "../../src/chat/supervisor.js";
 import { createMemoryLogger } from "../../src/log/logger.js";
+import type { ChatTimings } from "../../src/surfaces/supervisor.js";
 import { TOKEN, tempDir } from "../helpers.js";
 
 export interface InProcessChat {

@@ -1,7 +1,7 @@
 // Issue 31 (Hardening 3), item 5: the Socket Mode URL is taken only as wss://, or as ws:// on loopback beside a
 // loopback apiBaseUrl (the loopback Slack of the tests).
 import { describe, expect, it } from "vitest";
-import { socketUrl } from "../../src/chat/slack/socket.js";
+import { socketUrl } from "../../src/surfaces/slack/loop.js";
 
 const SLACK = "https://slack.com/api";
 const LOOPBACK = "http://127.0.0.1:8123/api";

@@ -359,11 +359,12 @@ describe("/ui/api/outbound/kinds", () => {
       "gotify",
       "pushover",
       "slack",
-      "slack_app",
       "discord",
-      "telegram",
       "email",
+      // The answer surfaces (surfaces/registry.ts).
       "relay",
+      "telegram",
+      "slack_app",
     ]);
     expect(kinds[0]).toEqual({ kind: "webhook", secrets: { required: [], optional: ["signingSecret"] } });
   });

@@ -1,22 +1,15 @@
 import type { OutboundKind, OutboundProvider } from "@notify/contracts/ui";
+import { answerSurfaceOfKind } from "@notify/contracts/ui-surfaces";
 import { useState } from "react";
 import { api } from "../api/client.js";
 import { messageOf } from "../use-load.js";
 
 /**
- * What the settings of the kinds that take answers from a chat app look like (docs/outbound.md): shown under the
- * settings field, and filled in for a new provider of that kind while the field is still empty.
+ * The settings example and hint of a kind that takes answers from a chat app, from the answer surfaces' words
+ * (@notify/contracts/ui-surfaces; docs/outbound.md): shown under the settings field, and filled in for a new
+ * provider of that kind while the field is still empty.
  */
-const SETTINGS_EXAMPLES: Record<string, { example: string; hint: string }> = {
-  telegram: {
-    example: '{"chatId": 123456789, "answers": true, "allowedUserIds": ["123456789"]}',
-    hint: "answers: true adds buttons to questions; only allowedUserIds may answer, in chatId. Optional: apiBaseUrl.",
-  },
-  slack_app: {
-    example: '{"channel": "C0123ABCD", "allowedUserIds": ["U0123ABCD"]}',
-    hint: "Socket Mode app: appToken (xapp-) and botToken (xoxb-) below; only allowedUserIds may answer. Optional: apiBaseUrl.",
-  },
-};
+const settingsExample = (kind: string) => answerSurfaceOfKind(kind)?.settings;
 
 /**
  * A new provider profile, or an edit of one. Secret fields are password inputs that are cleared once sent: the
@@ -38,7 +31,7 @@ export function ProviderForm({
   const [open, setOpen] = useState(false);
   const [error, setError] = useState("");
   const chosen = kinds.find((entry) => entry.kind === kind);
-  const example = SETTINGS_EXAMPLES[kind];
+  const example = settingsExample(kind);
   const secretNames = chosen ? [...chosen.secrets.required, ...chosen.secrets.optional] : [];
   return (
     <details
@@ -97,7 +90,7 @@ export function ProviderForm({
             onChange={(event) => {
               const next = event.target.value;
               setKind(next);
-              const nextExample = SETTINGS_EXAMPLES[next];
+              const nextExample = settingsExample(next);
               if (nextExample && (settings.trim() === "{}" || settings.trim() === "")) setSettings(nextExample.example);
             }}
           >

@@ -1,18 +1,15 @@
-import { APP_TOKEN as SLACK_APP_TOKEN, BOT_TOKEN as SLACK_BOT_TOKEN } from "../../chat/slack/web-api.js";
-import { BOT_TOKEN as TELEGRAM_BOT_TOKEN } from "../../chat/telegram/bot-api.js";
 import { headerSafe, secretHttpUrl } from "../../outbox/providers/settings.js";
+import { SURFACES } from "../../surfaces/registry.js";
+import type { SecretShape } from "../../surfaces/surface.js";
 
 /**
  * The secret shapes docs/outbound.md documents (`provider_secret_invalid`), checked by `notify apply` before it
  * sends anything, so a token that can never work is refused with its field named instead of accepted and failing
- * at the first delivery (issue 32, item 6). The adapters check the same shapes again at send time.
+ * at the first delivery (issue 32, item 6). The adapters check the same shapes again at send time. The answer
+ * surfaces' shapes are their registry entries' (surfaces/registry.ts).
  */
-const SHAPES: Record<string, Record<string, { valid: (value: string) => boolean; expected: string }>> = {
-  telegram: { botToken: { valid: (value) => TELEGRAM_BOT_TOKEN.test(value), expected: "<bot id>:<secret>" } },
-  slack_app: {
-    appToken: { valid: (value) => SLACK_APP_TOKEN.test(value), expected: "xapp-…" },
-    botToken: { valid: (value) => SLACK_BOT_TOKEN.test(value), expected: "xoxb-…" },
-  },
+const SHAPES: Record<string, Record<string, SecretShape>> = {
+  ...Object.fromEntries(SURFACES.map((surface) => [surface.kind, surface.secretShapes])),
   slack: { webhookUrl: { valid: (value) => secretHttpUrl(value) !== undefined, expected: "an http(s) URL" } },
   discord: { webhookUrl: { valid: (value) => secretHttpUrl(value) !== undefined, expected: "an http(s) URL" } },
   ntfy: { token: { valid: headerSafe, expected: "visible characters, no spaces or line breaks" } },

@@ -1,4 +1,4 @@
-import { relayAdapter } from "../../relay/relay-adapter.js";
+import { surfaceAdapters } from "../../surfaces/registry.js";
 import type { ProviderAdapter } from "../types.js";
 import { discordAdapter } from "./discord.js";
 import { emailAdapter } from "./email.js";
@@ -6,11 +6,12 @@ import { gotifyAdapter } from "./gotify.js";
 import { ntfyAdapter } from "./ntfy.js";
 import { pushoverAdapter } from "./pushover.js";
 import { slackAdapter } from "./slack.js";
-import { slackAppAdapter } from "./slack-app.js";
-import { telegramAdapter } from "./telegram.js";
 import { webhookAdapter } from "./webhook.js";
 
-/** Every outbound provider kind, by kind (docs/outbound.md). */
+/**
+ * Every outbound provider kind, by kind (docs/outbound.md): the kinds that only send, then the answer surfaces'
+ * (surfaces/registry.ts), whose questions carry buttons once broker.ts gives them the chat hooks.
+ */
 export const ADAPTERS: ReadonlyMap<string, ProviderAdapter> = new Map(
   [
     webhookAdapter,
@@ -18,10 +19,8 @@ export const ADAPTERS: ReadonlyMap<string, ProviderAdapter> = new Map(
     gotifyAdapter,
     pushoverAdapter,
     slackAdapter,
-    slackAppAdapter,
     discordAdapter,
-    telegramAdapter,
     emailAdapter,
-    relayAdapter,
+    ...surfaceAdapters(undefined),
   ].map((adapter) => [adapter.kind, adapter]),
 );

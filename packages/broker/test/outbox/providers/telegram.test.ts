@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { formatText, TELEGRAM_API_BASE_URL, telegramAdapter } from "../../../src/outbox/providers/telegram.js";
+import { formatText, TELEGRAM_API_BASE_URL, telegramAdapter } from "../../../src/surfaces/telegram/send.js";
 import {
   byteLength,
   closedPort,

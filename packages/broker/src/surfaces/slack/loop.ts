@@ -1,12 +1,12 @@
-import { isLoopbackHost } from "@notify/contracts/guards";
 import { cappedServerDelayMs } from "@notify/contracts/retry";
 import { readableText } from "../../outbox/providers/readable-text.js";
-import { escapeMrkdwn, messageBlocks } from "../../outbox/providers/slack-app.js";
 import { truncate } from "../../outbox/providers/text-limits.js";
 import { outcomeLine, rememberName } from "../question-text.js";
 import { outcomeReply, type SettleOutcome, settleFromChat } from "../settle.js";
-import type { ChatLoopContext } from "../supervisor.js";
-import { APP_TOKEN, BOT_TOKEN, slackAccount, slackApi } from "./web-api.js";
+import { secureSocketUrl } from "../socket-url.js";
+import type { SurfaceLoopContext } from "../supervisor.js";
+import { APP_TOKEN, BOT_TOKEN, slackAccount, slackApi } from "./api.js";
+import { escapeMrkdwn, messageBlocks } from "./send.js";
 
 class SlackFailure extends Error {
   constructor(readonly code: string) {
@@ -30,23 +30,9 @@ interface SlackUser {
 
 const str = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
 
-/**
- * The Socket Mode URL `apps.connections.open` gave, if the broker may connect to it: `wss://` only. A `ws://` URL is
- * taken only on loopback, and only when the provider's own `apiBaseUrl` is a loopback URL: the loopback Slack of the
- * tests (or a local one), where nothing crosses the network in clear.
- */
+/** The Socket Mode URL `apps.connections.open` gave, if the broker may connect to it (socket-url.ts). */
 export function socketUrl(value: string, apiBaseUrl: string): { url: string } | { refused: string } {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return { refused: "slack_bad_reply" };
-  }
-  if (url.protocol === "wss:") return { url: url.toString() };
-  if (url.protocol !== "ws:") return { refused: "slack_bad_reply" };
-  return isLoopbackHost(url.host) && isLoopbackHost(new URL(apiBaseUrl).host)
-    ? { url: url.toString() }
-    : { refused: "socket_url_insecure" };
+  return secureSocketUrl(value, apiBaseUrl, "slack_bad_reply");
 }
 
 /**
@@ -61,7 +47,7 @@ export function socketUrl(value: string, apiBaseUrl: string): { url: string } | 
  * backoff first, shown as `retrying (slack_disconnect)`, so a server that disconnects every socket cannot make a
  * loop of it. Every Web API call, and each socket until its `hello`, has a deadline of `requestTimeoutMs`.
  */
-export async function slackLoop(context: ChatLoopContext): Promise<void> {
+export async function slackLoop(context: SurfaceLoopContext): Promise<void> {
   const { profile, signal, store } = context;
   const base = profile.settings.apiBaseUrl as string;
   const allowed = new Set(profile.settings.allowedUserIds as string[]);
@@ -301,7 +287,7 @@ export async function slackLoop(context: ChatLoopContext): Promise<void> {
  */
 function connection(
   url: string,
-  context: ChatLoopContext,
+  context: SurfaceLoopContext,
   handle: (envelope: Envelope) => Promise<Record<string, unknown> | undefined>,
 ): Promise<string> {
   return new Promise((resolve) => {

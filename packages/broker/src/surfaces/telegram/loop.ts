@@ -3,8 +3,8 @@ import { readableText } from "../../outbox/providers/readable-text.js";
 import { truncate } from "../../outbox/providers/text-limits.js";
 import { outcomeLine, rememberName } from "../question-text.js";
 import { outcomeReply, type SettleOutcome, settleFromChat } from "../settle.js";
-import type { ChatLoopContext } from "../supervisor.js";
-import { type BotApiResult, botApi, telegramAccount } from "./bot-api.js";
+import type { SurfaceLoopContext } from "../supervisor.js";
+import { type BotApiResult, botApi, telegramAccount } from "./api.js";
 
 /** The parts of a Bot API Update the broker reads (https://core.telegram.org/bots/api#update). */
 interface TgUser {
@@ -86,7 +86,7 @@ class TelegramFailure extends Error {
  * shows as `retrying (timeout)` instead of `connected`. A malformed update is skipped, logged once, and its offset
  * stored like any other; the stored offset only moves forward.
  */
-export async function telegramLoop(context: ChatLoopContext): Promise<void> {
+export async function telegramLoop(context: SurfaceLoopContext): Promise<void> {
   const { profile, signal, store } = context;
   const settings = profile.settings;
   const base = settings.apiBaseUrl as string;

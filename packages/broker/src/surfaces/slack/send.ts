@@ -1,11 +1,11 @@
-import { questionBody } from "../../chat/question-text.js";
-import type { ChatQuestions } from "../../chat/questions.js";
-import { BOT_TOKEN, SLACK_API_BASE_URL, slackAccount, slackApi } from "../../chat/slack/web-api.js";
 import { invalid } from "../../domain/errors.js";
-import type { DeliveryResult, OutboundPayload, ProviderAdapter } from "../types.js";
-import { readableText } from "./readable-text.js";
-import { httpUrl, onlyFields, settingsObject } from "./settings.js";
-import { messageOf, truncate } from "./text-limits.js";
+import { readableText } from "../../outbox/providers/readable-text.js";
+import { httpUrl, onlyFields, settingsObject } from "../../outbox/providers/settings.js";
+import { messageOf, truncate } from "../../outbox/providers/text-limits.js";
+import type { DeliveryResult, OutboundPayload, ProviderAdapter } from "../../outbox/types.js";
+import { questionBody } from "../question-text.js";
+import type { ChatQuestions } from "../questions.js";
+import { BOT_TOKEN, SLACK_API_BASE_URL, slackAccount, slackApi } from "./api.js";
 
 /** A section's text is at most 3000 characters, a button's label 75 (https://api.slack.com/reference/block-kit). */
 const SECTION_MAX = 3000;

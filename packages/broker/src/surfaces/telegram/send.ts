@@ -1,12 +1,19 @@
-import { questionBody } from "../../chat/question-text.js";
-import type { ChatQuestions } from "../../chat/questions.js";
-import { BOT_TOKEN, botApi, telegramAccount } from "../../chat/telegram/bot-api.js";
 import { invalid } from "../../domain/errors.js";
-import type { DeliveryContext, DeliveryResult, OutboundPayload, ProviderAdapter } from "../types.js";
-import { sendHttp } from "./http.js";
-import { readableText } from "./readable-text.js";
-import { httpUrl, joinUrl, onlyFields, optionalBoolean, optionalChoice, settingsObject } from "./settings.js";
-import { messageOf, truncate } from "./text-limits.js";
+import { sendHttp } from "../../outbox/providers/http.js";
+import { readableText } from "../../outbox/providers/readable-text.js";
+import {
+  httpUrl,
+  joinUrl,
+  onlyFields,
+  optionalBoolean,
+  optionalChoice,
+  settingsObject,
+} from "../../outbox/providers/settings.js";
+import { messageOf, truncate } from "../../outbox/providers/text-limits.js";
+import type { DeliveryContext, DeliveryResult, OutboundPayload, ProviderAdapter } from "../../outbox/types.js";
+import { questionBody } from "../question-text.js";
+import type { ChatQuestions } from "../questions.js";
+import { BOT_TOKEN, botApi, telegramAccount } from "./api.js";
 
 export const TELEGRAM_API_BASE_URL = "https://api.telegram.org";
 
