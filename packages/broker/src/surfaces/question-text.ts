@@ -1,3 +1,4 @@
+import { answerSurfaceOfSource } from "@notify/contracts/ui-surfaces";
 import type { InteractionDto } from "../interactions/types.js";
 import { readableText } from "../outbox/providers/readable-text.js";
 import { truncate } from "../outbox/providers/text-limits.js";
@@ -37,8 +38,6 @@ export function rememberName(responseId: string, name: string): void {
   if (names.size > 1000) names.delete(names.keys().next().value as string);
 }
 
-const CHANNELS: Record<string, string> = { telegram: "Telegram", slack: "Slack" };
-
 /** "12:01" in the broker's local time. */
 function clock(iso: string | undefined): string {
   const date = iso ? new Date(iso) : new Date();
@@ -54,7 +53,7 @@ function clock(iso: string | undefined): string {
  */
 export function outcomeLine(
   interaction: InteractionDto,
-  here: "telegram" | "slack",
+  here: string,
   markup: (text: string) => string = (text) => text,
 ): string {
   const response = interaction.response;
@@ -83,9 +82,10 @@ export function outcomeLine(
           markup(readableText(response.device_id?.replace(/^[a-z]+:/, "user ") ?? "someone"));
         return `${what} by ${who} at ${clock(response.created_at)}`;
       }
-      const channel = CHANNELS[response.source];
-      if (channel) return `${what} in ${channel} at ${clock(response.created_at)}`;
       if (response.source === "relay") return `Answered on the phone at ${clock(response.created_at)}`;
+      // Another chat app: its words in the surface registry (@notify/contracts/ui-surfaces).
+      const surface = answerSurfaceOfSource(response.source);
+      if (surface && surface.kind !== "relay") return `${what} ${surface.where} at ${clock(response.created_at)}`;
       return `Answered on the desktop at ${clock(response.created_at)}`;
     }
     default:

@@ -7,8 +7,9 @@ import { readableText } from "../outbox/providers/readable-text.js";
 export interface ChatAnswer {
   /** Derived from the update (Telegram update_id, Slack action_ts): the same update replays, never answers twice. */
   responseId: string;
-  source: "telegram" | "slack";
-  /** `telegram:<user id>`, `slack:<user id>`. */
+  /** The surface's `source` word (its registry entry's). */
+  source: string;
+  /** `<source>:<user id>`: `telegram:123`, `slack:U0123ABCD`. */
   deviceId: string;
   choiceId?: string;
   text?: string;
@@ -61,7 +62,7 @@ export async function settleFromChat(
   return outcome;
 }
 
-/** The short reply shown to the person who tapped (Telegram's callback answer, Slack's ephemeral message). */
+/** The short reply shown to the person who tapped (Telegram's callback answer, a Slack or Discord ephemeral message). */
 export function outcomeReply(outcome: SettleOutcome): string {
   switch (outcome.kind) {
     case "accepted":
