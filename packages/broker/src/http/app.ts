@@ -3,7 +3,7 @@ import { openFilesLimit } from "@notify/contracts/open-files";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { WaitRegistry } from "../interactions/waiters.js";
 import type { Logger } from "../log/logger.js";
-import { answerClientError, BodyShapeError, errorHandler, sendEmpty413 } from "./errors.js";
+import { answerClientError, BodyShapeError, errorHandler, sendEmpty413, sendError } from "./errors.js";
 import { frameworkErrors, lazyCompilers } from "./fastify-options.js";
 import { ROUTER_PREFIX, type RouterMountOptions, routerMount } from "./plugins/router.js";
 import { type UiApiOptions, uiApi } from "./plugins/ui-api.js";
@@ -147,7 +147,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
 
   app.setErrorHandler(errorHandler(options.logger));
   app.setNotFoundHandler((_request, reply) => {
-    reply.code(404).send({ error: "not found" });
+    sendError(reply, "not_found");
   });
 
   // The body limit is enforced from Content-Length before routing and auth (spec 1: 413, no body), for every path,
@@ -172,7 +172,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     done();
   });
   app.addHook("onRequest", async (_request, reply) => {
-    if (closing) return reply.code(503).header("connection", "close").send({ error: "broker is shutting down" });
+    if (closing) return sendError(reply.header("connection", "close"), "shutting_down");
     return undefined;
   });
   app.addHook("onSend", async (_request, reply, payload) => {

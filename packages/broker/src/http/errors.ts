@@ -1,49 +1,89 @@
 import type { Duplex } from "node:stream";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
-import { DomainError } from "../domain/errors.js";
+import { DomainError, ERRORS, type ErrorCode } from "../domain/errors.js";
 import type { Logger } from "../log/logger.js";
 
 /** A parsed body the broker refuses before routing (too deep, or a string that is not valid Unicode): 400. */
-export class BodyShapeError extends Error {
-  readonly statusCode = 400;
+export class BodyShapeError extends DomainError {
+  constructor(problem: string) {
+    super("body_shape", problem);
+  }
 }
 
 /**
- * The one place errors become HTTP responses (spec 1, "Errors"): `{error: string}` bodies, 413 with no body,
- * anything unexpected a 500 whose details stay in the log (scrubbed), never in the response.
+ * Which catalogue entry a response came from, on the raw response: set by `sendError` and `sendEmpty413`, read by
+ * the test that every error the broker answers is one of the catalogue's (test/error-catalogue.test.ts).
+ */
+export const ERROR_CODE = Symbol.for("notify.errorCode");
+
+/** Where error bodies may say which option is at fault: the web page's own API (spec 1 leaves its shapes open). */
+const FIELD_PREFIX = "/ui/api/";
+
+/**
+ * Answers with a catalogue error: `{error}` with the entry's status (spec 1, "Errors"), plus `field` on /ui/api
+ * when the error names one. The one place an error body is written.
+ */
+export function sendError(reply: FastifyReply, error: DomainError | ErrorCode): FastifyReply {
+  const { code, status, message, field } = typeof error === "string" ? fixed(error) : error;
+  if (code === "body_too_large") return sendEmpty413(reply);
+  const withField = field !== undefined && reply.request.url.startsWith(FIELD_PREFIX);
+  return errorStatus(reply, code, status).send(withField ? { error: message, field } : { error: message });
+}
+
+/**
+ * Sets a catalogue entry's status on a reply whose body the route writes itself (an HTML page, a HEAD): the one
+ * other way an error leaves the broker.
+ */
+export function errorStatus(reply: FastifyReply, code: ErrorCode, status = fixed(code).status): FastifyReply {
+  (reply.raw as unknown as Record<symbol, string>)[ERROR_CODE] = code;
+  return reply.code(status);
+}
+
+/** A fixed-text entry as an error object, without building an Error (no stack) on the hot refusals (401, 429). */
+function fixed(code: ErrorCode): Pick<DomainError, "code" | "status" | "message" | "field"> {
+  const entry = ERRORS[code] as { status: unknown; message?: string };
+  return {
+    code,
+    status: typeof entry.status === "number" ? entry.status : 400,
+    message: entry.message ?? code,
+    field: undefined,
+  };
+}
+
+/**
+ * The one place thrown errors become HTTP responses (spec 1, "Errors"): catalogue errors as they are, 413 with no
+ * body, the framework's refusals by their kind, anything unexpected a 500 whose details stay in the log (scrubbed),
+ * never in the response.
  */
 export function errorHandler(logger: Logger) {
   return (error: FastifyError | DomainError | Error, request: FastifyRequest, reply: FastifyReply): void => {
     if (error instanceof DomainError) {
-      reply.code(error.status).send({ error: error.message });
+      sendError(reply, error);
       return;
     }
     const fastifyError = error as FastifyError;
     const status = fastifyError.statusCode ?? 500;
     if (status === 413 || fastifyError.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
-      sendEmpty413(reply);
-      return;
-    }
-    if (error instanceof BodyShapeError) {
-      reply.code(400).send({ error: error.message });
+      sendError(reply, "body_too_large");
       return;
     }
     if (error instanceof SyntaxError || fastifyError.code === "FST_ERR_CTP_INVALID_JSON_BODY") {
-      reply.code(400).send({ error: "invalid JSON body" });
+      sendError(reply, "invalid_json");
       return;
     }
     if (status >= 400 && status < 500) {
-      reply.code(status).send({ error: status === 400 ? `invalid request: ${error.message}` : error.message });
+      const words = status === 400 ? `invalid request: ${error.message}` : error.message;
+      sendError(reply, new DomainError("framework_refused", words, { status }));
       return;
     }
     logger.error(`${request.method} ${request.routeOptions.url ?? "?"} failed: ${error.name}: ${error.message}`);
-    reply.code(500).send({ error: "internal error" });
+    sendError(reply, "internal");
   };
 }
 
 /** 413 with an empty body; the connection is closed so an oversized upload is not read. */
 export function sendEmpty413(reply: FastifyReply): FastifyReply {
-  return reply.code(413).header("connection", "close").type("text/plain").send("");
+  return errorStatus(reply, "body_too_large").header("connection", "close").type("text/plain").send("");
 }
 
 /**
@@ -52,12 +92,13 @@ export function sendEmpty413(reply: FastifyReply): FastifyReply {
  */
 export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
   if (error.code === "ECONNRESET" || socket.destroyed) return;
-  const [status, reason, message] =
+  const [code, reason] =
     error.code === "ERR_HTTP_REQUEST_TIMEOUT"
-      ? [408, "Request Timeout", "request not received in time"]
+      ? (["request_timeout", "Request Timeout"] as const)
       : error.code === "HPE_HEADER_OVERFLOW"
-        ? [431, "Request Header Fields Too Large", "request headers too large"]
-        : [400, "Bad Request", "malformed HTTP request"];
+        ? (["headers_too_large", "Request Header Fields Too Large"] as const)
+        : (["malformed_request", "Bad Request"] as const);
+  const { status, message } = ERRORS[code];
   const body = JSON.stringify({ error: message });
   if (socket.writable) {
     socket.write(

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type { FastifyReply } from "fastify";
+import { sendError } from "./errors.js";
 
 /**
  * Fastify builds its JSON-schema compilers (ajv with its formats, fast-json-stringify's, about 100 modules) when it
@@ -18,6 +19,5 @@ export const lazyCompilers = {
 
 /** Answers for requests the framework cannot route (a percent-encoding that is not UTF-8, an over-long parameter). */
 export function frameworkErrors(error: { code: string }, _request: unknown, reply: unknown): void {
-  const message = error.code === "FST_ERR_BAD_URL" ? "bad URL" : "bad request";
-  (reply as FastifyReply).code(400).send({ error: `invalid request: ${message}` });
+  sendError(reply as FastifyReply, error.code === "FST_ERR_BAD_URL" ? "bad_url" : "bad_request");
 }

@@ -137,7 +137,7 @@ function routingOptions(input: RouteInput, existing: OutboundRoute | undefined, 
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue && issue.path.length > 0 ? `${field}.${issue.path.join(".")}` : field;
-      throw invalid(`${where}: ${issue?.message ?? "is not valid"}`);
+      throw invalid(`${where}: ${issue?.message ?? "is not valid"}`, where);
     }
     if (field === "delay_seconds" && parsed.data !== 0) route.delay_seconds = parsed.data as number;
     if (field === "when" && parsed.data !== "always") route.when = parsed.data as OutboundRoute["when"] & string;

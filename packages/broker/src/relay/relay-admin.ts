@@ -15,7 +15,7 @@ export class RelayUnavailableError extends DomainError {
     readonly reason: string,
     message = `the relay answered ${reason}`,
   ) {
-    super("validation", message);
+    super("relay_unavailable", message);
   }
 }
 
@@ -211,7 +211,7 @@ export class RelayAdmin {
     const profile = this.provider(idOrName);
     const reply = await this.call(profile, `/v1/devices/${encodeURIComponent(deviceId)}`, "DELETE");
     if (!reply.ok) {
-      if (reply.status === 404) throw new DomainError("validation", "device not found");
+      if (reply.status === 404) throw new DomainError("device_not_found");
       throw this.failed(reply);
     }
     const settings = relaySettings(profile.settings);

@@ -8,7 +8,13 @@
  */
 import { createHash } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, request as httpRequest, type Server } from "node:http";
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,6 +26,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
 import { readConfigFile } from "../../src/config/config-file.js";
+import { ERROR_CODE } from "../../src/http/errors.js";
 import { TOKEN } from "../helpers.js";
 import { type RawReply, raw } from "../router/harness.js";
 import { type Family, type Fixtures, fillPath, type Json, ROUTE_CASES, type RouteCase } from "./route-cases.js";
@@ -47,6 +54,8 @@ const health = { requests: 0, failures: [] as string[], slowestMs: 0, running: t
 let healthLoop: Promise<void>;
 /** Requests the fuzz made (the suite fails if the catalogue silently shrinks). */
 let sent = 0;
+/** Error responses of the broker's own (not the router wire's), and those that did not come from its error catalogue. */
+const errorsSent = { total: 0, uncatalogued: [] as string[] };
 
 function headersFor(family: Family, withBody: boolean): Record<string, string> {
   const headers: Record<string, string> = withBody ? { "content-type": "application/json" } : {};
@@ -113,7 +122,10 @@ async function routerConfig(): Promise<string> {
   return `${upstreams.text}|${routes.text}|${status.text}`;
 }
 
-/** Every error body in its family's shape: `{error: string}` (413: empty), or the router wire's own. */
+/**
+ * Every error body in its family's shape: `{error: string}` (413: empty; /ui/api may add `field`), or the router
+ * wire's own.
+ */
 function expectErrorShape(path: string, reply: RawReply, context: string): void {
   // The page's own routes answer HTML (or a redirect): only "no 5xx" holds for them.
   if (path === "/ui" || (path.startsWith("/ui/") && !path.startsWith("/ui/api/"))) return;
@@ -130,6 +142,9 @@ function expectErrorShape(path: string, reply: RawReply, context: string): void 
     expect(reply.body, context).toEqual({
       error: { code: expect.any(String), type: expect.any(String), message: expect.any(String) },
     });
+  } else if (path.startsWith("/ui/api/") && reply.body?.field !== undefined) {
+    // The page's own API may name the option at fault (docs/api.md, "Errors"); /v1 bodies have `error` alone.
+    expect(reply.body, context).toEqual({ error: expect.any(String), field: expect.any(String) });
   } else {
     expect(reply.body, context).toEqual({ error: expect.any(String) });
   }
@@ -178,6 +193,16 @@ beforeAll(async () => {
     httpLimits: { requestTimeoutMs: 1_000, headersTimeoutMs: 1_000 },
   });
   routerKey = String(readConfigFile(dataDir).RouterKey);
+  // Issue 34, item 3: every error the broker answers is written by http/errors.ts from its catalogue.
+  broker.app.server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+    response.on("finish", () => {
+      if (response.statusCode < 400 || request.url?.startsWith("/router/v1")) return;
+      errorsSent.total += 1;
+      if ((response as unknown as Record<symbol, unknown>)[ERROR_CODE] === undefined) {
+        errorsSent.uncatalogued.push(`${request.method} ${request.url?.slice(0, 120)} ${response.statusCode}`);
+      }
+    });
+  });
   mock = await startModelMock("chat");
   hook = createServer((request, response) => {
     request.resume();
@@ -419,9 +444,11 @@ describe("route fuzz (issue 10)", () => {
     expect(reply.status, reply.text).toBe(200);
     expect(sent).toBeGreaterThan(2_000);
     process.stderr.write(
-      `route fuzz: ${sent} requests, /health asked ${health.requests} times, slowest ${health.slowestMs.toFixed(1)} ms\n`,
+      `route fuzz: ${sent} requests, ${errorsSent.total} errors from the catalogue, /health asked ${health.requests} times, slowest ${health.slowestMs.toFixed(1)} ms\n`,
     );
     expect(health.failures).toEqual([]);
+    expect(errorsSent.uncatalogued).toEqual([]);
+    expect(errorsSent.total).toBeGreaterThan(1_000);
     expect(health.requests).toBeGreaterThan(10);
     expect(health.slowestMs).toBeLessThan(2_000);
     await broker.logger.close?.();

@@ -1,6 +1,7 @@
 import type { RouterServices } from "@notify/router";
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
 import type { LazyRouter, RouterModule } from "../../router/lazy-router.js";
+import { sendError } from "../errors.js";
 import { frameworkErrors, lazyCompilers } from "../fastify-options.js";
 
 /** Where the provider router answers (spec 3). */
@@ -58,7 +59,7 @@ export async function routerApp(
     schemaController: { compilersFactory: lazyCompilers as never },
   });
   inner.setNotFoundHandler((_request, reply) => {
-    reply.code(404).send({ error: "not found" });
+    sendError(reply, "not_found");
   });
   inner.register(routerPlugin, { prefix: ROUTER_PREFIX, router: services });
   try {

@@ -16,6 +16,7 @@ import type { RouterSettingsFile } from "../../router/router-settings.js";
 import type { ItemTimelines } from "../../routing/timeline.js";
 import type { OutboxStore } from "../../store/outbox-store.js";
 import { bearerMatches } from "../auth.js";
+import { sendError } from "../errors.js";
 import { uiInboxRoutes } from "../routes/ui-inbox.js";
 import { uiOutboundRoutes } from "../routes/ui-outbound.js";
 import { uiPresenceRoutes } from "../routes/ui-presence.js";
@@ -75,14 +76,14 @@ export interface UiApiOptions {
  */
 export const uiApi: FastifyPluginAsync<UiApiOptions> = async (api, options) => {
   api.addHook("onRequest", async (request, reply) => {
-    if (!isLoopbackHost(request.headers.host)) return reply.code(403).send({ error: "non-loopback host" });
+    if (!isLoopbackHost(request.headers.host)) return sendError(reply, "non_loopback_host");
     // A CLI presents the bearer token here as on /v1: a wrong one is refused rather than ignored.
     const authorization = request.headers.authorization;
     if (authorization !== undefined && !bearerMatches(authorization, options.authToken)) {
-      return reply.code(401).send({ error: "unauthorized" });
+      return sendError(reply, "unauthorized");
     }
     if (request.method !== "GET" && request.method !== "HEAD" && request.headers["x-notify-ui"] !== "1") {
-      return reply.code(403).send({ error: "missing X-Notify-UI: 1" });
+      return sendError(reply, "missing_ui_header");
     }
     // Beyond the spec: the page's session cookie or the CLI's bearer token (docs/security.md).
     if (!options.sessions.admit(request.headers)) {
@@ -91,12 +92,12 @@ export const uiApi: FastifyPluginAsync<UiApiOptions> = async (api, options) => {
       if (request.url.split("?")[0] === "/ui/api/session") {
         reply.header("x-notify-open-command", `${cliCommand().command} open`);
       }
-      return reply.code(401).send({ error: "unauthorized" });
+      return sendError(reply, "unauthorized");
     }
     return undefined;
   });
   api.setNotFoundHandler((_request, reply) => {
-    reply.code(404).send({ error: "not found" });
+    sendError(reply, "not_found");
   });
 
   // The route groups under /ui/api, one line each.

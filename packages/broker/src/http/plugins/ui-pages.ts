@@ -1,5 +1,6 @@
 import { isLoopbackHost } from "@notify/contracts/guards";
 import type { FastifyPluginAsync } from "fastify";
+import { sendError } from "../errors.js";
 import { type UiPageOptions, uiPageRoutes } from "../routes/ui-pages.js";
 
 /**
@@ -9,7 +10,7 @@ import { type UiPageOptions, uiPageRoutes } from "../routes/ui-pages.js";
  */
 export const uiPages: FastifyPluginAsync<UiPageOptions> = async (pages, options) => {
   pages.addHook("onRequest", async (request, reply) => {
-    if (!isLoopbackHost(request.headers.host)) return reply.code(403).send({ error: "non-loopback host" });
+    if (!isLoopbackHost(request.headers.host)) return sendError(reply, "non_loopback_host");
     return undefined;
   });
 

@@ -7,6 +7,7 @@ import type { InteractionService } from "../../interactions/service.js";
 import type { WaitRegistry } from "../../interactions/waiters.js";
 import type { NotificationService } from "../../notifications/service.js";
 import { bearerMatches } from "../auth.js";
+import { sendError } from "../errors.js";
 import { type FixedWindowLimiter, isRateLimited } from "../rate-limit.js";
 import { eventRoutes } from "../routes/events.js";
 import { healthRoute } from "../routes/health.js";
@@ -49,17 +50,17 @@ export const v1Api: FastifyPluginAsync<V1Options> = async (v1, options) => {
       if (expected !== undefined && bearerMatches(request.headers.authorization, expected)) return undefined;
     }
     if (!bearerMatches(request.headers.authorization, options.authToken)) {
-      return reply.code(401).send({ error: "unauthorized" });
+      return sendError(reply, "unauthorized");
     }
     const route = request.routeOptions.url ?? request.url.split("?")[0] ?? "";
     // One counter per token: the token itself is never kept, only that it was the valid one.
     if (isRateLimited(request.method, route) && !options.limiter.take("token")) {
-      return reply.code(429).header("retry-after", "1").send({ error: "rate limit exceeded" });
+      return sendError(reply.header("retry-after", "1"), "rate_limited");
     }
     return undefined;
   });
   v1.setNotFoundHandler((_request, reply) => {
-    reply.code(404).send({ error: "not found" });
+    sendError(reply, "not_found");
   });
 
   // The route groups under /v1, one line each.

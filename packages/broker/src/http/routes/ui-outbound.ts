@@ -16,8 +16,6 @@ export interface UiOutboundOptions {
 
 type IdParams = { Params: { id: string } };
 
-const notFound = (what: string) => new DomainError("validation", `${what} not found`);
-
 /**
  * /ui/api/outbound: provider profiles, routes and the outbox for the web page, `notify apply` and `notify
  * outbound`. Secrets are write-only: responses carry `secretNames`, never values (docs/api.md, /ui/api).
@@ -41,18 +39,18 @@ export const uiOutboundRoutes: FastifyPluginAsync<UiOutboundOptions> = async (
   );
   app.patch<IdParams>("/outbound/providers/:id", async (request) => {
     const profile = outbound.findProfile(request.params.id);
-    if (!profile) throw notFound("provider");
+    if (!profile) throw new DomainError("outbound_provider_not_found");
     return outbound.saveProfile(bodyObject(request.body) as ProfileInput, profile.id);
   });
   app.delete<IdParams>("/outbound/providers/:id", async (request, reply) => {
     const profile = outbound.findProfile(request.params.id);
-    if (!profile) throw notFound("provider");
+    if (!profile) throw new DomainError("outbound_provider_not_found");
     outbound.deleteProfile(profile.id);
     return reply.code(204).send();
   });
   app.post<IdParams>("/outbound/providers/:id/test", async (request) => {
     const profile = outbound.findProfile(request.params.id);
-    if (!profile) throw notFound("provider");
+    if (!profile) throw new DomainError("outbound_provider_not_found");
     return outbound.test(profile.id);
   });
 
@@ -62,12 +60,12 @@ export const uiOutboundRoutes: FastifyPluginAsync<UiOutboundOptions> = async (
   );
   app.patch<IdParams>("/outbound/routes/:id", async (request) => {
     const route = outbound.findRoute(request.params.id);
-    if (!route) throw notFound("route");
+    if (!route) throw new DomainError("outbound_route_not_found");
     return outbound.saveRoute(bodyObject(request.body) as RouteInput, route.id);
   });
   app.delete<IdParams>("/outbound/routes/:id", async (request, reply) => {
     const route = outbound.findRoute(request.params.id);
-    if (!route) throw notFound("route");
+    if (!route) throw new DomainError("outbound_route_not_found");
     outbound.deleteRoute(route.id);
     return reply.code(204).send();
   });
@@ -86,7 +84,7 @@ export const uiOutboundRoutes: FastifyPluginAsync<UiOutboundOptions> = async (
   });
   app.post<IdParams>("/outbound/outbox/:id/retry", async (request) => {
     const item = dispatcher.retry(request.params.id);
-    if (!item) throw notFound("outbox item");
+    if (!item) throw new DomainError("outbox_item_not_found");
     return item;
   });
 };

@@ -1,4 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { ERRORS } from "../../domain/errors.js";
+import { errorStatus, sendError } from "../errors.js";
 import { cliCommand, escapeHtml, STATUS_PAGE_CSP, statusPage } from "../ui/status-page.js";
 import type { UiSessions } from "../ui/ui-sessions.js";
 import { UI_CSP, type UiFiles } from "../ui/ui-static.js";
@@ -25,7 +27,7 @@ function refusedLinkPage(): string {
   const { command, checkout } = cliCommand();
   const where = checkout !== undefined ? ` in the Notify checkout (<code>${escapeHtml(checkout)}</code>)` : "";
   return statusPage(
-    "This login link does not work any more",
+    ERRORS.login_link_refused.message,
     `<p>Each login link signs in one browser, once, within an hour of being made. This one was already used or has
 expired.</p>
 <p>For a new link, run this${where}:</p>
@@ -49,15 +51,16 @@ export const uiPageRoutes: FastifyPluginAsync<UiPageOptions> = async (app, { fil
     // A HEAD (a link checker, a preview, a browser's prefetch) tells whether the link works and never uses it up
     // (issue 21, item 1): only the GET that follows signs in.
     if (request.method === "HEAD") {
-      return reply
-        .code(sessions.linkTokenWorks(query.t) ? 200 : 401)
-        .type("text/html; charset=utf-8")
-        .send();
+      const answer = sessions.linkTokenWorks(query.t) ? reply.code(200) : errorStatus(reply, "login_link_refused");
+      return answer.type("text/html; charset=utf-8").send();
     }
     if (!sessions.consumeLinkToken(query.t)) {
       // A browser already signed in (a reload of the used link, a second click) goes on to the page.
       if (sessions.hasSession(request.headers.cookie)) return reply.code(303).header("location", location).send();
-      return reply.code(401).headers(STATUS_HEADERS).type("text/html; charset=utf-8").send(refusedLinkPage());
+      return errorStatus(reply, "login_link_refused")
+        .headers(STATUS_HEADERS)
+        .type("text/html; charset=utf-8")
+        .send(refusedLinkPage());
     }
     return reply.code(303).header("set-cookie", sessions.newSessionCookie()).header("location", location).send();
   });
@@ -65,26 +68,25 @@ export const uiPageRoutes: FastifyPluginAsync<UiPageOptions> = async (app, { fil
   const serve = async (request: FastifyRequest, reply: FastifyReply) => {
     const path = decodeURIComponent((request.url.split("?")[0] ?? "").replace(/^\/ui\/?/, ""));
     // Unknown API paths stay JSON 404s; they never fall back to the page.
-    if (path === "api" || path.startsWith("api/")) return reply.code(404).send({ error: "not found" });
+    if (path === "api" || path.startsWith("api/")) return sendError(reply, "not_found");
     reply.headers(SECURITY_HEADERS);
     if (!files.built) {
-      return reply
-        .code(503)
+      return errorStatus(reply, "ui_not_built")
         .headers(STATUS_HEADERS)
         .type("text/html; charset=utf-8")
         .send(
           statusPage(
-            "The web UI is not built",
+            ERRORS.ui_not_built.message,
             "<p>Run <code>npm install</code> (or <code>npm run build</code>) in the Notify checkout to build it, then reload this page.</p>",
           ),
         );
     }
     let file = files.get(path);
     // A missing hashed asset is a 404; any other path is a page of the app (client-side routing).
-    if (!file && path.startsWith("assets/")) return reply.code(404).send({ error: "not found" });
+    if (!file && path.startsWith("assets/")) return sendError(reply, "not_found");
     const fallback = !file;
     if (!file || path === "") file = files.get("index.html");
-    if (!file) return reply.code(404).send({ error: "not found" });
+    if (!file) return sendError(reply, "not_found");
     reply.type(file.type);
     reply.header("cache-control", file.immutable && !fallback ? "public, max-age=31536000, immutable" : "no-cache");
     reply.header("vary", "accept-encoding");

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
-import { DomainError } from "../../domain/errors.js";
-import { type RelayAdmin, RelayUnavailableError } from "../../relay/relay-admin.js";
+import type { RelayAdmin } from "../../relay/relay-admin.js";
 
 export interface UiRelayOptions {
   admin: RelayAdmin;
@@ -13,13 +12,6 @@ type ProviderQuery = { Querystring: { provider?: string } };
  * Relay panel. A relay that refuses or cannot be reached is a 502 naming only the status or a fixed code.
  */
 export const uiRelayRoutes: FastifyPluginAsync<UiRelayOptions> = async (app, { admin }) => {
-  app.setErrorHandler((error, _request, reply) => {
-    if (error instanceof RelayUnavailableError) return reply.code(502).send({ error: error.message });
-    if (error instanceof DomainError) {
-      return reply.code(error.message === "device not found" ? 404 : error.status).send({ error: error.message });
-    }
-    throw error;
-  });
   app.post("/relay/enroll", async (request, reply) => {
     const body = (request.body ?? {}) as { url?: unknown; enrollmentToken?: unknown; name?: unknown };
     const profile = await admin.enroll(body);

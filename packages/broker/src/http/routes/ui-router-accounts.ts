@@ -1,6 +1,6 @@
 import type { RouterServices } from "@notify/router";
 import type { FastifyPluginAsync } from "fastify";
-import { invalid } from "../../domain/errors.js";
+import { DomainError, invalid } from "../../domain/errors.js";
 import { routerModule } from "../../router/lazy-router.js";
 
 export interface UiRouterAccountsOptions {
@@ -47,7 +47,7 @@ export const uiRouterAccountsRoutes: FastifyPluginAsync<UiRouterAccountsOptions>
   });
   app.delete<IdParams>("/router/accounts/:id", async (request, reply) => {
     if (!router().config.accounts.delete(request.params.id)) {
-      return reply.code(404).send({ error: "account not found" });
+      throw new DomainError("account_not_found");
     }
     return reply.code(204).send();
   });

@@ -1,8 +1,8 @@
-import type { FastifyPluginAsync, FastifyReply } from "fastify";
+import type { FastifyPluginAsync } from "fastify";
 import { isConnectorAgent } from "../../connectors/accounts.js";
 import type { ConnectOptions } from "../../connectors/connection-state.js";
 import { ConnectorError, type ConnectorService } from "../../connectors/connector-service.js";
-import { invalid } from "../../domain/errors.js";
+import { DomainError, invalid } from "../../domain/errors.js";
 
 export interface UiRouterAgentsOptions {
   connectors: ConnectorService;
@@ -44,12 +44,14 @@ function connectOptions(value: unknown): Partial<ConnectOptions> {
   return options;
 }
 
-/** Connector refusals become `{error}` with their status; anything else goes to the broker's error handler. */
-function answer<T>(reply: FastifyReply, work: () => T): T | FastifyReply {
+/** Connector refusals become the catalogue's `connector_refused` with their status. */
+function answer<T>(work: () => T): T {
   try {
     return work();
   } catch (error) {
-    if (error instanceof ConnectorError) return reply.code(error.status).send({ error: error.message });
+    if (error instanceof ConnectorError) {
+      throw new DomainError("connector_refused", error.message, { status: error.status });
+    }
     throw error;
   }
 }
@@ -62,26 +64,26 @@ export const uiRouterAgentRoutes: FastifyPluginAsync<UiRouterAgentsOptions> = as
   const listing = () => ({ accounts: connectors.list(), selectors: connectors.selectors() });
   app.get("/router/agents", async () => listing());
 
-  app.post<AgentParams>("/router/agents/:agent/connect", async (request, reply) => {
+  app.post<AgentParams>("/router/agents/:agent/connect", async (request) => {
     const { agent } = request.params;
-    if (!isConnectorAgent(agent)) return reply.code(404).send({ error: "agent not found" });
+    if (!isConnectorAgent(agent)) throw new DomainError("agent_not_found");
     const options = connectOptions(request.body);
     // `notices`: a file Notify made 0600 because it was readable by others and now holds the router key.
-    return answer(reply, () => {
+    return answer(() => {
       const notices: string[] = [];
       const accounts = connectors.connect(agent, options, notices);
       return { accounts, notices };
     });
   });
 
-  app.post<AgentParams>("/router/agents/:agent/disconnect", async (request, reply) => {
+  app.post<AgentParams>("/router/agents/:agent/disconnect", async (request) => {
     const { agent } = request.params;
-    if (!isConnectorAgent(agent)) return reply.code(404).send({ error: "agent not found" });
-    return answer(reply, () => ({ accounts: connectors.disconnect(agent) }));
+    if (!isConnectorAgent(agent)) throw new DomainError("agent_not_found");
+    return answer(() => ({ accounts: connectors.disconnect(agent) }));
   });
 
   app.get("/router/agents/backups", async () => ({ backups: connectors.listBackups() }));
-  app.post<BackupParams>("/router/agents/backups/:id/restore", async (request, reply) =>
-    answer(reply, () => connectors.restoreBackup(request.params.id)),
+  app.post<BackupParams>("/router/agents/backups/:id/restore", async (request) =>
+    answer(() => connectors.restoreBackup(request.params.id)),
   );
 };

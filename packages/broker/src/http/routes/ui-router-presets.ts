@@ -1,6 +1,6 @@
 import type { RouterServices } from "@notify/router";
 import type { FastifyPluginAsync } from "fastify";
-import { invalid } from "../../domain/errors.js";
+import { DomainError, invalid } from "../../domain/errors.js";
 import { routerModule } from "../../router/lazy-router.js";
 import { KEY_SOURCE_LABELS, type OtherTools } from "../../router/other-tools.js";
 import { VERSION } from "../../version.js";
@@ -39,7 +39,7 @@ export const uiRouterPresetRoutes: FastifyPluginAsync<UiRouterPresetOptions> = a
     presets ??= presetList();
     return presets;
   });
-  app.post("/router/models/fetch", async (request, reply) => {
+  app.post("/router/models/fetch", async (request) => {
     const body = request.body;
     if (body === null || typeof body !== "object" || Array.isArray(body)) {
       throw invalid("request body must be a JSON object");
@@ -56,7 +56,9 @@ export const uiRouterPresetRoutes: FastifyPluginAsync<UiRouterPresetOptions> = a
         body as Record<string, unknown>,
       );
     } catch (error) {
-      if (error instanceof FetchProblem) return reply.code(error.status).send({ error: error.message });
+      if (error instanceof FetchProblem) {
+        throw new DomainError("model_fetch_failed", error.message, { status: error.status });
+      }
       throw error;
     }
   });

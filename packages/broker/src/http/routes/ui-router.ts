@@ -1,7 +1,7 @@
 import type { RouterRoute, RouterStatus, RouterUpstream } from "@notify/contracts/ui";
 import type { RouterServices, Upstream } from "@notify/router";
 import type { FastifyPluginAsync } from "fastify";
-import { invalid } from "../../domain/errors.js";
+import { DomainError, invalid } from "../../domain/errors.js";
 import { routerModule } from "../../router/lazy-router.js";
 import type { RouterSettingsFile } from "../../router/router-settings.js";
 
@@ -94,14 +94,14 @@ export const uiRouterRoutes: FastifyPluginAsync<UiRouterOptions> = async (
     return reply.code(201).send(guarded(() => router().config.saveUpstream(input)));
   });
   // An upstream is named by its id or its slug; an unknown one is 404, not a validation error.
-  app.patch<IdParams>("/router/upstreams/:id", async (request, reply) => {
+  app.patch<IdParams>("/router/upstreams/:id", async (request) => {
     const existing = router().config.findUpstream(request.params.id);
-    if (!existing) return reply.code(404).send({ error: "upstream not found" });
+    if (!existing) throw new DomainError("upstream_not_found");
     const input = await upstreamInput(request.body, existing);
     return guarded(() => router().config.saveUpstream(input, request.params.id));
   });
   app.delete<IdParams>("/router/upstreams/:id", async (request, reply) => {
-    if (!router().config.findUpstream(request.params.id)) return reply.code(404).send({ error: "upstream not found" });
+    if (!router().config.findUpstream(request.params.id)) throw new DomainError("upstream_not_found");
     guarded(() => router().config.deleteUpstream(request.params.id));
     return reply.code(204).send();
   });
@@ -110,12 +110,12 @@ export const uiRouterRoutes: FastifyPluginAsync<UiRouterOptions> = async (
   app.post("/router/routes", async (request, reply) =>
     reply.code(201).send(guarded(() => router().config.saveRoute(body(request.body)))),
   );
-  app.patch<IdParams>("/router/routes/:id", async (request, reply) => {
-    if (!router().config.findRoute(request.params.id)) return reply.code(404).send({ error: "route not found" });
+  app.patch<IdParams>("/router/routes/:id", async (request) => {
+    if (!router().config.findRoute(request.params.id)) throw new DomainError("router_route_not_found");
     return guarded(() => router().config.saveRoute(body(request.body), request.params.id));
   });
   app.delete<IdParams>("/router/routes/:id", async (request, reply) => {
-    if (!router().config.findRoute(request.params.id)) return reply.code(404).send({ error: "route not found" });
+    if (!router().config.findRoute(request.params.id)) throw new DomainError("router_route_not_found");
     guarded(() => router().config.deleteRoute(request.params.id));
     return reply.code(204).send();
   });
@@ -123,15 +123,14 @@ export const uiRouterRoutes: FastifyPluginAsync<UiRouterOptions> = async (
   // Effort mapping (docs/router.md): families with their automatic tables, and the two override sets.
   const effort = () => routerModule().effortView(router().config.snapshot());
   app.get("/router/effort", async () => effort());
-  app.put<IdParams>("/router/effort/families/:id", async (request, reply) => {
-    if (!routerModule().familyById(request.params.id))
-      return reply.code(404).send({ error: "effort family not found" });
+  app.put<IdParams>("/router/effort/families/:id", async (request) => {
+    if (!routerModule().familyById(request.params.id)) throw new DomainError("effort_family_not_found");
     guarded(() => router().config.saveEffortOverride("family", request.params.id, body(request.body)));
     return effort();
   });
   app.delete<IdParams>("/router/effort/families/:id", async (request, reply) => {
     if (!router().config.snapshot().effort?.families[request.params.id]) {
-      return reply.code(404).send({ error: "no override for this family" });
+      throw new DomainError("family_override_not_found");
     }
     router().config.saveEffortOverride("family", request.params.id, null);
     return reply.code(204).send();
@@ -146,7 +145,7 @@ export const uiRouterRoutes: FastifyPluginAsync<UiRouterOptions> = async (
   app.delete("/router/effort/models", async (request, reply) => {
     const model = (request.query as Record<string, string | undefined>).model;
     if (model === undefined || !router().config.snapshot().effort?.models[model]) {
-      return reply.code(404).send({ error: "no override for this model" });
+      throw new DomainError("model_override_not_found");
     }
     router().config.saveEffortOverride("model", model, null);
     return reply.code(204).send();

@@ -1,6 +1,7 @@
 import type { LoginLink, SessionInfo } from "@notify/contracts/ui";
 import type { FastifyPluginAsync } from "fastify";
 import { VERSION } from "../../version.js";
+import { sendError } from "../errors.js";
 import { UiSessions } from "../ui/ui-sessions.js";
 
 export interface UiSessionOptions {
@@ -25,7 +26,7 @@ export const uiSessionRoutes: FastifyPluginAsync<UiSessionOptions> = async (app,
   app.post("/session/link", async (request, reply): Promise<LoginLink | undefined> => {
     // A page's session cannot mint more sessions; only the token holder (the CLI) can.
     if (sessions.admit(request.headers) !== "bearer") {
-      await reply.code(403).send({ error: "a login link needs the bearer token" });
+      await sendError(reply, "login_link_needs_token");
       return undefined;
     }
     const { token, expiresAt } = sessions.createLinkToken();

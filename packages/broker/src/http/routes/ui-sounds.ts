@@ -1,8 +1,9 @@
 import type { FastifyPluginAsync } from "fastify";
-import { invalid } from "../../domain/errors.js";
+import { DomainError, invalid } from "../../domain/errors.js";
 import { MAX_SOUND_BYTES, type SoundLibrary, SoundTooLarge } from "../../presentation/sounds/sound-library.js";
 import { BUILT_IN_TONES } from "../../presentation/sounds/tones.js";
 import { DEFAULT_TYPE_SOUNDS } from "../../presentation/toast.js";
+import { sendError } from "../errors.js";
 
 export interface UiSoundsOptions {
   sounds: SoundLibrary;
@@ -10,8 +11,6 @@ export interface UiSoundsOptions {
 
 /** The path prefix whose bodies are sound files (app.ts lets them past the JSON body limit). */
 export const SOUND_UPLOAD_PREFIX = "/ui/api/sounds/files/";
-
-const tooLarge = { error: new SoundTooLarge().message };
 
 /**
  * /ui/api/sounds (docs/api.md, docs/desktop.md): the sounds a toast can play and the per-type choice.
@@ -38,7 +37,7 @@ export const uiSoundRoutes: FastifyPluginAsync<UiSoundsOptions> = async (app, { 
   });
 
   app.delete<{ Params: { name: string } }>("/sounds/files/:name", async (request, reply) => {
-    if (!sounds.remove(request.params.name)) return reply.code(404).send({ error: "sound not found" });
+    if (!sounds.remove(request.params.name)) throw new DomainError("sound_not_found");
     return reply.code(204).send();
   });
 
@@ -50,18 +49,20 @@ export const uiSoundRoutes: FastifyPluginAsync<UiSoundsOptions> = async (app, { 
     );
     upload.addHook("onRequest", async (request, reply) => {
       if (Number(request.headers["content-length"] ?? 0) > MAX_SOUND_BYTES) {
-        return reply.code(413).header("connection", "close").send(tooLarge);
+        return sendError(reply.header("connection", "close"), "sound_too_large");
       }
       return undefined;
     });
     upload.setErrorHandler((error: Error & { code?: string; statusCode?: number }, _request, reply) => {
       if (error instanceof SoundTooLarge || error.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
-        return reply.code(413).header("connection", "close").send(tooLarge);
+        return sendError(reply.header("connection", "close"), "sound_too_large");
       }
-      const status = (error as { status?: number }).status ?? error.statusCode ?? 500;
-      return reply
-        .code(status >= 400 && status < 500 ? status : 500)
-        .send({ error: status < 500 ? error.message : "internal error" });
+      if (error instanceof DomainError) return sendError(reply, error);
+      const status = error.statusCode ?? 500;
+      if (status >= 400 && status < 500) {
+        return sendError(reply, new DomainError("framework_refused", error.message, { status }));
+      }
+      return sendError(reply, "internal");
     });
     upload.put<{ Params: { file: string } }>("/sounds/files/:file", async (request, reply) => {
       const bytes = request.body;
