@@ -4,7 +4,7 @@ import { httpUrl, onlyFields, settingsObject } from "../../outbox/providers/sett
 import { messageOf, truncate } from "../../outbox/providers/text-limits.js";
 import type { DeliveryResult, OutboundPayload, ProviderAdapter } from "../../outbox/types.js";
 import { questionBody } from "../question-text.js";
-import type { ChatQuestions } from "../questions.js";
+import { type ChatQuestions, failedDelivery, recordQuestion } from "../questions.js";
 import { BOT_TOKEN, SLACK_API_BASE_URL, slackAccount, slackApi } from "./api.js";
 
 /** A section's text is at most 3000 characters, a button's label 75 (https://api.slack.com/reference/block-kit). */
@@ -129,12 +129,7 @@ export function slackAppAdapterWith(chat: ChatQuestions | undefined): ProviderAd
         },
         context.signal,
       );
-      if (!reply.ok) {
-        const result: DeliveryResult = { ok: false, retryable: reply.retryable, code: reply.code };
-        if (reply.status !== undefined) result.status = reply.status;
-        if (reply.retryAfterMs !== undefined) result.retryAfterMs = reply.retryAfterMs;
-        return result;
-      }
+      if (!reply.ok) return failedDelivery(reply);
       if (question && chat) {
         const { channel, ts } = reply.result;
         if (typeof channel !== "string" || typeof ts !== "string") {
@@ -147,8 +142,7 @@ export function slackAppAdapterWith(chat: ChatQuestions | undefined): ProviderAd
           interactionId: question.id,
           body,
         };
-        chat.store.addMessage(row, chat.now());
-        chat.posted(row);
+        recordQuestion(chat, row);
       }
       return { ok: true, status: 200 };
     },

@@ -12,7 +12,7 @@ import {
 import { messageOf, truncate } from "../../outbox/providers/text-limits.js";
 import type { DeliveryContext, DeliveryResult, OutboundPayload, ProviderAdapter } from "../../outbox/types.js";
 import { questionBody } from "../question-text.js";
-import type { ChatQuestions } from "../questions.js";
+import { type ChatQuestions, failedDelivery, recordQuestion } from "../questions.js";
 import { BOT_TOKEN, botApi, telegramAccount } from "./api.js";
 
 export const TELEGRAM_API_BASE_URL = "https://api.telegram.org";
@@ -136,12 +136,7 @@ async function sendQuestion(
     },
     context.signal,
   );
-  if (!reply.ok) {
-    const result: DeliveryResult = { ok: false, retryable: reply.retryable, code: reply.code };
-    if (reply.status !== undefined) result.status = reply.status;
-    if (reply.retryAfterMs !== undefined) result.retryAfterMs = reply.retryAfterMs;
-    return result;
-  }
+  if (!reply.ok) return failedDelivery(reply);
   const message = reply.result;
   if (typeof message?.message_id !== "number" || message.chat === undefined) {
     return { ok: false, retryable: true, code: "telegram_bad_reply", status: 200 };
@@ -153,8 +148,7 @@ async function sendQuestion(
     interactionId: question.id,
     body,
   };
-  chat.store.addMessage(row, chat.now());
-  chat.posted(row);
+  recordQuestion(chat, row);
   return { ok: true, status: 200 };
 }
 
