@@ -1,4 +1,5 @@
 import type { ProviderAdapter } from "../outbox/types.js";
+import { discordSurface } from "./discord/surface.js";
 import type { ChatQuestions } from "./questions.js";
 import { relaySurface } from "./relay/surface.js";
 import { slackSurface } from "./slack/surface.js";
@@ -10,7 +11,7 @@ import { telegramSurface } from "./telegram/surface.js";
  * question away from this computer. The supervisor runs their loops, the outbound registry takes their adapters,
  * `notify apply` checks their secrets' shapes; their words are the contract's (`@notify/contracts/ui-surfaces`).
  */
-export const SURFACES: readonly AnswerSurface[] = [relaySurface, telegramSurface, slackSurface];
+export const SURFACES: readonly AnswerSurface[] = [relaySurface, telegramSurface, slackSurface, discordSurface];
 
 /** The surface of a provider kind, if it is one. */
 export function surfaceOf(kind: string): AnswerSurface | undefined {

@@ -365,6 +365,7 @@ describe("/ui/api/outbound/kinds", () => {
       "relay",
       "telegram",
       "slack_app",
+      "discord_app",
     ]);
     expect(kinds[0]).toEqual({ kind: "webhook", secrets: { required: [], optional: ["signingSecret"] } });
   });

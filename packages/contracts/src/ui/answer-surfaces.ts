@@ -42,6 +42,16 @@ export const ANSWER_SURFACES: readonly AnswerSurfaceWords[] = [
       hint: "Socket Mode app: appToken (xapp-) and botToken (xoxb-) below; only allowedUserIds may answer. Optional: apiBaseUrl.",
     },
   },
+  {
+    kind: "discord_app",
+    source: "discord",
+    label: "Discord",
+    where: "in Discord",
+    settings: {
+      example: '{"channelId": "123456789012345678", "allowedUserIds": ["123456789012345678"]}',
+      hint: "A bot over the Gateway: botToken below; only allowedUserIds may answer, in channelId. Optional: apiBaseUrl, gatewayUrl.",
+    },
+  },
 ];
 
 /** The surface a provider kind is, if it is one. */
