@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
+import type { InteractionKind } from "./enums.js";
 
 /** A choice as the person sees it. `detail` is left out of the digest input when absent. */
 export interface DigestChoice {
@@ -10,7 +11,7 @@ export interface DigestChoice {
 
 /** The question as displayed: exactly the fields that bind an answer to what was shown. */
 export interface DigestInput {
-  kind: "permission" | "single_choice" | "text";
+  kind: InteractionKind;
   prompt: string;
   choices: readonly DigestChoice[];
   text_max_length: number;

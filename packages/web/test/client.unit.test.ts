@@ -59,6 +59,17 @@ describe("the web app's /ui/api client", () => {
     expect(error).toMatchObject({ status: 400, message: "name is required", body: { error: "name is required" } });
   });
 
+  it("a refusal that names its option carries it as `field`; one that does not has none (docs/api.md, Errors)", async () => {
+    const text = "quiet_hours.end: must be HH:MM, 00:00-23:59";
+    stubFetch(() => json(400, { error: text, field: "quiet_hours.end" }));
+    const named = await call("PATCH", "/outbound/routes/r", {}).catch((caught: unknown) => caught);
+    expect(named).toMatchObject({ status: 400, message: text, field: "quiet_hours.end" });
+    // The text alone says nothing to the page: no field is made up from it.
+    stubFetch(() => json(400, { error: text }));
+    const unnamed = await call("PATCH", "/outbound/routes/r", {}).catch((caught: unknown) => caught);
+    expect((unnamed as ApiError).field).toBeUndefined();
+  });
+
   it("a body that is not JSON falls back to the status text", async () => {
     stubFetch(() => new Response("<html>bad gateway</html>", { status: 502, statusText: "Bad Gateway" }));
     await expect(call("GET", "/inbox")).rejects.toMatchObject({ status: 502, message: "Bad Gateway" });

@@ -7,11 +7,11 @@ import * as z from "zod";
  */
 
 // Kept in a module of its own so the producer client loads without zod (a hook process starts per agent event).
+import { CHOICE_ID_PATTERN, PRIORITIES } from "../enums.js";
 import { ARC_VERSION } from "./version.js";
 
-export { ARC_VERSION };
+export { ARC_VERSION, CHOICE_ID_PATTERN };
 export const EXTENSION_KEY_PATTERN = /^x-[a-z0-9][a-z0-9.-]{0,63}$/;
-export const CHOICE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const NOTIFICATION_TYPE_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 
 const text = (max: number, min = 1) => z.string().min(min).max(max);
@@ -39,7 +39,7 @@ export const ConditionKey = text(100).regex(/\S/, "must contain a non-whitespace
 
 export const RequestKinds = ["information", "question", "permission", "blocked", "failure", "completion"] as const;
 export const RequestKind = z.enum(RequestKinds);
-export const Priority = z.enum(["low", "normal", "high", "critical"]);
+export const Priority = z.enum(PRIORITIES);
 export const Outcome = z.enum(["answered", "expired", "cancelled", "superseded", "not_needed"]);
 
 export const Choice = z.strictObject({

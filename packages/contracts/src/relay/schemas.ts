@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { CHOICE_ID_PATTERN } from "../arc/schemas.js";
+import { CHOICE_ID_PATTERN, INTERACTION_KINDS } from "../enums.js";
 
 /** Relay contract version 1 (spec 2): the answer body a phone posts and the plaintext of an interaction request. */
 import { RELAY_ANSWER_LIMITS } from "./limits.js";
@@ -44,7 +44,7 @@ export const RelayInteractionRequest = z.strictObject({
     agent_instance: nullableText,
     project: nullableText,
     session_id: nullableText,
-    kind: z.enum(["permission", "single_choice", "text"]),
+    kind: z.enum(INTERACTION_KINDS),
     prompt: z.string().min(1).max(2000),
     choices: z.array(RelayChoice).max(12).optional(),
     text_max_length: z.int().min(1).max(2000),

@@ -4,7 +4,9 @@
  * connector service returns these shapes; the page reads them.
  */
 
-export type ConnectorAgentId = "codex" | "claude-code";
+import type { ConnectorAgentId } from "../enums.js";
+
+export type { ConnectorAgentId } from "../enums.js";
 
 /** One monitored account of a host agent. */
 export interface AgentAccountView {

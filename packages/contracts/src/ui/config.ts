@@ -6,9 +6,8 @@ import type { RecordWire, SwitchStrategy, UpstreamAuth } from "./constants.js";
  * no secret by construction (secrets are write-only: `secretNames`, `has_key`).
  */
 
+import type { OutboxStatus, Priority, RouterRouteKind, SoundFormat } from "../enums.js";
 import type { QuietHours, RouteWhen } from "../routing.js";
-
-export type Priority = "low" | "normal" | "high" | "critical";
 
 /** GET/PUT /ui/api/types: a custom notification type (spec 1, presentation rule 7). */
 export interface TypeDefinition {
@@ -90,8 +89,6 @@ export interface OutboundRouteInput {
   when?: RouteWhen | null;
   quiet_hours?: QuietHours | null;
 }
-
-export type OutboxStatus = "Pending" | "Retry" | "Delivered" | "DeadLetter";
 
 export interface OutboxItem {
   id: string;
@@ -183,7 +180,7 @@ export interface RouterAccount {
 export interface RouterRoute {
   id: string;
   name: string;
-  kind: "alias" | "combo";
+  kind: RouterRouteKind;
   targets: string[];
   enabled: boolean;
   created_at: string;
@@ -216,7 +213,7 @@ export interface RouterRequest {
 /** An imported sound file (`<data dir>/sounds/<name>.<format>`), as listed and as the import answers (201). */
 export interface ImportedSound {
   name: string;
-  format: "wav" | "mp3";
+  format: SoundFormat;
   bytes: number;
   /** Hex SHA-256 of the file. */
   sha256: string;

@@ -6,6 +6,8 @@
 
 import type { PresentationSettings } from "./schemas.js";
 
+export * from "../enums.js";
+
 /** Smart switching strategies (spec 3, Smart switching), in the order the page lists them. */
 export const SWITCH_STRATEGIES = ["off", "ordered", "sticky", "round_robin"] as const;
 export type SwitchStrategy = (typeof SWITCH_STRATEGIES)[number];

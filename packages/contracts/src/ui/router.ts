@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ROUTER_ROUTE_KINDS } from "../enums.js";
 import {
   EFFORT_LEVELS,
   type EffortLevel,
@@ -82,7 +83,7 @@ const TARGETS = "targets must be an array of provider/model strings";
 
 const routeShape = {
   name: z.string(says(NAME)).regex(ROUTE_NAME_PATTERN, says(NAME)),
-  kind: z.enum(["alias", "combo"], says("kind must be alias or combo")),
+  kind: z.enum(ROUTER_ROUTE_KINDS, says("kind must be alias or combo")),
   targets: z.array(z.string(says(TARGETS)).regex(ROUTE_TARGET_PATTERN, says(TARGETS)), says(TARGETS)),
   enabled: ENABLED,
 };

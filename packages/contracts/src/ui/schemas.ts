@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type AnsweredVia, NOTIFICATION_STATUSES, type STREAM_EVENTS, type UiAdmission } from "../enums.js";
 import type { ArcInteraction, ArcNotification } from "../producer.js";
 
 export type { ArcInteraction, ArcNotification } from "../producer.js";
@@ -17,11 +18,7 @@ export type UiNotification = ArcNotification;
  * itself; `"toast"`: a desktop notification's button. Both store `source: "desktop"` (DESIGN.md), which alone would
  * not tell them apart.
  */
-export type UiInteraction = ArcInteraction & { notification_id?: string; answered_via?: "ui" | "toast" };
-
-export const NOTIFICATION_STATUSES = ["active", "dismissed", "resolved"] as const;
-export const PRIORITIES = ["low", "normal", "high", "critical"] as const;
-export const INTERACTION_KINDS = ["permission", "single_choice", "text"] as const;
+export type UiInteraction = ArcInteraction & { notification_id?: string; answered_via?: AnsweredVia };
 
 /** PATCH /ui/api/notifications/{id}: Dismiss, Resolve and Reopen. */
 export const NotificationStatusBody = z.strictObject({ status: z.enum(NOTIFICATION_STATUSES) });
@@ -65,8 +62,7 @@ export interface InboxSnapshot {
   cursor: string;
 }
 
-/** The SSE event names of /ui/api/stream. `settled`: an interaction reached a terminal status. */
-export const STREAM_EVENTS = ["created", "changed", "settled"] as const;
+/** The SSE event names of /ui/api/stream (`STREAM_EVENTS`), and `reset`. */
 export type StreamEventName = (typeof STREAM_EVENTS)[number] | "reset";
 
 /** The `data` of a created/changed/settled event. */
@@ -78,7 +74,7 @@ export type StreamPayload =
 export interface SessionInfo {
   version: string;
   /** How this request was let in. */
-  via: "session" | "bearer";
+  via: UiAdmission;
 }
 
 /** POST /ui/api/session/link (bearer only): a fresh one-time login link for `notify open`. */
@@ -87,7 +83,11 @@ export interface LoginLink {
   expires_at: string;
 }
 
-/** The `{error}` body every refusal carries (spec 1, Errors). */
+/**
+ * The `{error}` body every refusal carries (spec 1, Errors). /ui/api adds `field` when a refusal concerns one
+ * option (`quiet_hours.end`), so the page puts it next to that input without reading the text (docs/api.md).
+ */
 export interface ErrorBody {
   error: string;
+  field?: string;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ANSWERED_VIA, ITEM_KINDS, TOAST_STATES } from "../enums.js";
 import {
   TIMELINE_HOLD_REASONS,
   TIMELINE_OUTCOMES,
@@ -29,7 +30,7 @@ const presence = z.enum(PRESENCE_STATES).optional();
 
 export const TimelineEntry = z.discriminatedUnion("event", [
   /** The item was created (a question: asked). */
-  z.strictObject({ event: z.literal("created"), at, subject: z.enum(["notification", "interaction"]) }),
+  z.strictObject({ event: z.literal("created"), at, subject: z.enum(ITEM_KINDS) }),
   /**
    * A route with options held the item (at: when). `until`: the due time (null: only a presence change releases
    * it). `presence`: what the broker knew when it held it. `reason` is absent on rows older than the record.
@@ -74,7 +75,7 @@ export const TimelineEntry = z.discriminatedUnion("event", [
   z.strictObject({
     event: z.literal("toast"),
     at,
-    state: z.enum(["shown", "closed"]),
+    state: z.enum(TOAST_STATES),
     reason: z.enum(TIMELINE_TOAST_CLOSE_REASONS).optional(),
   }),
   /**
@@ -86,7 +87,7 @@ export const TimelineEntry = z.discriminatedUnion("event", [
     at,
     status: z.enum(TIMELINE_SETTLED),
     source: z.string().optional(),
-    answered_via: z.enum(["ui", "toast"]).optional(),
+    answered_via: z.enum(ANSWERED_VIA).optional(),
     choice_label: z.string().optional(),
   }),
 ]);

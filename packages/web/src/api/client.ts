@@ -30,9 +30,12 @@ import type {
   UiNotification,
   UiRespondBody,
 } from "@notify/contracts/ui";
+import type { ItemKind } from "@notify/contracts/ui-constants";
 
-/** A refused /ui/api call: the status and the broker's `{error}` text. */
+/** A refused /ui/api call: the status, the broker's `{error}` text and the option it concerns (`field`). */
 export class ApiError extends Error {
+  /** The option the refusal concerns (`quiet_hours.end`), when the broker names one. */
+  readonly field: string | undefined;
   constructor(
     readonly status: number,
     message: string,
@@ -43,6 +46,8 @@ export class ApiError extends Error {
   ) {
     super(message);
     this.name = "ApiError";
+    const field = (body as Partial<ErrorBody> | undefined)?.field;
+    this.field = typeof field === "string" ? field : undefined;
   }
 }
 
@@ -106,7 +111,7 @@ export const api = {
   respond: (interactionId: string, body: UiRespondBody) =>
     call<UiInteraction>("POST", `/interactions/${id(interactionId)}/respond`, body),
   /** The delivery timeline of an item (either half of a question gives the same). */
-  timeline: (kind: "notification" | "interaction", itemId: string) =>
+  timeline: (kind: ItemKind, itemId: string) =>
     call<ItemTimeline>("GET", `/${kind === "notification" ? "notifications" : "interactions"}/${id(itemId)}/timeline`),
 
   presentation: () => call<PresentationSettings>("GET", "/presentation"),

@@ -1,4 +1,5 @@
 import type { InboxSnapshot, StreamPayload, UiInteraction, UiNotification } from "@notify/contracts/ui";
+import { STREAM_EVENTS } from "@notify/contracts/ui-constants";
 import { useSyncExternalStore } from "react";
 import { api } from "./client.js";
 
@@ -114,7 +115,7 @@ class InboxStore {
     const source = new EventSource(`/ui/api/stream?since=${encodeURIComponent(cursor)}`);
     this.source = source;
     const onEvent = (event: MessageEvent<string>) => this.apply(JSON.parse(event.data) as StreamPayload);
-    for (const name of ["created", "changed", "settled"]) source.addEventListener(name, onEvent);
+    for (const name of STREAM_EVENTS) source.addEventListener(name, onEvent);
     // The broker cannot replay what this page missed (it restarted, or the gap is too long): start over.
     source.addEventListener("reset", () => void this.load());
     source.addEventListener("open", () => this.publish("live"));

@@ -1,4 +1,5 @@
 import type { UiInteraction, UiNotification } from "@notify/contracts/ui";
+import type { ItemKind } from "@notify/contracts/ui-constants";
 import { useEffect, useMemo, useState } from "react";
 import { AgentText } from "../agent-text.js";
 import { ApiError, api } from "../api/client.js";
@@ -10,7 +11,7 @@ import { NotificationRow } from "./notification-row.js";
 import { QuestionCard } from "./question-card.js";
 
 /** /ui/notifications/{id} and /ui/questions/{id}: the whole item with its metadata (a toast's default action). */
-export function ItemDetail({ kind, id }: { kind: "notification" | "interaction"; id: string }) {
+export function ItemDetail({ kind, id }: { kind: ItemKind; id: string }) {
   const { items } = useInbox(); // live: the card and the timeline below follow the stream
   const live = inboxStore.find(`${kind}:${id}`);
   const [fetched, setFetched] = useState<UiNotification | UiInteraction>();
@@ -48,7 +49,7 @@ export function ItemDetail({ kind, id }: { kind: "notification" | "interaction";
  */
 function itemVersion(
   items: readonly InboxItem[],
-  kind: "notification" | "interaction",
+  kind: ItemKind,
   id: string,
   item: UiNotification | UiInteraction | undefined,
 ): string {

@@ -1,4 +1,5 @@
 import type { ItemTimeline, TimelineEntry } from "@notify/contracts/ui";
+import type { ItemKind } from "@notify/contracts/ui-constants";
 import { timelineLine } from "@notify/contracts/ui-timeline-words";
 import { useEffect, useState } from "react";
 import { agentString } from "../agent-text.js";
@@ -52,15 +53,7 @@ const routeKey = (entry: TimelineEntry) => ("route" in entry ? entry.route.id : 
  * first, each line a local time and a plain sentence. Read again when `version` changes (the item or its other half
  * changed on the stream) and while a delivery is under way.
  */
-export function ItemTimelineView({
-  kind,
-  id,
-  version,
-}: {
-  kind: "notification" | "interaction";
-  id: string;
-  version: string;
-}) {
+export function ItemTimelineView({ kind, id, version }: { kind: ItemKind; id: string; version: string }) {
   const [timeline, setTimeline] = useState<ItemTimeline>();
   const [error, setError] = useState<string>();
   const [tick, setTick] = useState(0);

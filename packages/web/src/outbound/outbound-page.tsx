@@ -1,5 +1,6 @@
 import { routingSummary } from "@notify/contracts/routing-summary";
 import type { DeliveryResult, OutboundConnection, OutboundProvider } from "@notify/contracts/ui";
+import { OUTBOX_STATUSES } from "@notify/contracts/ui-constants";
 import { Fragment, useState } from "react";
 import { api } from "../api/client.js";
 import { shortTime } from "../format.js";
@@ -8,7 +9,6 @@ import { ProviderForm } from "./provider-form.js";
 import { RouteForm } from "./route-form.js";
 import "./outbound.css";
 
-const OUTBOX_STATUSES = ["Pending", "Retry", "Delivered", "DeadLetter"] as const;
 const STATUS_TEXT = { Pending: "Pending", Retry: "Retrying", Delivered: "Delivered", DeadLetter: "Dead letters" };
 const CONNECTION_TEXT = { connecting: "Connecting", connected: "Connected", retrying: "Retrying" };
 

@@ -5,12 +5,12 @@ import {
   type RouteWhen,
   routingSummary,
 } from "@notify/contracts/routing-summary";
-import type { OutboundProvider, OutboundRoute, OutboundRouteInput, Priority } from "@notify/contracts/ui";
+import type { OutboundProvider, OutboundRoute, OutboundRouteInput } from "@notify/contracts/ui";
+import { PRIORITIES, type Priority } from "@notify/contracts/ui-constants";
 import { useId, useState } from "react";
 import { ApiError, api } from "../api/client.js";
 import { messageOf } from "../use-load.js";
 
-const PRIORITIES: Priority[] = ["low", "normal", "high", "critical"];
 const DAY_LABELS: Record<QuietDay, string> = {
   mon: "Mon",
   tue: "Tue",
@@ -129,10 +129,10 @@ function quietWindow(draft: Draft): QuietBody | null {
   };
 }
 
-/** Where a broker refusal belongs: its message starts with the option's path (`quiet_hours.end: must be...`). */
+/** Where a broker refusal belongs: the input of the option its `field` names (`quiet_hours.end`), else the form. */
 type Field = "delay" | "when" | "start" | "end" | "days" | "quiet" | "form";
-function fieldOf(message: string): Field {
-  const path = /^([a-z_]+(?:\.[a-z_0-9]+)*): /.exec(message)?.[1] ?? "";
+function fieldOf(failure: unknown): Field {
+  const path = failure instanceof ApiError ? (failure.field ?? "") : "";
   if (path === "delay_seconds") return "delay";
   if (path === "when") return "when";
   if (path === "quiet_hours.start") return "start";
@@ -247,8 +247,7 @@ export function RouteForm({
             else setDraft(EMPTY);
             onSaved(draft.name);
           } catch (failure) {
-            const message = messageOf(failure);
-            refuse(failure instanceof ApiError ? fieldOf(message) : "form", message);
+            refuse(fieldOf(failure), messageOf(failure));
           }
         }}
       >

@@ -1,14 +1,13 @@
+import { type ConnectorAgentId, EFFORT_LEVELS } from "@notify/contracts/ui-constants";
 import { useState } from "react";
 import type { AgentAccount, ConnectInput } from "./agents-api.js";
-
-const EFFORTS = ["low", "medium", "high", "xhigh", "max"];
 
 const stateOf = (account: AgentAccount): string =>
   !account.installed ? "Not installed" : account.connected ? "Connected" : "Not connected";
 
 /** One host agent: its accounts with their state, the model and effort to connect with, Connect and Disconnect. */
 export function AgentCard(props: {
-  agent: "codex" | "claude-code";
+  agent: ConnectorAgentId;
   name: string;
   accounts: AgentAccount[];
   selectors: string[];
@@ -55,7 +54,7 @@ export function AgentCard(props: {
           <label htmlFor={`effort-${agent}`}>Reasoning effort</label>
           <select id={`effort-${agent}`} value={chosenEffort} onChange={(event) => setEffort(event.target.value)}>
             <option value="">Codex's default</option>
-            {EFFORTS.map((level) => (
+            {EFFORT_LEVELS.map((level) => (
               <option key={level}>{level}</option>
             ))}
           </select>

@@ -1,9 +1,8 @@
+import { RECORD_WIRES as WIRES } from "@notify/contracts/ui-constants";
 import { useState } from "react";
 import { messageOf } from "../use-load.js";
 import { ModelPicker } from "./model-picker.js";
 import { type FetchedModels, type PresetView, providersApi, type Wire, wireName } from "./providers-api.js";
-
-const WIRES: Wire[] = ["responses_wire", "chat_wire", "messages_wire"];
 
 /**
  * Sets up one provider from a preset (everything filled but the key) or as a custom provider (any base URL): key

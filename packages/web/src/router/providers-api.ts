@@ -1,20 +1,21 @@
-import type { RouterUpstream } from "@notify/contracts/ui";
+import type { RecordWire, RouterUpstream } from "@notify/contracts/ui";
+import type { ModelListSource, PresetKind } from "@notify/contracts/ui-constants";
 import { call } from "../api/client.js";
 
 /** The Providers page's calls (docs/router.md, Presets and Fetching model lists). */
 
-export type Wire = "responses_wire" | "chat_wire" | "messages_wire";
+export type Wire = RecordWire;
 
 export interface PresetView {
   slug: string;
   label: string;
-  kind: "subscription" | "flat_plan" | "local" | "per_token";
+  kind: PresetKind;
   wire: Wire;
   base_url: string;
   auth: string;
   needs_key: boolean;
   prefix_rules: { prefix: string; wire: Wire | null }[];
-  model_list: "provider" | "host_cache";
+  model_list: ModelListSource;
   key_sources: { id: string; label: string }[];
   aggregator: boolean;
   source: string;
@@ -33,7 +34,7 @@ export interface FetchedModels {
   models: { id: string; wire: Wire }[];
   truncated: boolean;
   left_out: number;
-  source: "provider" | "host_cache";
+  source: ModelListSource;
 }
 
 export interface ProviderSave {

@@ -1,10 +1,9 @@
 import type { RouterUpstream } from "@notify/contracts/ui";
+import { RECORD_WIRES as WIRES } from "@notify/contracts/ui-constants";
 import { useState } from "react";
 import { api } from "../api/client.js";
 import { messageOf, useLoad } from "../use-load.js";
 import { accountsApi } from "./accounts-card.js";
-
-const WIRES = ["responses_wire", "chat_wire", "messages_wire"];
 
 const EMPTY = { slug: "", label: "", base_url: "", wire: "chat_wire", models: "" };
 

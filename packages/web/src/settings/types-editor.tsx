@@ -1,9 +1,8 @@
-import type { Priority, TypeDefinition } from "@notify/contracts/ui";
+import type { TypeDefinition } from "@notify/contracts/ui";
+import { PRIORITIES, type Priority } from "@notify/contracts/ui-constants";
 import { useState } from "react";
 import { api } from "../api/client.js";
 import { messageOf, useLoad } from "../use-load.js";
-
-const PRIORITIES: Priority[] = ["low", "normal", "high", "critical"];
 
 /** Custom notification types (PUT /ui/api/types replaces the whole list). */
 export function TypesEditor({ onSaved }: { onSaved?: () => void }) {

@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomBytes } from "node:crypto";
+import type { UiAdmission } from "@notify/contracts/enums";
 import { secretMatches } from "@notify/contracts/guards";
 import type { Clock } from "../../domain/clock.js";
 import { bearerMatches } from "../auth.js";
@@ -98,10 +99,7 @@ export class UiSessions {
   }
 
   /** How a /ui/api request is let in, or undefined for a 401. */
-  admit(headers: {
-    authorization?: string | undefined;
-    cookie?: string | undefined;
-  }): "bearer" | "session" | undefined {
+  admit(headers: { authorization?: string | undefined; cookie?: string | undefined }): UiAdmission | undefined {
     if (headers.authorization !== undefined && bearerMatches(headers.authorization, this.authToken)) return "bearer";
     if (this.hasSession(headers.cookie)) return "session";
     return undefined;

@@ -1,0 +1,69 @@
+/**
+ * Every value list and pattern the contracts share, each written once, in a module that loads no zod (issue 34,
+ * item 4): the schemas (arc/, relay/, ui/) are built from these, and the broker, the web page and the phone import
+ * them (`@notify/contracts/enums`, also re-exported by `@notify/contracts/ui-constants`). A test
+ * (packages/contracts/test/enums-once.unit.test.ts) fails when a list is written out a second time in
+ * `packages/*\/src`.
+ */
+
+/** Notification and ARC priorities, lowest first (spec 1, Notification fields; spec 2, ARC priority). */
+export const PRIORITIES = ["low", "normal", "high", "critical"] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+/** The kinds of question (spec 1, Interaction fields). */
+export const INTERACTION_KINDS = ["permission", "single_choice", "text"] as const;
+export type InteractionKind = (typeof INTERACTION_KINDS)[number];
+
+/** A notification's status (spec 1, Notification status transitions). */
+export const NOTIFICATION_STATUSES = ["active", "dismissed", "resolved"] as const;
+export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
+
+/** A question's status (spec 1, Interaction status). */
+export const INTERACTION_STATUSES = ["pending", "answered", "expired", "cancelled", "superseded"] as const;
+export type InteractionStatus = (typeof INTERACTION_STATUSES)[number];
+
+/** The two halves of an item: what the timeline, the stream and the page's item routes name. */
+export const ITEM_KINDS = ["notification", "interaction"] as const;
+export type ItemKind = (typeof ITEM_KINDS)[number];
+
+/** How a desktop answer came: the web page itself, or a toast's button (both store `source: "desktop"`). */
+export const ANSWERED_VIA = ["ui", "toast"] as const;
+export type AnsweredVia = (typeof ANSWERED_VIA)[number];
+
+/** An outbox item's state (spec 1, Outbound delivery: `Pending`, `Retry`, `DeadLetter`; and `Delivered`). */
+export const OUTBOX_STATUSES = ["Pending", "Retry", "Delivered", "DeadLetter"] as const;
+export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
+
+/** The SSE event names of /ui/api/stream. `settled`: an interaction reached a terminal status. */
+export const STREAM_EVENTS = ["created", "changed", "settled"] as const;
+
+/** What kind of provider a router preset is (docs/router.md, Presets). */
+export const PRESET_KINDS = ["subscription", "flat_plan", "local", "per_token"] as const;
+export type PresetKind = (typeof PRESET_KINDS)[number];
+
+/** Where a provider's model list comes from: the provider's own endpoint, or the host agent's cache. */
+export const MODEL_LIST_SOURCES = ["provider", "host_cache"] as const;
+export type ModelListSource = (typeof MODEL_LIST_SOURCES)[number];
+
+/** How a /ui/api request was let in: the page's session cookie, or the CLI's bearer token. */
+export const UI_ADMISSIONS = ["session", "bearer"] as const;
+export type UiAdmission = (typeof UI_ADMISSIONS)[number];
+
+/** A desktop notification's life as the timeline records it: shown by the desktop service, then closed. */
+export const TOAST_STATES = ["shown", "closed"] as const;
+export type ToastState = (typeof TOAST_STATES)[number];
+
+/** The formats a sound file may have (checked by its bytes). */
+export const SOUND_FORMATS = ["wav", "mp3"] as const;
+export type SoundFormat = (typeof SOUND_FORMATS)[number];
+
+/** A provider router route: an alias (one target) or a combo (1-8 targets, spec 3). */
+export const ROUTER_ROUTE_KINDS = ["alias", "combo"] as const;
+export type RouterRouteKind = (typeof ROUTER_ROUTE_KINDS)[number];
+
+/** The host agents the router's connectors manage (spec 3, Agent connectors). */
+export const CONNECTOR_AGENTS = ["codex", "claude-code"] as const;
+export type ConnectorAgentId = (typeof CONNECTOR_AGENTS)[number];
+
+/** A choice id (spec 2: 1-64 letters, digits, `_` or `-`); also the shape of an answer's `source`. */
+export const CHOICE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
