@@ -359,12 +359,12 @@ describe("/ui/api/outbound/kinds", () => {
       "gotify",
       "pushover",
       "slack",
-      "discord",
-      "email",
-      // The answer surfaces (surfaces/registry.ts).
-      "relay",
-      "telegram",
       "slack_app",
+      "discord",
+      "telegram",
+      "email",
+      "relay",
+      // A kind added since comes after the order the page and scripts have always seen.
       "discord_app",
     ]);
     expect(kinds[0]).toEqual({ kind: "webhook", secrets: { required: [], optional: ["signingSecret"] } });
