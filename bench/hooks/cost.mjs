@@ -15,7 +15,7 @@
 //        [--baseline=DIR (node bench/hooks/make-baseline.mjs 4e1d36d DIR makes one)] [--no-calls] [--no-sessions]
 // Results: a Markdown summary on stdout, everything in bench/results/hook-cost-<time>.json.
 
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { ensureDir, machineBusySeconds, procCpuSeconds, progress, REPO_ROOT } from "../broker/lib.mjs";
@@ -354,7 +354,10 @@ async function sessionsBench() {
       );
     }
     const requests = broker.timings.answeredBetween(BigInt(result.spawnNs), health.startNs - 1n);
-    const hookRequests = requests.filter((entry) => entry.path === hookPath);
+    // In accepted order: a `-p` session posts UserPromptSubmit, then PostToolUse per tool call, then Stop.
+    const hookRequests = requests
+      .filter((entry) => entry.path === hookPath)
+      .sort((a, b) => (a.startNs < b.startNs ? -1 : 1));
     const unanswered = broker.timings.between(BigInt(result.spawnNs), health.startNs - 1n).length - requests.length;
     if (unanswered !== 0) throw new Error(`${variant} session: ${unanswered} requests to the broker never answered`);
     const events = requests.filter((entry) => entry.path === "/v1/events");
@@ -369,7 +372,17 @@ async function sessionsBench() {
       wallMs: nsToMs(BigInt(result.exitNs) - BigInt(result.spawnNs)),
       claudeCpuMs: (result.userUs + result.sysUs) / 1000,
       brokerCpuMs,
-      hookRequests: hookRequests.map((entry) => nsToMs(entry.endNs - entry.startNs)),
+      hookRequests: hookRequests.map((entry, k) => ({
+        event:
+          hookRequests.length !== toolCalls + 2
+            ? "?"
+            : k === 0
+              ? "UserPromptSubmit"
+              : k === hookRequests.length - 1
+                ? "Stop"
+                : "PostToolUse",
+        ms: nsToMs(entry.endNs - entry.startNs),
+      })),
     };
   };
   // A short session per variant first: Claude Code's first start in a HOME writes its caches.
@@ -384,22 +397,41 @@ async function sessionsBench() {
   }
   await mock.close();
   const noneP50 = stats(raw.none.map((session) => session.wallMs)).p50;
+  // Claude Code's own CPU with every hook process it ran (wait4 counts reaped children), plus the broker's.
+  const totalCpu = (session) => session.claudeCpuMs + session.brokerCpuMs;
+  const noneCpuP50 = stats(raw.none.map(totalCpu)).p50;
+  // Hooks a session runs: UserPromptSubmit, a PostToolUse per tool call, Stop.
+  const hooksPerSession = TOOL_CALLS + 2;
+  const perHook = (value) => Math.round(value / hooksPerSession);
   const summary = {};
   for (const variant of variants) {
     const sessions = raw[variant];
     const wall = stats(sessions.map((session) => session.wallMs));
+    const cpu = stats(sessions.map(totalCpu));
     summary[variant] = {
       wallMs: sessions.map((session) => Math.round(session.wallMs)),
       wallP50Ms: wall.p50,
       vsNoHooks: Math.round((wall.p50 / noneP50) * 1000) / 1000,
       claudeCpuMsP50: stats(sessions.map((session) => session.claudeCpuMs)).p50,
       brokerCpuMsP50: stats(sessions.map((session) => session.brokerCpuMs)).p50,
+      totalCpuMsP50: cpu.p50,
+      cpuVsNoHooks: Math.round((cpu.p50 / noneCpuP50) * 1000) / 1000,
+      // What one hook adds to the session, from the medians: (variant - no hooks) / hooks per session.
+      perHookMs: { wall: perHook(wall.p50 - noneP50), cpu: perHook(cpu.p50 - noneCpuP50) },
       ...(variant === "http"
         ? {
             hookRequestsPerSession: stats(sessions.map((session) => session.hookRequests.length)).p50,
             brokerHookRouteMs: stats(
-              sessions.flatMap((session) => session.hookRequests),
+              sessions.flatMap((session) => session.hookRequests.map((request) => request.ms)),
               2,
+            ),
+            brokerHookRouteMsByEvent: Object.fromEntries(
+              ["UserPromptSubmit", "PostToolUse", "Stop", "?"].flatMap((event) => {
+                const times = sessions.flatMap((session) =>
+                  session.hookRequests.filter((request) => request.event === event).map((request) => request.ms),
+                );
+                return times.length > 0 ? [[event, stats(times, 2)]] : [];
+              }),
             ),
           }
         : {}),
@@ -435,15 +467,23 @@ function markdown(result) {
     lines.push(
       `Claude Code ${result.claudeVersion ?? ""} \`-p\`, ${TOOL_CALLS} tool calls (Read) per session, ${SESSIONS} sessions per variant:`,
       "",
-      "| hooks | session wall (ms) | median | vs no hooks | claude CPU p50 | broker CPU p50 | hook route p50 / p95 |",
-      "| --- | --- | --- | --- | --- | --- | --- |",
+      "| hooks | session wall (ms) | median | vs no hooks | CPU p50: claude + hooks, broker, total | CPU vs no hooks | per hook: wall, CPU | hook route p50 / p95 |",
+      "| --- | --- | --- | --- | --- | --- | --- | --- |",
     );
     for (const [variant, s] of Object.entries(result.sessions)) {
       const route = s.brokerHookRouteMs ? `${s.brokerHookRouteMs.p50} / ${s.brokerHookRouteMs.p95} ms` : "-";
       lines.push(
-        `| ${variant} | ${s.wallMs.join(", ")} | ${s.wallP50Ms} | ${s.vsNoHooks} | ${s.claudeCpuMsP50} | ${s.brokerCpuMsP50} | ${route} |`,
+        `| ${variant} | ${s.wallMs.join(", ")} | ${s.wallP50Ms} | ${s.vsNoHooks} | ${s.claudeCpuMsP50}, ${s.brokerCpuMsP50}, ${s.totalCpuMsP50} | ${s.cpuVsNoHooks} | ${s.perHookMs.wall}, ${s.perHookMs.cpu} ms | ${route} |`,
       );
     }
+  }
+  const byEvent = result.sessions?.http?.brokerHookRouteMsByEvent;
+  if (byEvent !== undefined) {
+    const parts = Object.entries(byEvent).map(([event, t]) => `${event} ${t.p50} / ${t.p95} ms (${t.n})`);
+    lines.push(
+      "",
+      `Claude Code's own hook requests at the broker, accepted to answered (p50 / p95): ${parts.join(", ")}.`,
+    );
   }
   return `${lines.join("\n")}\n`;
 }
@@ -473,6 +513,7 @@ try {
 } finally {
   await broker.stop();
   await runner.stop();
+  rmSync(root, { recursive: true, force: true });
 }
 const elapsed = (Date.now() - startedAt.getTime()) / 1000;
 result.elapsedSeconds = Math.round(elapsed);
