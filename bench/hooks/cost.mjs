@@ -295,10 +295,13 @@ async function sessionsBench() {
   const { startModelMock } = await import(join(REPO_ROOT, "packages/test-kit/dist/model-mock.js"));
   let wanted = TOOL_CALLS;
   let seenResults = 0;
+  /** When each model turn of the session's loop came in: the gap between two is one tool call's round. */
+  let turnTimes = [];
   const reply = (turn) => {
     const offersRead = turn.tools.some((tool) => tool.name === "Read");
     if (!turn.stream || !offersRead) return { text: "OK" };
     seenResults = Math.max(seenResults, turn.toolResults.length);
+    turnTimes.push(process.hrtime.bigint());
     if (turn.toolResults.length < wanted) return { tool: "Read", input: { file_path: join(work, "small.txt") } };
     return { text: FINAL_TEXT };
   };
@@ -330,6 +333,7 @@ async function sessionsBench() {
   const one = async (variant, toolCalls) => {
     wanted = toolCalls;
     seenResults = 0;
+    turnTimes = [];
     mock.hits.length = 0;
     const brokerCpuBefore = procCpuSeconds(broker.pid);
     const result = await runner.ask({
@@ -370,6 +374,7 @@ async function sessionsBench() {
     }
     return {
       wallMs: nsToMs(BigInt(result.exitNs) - BigInt(result.spawnNs)),
+      turnGapsMs: turnTimes.slice(1).map((time, k) => nsToMs(time - turnTimes[k])),
       claudeCpuMs: (result.userUs + result.sysUs) / 1000,
       brokerCpuMs,
       hookRequests: hookRequests.map((entry, k) => ({
@@ -397,6 +402,7 @@ async function sessionsBench() {
   }
   await mock.close();
   const noneP50 = stats(raw.none.map((session) => session.wallMs)).p50;
+  const noneGapP50 = stats(raw.none.flatMap((session) => session.turnGapsMs)).p50;
   // Claude Code's own CPU with every hook process it ran (wait4 counts reaped children), plus the broker's.
   const totalCpu = (session) => session.claudeCpuMs + session.brokerCpuMs;
   const noneCpuP50 = stats(raw.none.map(totalCpu)).p50;
@@ -408,6 +414,7 @@ async function sessionsBench() {
     const sessions = raw[variant];
     const wall = stats(sessions.map((session) => session.wallMs));
     const cpu = stats(sessions.map(totalCpu));
+    const gap = stats(sessions.flatMap((session) => session.turnGapsMs));
     summary[variant] = {
       wallMs: sessions.map((session) => Math.round(session.wallMs)),
       wallP50Ms: wall.p50,
@@ -415,6 +422,8 @@ async function sessionsBench() {
       claudeCpuMsP50: stats(sessions.map((session) => session.claudeCpuMs)).p50,
       brokerCpuMsP50: stats(sessions.map((session) => session.brokerCpuMs)).p50,
       totalCpuMsP50: cpu.p50,
+      // From one model turn to the next: the model's answer streamed, the tool run, its hooks, the next request.
+      toolRoundMs: { ...gap, vsNoHooks: Math.round((gap.p50 / noneGapP50) * 1000) / 1000 },
       cpuVsNoHooks: Math.round((cpu.p50 / noneCpuP50) * 1000) / 1000,
       // What one hook adds to the session, from the medians: (variant - no hooks) / hooks per session.
       perHookMs: { wall: perHook(wall.p50 - noneP50), cpu: perHook(cpu.p50 - noneCpuP50) },
@@ -467,13 +476,13 @@ function markdown(result) {
     lines.push(
       `Claude Code ${result.claudeVersion ?? ""} \`-p\`, ${TOOL_CALLS} tool calls (Read) per session, ${SESSIONS} sessions per variant:`,
       "",
-      "| hooks | session wall (ms) | median | vs no hooks | CPU p50: claude + hooks, broker, total | CPU vs no hooks | per hook: wall, CPU | hook route p50 / p95 |",
-      "| --- | --- | --- | --- | --- | --- | --- | --- |",
+      "| hooks | session wall (ms) | median | vs no hooks | CPU p50: claude + hooks, broker, total | CPU vs no hooks | per hook: wall, CPU | tool round p50 / p95 (vs no hooks) | hook route p50 / p95 |",
+      "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     );
     for (const [variant, s] of Object.entries(result.sessions)) {
       const route = s.brokerHookRouteMs ? `${s.brokerHookRouteMs.p50} / ${s.brokerHookRouteMs.p95} ms` : "-";
       lines.push(
-        `| ${variant} | ${s.wallMs.join(", ")} | ${s.wallP50Ms} | ${s.vsNoHooks} | ${s.claudeCpuMsP50}, ${s.brokerCpuMsP50}, ${s.totalCpuMsP50} | ${s.cpuVsNoHooks} | ${s.perHookMs.wall}, ${s.perHookMs.cpu} ms | ${route} |`,
+        `| ${variant} | ${s.wallMs.join(", ")} | ${s.wallP50Ms} | ${s.vsNoHooks} | ${s.claudeCpuMsP50}, ${s.brokerCpuMsP50}, ${s.totalCpuMsP50} | ${s.cpuVsNoHooks} | ${s.perHookMs.wall}, ${s.perHookMs.cpu} ms | ${s.toolRoundMs.p50} / ${s.toolRoundMs.p95} ms (${s.toolRoundMs.vsNoHooks}) | ${route} |`,
       );
     }
   }
