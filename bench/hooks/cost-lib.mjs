@@ -87,10 +87,10 @@ function cleanEnv() {
 }
 
 /**
- * `notify serve --port 0` (this checkout's) on a fresh data dir, with broker-timing.mjs loaded: `timings` holds
+ * `notify serve --port 0` (this checkout's, or another built one's) on a fresh data dir, with broker-timing.mjs loaded: `timings` holds
  * every request it served, accepted to answered, on CLOCK_MONOTONIC.
  */
-export async function startTimedBroker(root) {
+export async function startTimedBroker(root, checkout = REPO_ROOT) {
   const dataDir = join(root, "data");
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const token = randomBytes(32).toString("base64url");
@@ -99,7 +99,7 @@ export async function startTimedBroker(root) {
     `${JSON.stringify({ authToken: token, rateLimitPerSecond: 1_000_000 }, null, 2)}\n`,
     { mode: 0o600 },
   );
-  const cli = join(REPO_ROOT, "packages", "broker", "dist", "cli", "main.js");
+  const cli = join(checkout, "packages", "broker", "dist", "cli", "main.js");
   const preload = join(HOOKS_BENCH_DIR, "broker-timing.mjs");
   // The served broker's V8 flag given here, as a service gives it: the broker does not re-execute itself, which
   // would lose the timing pipe.

@@ -12,9 +12,11 @@
 //    tool calls (Read of a small file) and then ends its turn: wall time per session with no hooks, with command
 //    hooks (this checkout's, and the baseline's), and with http hooks, the variants alternated session by session.
 // Usage: npx tsc -b && npm run bench:hook-cost [-- --quick] [--calls=50] [--sessions=3] [--tool-calls=50]
-//        [--baseline=DIR (node bench/hooks/make-baseline.mjs 4e1d36d DIR makes one)] [--no-calls] [--no-sessions]
+//        [--baseline=DIR (node bench/hooks/make-baseline.mjs 4e1d36d DIR makes one)] [--current=DIR (the checkout
+//        measured as "notify hook" and serving as the broker: this one by default)] [--no-calls] [--no-sessions]
 // Results: a Markdown summary on stdout, everything in bench/results/hook-cost-<time>.json.
 
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
@@ -34,6 +36,8 @@ const CALLS = Number(option("calls", quick ? 5 : 50));
 const SESSIONS = Number(option("sessions", quick ? 1 : 3));
 const TOOL_CALLS = Number(option("tool-calls", quick ? 5 : 50));
 const BASELINE = option("baseline", undefined);
+/** The checkout whose broker serves and whose `notify hook` is measured: this one, or a built copy of a commit. */
+const CURRENT = resolve(option("current", REPO_ROOT));
 const CLAUDE = join(REPO_ROOT, "node_modules/@anthropic-ai/claude-code-linux-x64/claude");
 const CLAUDE_TEST_KEY = "sk-ant-test-not-a-real-key-0123456789";
 const FINAL_TEXT = "Read them all.";
@@ -50,7 +54,7 @@ mkdirSync(work, { recursive: true });
 writeFileSync(join(work, "small.txt"), "one small file\n");
 
 const runner = startRunner();
-const broker = await startTimedBroker(root);
+const broker = await startTimedBroker(root, CURRENT);
 progress(`broker on ${broker.url}, sandbox ${root}`);
 
 /** A HOME as a person who used Claude Code before has it (no first-run screen), with nothing installed yet. */
@@ -70,13 +74,13 @@ function makeHome(name) {
 }
 
 const homes = { none: makeHome("none"), command: makeHome("command"), http: makeHome("http") };
-const installed = { command: installHooks(REPO_ROOT, homes.command, broker, ["--kind", "command"]) };
+const installed = { command: installHooks(CURRENT, homes.command, broker, ["--kind", "command"]) };
 if (BASELINE !== undefined) {
   homes.baseline = makeHome("baseline");
   installed.baseline = installHooks(resolve(BASELINE), homes.baseline, broker, []);
 }
 // Last: every http install makes a new hook token, and the broker takes only the newest.
-installed.http = installHooks(REPO_ROOT, homes.http, broker, ["--kind", "http"]);
+installed.http = installHooks(CURRENT, homes.http, broker, ["--kind", "http"]);
 for (const [name, { kinds }] of Object.entries(installed)) {
   const want = name === "http" ? "http" : "command";
   const wrong = Object.entries(kinds).filter(([, kind]) => kind !== want);
@@ -497,6 +501,19 @@ function markdown(result) {
   return `${lines.join("\n")}\n`;
 }
 
+/** The commit of a checkout: make-baseline.mjs's note in a copy, else git's HEAD (and "+changes" when dirty). */
+function commitOf(checkout) {
+  if (checkout === undefined) return undefined;
+  const note = join(checkout, "BENCH_COMMIT");
+  if (existsSync(note)) return readFileSync(note, "utf8").trim();
+  const head = spawnSync("git", ["-C", checkout, "rev-parse", "HEAD"], { encoding: "utf8" }).stdout.trim();
+  if (head === "") return "unknown";
+  const dirty = spawnSync("git", ["-C", checkout, "status", "--porcelain", "--untracked-files=no"], {
+    encoding: "utf8",
+  }).stdout.trim();
+  return dirty === "" ? head : `${head}+changes`;
+}
+
 const startedAt = new Date();
 const busyBefore = machineBusySeconds();
 const result = {
@@ -507,6 +524,9 @@ const result = {
   sessionsPerVariant: SESSIONS,
   toolCallsPerSession: TOOL_CALLS,
   baseline: BASELINE,
+  baselineCommit: commitOf(BASELINE),
+  current: CURRENT,
+  currentCommit: commitOf(CURRENT),
   hookCommand: installed.command.commands.PostToolUse?.map((word) => word.replace(root, "<sandbox>")),
   baselineHookCommand: installed.baseline?.commands.PostToolUse?.map((word) => word.replace(root, "<sandbox>")),
 };
