@@ -1,15 +1,13 @@
-import { setFlagsFromString } from "node:v8";
 import { resolveSettings, type SettingsFlags } from "../../config/settings.js";
 import { streamLogger } from "../../log.js";
 import { startRelay } from "../../relay.js";
+import { capYoungGeneration } from "../v8-heap.js";
 
 /** `notify-relay serve`: foreground; SIGINT/SIGTERM close the listener, drain, and close the store. */
 export async function serve(flags: SettingsFlags): Promise<void> {
+  // First: this may restart the process with a V8 flag (held polls' memory without the CPU cost; see v8-heap.ts).
+  capYoungGeneration();
   const settings = resolveSettings(flags);
-  // Each held poll is a few kB of live heap; V8's default heap growth keeps about twice that resident. Favouring
-  // size over speed took RSS per held poll from 21.2 to 14.6 kB (bench/relay/scale.mjs, 12,000 polls), so 50,000
-  // polls fit in 1 GB. RELAY_V8_SIZE=off keeps V8's defaults.
-  if (process.env.RELAY_V8_SIZE !== "off") setFlagsFromString("--optimize-for-size");
   const logger = streamLogger((line) => process.stderr.write(line));
   // Signal handlers first: a supervisor may send SIGTERM as soon as it reads the "listening" line.
   let stop: () => void = () => undefined;
