@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 
 /**
  * Bearer tokens and pairing codes. Only their SHA-256 digests are stored: a leaked database grants nothing. Lookups go
@@ -13,8 +13,9 @@ export function newToken(kind: TokenKind): string {
   return PREFIX[kind] + randomBytes(32).toString("base64url");
 }
 
+/** SHA-256 in hex, in one call: no Hash object per request (a third of createHash's CPU; issue 33). */
 export function hashSecret(secret: string): string {
-  return createHash("sha256").update(secret, "utf8").digest("hex");
+  return hash("sha256", secret, "hex");
 }
 
 /** Crockford base32 without I, L, O, U: nothing to misread when typed from a screen. */
