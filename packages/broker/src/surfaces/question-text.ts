@@ -1,7 +1,7 @@
 import { answerSurfaceOfSource } from "@notify/contracts/ui-surfaces";
 import type { InteractionDto } from "../interactions/types.js";
 import { readableText } from "../outbox/providers/readable-text.js";
-import { truncate } from "../outbox/providers/text-limits.js";
+import { messageOf, truncate } from "../outbox/providers/text-limits.js";
 import type { OutboundPayload, OutboundQuestion } from "../outbox/types.js";
 
 /**
@@ -24,6 +24,12 @@ export function questionBody(
   }
   if (question.kind === "text") lines.push("", replyHint);
   return truncate(readableText(lines.join("\n")), max);
+}
+
+/** A notification's text (no question): the title, and after a blank line its message, if it has one. */
+export function notificationText(payload: OutboundPayload): string {
+  const message = messageOf(payload);
+  return message === undefined ? payload.title : `${payload.title}\n\n${message}`;
 }
 
 /** Display names of people who answered in a chat, by response id (the outcome line names them). */

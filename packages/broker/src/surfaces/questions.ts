@@ -1,5 +1,6 @@
 import type { DeliveryResult } from "../outbox/types.js";
 import type { ChatStore, MessageRow } from "../store/chat-store.js";
+import type { ChatApiResult } from "./chat-api.js";
 
 /** The hooks a chat adapter posts questions through (broker.ts builds them; without them questions go as text). */
 export interface ChatQuestions {
@@ -26,4 +27,35 @@ export function failedDelivery(reply: {
 export function recordQuestion(chat: ChatQuestions, row: Omit<MessageRow, "closed">): void {
   chat.store.addMessage(row, chat.now());
   chat.posted(row);
+}
+
+/** The button that opens the answer form of a text question (Slack's modal, Discord's). */
+export const TEXT_BUTTON_LABEL = "Answer…";
+
+/** A posted question message, as the chat app's reply named it: where it is. */
+export interface PostedAt {
+  conversation: unknown;
+  message: unknown;
+}
+
+/**
+ * What posting a message came to, for the outbox: a failed call as failedDelivery maps it; a question message
+ * (`question` given) recorded where the reply says it is (`at`), or `badReply` (retried) when the reply does not
+ * say; anything else delivered.
+ */
+export function posted<T>(
+  reply: ChatApiResult<T>,
+  question: { chat: ChatQuestions; row: Omit<MessageRow, "closed" | "conversation" | "message"> } | undefined,
+  at: (result: T) => PostedAt,
+  badReply: string,
+): DeliveryResult {
+  if (!reply.ok) return failedDelivery(reply);
+  if (question) {
+    const { conversation, message } = at(reply.result);
+    if (typeof conversation !== "string" || typeof message !== "string") {
+      return { ok: false, retryable: true, code: badReply, status: 200 };
+    }
+    recordQuestion(question.chat, { ...question.row, conversation, message });
+  }
+  return { ok: true, status: 200 };
 }

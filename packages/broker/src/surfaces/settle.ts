@@ -4,16 +4,13 @@ import type { InteractionService } from "../interactions/service.js";
 import type { InteractionDto, RespondInput } from "../interactions/types.js";
 import { readableText } from "../outbox/providers/readable-text.js";
 
-export interface ChatAnswer {
-  /** Derived from the update (Telegram update_id, Slack action_ts): the same update replays, never answers twice. */
-  responseId: string;
-  /** The surface's `source` word (its registry entry's). */
-  source: string;
-  /** `<source>:<user id>`: `telegram:123`, `slack:U0123ABCD`. */
-  deviceId: string;
-  choiceId?: string;
-  text?: string;
-}
+/**
+ * An answer from a chat app as the respond rules take it, but for the digest and nonce (read here): `response_id`
+ * derived from the update (Telegram update_id, Slack action_ts), so the same update replays and never answers
+ * twice; `source` the surface's word (its registry entry's); `device_id` `<source>:<user id>` (`telegram:123`,
+ * `slack:U0123ABCD`).
+ */
+export type ChatAnswer = Pick<RespondInput, "response_id" | "source" | "choice_id" | "text"> & { device_id: string };
 
 export type SettleOutcome =
   | { kind: "accepted"; interaction: InteractionDto }
@@ -35,20 +32,12 @@ export async function settleFromChat(
 ): Promise<SettleOutcome> {
   const current = interactions.find(interactionId);
   if (!current) return { kind: "refused", reason: "unknown question" };
-  const input: RespondInput = {
-    response_id: answer.responseId,
-    request_digest: current.request_digest,
-    nonce: current.nonce,
-    source: answer.source,
-    device_id: answer.deviceId,
-  };
-  if (answer.choiceId !== undefined) input.choice_id = answer.choiceId;
-  if (answer.text !== undefined) input.text = answer.text;
+  const input: RespondInput = { ...answer, request_digest: current.request_digest, nonce: current.nonce };
   let outcome: SettleOutcome;
   try {
     const settled = interactions.answer(interactionId, input);
     outcome =
-      current.status === "answered" && settled.response?.response_id === answer.responseId
+      current.status === "answered" && settled.response?.response_id === answer.response_id
         ? { kind: "replayed", interaction: settled }
         : { kind: "accepted", interaction: settled };
   } catch (error) {

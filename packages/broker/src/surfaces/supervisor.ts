@@ -88,6 +88,11 @@ export interface SurfaceLoopContext {
   close(interactionId: string): void;
   /** The shared backoff (contracts/retry.ts) with this surface's timings. */
   backoff(failures: number): number;
+  /**
+   * The loop's signal with the deadline of one chat API call (`requestTimeoutMs`: undici's own is 300 s), and any
+   * other signals the call stops with (an edit's).
+   */
+  within(...signals: AbortSignal[]): AbortSignal;
   /** Waits `ms` (capped at MAX_SERVER_DELAY_MS, whatever a server named) or until the loop stops. */
   sleep(ms: number): Promise<void>;
   /** Keeps `initial` as this loop's counters, readable through `SurfaceSupervisor.stats` (tests, status). */
@@ -260,6 +265,7 @@ export class SurfaceSupervisor {
       },
       close: (interactionId) => this.close(interactionId),
       backoff,
+      within: (...signals) => AbortSignal.any([signal, ...signals, AbortSignal.timeout(timings.requestTimeoutMs)]),
       sleep: (ms) => sleep(ms, signal),
       keepStats: (initial) => {
         if (!signal.aborted) this.counters.set(profile.id, initial);

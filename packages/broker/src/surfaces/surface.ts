@@ -37,3 +37,13 @@ export function wordsOf(kind: string): AnswerSurfaceWords {
   if (!words) throw new Error(`no words for answer surface ${kind} in @notify/contracts/ui-surfaces`);
   return words;
 }
+
+/**
+ * A chat app's entry (Telegram, Slack, Discord...): its words are the contract's for `kind`, its loop's connection
+ * is listed, and every provider of the kind takes answers unless `answers` says otherwise.
+ */
+export function chatSurface(
+  entry: Pick<AnswerSurface, "kind" | "adapter" | "loop" | "secretShapes"> & Partial<Pick<AnswerSurface, "answers">>,
+): AnswerSurface {
+  return { words: wordsOf(entry.kind), answers: () => true, listsConnection: true, ...entry };
+}

@@ -1,8 +1,7 @@
-import { createHash } from "node:crypto";
 import { cappedServerDelayMs, retryAfterMs } from "@notify/contracts/retry";
-import { networkCode } from "../../outbox/providers/http.js";
 import { joinUrl } from "../../outbox/providers/settings.js";
 import { VERSION } from "../../version.js";
+import { type ChatApiFailure, type ChatApiResult, fetchJson, httpFailure, tokenAccount } from "../chat-api.js";
 
 export const DISCORD_API_BASE_URL = "https://discord.com/api/v10";
 
@@ -11,13 +10,11 @@ export const BOT_TOKEN = /^[A-Za-z0-9_-]{20,100}\.[A-Za-z0-9_-]{4,20}\.[A-Za-z0-
 
 /** `discord:<16 hex of sha256(bot token)>`: which bot a message went out through, without the token. */
 export function discordAccount(botToken: string): string {
-  return `discord:${createHash("sha256").update(botToken).digest("hex").slice(0, 16)}`;
+  return tokenAccount("discord", botToken);
 }
 
 /** A REST call's outcome: the JSON result, or a status and a fixed code (never the token or the URL). */
-export type DiscordResult<T> =
-  | { ok: true; result: T }
-  | { ok: false; code: string; status?: number; retryable: boolean; retryAfterMs?: number; errorCode?: number };
+export type DiscordResult<T> = ChatApiResult<T, ChatApiFailure & { errorCode?: number }>;
 
 /**
  * One Discord REST call (https://discord.com/developers/docs/reference): JSON to `{apiBaseUrl}/{path}` with
@@ -34,9 +31,9 @@ export async function discordApi<T>(
   body: Record<string, unknown> | undefined,
   signal: AbortSignal,
 ): Promise<DiscordResult<T>> {
-  let response: Response;
-  try {
-    response = await fetch(joinUrl(base, path), {
+  const reply = await fetchJson(
+    joinUrl(base, path),
+    {
       method,
       headers: {
         authorization: `Bot ${token}`,
@@ -44,26 +41,14 @@ export async function discordApi<T>(
         ...(body === undefined ? {} : { "content-type": "application/json" }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal,
-      redirect: "manual",
-    });
-  } catch (error) {
-    return { ok: false, code: networkCode(error), retryable: true };
-  }
-  let json: Record<string, unknown> | null = null;
-  try {
-    if (response.status !== 204) json = (await response.json()) as Record<string, unknown> | null;
-  } catch (error) {
-    if (signal.aborted) return { ok: false, code: networkCode(error), retryable: true };
-  }
+    },
+    signal,
+  );
+  if (!("response" in reply)) return reply;
+  const { response, json } = reply;
   const status = response.status;
   if (status >= 200 && status < 300) return { ok: true, result: json as T };
-  const result: DiscordResult<T> = {
-    ok: false,
-    code: `http_${status}`,
-    status,
-    retryable: status === 429 || status >= 500,
-  };
+  const result: ChatApiFailure & { errorCode?: number } = httpFailure(status);
   if (typeof json?.code === "number" && Number.isSafeInteger(json.code)) result.errorCode = json.code;
   const seconds = json?.retry_after;
   const after =

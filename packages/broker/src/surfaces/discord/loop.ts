@@ -1,8 +1,10 @@
 import { cappedServerDelayMs } from "@notify/contracts/retry";
 import { readableText } from "../../outbox/providers/readable-text.js";
 import { truncate } from "../../outbox/providers/text-limits.js";
-import { outcomeLine, rememberName } from "../question-text.js";
-import { outcomeReply, type SettleOutcome, settleFromChat } from "../settle.js";
+import { answerFromChat, isAccepted, loopSecrets, pendingQuestion, SurfaceFailure, vetTap } from "../chat-loop.js";
+import { outcomeLine } from "../question-text.js";
+import { outcomeReply } from "../settle.js";
+import { socketSession } from "../socket-session.js";
 import { secureSocketUrl } from "../socket-url.js";
 import type { SurfaceLoopContext } from "../supervisor.js";
 import { BOT_TOKEN, discordAccount, discordApi } from "./api.js";
@@ -31,21 +33,11 @@ const EPHEMERAL = 64;
 /** Close codes after which the same identify can never work (bad token, shards, version, intents). */
 const FATAL_CLOSE = new Set([4004, 4010, 4011, 4012, 4013, 4014]);
 
-class DiscordFailure extends Error {
-  constructor(readonly code: string) {
-    super(code);
-  }
-}
-
 interface Payload {
   op?: unknown;
   d?: unknown;
   s?: unknown;
   t?: unknown;
-}
-
-interface DiscordUser {
-  id?: unknown;
 }
 
 /** A session the Gateway can resume: its id, where to resume it, the last event handled. */
@@ -90,17 +82,9 @@ export async function discordLoop(context: SurfaceLoopContext): Promise<void> {
   const base = profile.settings.apiBaseUrl as string;
   const channelId = profile.settings.channelId as string;
   const allowed = new Set(profile.settings.allowedUserIds as string[]);
-  let token: string;
-  try {
-    token = context.outbound.openSecrets(profile.id).botToken ?? "";
-  } catch {
-    throw new DiscordFailure("provider_secrets_unreadable");
-  }
-  if (!BOT_TOKEN.test(token)) throw new DiscordFailure("provider_secret_invalid");
+  const token = loopSecrets(context).botToken ?? "";
+  if (!BOT_TOKEN.test(token)) throw new SurfaceFailure("provider_secret_invalid");
   const account = discordAccount(token);
-  const { requestTimeoutMs } = context.timings;
-  const within = (...signals: AbortSignal[]) =>
-    AbortSignal.any([signal, ...signals, AbortSignal.timeout(requestTimeoutMs)]);
 
   context.setEditor(account, async (row, interaction, editSignal) => {
     const line = outcomeLine(interaction, "discord");
@@ -111,7 +95,7 @@ export async function discordLoop(context: SurfaceLoopContext): Promise<void> {
       "PATCH",
       `channels/${row.conversation}/messages/${row.message}`,
       { content: `${body}\n\n${line}`, components: [], allowed_mentions: NO_MENTIONS },
-      within(editSignal),
+      context.within(editSignal),
     );
     // Gone (10008 unknown message, 404): nothing more to edit. Anything else is tried again on the next rescan.
     return reply.ok || reply.status === 404 || reply.errorCode === 10008;
@@ -125,80 +109,54 @@ export async function discordLoop(context: SurfaceLoopContext): Promise<void> {
       "POST",
       `interactions/${str(interaction.id)}/${str(interaction.token)}/callback`,
       response,
-      within(),
+      context.within(),
     ).catch(() => undefined);
-  const tell = (interaction: Record<string, unknown>, text: string) =>
-    respond(interaction, {
-      type: REPLY,
-      data: { content: discordText(text), flags: EPHEMERAL, allowed_mentions: NO_MENTIONS },
-    });
-
-  const settle = (
-    interactionId: string,
-    responseId: string,
-    userId: string,
-    answer: { choiceId?: string; text?: string },
-  ) => {
-    rememberName(responseId, `<@${userId}>`);
-    return settleFromChat(context.interactions, context.unit, interactionId, {
-      responseId,
-      source: "discord",
-      deviceId: `discord:${userId}`,
-      ...answer,
-    });
-  };
-  const after = (outcome: SettleOutcome, interactionId: string) => {
-    if (outcome.kind !== "refused") context.close(interactionId);
-  };
-  const accepted = (outcome: SettleOutcome) => outcome.kind === "accepted" || outcome.kind === "replayed";
 
   /** One INTERACTION_CREATE: a button (component) or the answer modal's submit. */
   const interact = async (interaction: Record<string, unknown>): Promise<void> => {
     if (!str(interaction.id) || !str(interaction.token)) return;
-    const user = record(record(interaction.member).user ?? interaction.user) as DiscordUser;
-    const userId = str(user.id);
     const channel = str(interaction.channel_id) ?? str(record(interaction.channel).id);
     const messageId = str(record(interaction.message).id);
     const data = record(interaction.data);
     const handleId = str(data.custom_id);
     if (interaction.type !== COMPONENT && interaction.type !== MODAL_SUBMIT) return;
-    const message = channel === channelId && messageId ? store.message(account, channel, messageId) : undefined;
-    if (!message) {
-      context.logger.info(`chat: discord_app provider ${profile.name} refused a button outside its question messages`);
-      await tell(interaction, "Not accepted: this message does not answer questions.");
+    const tap = vetTap(context, "discord_app", {
+      account,
+      allowed,
+      message: channel === channelId && messageId ? store.message(account, channel, messageId) : undefined,
+      userId: str(record(record(interaction.member).user ?? interaction.user).id),
+      handle: handleId ? store.handle(handleId) : undefined,
+    });
+    /** A reply only the person sees. */
+    const tell = (text: string) =>
+      respond(interaction, {
+        type: REPLY,
+        data: { content: discordText(text), flags: EPHEMERAL, allowed_mentions: NO_MENTIONS },
+      });
+    if ("refused" in tap) {
+      await tell(tap.refused);
       return;
     }
-    if (!userId || !allowed.has(userId)) {
-      context.logger.info(`chat: discord_app provider ${profile.name} refused a tap by user ${userId ?? "?"}`);
-      await tell(interaction, "Not accepted: you are not allowed to answer.");
-      return;
-    }
-    const handle = handleId ? store.handle(handleId) : undefined;
-    if (!handle || handle.account !== account || handle.interactionId !== message.interactionId) {
-      context.logger.info(`chat: discord_app provider ${profile.name} refused an unknown button`);
-      await tell(interaction, "Not accepted: this button is not one the broker sent.");
-      return;
-    }
-    const responseId = `discord_${account.slice("discord:".length)}_${str(interaction.id)}`;
+    const { handle, userId } = tap;
+    // The outcome line names the person by a `<@…>` mention (which pings no one: NO_MENTIONS).
+    const reply = {
+      responseId: `discord_${account.slice("discord:".length)}_${str(interaction.id)}`,
+      userId,
+      name: `<@${userId}>`,
+    };
     if (interaction.type === MODAL_SUBMIT) {
       const text = submitted(data.components);
       if (handle.choiceId !== undefined || text === undefined || text === "") {
-        await tell(interaction, "Not accepted: an answer is required.");
+        await tell("Not accepted: an answer is required.");
         return;
       }
-      const outcome = await settle(handle.interactionId, responseId, userId, { text });
-      await tell(interaction, outcomeReply(outcome));
-      after(outcome, handle.interactionId);
+      await answerFromChat(context, handle.interactionId, { ...reply, text }, (outcome) => tell(outcomeReply(outcome)));
       return;
     }
     if (handle.choiceId === undefined) {
       // The text question's button: the modal, while the question is open.
-      const question = context.interactions.find(handle.interactionId);
-      if (question?.status !== "pending") {
-        await tell(interaction, question?.status === "answered" ? "Already answered." : "This question is closed.");
-        context.close(handle.interactionId);
-        return;
-      }
+      const question = await pendingQuestion(context, handle.interactionId, tell);
+      if (!question) return;
       await respond(interaction, {
         type: MODAL,
         data: {
@@ -223,11 +181,10 @@ export async function discordLoop(context: SurfaceLoopContext): Promise<void> {
       });
       return;
     }
-    const outcome = await settle(handle.interactionId, responseId, userId, { choiceId: handle.choiceId });
     // Accepted: the message is edited to the outcome (the editor above); otherwise the tapper is told why.
-    if (accepted(outcome)) await respond(interaction, { type: DEFERRED_UPDATE });
-    else await tell(interaction, outcomeReply(outcome));
-    after(outcome, handle.interactionId);
+    await answerFromChat(context, handle.interactionId, { ...reply, choiceId: handle.choiceId }, (outcome) =>
+      isAccepted(outcome) ? respond(interaction, { type: DEFERRED_UPDATE }) : tell(outcomeReply(outcome)),
+    );
   };
 
   let session: Session | undefined;
@@ -237,10 +194,10 @@ export async function discordLoop(context: SurfaceLoopContext): Promise<void> {
   while (!signal.aborted) {
     let url = session?.resumeUrl ?? (profile.settings.gatewayUrl as string | undefined);
     if (url === undefined) {
-      const found = await discordApi<{ url?: unknown }>(base, token, "GET", "gateway/bot", undefined, within());
+      const found = await discordApi<{ url?: unknown }>(base, token, "GET", "gateway/bot", undefined, context.within());
       if (signal.aborted) return;
       if (!found.ok) {
-        if (found.status === 401 || found.status === 403) throw new DiscordFailure(found.code);
+        if (found.status === 401 || found.status === 403) throw new SurfaceFailure(found.code);
         failures++;
         context.report("retrying", found.code);
         await context.sleep(Math.max(context.backoff(failures), cappedServerDelayMs(found.retryAfterMs)));
@@ -249,7 +206,7 @@ export async function discordLoop(context: SurfaceLoopContext): Promise<void> {
       url = str(found.result?.url) ?? "";
     }
     const target = secureSocketUrl(url, base, "discord_bad_reply");
-    if ("refused" in target) throw new DiscordFailure(target.refused);
+    if ("refused" in target) throw new SurfaceFailure(target.refused);
     const gateway = new URL(target.url);
     gateway.searchParams.set("v", "10");
     gateway.searchParams.set("encoding", "json");
@@ -270,7 +227,7 @@ export async function discordLoop(context: SurfaceLoopContext): Promise<void> {
     });
     if (signal.aborted) return;
     if (end.forget) session = undefined;
-    if (FATAL_CLOSE.has(end.closeCode ?? 0)) throw new DiscordFailure(end.reason);
+    if (FATAL_CLOSE.has(end.closeCode ?? 0)) throw new SurfaceFailure(end.reason);
     if (end.reason === "gateway_reconnect") {
       quickReconnects = performance.now() - startedMs < context.timings.maxBackoffMs ? quickReconnects + 1 : 0;
       if (quickReconnects <= 1) continue;
@@ -308,133 +265,99 @@ function connection(
   session: Session | undefined,
   on: Handlers,
 ): Promise<Ending> {
-  return new Promise((resolve) => {
-    const socket = new WebSocket(url);
-    let chain = Promise.resolve();
-    let ended = false;
-    let heartbeat: NodeJS.Timeout | undefined;
-    let acked = true;
-    let ready = false;
-    let healthy = false;
-    let seq: number | null = session?.seq ?? null;
-    const helloTimer = setTimeout(
-      () => end({ reason: "gateway_timeout", forget: false }),
-      context.timings.requestTimeoutMs,
-    );
-    const send = (payload: Record<string, unknown>) => {
-      if (!ended && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(payload));
-    };
-    const end = (ending: Ending) => {
-      if (ended) return;
-      ended = true;
-      clearTimeout(helloTimer);
-      clearTimeout(heartbeat);
-      context.signal.removeEventListener("abort", onAbort);
-      try {
-        // Not 1000/1001: those end the session on Discord's side, and it is to be resumed.
-        socket.close(ending.reason === "aborted" ? 1000 : 4000);
-      } catch {
-        // already closed
-      }
-      resolve(ending);
-    };
-    const onAbort = () => end({ reason: "aborted", forget: false });
-    context.signal.addEventListener("abort", onAbort, { once: true });
+  let heartbeat: NodeJS.Timeout | undefined;
+  let acked = true;
+  let ready = false;
+  let healthy = false;
+  let seq: number | null = session?.seq ?? null;
+  return socketSession<Ending>(url, context, (socket) => {
     const beat = () => {
       if (!acked) {
-        end({ reason: "gateway_stalled", forget: false });
+        socket.end({ reason: "gateway_stalled", forget: false });
         return;
       }
       acked = false;
-      send({ op: OP.heartbeat, d: seq });
+      socket.send({ op: OP.heartbeat, d: seq });
     };
-    socket.addEventListener("message", (message) => {
-      let payload: Payload;
-      try {
-        payload = JSON.parse(String(message.data)) as Payload;
-      } catch {
-        return;
-      }
-      switch (payload.op) {
-        case OP.hello: {
-          clearTimeout(helloTimer);
-          const interval = Number(record(payload.d).heartbeat_interval);
-          const every = Number.isFinite(interval) ? Math.min(Math.max(interval, 50), 300_000) : 41_250;
-          // The first heartbeat after a random part of the interval (so reconnecting bots do not beat together).
-          const first = setTimeout(() => {
-            beat();
-            heartbeat = setInterval(beat, every);
-          }, every * Math.random());
-          heartbeat = first;
-          if (session) send({ op: OP.resume, d: { token, session_id: session.id, seq: session.seq } });
-          else
-            send({
-              op: OP.identify,
-              d: { token, intents: 0, properties: { os: process.platform, browser: "notify", device: "notify" } },
-            });
-          return;
-        }
-        case OP.heartbeatAck:
-          acked = true;
-          if (ready && !healthy) {
-            healthy = true;
-            on.healthy();
-          }
-          return;
-        case OP.heartbeat:
-          send({ op: OP.heartbeat, d: seq });
-          return;
-        case OP.reconnect:
-          chain = chain.then(() => end({ reason: "gateway_reconnect", forget: false }));
-          return;
-        case OP.invalidSession:
-          chain = chain.then(() => end({ reason: "gateway_invalid_session", forget: payload.d !== true }));
-          return;
-        case OP.dispatch:
-          break;
-        default:
-          return;
-      }
-      const eventSeq = typeof payload.s === "number" && Number.isSafeInteger(payload.s) ? payload.s : undefined;
-      const data = record(payload.d);
-      chain = chain.then(async () => {
-        if (ended) return;
-        if (payload.t === "READY") {
-          const id = str(data.session_id);
-          if (id) on.ready({ id, resumeUrl: str(data.resume_gateway_url), seq: eventSeq ?? null });
-          ready = true;
-          context.report("connected");
-        } else if (payload.t === "RESUMED") {
-          on.ready(session as Session);
-          ready = true;
-          context.report("connected");
-        } else if (payload.t === "INTERACTION_CREATE") {
-          try {
-            await on.interact(data);
-          } catch {
-            // A closed database during shutdown: the sequence stays, a resume replays the event.
+    return {
+      timedOut: { reason: "gateway_timeout", forget: false },
+      aborted: { reason: "aborted", forget: false },
+      closed: (code) =>
+        code === undefined
+          ? { reason: "gateway_closed", forget: false }
+          : // An invalid sequence or a timed-out session cannot be resumed.
+            { reason: `gateway_closed_${code}`, closeCode: code, forget: code === 4007 || code === 4009 },
+      // Not 1000/1001 but to stop: those end the session on Discord's side, and it is to be resumed.
+      closeCode: (ending) => (ending.reason === "aborted" ? 1000 : 4000),
+      stop: () => clearTimeout(heartbeat),
+      message(received) {
+        const payload = received as Payload;
+        switch (payload.op) {
+          case OP.hello: {
+            socket.greeted();
+            const interval = Number(record(payload.d).heartbeat_interval);
+            const every = Number.isFinite(interval) ? Math.min(Math.max(interval, 50), 300_000) : 41_250;
+            // The first heartbeat after a random part of the interval (so reconnecting bots do not beat together).
+            heartbeat = setTimeout(() => {
+              beat();
+              heartbeat = setInterval(beat, every);
+            }, every * Math.random());
+            if (session) socket.send({ op: OP.resume, d: { token, session_id: session.id, seq: session.seq } });
+            else
+              socket.send({
+                op: OP.identify,
+                d: { token, intents: 0, properties: { os: process.platform, browser: "notify", device: "notify" } },
+              });
             return;
           }
+          case OP.heartbeatAck:
+            acked = true;
+            if (ready && !healthy) {
+              healthy = true;
+              on.healthy();
+            }
+            return;
+          case OP.heartbeat:
+            socket.send({ op: OP.heartbeat, d: seq });
+            return;
+          case OP.reconnect:
+            socket.queue(() => socket.end({ reason: "gateway_reconnect", forget: false }));
+            return;
+          case OP.invalidSession:
+            socket.queue(() => socket.end({ reason: "gateway_invalid_session", forget: payload.d !== true }));
+            return;
+          case OP.dispatch:
+            break;
+          default:
+            return;
         }
-        if (eventSeq !== undefined) {
-          seq = eventSeq;
-          on.handled(eventSeq);
-        }
-      });
-    });
-    socket.addEventListener("close", (event) => {
-      const code = (event as CloseEvent).code;
-      chain = chain.then(() =>
-        end({
-          reason: `gateway_closed_${code}`,
-          closeCode: code,
-          // An invalid sequence or a timed-out session cannot be resumed.
-          forget: code === 4007 || code === 4009,
-        }),
-      );
-    });
-    socket.addEventListener("error", () => {
-      chain = chain.then(() => end({ reason: "gateway_closed", forget: false }));
-    });
+        const eventSeq = typeof payload.s === "number" && Number.isSafeInteger(payload.s) ? payload.s : undefined;
+        const data = record(payload.d);
+        socket.queue(async () => {
+          if (socket.ended) return;
+          if (payload.t === "READY") {
+            const id = str(data.session_id);
+            if (id) on.ready({ id, resumeUrl: str(data.resume_gateway_url), seq: eventSeq ?? null });
+            ready = true;
+            context.report("connected");
+          } else if (payload.t === "RESUMED") {
+            on.ready(session as Session);
+            ready = true;
+            context.report("connected");
+          } else if (payload.t === "INTERACTION_CREATE") {
+            try {
+              await on.interact(data);
+            } catch {
+              // A closed database during shutdown: the sequence stays, a resume replays the event.
+              return;
+            }
+          }
+          if (eventSeq !== undefined) {
+            seq = eventSeq;
+            on.handled(eventSeq);
+          }
+        });
+      },
+    };
   });
 }

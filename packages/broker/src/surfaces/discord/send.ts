@@ -1,10 +1,10 @@
 import { invalid } from "../../domain/errors.js";
 import { readableText } from "../../outbox/providers/readable-text.js";
-import { httpUrl, onlyFields, settingsObject } from "../../outbox/providers/settings.js";
-import { messageOf, truncate } from "../../outbox/providers/text-limits.js";
+import { truncate } from "../../outbox/providers/text-limits.js";
 import type { DeliveryResult, OutboundPayload, ProviderAdapter } from "../../outbox/types.js";
-import { questionBody } from "../question-text.js";
-import { type ChatQuestions, failedDelivery, recordQuestion } from "../questions.js";
+import { allowedUserIds, apiBaseUrl, chatSettings } from "../chat-settings.js";
+import { notificationText, questionBody } from "../question-text.js";
+import { type ChatQuestions, posted, TEXT_BUTTON_LABEL } from "../questions.js";
 import { BOT_TOKEN, DISCORD_API_BASE_URL, discordAccount, discordApi } from "./api.js";
 
 /** A message's `content`: at most 2000 characters; a button's label 80; 5 buttons a row, 5 rows. */
@@ -12,8 +12,7 @@ const CONTENT_MAX = 2000;
 const LABEL_MAX = 80;
 const BUTTONS_MAX = 25;
 
-/** The button that opens the answer modal of a text question. */
-export const TEXT_BUTTON_LABEL = "Answer…";
+export { TEXT_BUTTON_LABEL };
 
 /** Discord snowflakes (channel and user ids): decimal strings, as the API writes them. */
 const SNOWFLAKE = /^\d{1,20}$/;
@@ -49,27 +48,18 @@ export function discordAppAdapterWith(chat: ChatQuestions | undefined): Provider
     kind: "discord_app",
     secrets: { required: ["botToken"], optional: [] },
     parseSettings(raw) {
-      const settings = settingsObject(raw, "discord_app");
-      onlyFields(settings, ["channelId", "allowedUserIds", "apiBaseUrl", "gatewayUrl"], "discord_app");
+      const settings = chatSettings(raw, "discord_app", ["channelId", "allowedUserIds", "apiBaseUrl", "gatewayUrl"]);
       if (typeof settings.channelId !== "string" || !SNOWFLAKE.test(settings.channelId)) {
         throw invalid('channelId is required: a channel id as a string ("123456789012345678")');
       }
-      const allowed = settings.allowedUserIds;
-      if (
-        !Array.isArray(allowed) ||
-        allowed.length < 1 ||
-        allowed.length > 100 ||
-        !allowed.every((id) => typeof id === "string" && SNOWFLAKE.test(id))
-      ) {
-        throw invalid("allowedUserIds is required: a list of 1-100 Discord user ids (strings) that may answer");
-      }
       const parsed: Record<string, unknown> = {
         channelId: settings.channelId,
-        allowedUserIds: allowed,
-        apiBaseUrl:
-          settings.apiBaseUrl === undefined
-            ? DISCORD_API_BASE_URL
-            : httpUrl(settings.apiBaseUrl, "apiBaseUrl").replace(/\/+$/, ""),
+        allowedUserIds: allowedUserIds(
+          settings.allowedUserIds,
+          SNOWFLAKE,
+          "allowedUserIds is required: a list of 1-100 Discord user ids (strings) that may answer",
+        ),
+        apiBaseUrl: apiBaseUrl(settings.apiBaseUrl, DISCORD_API_BASE_URL),
       };
       if (settings.gatewayUrl !== undefined) parsed.gatewayUrl = gatewayUrl(settings.gatewayUrl);
       return parsed;
@@ -85,8 +75,7 @@ export function discordAppAdapterWith(chat: ChatQuestions | undefined): Provider
         body = questionBody(payload, question, CONTENT_MAX, "Answer with the button below.");
         components = buttons(question, chat.store.addHandles.bind(chat.store), account, chat.now());
       } else {
-        const message = messageOf(payload);
-        body = message === undefined ? payload.title : `${payload.title}\n\n${message}`;
+        body = notificationText(payload);
       }
       const reply = await discordApi<{ id?: unknown; channel_id?: unknown }>(
         settings.apiBaseUrl as string,
@@ -96,16 +85,13 @@ export function discordAppAdapterWith(chat: ChatQuestions | undefined): Provider
         { content: discordText(body), components, allowed_mentions: NO_MENTIONS },
         context.signal,
       );
-      if (!reply.ok) return failedDelivery(reply);
-      if (question && chat) {
-        const { id, channel_id } = reply.result ?? {};
-        if (typeof id !== "string" || typeof channel_id !== "string") {
-          return { ok: false, retryable: true, code: "discord_bad_reply", status: 200 };
-        }
-        const row = { account, conversation: channel_id, message: id, interactionId: question.id, body };
-        recordQuestion(chat, row);
-      }
-      return { ok: true, status: 200 };
+      const recorded = question && chat ? { chat, row: { account, interactionId: question.id, body } } : undefined;
+      return posted(
+        reply,
+        recorded,
+        (result) => ({ conversation: result?.channel_id, message: result?.id }),
+        "discord_bad_reply",
+      );
     },
   };
 }

@@ -1,18 +1,22 @@
 import { cappedServerDelayMs } from "@notify/contracts/retry";
 import { readableText } from "../../outbox/providers/readable-text.js";
 import { truncate } from "../../outbox/providers/text-limits.js";
-import { outcomeLine, rememberName } from "../question-text.js";
-import { outcomeReply, type SettleOutcome, settleFromChat } from "../settle.js";
+import {
+  answerFromChat,
+  isAccepted,
+  loopSecrets,
+  pendingQuestion,
+  SurfaceFailure,
+  unlessAccepted,
+  vetTap,
+} from "../chat-loop.js";
+import { outcomeLine } from "../question-text.js";
+import { outcomeReply } from "../settle.js";
+import { socketSession } from "../socket-session.js";
 import { secureSocketUrl } from "../socket-url.js";
 import type { SurfaceLoopContext } from "../supervisor.js";
 import { APP_TOKEN, BOT_TOKEN, slackAccount, slackApi } from "./api.js";
 import { escapeMrkdwn, messageBlocks } from "./send.js";
-
-class SlackFailure extends Error {
-  constructor(readonly code: string) {
-    super(code);
-  }
-}
 
 /** A Socket Mode envelope (https://api.slack.com/apis/socket-mode): the parts the broker reads. */
 interface Envelope {
@@ -24,8 +28,6 @@ interface Envelope {
 
 interface SlackUser {
   id?: string;
-  name?: string;
-  username?: string;
 }
 
 const str = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
@@ -51,20 +53,11 @@ export async function slackLoop(context: SurfaceLoopContext): Promise<void> {
   const { profile, signal, store } = context;
   const base = profile.settings.apiBaseUrl as string;
   const allowed = new Set(profile.settings.allowedUserIds as string[]);
-  let secrets: Record<string, string>;
-  try {
-    secrets = context.outbound.openSecrets(profile.id);
-  } catch {
-    throw new SlackFailure("provider_secrets_unreadable");
-  }
+  const secrets = loopSecrets(context);
   const appToken = secrets.appToken ?? "";
   const botToken = secrets.botToken ?? "";
-  if (!APP_TOKEN.test(appToken) || !BOT_TOKEN.test(botToken)) throw new SlackFailure("provider_secret_invalid");
+  if (!APP_TOKEN.test(appToken) || !BOT_TOKEN.test(botToken)) throw new SurfaceFailure("provider_secret_invalid");
   const account = slackAccount(botToken);
-  const { requestTimeoutMs } = context.timings;
-  /** The loop's signal with the deadline of one call (undici's own is 300 s). */
-  const within = (...signals: AbortSignal[]) =>
-    AbortSignal.any([signal, ...signals, AbortSignal.timeout(requestTimeoutMs)]);
 
   context.setEditor(account, async (row, interaction, editSignal) => {
     // mrkdwn: the label or answer text escaped; the name is a `<@U…>` mention.
@@ -82,7 +75,7 @@ export async function slackLoop(context: SurfaceLoopContext): Promise<void> {
           elements: [{ type: "mrkdwn", text: line }],
         }),
       },
-      within(editSignal),
+      context.within(editSignal),
     );
     if (reply.ok) return true;
     return reply.code === "slack_message_not_found" || reply.code === "slack_cant_update_message";
@@ -90,27 +83,8 @@ export async function slackLoop(context: SurfaceLoopContext): Promise<void> {
 
   const ephemeral = (channel: string | undefined, user: string | undefined, text: string) =>
     channel && user
-      ? slackApi(base, botToken, "chat.postEphemeral", { channel, user, text }, within()).catch(() => undefined)
+      ? slackApi(base, botToken, "chat.postEphemeral", { channel, user, text }, context.within()).catch(() => undefined)
       : Promise.resolve(undefined);
-
-  const settle = (
-    interactionId: string,
-    responseId: string,
-    user: SlackUser,
-    answer: { choiceId?: string; text?: string },
-  ) => {
-    rememberName(responseId, `<@${user.id}>`);
-    return settleFromChat(context.interactions, context.unit, interactionId, {
-      responseId,
-      source: "slack",
-      deviceId: `slack:${user.id}`,
-      ...answer,
-    });
-  };
-
-  const after = (outcome: SettleOutcome, interactionId: string) => {
-    if (outcome.kind !== "refused") context.close(interactionId);
-  };
 
   /** block_actions: a choice button answers; the text button opens the answer modal. */
   const blockActions = async (payload: Record<string, unknown>): Promise<void> => {
@@ -119,35 +93,23 @@ export async function slackLoop(context: SurfaceLoopContext): Promise<void> {
     const channel = str((payload.channel as { id?: unknown } | undefined)?.id) ?? str(container.channel_id);
     const ts = str((payload.message as { ts?: unknown } | undefined)?.ts) ?? str(container.message_ts);
     const action = ((payload.actions as Record<string, unknown>[] | undefined) ?? [])[0] ?? {};
-    const message = channel && ts ? store.message(account, channel, ts) : undefined;
-    if (!message) {
-      context.logger.info(`chat: slack provider ${profile.name} refused a button outside its question messages`);
-      await ephemeral(channel, user.id, "Not accepted: this message does not answer questions.");
-      return;
-    }
-    if (!user.id || !allowed.has(user.id)) {
-      context.logger.info(`chat: slack provider ${profile.name} refused a tap by user ${user.id ?? "?"}`);
-      await ephemeral(channel, user.id, "Not accepted: you are not allowed to answer.");
-      return;
-    }
     const value = str(action.value);
-    const handle = value ? store.handle(value) : undefined;
-    if (!handle || handle.account !== account || handle.interactionId !== message.interactionId) {
-      context.logger.info(`chat: slack provider ${profile.name} refused an unknown button`);
-      await ephemeral(channel, user.id, "Not accepted: this button is not one the broker sent.");
+    const tap = vetTap(context, "slack", {
+      account,
+      allowed,
+      message: channel && ts ? store.message(account, channel, ts) : undefined,
+      userId: user.id,
+      handle: value ? store.handle(value) : undefined,
+    });
+    const tell = (text: string) => ephemeral(channel, user.id, text);
+    if ("refused" in tap) {
+      await tell(tap.refused);
       return;
     }
+    const { handle, userId } = tap;
     if (handle.choiceId === undefined) {
-      const interaction = context.interactions.find(handle.interactionId);
-      if (interaction?.status !== "pending") {
-        await ephemeral(
-          channel,
-          user.id,
-          interaction?.status === "answered" ? "Already answered." : "This question is closed.",
-        );
-        context.close(handle.interactionId);
-        return;
-      }
+      const interaction = await pendingQuestion(context, handle.interactionId, tell);
+      if (!interaction) return;
       await slackApi(
         base,
         botToken,
@@ -180,15 +142,14 @@ export async function slackLoop(context: SurfaceLoopContext): Promise<void> {
             ],
           },
         },
-        within(),
+        context.within(),
       );
       return;
     }
-    const responseId = `slack_${account.slice(6)}_${str(action.action_ts) ?? ts}_${user.id}`;
-    const outcome = await settle(handle.interactionId, responseId, user, { choiceId: handle.choiceId });
-    if (outcome.kind !== "accepted" && outcome.kind !== "replayed")
-      await ephemeral(channel, user.id, outcomeReply(outcome));
-    after(outcome, handle.interactionId);
+    const responseId = `slack_${account.slice(6)}_${str(action.action_ts) ?? ts}_${userId}`;
+    // The outcome line names the person by a `<@U…>` mention.
+    const reply = { responseId, userId, name: `<@${userId}>`, choiceId: handle.choiceId };
+    await answerFromChat(context, handle.interactionId, reply, unlessAccepted(tell));
   };
 
   /** view_submission of the answer modal: returns the ack's payload (errors shown in the modal), if any. */
@@ -206,12 +167,10 @@ export async function slackLoop(context: SurfaceLoopContext): Promise<void> {
     const values = (view.state as { values?: Record<string, Record<string, { value?: unknown }>> } | undefined)?.values;
     const text = str(values?.answer?.answer?.value);
     if (text === undefined) return refuse("An answer is required.");
-    const outcome = await settle(handle.interactionId, `slack_${account.slice(6)}_${str(view.id) ?? value}`, user, {
-      text,
-    });
-    after(outcome, handle.interactionId);
-    if (outcome.kind === "accepted" || outcome.kind === "replayed") return undefined;
-    return refuse(outcomeReply(outcome));
+    const responseId = `slack_${account.slice(6)}_${str(view.id) ?? value}`;
+    const reply = { responseId, userId: user.id, name: `<@${user.id}>`, text };
+    const outcome = await answerFromChat(context, handle.interactionId, reply, undefined);
+    return isAccepted(outcome) ? undefined : refuse(outcomeReply(outcome));
   };
 
   /** events_api: a reply in a question message's thread answers a text question. */
@@ -230,15 +189,13 @@ export async function slackLoop(context: SurfaceLoopContext): Promise<void> {
       await ephemeral(channel, user, "Not accepted: you are not allowed to answer.");
       return;
     }
-    const outcome = await settle(
+    const reply = { responseId: `slack_${account.slice(6)}_${str(body.ts)}`, userId: user, name: `<@${user}>`, text };
+    await answerFromChat(
+      context,
       message.interactionId,
-      `slack_${account.slice(6)}_${str(body.ts)}`,
-      { id: user },
-      { text },
+      reply,
+      unlessAccepted((text) => ephemeral(channel, user, text)),
     );
-    if (outcome.kind !== "accepted" && outcome.kind !== "replayed")
-      await ephemeral(channel, user, outcomeReply(outcome));
-    after(outcome, message.interactionId);
   };
 
   const handle = async (envelope: Envelope): Promise<Record<string, unknown> | undefined> => {
@@ -255,7 +212,7 @@ export async function slackLoop(context: SurfaceLoopContext): Promise<void> {
   /** Connections in a row ended by `disconnect` less than `maxBackoffMs` after they opened. */
   let quickDisconnects = 0;
   while (!signal.aborted) {
-    const opened = await slackApi<{ url?: string }>(base, appToken, "apps.connections.open", {}, within());
+    const opened = await slackApi<{ url?: string }>(base, appToken, "apps.connections.open", {}, context.within());
     if (signal.aborted) return;
     if (!opened.ok) {
       // 429 honoured (up to MAX_SERVER_DELAY_MS), shown as retrying while it waits; the supervisor's backoff
@@ -264,14 +221,14 @@ export async function slackLoop(context: SurfaceLoopContext): Promise<void> {
         context.report("retrying", opened.code);
         await context.sleep(cappedServerDelayMs(opened.retryAfterMs));
       }
-      throw new SlackFailure(opened.code);
+      throw new SurfaceFailure(opened.code);
     }
     const target = socketUrl(str(opened.result.url) ?? "", base);
-    if ("refused" in target) throw new SlackFailure(target.refused);
+    if ("refused" in target) throw new SurfaceFailure(target.refused);
     const startedMs = performance.now();
     const reason = await connection(target.url, context, handle);
     if (signal.aborted) return;
-    if (reason !== "disconnect") throw new SlackFailure(reason);
+    if (reason !== "disconnect") throw new SurfaceFailure(reason);
     quickDisconnects = performance.now() - startedMs < context.timings.maxBackoffMs ? quickDisconnects + 1 : 0;
     if (quickDisconnects > 1) {
       context.report("retrying", "slack_disconnect");
@@ -290,44 +247,23 @@ function connection(
   context: SurfaceLoopContext,
   handle: (envelope: Envelope) => Promise<Record<string, unknown> | undefined>,
 ): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = new WebSocket(url);
-    let chain = Promise.resolve();
-    let ended = false;
-    // A server that takes the connection and never says hello is a failure, not "connecting" for ever.
-    const helloTimer = setTimeout(() => end("socket_timeout"), context.timings.requestTimeoutMs);
-    const end = (reason: string) => {
-      if (ended) return;
-      ended = true;
-      clearTimeout(helloTimer);
-      context.signal.removeEventListener("abort", onAbort);
-      try {
-        socket.close();
-      } catch {
-        // already closed
-      }
-      resolve(reason);
-    };
-    const onAbort = () => end("aborted");
-    context.signal.addEventListener("abort", onAbort, { once: true });
-    socket.addEventListener("message", (message) => {
-      let envelope: Envelope;
-      try {
-        envelope = JSON.parse(String(message.data)) as Envelope;
-      } catch {
-        return;
-      }
+  return socketSession<string>(url, context, (session) => ({
+    timedOut: "socket_timeout",
+    aborted: "aborted",
+    closed: () => "socket_closed",
+    message(payload) {
+      const envelope = payload as Envelope;
       if (envelope.type === "hello") {
-        clearTimeout(helloTimer);
+        session.greeted();
         context.report("connected");
         return;
       }
       if (envelope.type === "disconnect") {
-        chain = chain.then(() => end("disconnect"));
+        session.queue(() => session.end("disconnect"));
         return;
       }
       const id = str(envelope.envelope_id);
-      chain = chain.then(async () => {
+      session.queue(async () => {
         let ackPayload: Record<string, unknown> | undefined;
         try {
           ackPayload = await handle(envelope);
@@ -335,16 +271,8 @@ function connection(
           // A closed database during shutdown: no ack, Slack sends it again to the next connection.
           return;
         }
-        if (id !== undefined && !ended) {
-          socket.send(JSON.stringify(ackPayload ? { envelope_id: id, payload: ackPayload } : { envelope_id: id }));
-        }
+        if (id !== undefined) session.send(ackPayload ? { envelope_id: id, payload: ackPayload } : { envelope_id: id });
       });
-    });
-    socket.addEventListener("close", () => {
-      chain = chain.then(() => end("socket_closed"));
-    });
-    socket.addEventListener("error", () => {
-      chain = chain.then(() => end("socket_closed"));
-    });
-  });
+    },
+  }));
 }

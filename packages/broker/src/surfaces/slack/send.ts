@@ -1,18 +1,17 @@
 import { invalid } from "../../domain/errors.js";
 import { readableText } from "../../outbox/providers/readable-text.js";
-import { httpUrl, onlyFields, settingsObject } from "../../outbox/providers/settings.js";
-import { messageOf, truncate } from "../../outbox/providers/text-limits.js";
+import { truncate } from "../../outbox/providers/text-limits.js";
 import type { DeliveryResult, OutboundPayload, ProviderAdapter } from "../../outbox/types.js";
-import { questionBody } from "../question-text.js";
-import { type ChatQuestions, failedDelivery, recordQuestion } from "../questions.js";
+import { allowedUserIds, apiBaseUrl, chatSettings } from "../chat-settings.js";
+import { notificationText, questionBody } from "../question-text.js";
+import { type ChatQuestions, posted, TEXT_BUTTON_LABEL } from "../questions.js";
 import { BOT_TOKEN, SLACK_API_BASE_URL, slackAccount, slackApi } from "./api.js";
 
 /** A section's text is at most 3000 characters, a button's label 75 (https://api.slack.com/reference/block-kit). */
 const SECTION_MAX = 3000;
 const BUTTON_MAX = 75;
 
-/** The button that opens the answer modal of a text question. */
-export const TEXT_BUTTON_LABEL = "Answer…";
+export { TEXT_BUTTON_LABEL };
 
 /** mrkdwn escaping (https://api.slack.com/reference/surfaces/formatting#escaping). */
 export function escapeMrkdwn(text: string): string {
@@ -46,27 +45,18 @@ export function slackAppAdapterWith(chat: ChatQuestions | undefined): ProviderAd
     kind: "slack_app",
     secrets: { required: ["appToken", "botToken"], optional: [] },
     parseSettings(raw) {
-      const settings = settingsObject(raw, "slack_app");
-      onlyFields(settings, ["channel", "allowedUserIds", "apiBaseUrl"], "slack_app");
+      const settings = chatSettings(raw, "slack_app", ["channel", "allowedUserIds", "apiBaseUrl"]);
       if (typeof settings.channel !== "string" || !/^(#[a-z0-9_-]{1,80}|[CGD][A-Z0-9]{2,30})$/.test(settings.channel)) {
         throw invalid("channel is required: a channel id (C0123ABCD) or #name");
       }
-      const allowed = settings.allowedUserIds;
-      if (
-        !Array.isArray(allowed) ||
-        allowed.length < 1 ||
-        allowed.length > 100 ||
-        !allowed.every((id) => typeof id === "string" && /^[UW][A-Z0-9]{2,30}$/.test(id))
-      ) {
-        throw invalid("allowedUserIds is required: a list of 1-100 Slack user ids (U0123ABCD) that may answer");
-      }
       return {
         channel: settings.channel,
-        allowedUserIds: allowed,
-        apiBaseUrl:
-          settings.apiBaseUrl === undefined
-            ? SLACK_API_BASE_URL
-            : httpUrl(settings.apiBaseUrl, "apiBaseUrl").replace(/\/+$/, ""),
+        allowedUserIds: allowedUserIds(
+          settings.allowedUserIds,
+          /^[UW][A-Z0-9]{2,30}$/,
+          "allowedUserIds is required: a list of 1-100 Slack user ids (U0123ABCD) that may answer",
+        ),
+        apiBaseUrl: apiBaseUrl(settings.apiBaseUrl, SLACK_API_BASE_URL),
       };
     },
     async send(payload, settings, secrets, context): Promise<DeliveryResult> {
@@ -113,8 +103,7 @@ export function slackAppAdapterWith(chat: ChatQuestions | undefined): ProviderAd
           };
         }
       } else {
-        const message = messageOf(payload);
-        body = readableText(message === undefined ? payload.title : `${payload.title}\n\n${message}`);
+        body = readableText(notificationText(payload));
       }
       const reply = await slackApi<{ channel?: string; ts?: string }>(
         settings.apiBaseUrl as string,
@@ -129,22 +118,16 @@ export function slackAppAdapterWith(chat: ChatQuestions | undefined): ProviderAd
         },
         context.signal,
       );
-      if (!reply.ok) return failedDelivery(reply);
-      if (question && chat) {
-        const { channel, ts } = reply.result;
-        if (typeof channel !== "string" || typeof ts !== "string") {
-          return { ok: false, retryable: true, code: "slack_bad_reply", status: 200 };
-        }
-        const row = {
-          account: slackAccount(token),
-          conversation: channel,
-          message: ts,
-          interactionId: question.id,
-          body,
-        };
-        recordQuestion(chat, row);
-      }
-      return { ok: true, status: 200 };
+      const recorded =
+        question && chat
+          ? { chat, row: { account: slackAccount(token), interactionId: question.id, body } }
+          : undefined;
+      return posted(
+        reply,
+        recorded,
+        (result) => ({ conversation: result.channel, message: result.ts }),
+        "slack_bad_reply",
+      );
     },
   };
 }

@@ -1,11 +1,9 @@
 import { cappedServerDelayMs } from "@notify/contracts/retry";
-import { networkCode } from "../../outbox/providers/http.js";
 import { joinUrl } from "../../outbox/providers/settings.js";
+import { type ChatApiFailure, type ChatApiResult, fetchJson, type MethodCall } from "../chat-api.js";
 
 /** A Bot API call's outcome: the `result`, or a status and a fixed code (never the URL, which holds the token). */
-export type BotApiResult<T> =
-  | { ok: true; result: T }
-  | { ok: false; code: string; status?: number; retryable: boolean; retryAfterMs?: number; description?: string };
+export type BotApiResult<T> = ChatApiResult<T, ChatApiFailure & { description?: string }>;
 
 /** A bot token as BotFather issues it: `<bot id>:<secret>`. The bot id is public (it is the bot's user id). */
 export const BOT_TOKEN = /^(\d{1,20}):[A-Za-z0-9_-]{20,100}$/;
@@ -26,41 +24,27 @@ const KNOWN_DESCRIPTIONS = [/message is not modified/i, /message to edit not fou
  * MAX_SERVER_DELAY_MS; 5xx and network failures are retryable. `signal` carries the caller's deadline: a reply cut
  * off by it (headers or body) is `timeout`.
  */
-export async function botApi<T>(
-  base: string,
-  token: string,
-  method: string,
-  body: Record<string, unknown>,
-  signal: AbortSignal,
-): Promise<BotApiResult<T>> {
-  let response: Response;
-  try {
-    response = await fetch(joinUrl(base, `bot${token}/${method}`), {
+export async function botApi<T>(...[base, token, method, body, signal]: MethodCall): Promise<BotApiResult<T>> {
+  const reply = await fetchJson(
+    joinUrl(base, `bot${token}/${method}`),
+    {
       method: "POST",
       headers: { "content-type": "application/json", "user-agent": "notify-chat" },
       body: JSON.stringify(body),
-      signal,
-      redirect: "manual",
-    });
-  } catch (error) {
-    return { ok: false, code: networkCode(error), retryable: true };
-  }
-  interface Reply {
+    },
+    signal,
+  );
+  if (!("response" in reply)) return reply;
+  const response = reply.response;
+  const json = reply.json as {
     ok?: unknown;
     result?: unknown;
     description?: unknown;
     parameters?: { retry_after?: unknown };
-  }
-  let json: Reply | null;
-  try {
-    json = (await response.json()) as Reply | null;
-  } catch (error) {
-    if (signal.aborted) return { ok: false, code: networkCode(error), retryable: true };
-    json = null;
-  }
+  } | null;
   if (response.ok && json?.ok === true) return { ok: true, result: json.result as T };
   const status = response.status;
-  const result: BotApiResult<T> = {
+  const result: ChatApiFailure & { description?: string } = {
     ok: false,
     code: status >= 200 && status < 300 ? "telegram_bad_reply" : `http_${status}`,
     status,

@@ -1,8 +1,9 @@
 import { cappedServerDelayMs } from "@notify/contracts/retry";
 import { readableText } from "../../outbox/providers/readable-text.js";
 import { truncate } from "../../outbox/providers/text-limits.js";
-import { outcomeLine, rememberName } from "../question-text.js";
-import { outcomeReply, type SettleOutcome, settleFromChat } from "../settle.js";
+import { answerFromChat, isAccepted, loopSecrets, SurfaceFailure, unlessAccepted } from "../chat-loop.js";
+import { outcomeLine } from "../question-text.js";
+import { outcomeReply } from "../settle.js";
 import type { SurfaceLoopContext } from "../supervisor.js";
 import { type BotApiResult, botApi, telegramAccount } from "./api.js";
 
@@ -69,12 +70,6 @@ function wellFormed(update: TgUpdate): boolean {
   return update.message === undefined || isMessage(update.message);
 }
 
-class TelegramFailure extends Error {
-  constructor(readonly code: string) {
-    super(code);
-  }
-}
-
 /**
  * The Telegram answer loop of one provider (`answers: true`): long-polls getUpdates from the stored offset, takes
  * a button tap (callback_query) or a reply to a question message from an allowed user in the configured chat,
@@ -92,20 +87,12 @@ export async function telegramLoop(context: SurfaceLoopContext): Promise<void> {
   const base = settings.apiBaseUrl as string;
   const chatId = String(settings.chatId);
   const allowed = new Set((settings.allowedUserIds as string[] | undefined) ?? []);
-  let token: string;
-  try {
-    token = context.outbound.openSecrets(profile.id).botToken ?? "";
-  } catch {
-    throw new TelegramFailure("provider_secrets_unreadable");
-  }
+  const token = loopSecrets(context).botToken ?? "";
   const account = telegramAccount(token);
-  if (!account) throw new TelegramFailure("provider_secret_invalid");
+  if (!account) throw new SurfaceFailure("provider_secret_invalid");
   const botId = account.slice("telegram:".length);
 
   const { requestTimeoutMs } = context.timings;
-  /** The loop's signal with a deadline of `ms` (undici's own is 300 s). */
-  const within = (ms: number, ...signals: AbortSignal[]) =>
-    AbortSignal.any([signal, ...signals, AbortSignal.timeout(ms)]);
 
   /**
    * One Bot API call, retried on 429 (retry_after, capped) and 5xx/network failures (a missed deadline too) with
@@ -115,7 +102,13 @@ export async function telegramLoop(context: SurfaceLoopContext): Promise<void> {
     const deadlineMs = (typeof body.timeout === "number" ? body.timeout * 1000 : 0) + requestTimeoutMs;
     let failures = 0;
     for (;;) {
-      const reply = await botApi<T>(base, token, method, body, within(deadlineMs));
+      const reply = await botApi<T>(
+        base,
+        token,
+        method,
+        body,
+        AbortSignal.any([signal, AbortSignal.timeout(deadlineMs)]),
+      );
       if (reply.ok || !reply.retryable || signal.aborted) return reply;
       failures++;
       context.report("retrying", reply.code);
@@ -133,11 +126,18 @@ export async function telegramLoop(context: SurfaceLoopContext): Promise<void> {
       token,
       "editMessageText",
       { chat_id: row.conversation, message_id: Number(row.message), text: `${body}\n\n${line}` },
-      within(requestTimeoutMs, editSignal),
+      context.within(editSignal),
     );
     if (reply.ok) return true;
     // Already showing it, or gone: nothing more to edit. Anything else is tried again on the next rescan.
     return reply.description !== undefined || reply.status === 400;
+  });
+
+  /** Who answers in `update`: the response id comes from the update, so a redelivered one replays. */
+  const answerer = (update: TgUpdate, from: TgUser) => ({
+    responseId: `telegram_${botId}_${update.update_id}`,
+    userId: String(from.id),
+    name: displayName(from),
   });
 
   const answerCallback = (id: string, text: string, alert: boolean) =>
@@ -162,16 +162,15 @@ export async function telegramLoop(context: SurfaceLoopContext): Promise<void> {
       await answerCallback(query.id, "Not accepted: this button is not one the broker sent.", true);
       return;
     }
-    const responseId = `telegram_${botId}_${update.update_id}`;
-    rememberName(responseId, displayName(query.from));
-    const outcome = await settleFromChat(context.interactions, context.unit, handle.interactionId, {
-      responseId,
-      source: "telegram",
-      deviceId: `telegram:${query.from.id}`,
-      ...(handle.choiceId !== undefined ? { choiceId: handle.choiceId } : {}),
-    });
-    await answerCallback(query.id, outcomeReply(outcome), !isAccepted(outcome));
-    if (outcome.kind !== "refused") context.close(handle.interactionId);
+    await answerFromChat(
+      context,
+      handle.interactionId,
+      {
+        ...answerer(update, query.from),
+        ...(handle.choiceId !== undefined ? { choiceId: handle.choiceId } : {}),
+      },
+      (outcome) => answerCallback(query.id, outcomeReply(outcome), !isAccepted(outcome)),
+    );
   };
 
   const reply = async (update: TgUpdate): Promise<void> => {
@@ -184,22 +183,19 @@ export async function telegramLoop(context: SurfaceLoopContext): Promise<void> {
       context.logger.info(`chat: telegram provider ${profile.name} refused a reply by user ${message.from?.id ?? "?"}`);
       return;
     }
-    const responseId = `telegram_${botId}_${update.update_id}`;
-    rememberName(responseId, displayName(message.from));
-    const outcome = await settleFromChat(context.interactions, context.unit, question.interactionId, {
-      responseId,
-      source: "telegram",
-      deviceId: `telegram:${message.from.id}`,
-      text: message.text,
-    });
-    if (!isAccepted(outcome)) {
-      await call("sendMessage", {
-        chat_id: chatId,
-        text: outcomeReply(outcome),
-        reply_parameters: { message_id: message.message_id, allow_sending_without_reply: true },
-      });
-    }
-    if (outcome.kind !== "refused") context.close(question.interactionId);
+    const text = message.text;
+    await answerFromChat(
+      context,
+      question.interactionId,
+      { ...answerer(update, message.from), text },
+      unlessAccepted((reply) =>
+        call("sendMessage", {
+          chat_id: chatId,
+          text: reply,
+          reply_parameters: { message_id: message.message_id, allow_sending_without_reply: true },
+        }),
+      ),
+    );
   };
 
   /** Malformed updates without a usable update_id are logged once per run: they could come back on every poll. */
@@ -214,8 +210,8 @@ export async function telegramLoop(context: SurfaceLoopContext): Promise<void> {
       allowed_updates: ["message", "callback_query"],
     });
     if (signal.aborted) return;
-    if (!page.ok) throw new TelegramFailure(page.code);
-    if (!Array.isArray(page.result)) throw new TelegramFailure("telegram_bad_reply");
+    if (!page.ok) throw new SurfaceFailure(page.code);
+    if (!Array.isArray(page.result)) throw new SurfaceFailure("telegram_bad_reply");
     first = false;
     context.report("connected");
     for (const update of page.result as unknown[]) {
@@ -241,8 +237,4 @@ export async function telegramLoop(context: SurfaceLoopContext): Promise<void> {
     }
     await context.unit.pendingCommit();
   }
-}
-
-function isAccepted(outcome: SettleOutcome): boolean {
-  return outcome.kind === "accepted" || outcome.kind === "replayed";
 }

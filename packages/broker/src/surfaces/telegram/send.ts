@@ -1,18 +1,12 @@
 import { invalid } from "../../domain/errors.js";
 import { sendHttp } from "../../outbox/providers/http.js";
 import { readableText } from "../../outbox/providers/readable-text.js";
-import {
-  httpUrl,
-  joinUrl,
-  onlyFields,
-  optionalBoolean,
-  optionalChoice,
-  settingsObject,
-} from "../../outbox/providers/settings.js";
+import { httpUrl, joinUrl, optionalBoolean, optionalChoice } from "../../outbox/providers/settings.js";
 import { messageOf, truncate } from "../../outbox/providers/text-limits.js";
 import type { DeliveryContext, DeliveryResult, OutboundPayload, ProviderAdapter } from "../../outbox/types.js";
+import { chatSettings } from "../chat-settings.js";
 import { questionBody } from "../question-text.js";
-import { type ChatQuestions, failedDelivery, recordQuestion } from "../questions.js";
+import { type ChatQuestions, posted } from "../questions.js";
 import { BOT_TOKEN, botApi, telegramAccount } from "./api.js";
 
 export const TELEGRAM_API_BASE_URL = "https://api.telegram.org";
@@ -44,12 +38,14 @@ export function telegramAdapterWith(chat: ChatQuestions | undefined): ProviderAd
     kind: "telegram",
     secrets: { required: ["botToken"], optional: [] },
     parseSettings(raw) {
-      const settings = settingsObject(raw, "telegram");
-      onlyFields(
-        settings,
-        ["chatId", "apiBaseUrl", "parseMode", "disableLinkPreview", "answers", "allowedUserIds"],
-        "telegram",
-      );
+      const settings = chatSettings(raw, "telegram", [
+        "chatId",
+        "apiBaseUrl",
+        "parseMode",
+        "disableLinkPreview",
+        "answers",
+        "allowedUserIds",
+      ]);
       const parsed: Record<string, unknown> = {
         chatId: chatId(settings.chatId),
         apiBaseUrl:
@@ -136,20 +132,15 @@ async function sendQuestion(
     },
     context.signal,
   );
-  if (!reply.ok) return failedDelivery(reply);
-  const message = reply.result;
-  if (typeof message?.message_id !== "number" || message.chat === undefined) {
-    return { ok: false, retryable: true, code: "telegram_bad_reply", status: 200 };
-  }
-  const row = {
-    account,
-    conversation: String(message.chat.id),
-    message: String(message.message_id),
-    interactionId: question.id,
-    body,
-  };
-  recordQuestion(chat, row);
-  return { ok: true, status: 200 };
+  return posted(
+    reply,
+    { chat, row: { account, interactionId: question.id, body } },
+    (message) =>
+      typeof message?.message_id !== "number" || message.chat === undefined
+        ? { conversation: undefined, message: undefined }
+        : { conversation: String(message.chat.id), message: String(message.message_id) },
+    "telegram_bad_reply",
+  );
 }
 
 /** Telegram user ids (integers) allowed to answer. */

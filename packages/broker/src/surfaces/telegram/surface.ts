@@ -1,15 +1,13 @@
-import { type AnswerSurface, wordsOf } from "../surface.js";
+import { chatSurface } from "../surface.js";
 import { BOT_TOKEN } from "./api.js";
 import { telegramLoop } from "./loop.js";
 import { telegramAdapterWith } from "./send.js";
 
 /** Telegram (issue 25): a bot's getUpdates long poll; only a provider with `answers: true` takes answers. */
-export const telegramSurface: AnswerSurface = {
+export const telegramSurface = chatSurface({
   kind: "telegram",
-  words: wordsOf("telegram"),
   adapter: telegramAdapterWith,
   answers: (profile) => profile.settings.answers === true,
   loop: telegramLoop,
-  listsConnection: true,
   secretShapes: { botToken: { valid: (value) => BOT_TOKEN.test(value), expected: "<bot id>:<secret>" } },
-};
+});
