@@ -1,7 +1,9 @@
 // Relay benchmarks: stored answers/s and latency vs a bare fastify baseline (SQLite, PostgreSQL with one and two
-// relay processes), answer-to-held-poll latency with wait=N, RSS with 10,000 held polls.
+// relay processes), answer-to-held-poll latency with wait=N, RSS with 10,000 held polls; and the floor
+// (floor-server.mjs: bare fastify that stores each answer with group commit, on SQLite and on two PostgreSQL
+// processes), to see how much of the relay's CPU per answer the database itself takes.
 // Usage: npm run bench:relay [-- --duration=10 --connections=10,100 --rounds=200 --holds=10000
-//        --skip=throughput,latency,holds,pg,pg-single --relay-node-args="--cpu-prof --cpu-prof-dir=DIR"
+//        --skip=throughput,latency,holds,pg,pg-single,floor --relay-node-args="--cpu-prof --cpu-prof-dir=DIR"
 //        --relay-cli=<another build>/packages/relay/dist/cli/main.js]
 // Summary (markdown) on stdout, progress on stderr, raw JSON in bench/results/.
 import { randomUUID } from "node:crypto";
@@ -167,10 +169,17 @@ function cpuSplit(before, after, requests) {
   };
 }
 
-async function throughput(name, relays, backend, location, enrollmentToken) {
+/** The floor servers' identity: any installation id, the token they know (floor-server.mjs). */
+const floorIdentity = async () => ({
+  installation: { installation_id: `ins_${randomUUID().slice(0, 8)}` },
+  phone: { device_id: "dev_x", token: "x" },
+});
+
+/** `identify` gives a fresh installation and phone (enrolled on a relay, or made up for a floor server). */
+async function throughput(name, relays, backend, location, identify) {
   for (const connections of connectionCounts) {
     // A fresh installation per run, so the committed-rows check covers exactly this run.
-    const { installation, phone } = await enrollAndPair(relays[0].url, enrollmentToken);
+    const { installation, phone } = await identify();
     const targets = relays.map((relay) => ({ url: relay.url, installation, phone }));
     if (warmup > 0) await load(targets, connections, warmup);
     const before = cpuSnapshot(relays);
@@ -359,7 +368,20 @@ try {
   const sqliteRelay = await startRelay({ dataDir: sqliteDir, nodeArgs: relayNodeArgs, cli: args["relay-cli"] });
   cleanups.push(sqliteRelay.stop);
   const token = readFileSync(join(sqliteDir, "enrollment-token"), "utf8").trim();
-  if (throughputRuns) await throughput("relay, SQLite", [sqliteRelay], "sqlite", join(sqliteDir, "relay.db"), token);
+  if (throughputRuns && !skip.has("floor")) {
+    const floorDir = mkdtempSync(join(os.tmpdir(), "relay-bench-floor-"));
+    cleanups.push(async () => rmSync(floorDir, { recursive: true, force: true }));
+    const file = join(floorDir, "floor.db");
+    const floor = await spawnServer([join(BENCH_DIR, "floor-server.mjs")], { FLOOR_SQLITE: file });
+    cleanups.push(floor.stop);
+    await throughput("floor, SQLite", [floor], "sqlite", file, floorIdentity);
+    await floor.stop();
+  }
+  if (throughputRuns) {
+    await throughput("relay, SQLite", [sqliteRelay], "sqlite", join(sqliteDir, "relay.db"), () =>
+      enrollAndPair(sqliteRelay.url, token),
+    );
+  }
   if (!skip.has("latency")) await heldPollLatency("held poll, SQLite", sqliteRelay.url, sqliteRelay.url, token);
   await sqliteRelay.stop();
   if (!skip.has("holds")) {
@@ -376,6 +398,25 @@ try {
     results.machine.postgres = server.version;
     const admin = new pg.Client({ connectionString: server.url });
     await admin.connect();
+    // The floor on two processes, bare and with the token lookup and NOTIFY the relay's design adds.
+    const floors = throughputRuns && !skip.has("floor") ? ["", "lookup,notify"] : [];
+    for (const [index, extras] of floors.entries()) {
+      const name = `floor_bench_${index}`;
+      await admin.query(`CREATE DATABASE ${name}`);
+      const databaseUrl = server.url.replace(/\/postgres$/, `/${name}`);
+      const processes = [];
+      for (let count = 0; count < 2; count += 1) {
+        const floor = await spawnServer([join(BENCH_DIR, "floor-server.mjs")], {
+          FLOOR_PG: databaseUrl,
+          FLOOR_EXTRAS: extras,
+        });
+        processes.push(floor);
+        cleanups.push(floor.stop);
+      }
+      const label = `floor${extras ? " + token lookup + NOTIFY" : ""}, PostgreSQL, 2 processes`;
+      await throughput(label, processes, "postgres", databaseUrl, floorIdentity);
+      await Promise.all(processes.map((floor) => floor.stop()));
+    }
     // Each PostgreSQL configuration twice, one after the other: with group commit (the default) and with one
     // transaction per answer (RELAY_GROUP_COMMIT=off), so the comparison shares the machine's load of the moment.
     const variants = [1, 2].flatMap((processes) =>
@@ -394,7 +435,7 @@ try {
       cleanups.push(() => Promise.all(relays.map((relay) => relay.stop())));
       const pgToken = readFileSync(join(dataDir, "enrollment-token"), "utf8").trim();
       const label = `relay, PostgreSQL, ${processes} process${processes > 1 ? "es" : ""}${group ? "" : ", one commit per answer"}`;
-      await throughput(label, relays, "postgres", databaseUrl, pgToken);
+      await throughput(label, relays, "postgres", databaseUrl, () => enrollAndPair(relays[0].url, pgToken));
       if (processes === 2 && group && !skip.has("latency")) {
         await heldPollLatency(
           "held poll, PostgreSQL, answer to process A, poll held by B",
@@ -428,8 +469,20 @@ lines.push(
   "CPU per answer in microseconds, by process (load generator = autocannon in the bench process; server = the relays or",
   "the bare fastify), and how busy the machine's cores were during the run:",
   "",
-  "| run | connections | load generator | server | server x bare fastify | PostgreSQL | other processes | sum | machine busy % |",
-  "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+  "| run | connections | load generator | server | server x bare fastify | server x floor | PostgreSQL | other processes | sum | machine busy % |",
+  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+);
+// A relay row's floor: the floor on the same database with the same number of processes, at the same connections.
+const floorOf = (name) =>
+  name.includes("SQLite")
+    ? "floor, SQLite"
+    : name === "relay, PostgreSQL, 2 processes"
+      ? "floor, PostgreSQL, 2 processes"
+      : undefined;
+const floorUs = new Map(
+  results.runs
+    .filter((entry) => entry.cpu && entry.name.startsWith("floor"))
+    .map((entry) => [`${entry.name}|${entry.connections}`, entry.cpu.usPerRequest.relays]),
 );
 // The server's CPU per request against bare fastify's at the same connection count, both from this run.
 const bareUs = new Map(
@@ -441,8 +494,10 @@ for (const run of results.runs.filter((entry) => entry.cpu)) {
   const us = run.cpu.usPerRequest;
   const bare = bareUs.get(run.connections);
   run.cpu.serverXBare = bare ? round(us.relays / bare, 2) : undefined;
+  const floor = run.name.startsWith("relay") ? floorUs.get(`${floorOf(run.name)}|${run.connections}`) : undefined;
+  run.cpu.serverXFloor = floor ? round(us.relays / floor, 2) : undefined;
   lines.push(
-    `| ${run.name} | ${run.connections} | ${us.loadgen} | ${us.relays} | ${run.cpu.serverXBare ?? "-"} | ${us.postgres} | ${us.other} | ${us.loadgen + us.relays + us.postgres + us.other} | ${run.cpu.busyPct} |`,
+    `| ${run.name} | ${run.connections} | ${us.loadgen} | ${us.relays} | ${run.cpu.serverXBare ?? "-"} | ${run.cpu.serverXFloor ?? "-"} | ${us.postgres} | ${us.other} | ${us.loadgen + us.relays + us.postgres + us.other} | ${run.cpu.busyPct} |`,
   );
 }
 lines.push(
