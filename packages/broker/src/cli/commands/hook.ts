@@ -1,3 +1,4 @@
+import { fstatSync, readSync } from "node:fs";
 import { AGENTS, isAgent } from "../../hooks/agents.js";
 import { OpenMarks } from "../../hooks/open-marks.js";
 import { runHook } from "../../hooks/run-hook.js";
@@ -60,9 +61,28 @@ export async function hook(options: HookOptions): Promise<void> {
   }
 }
 
+/**
+ * The agent's JSON: read straight from fd 0 while it blocks (the agents' pipes do), which loads no stream modules
+ * (process.stdin and node:tty do); a non-blocking stdin (EAGAIN) is read to its end as a stream instead. A terminal
+ * (or /dev/null), a character device, has no JSON to wait for.
+ */
 async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) return "";
+  if (fstatSync(0).isCharacterDevice()) return "";
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  try {
+    for (;;) {
+      const read = readSync(0, buffer, 0, buffer.length, null);
+      if (read === 0) break;
+      chunks.push(Buffer.from(buffer.subarray(0, read)));
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EAGAIN") {
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    } else if (code !== "EOF") {
+      throw error;
+    }
+  }
   return Buffer.concat(chunks).toString("utf8");
 }
