@@ -82,3 +82,21 @@ export async function messageWith(messages: () => Json[], prompt: string): Promi
   }, 30_000);
   return found;
 }
+
+/**
+ * What the chat e2e suites call, on whichever ChatBroker the current test started (`broker`): its HTTP API, the
+ * real `notify ask`, and the question message it sent whose text holds a prompt (`messages`: the chat app's).
+ */
+export function suiteCalls(suite: { broker: () => ChatBroker; messages: () => Json[] }) {
+  return {
+    call: (method: string, path: string, body?: unknown) => suite.broker().call(method, path, body),
+    ask: (...args: string[]) => suite.broker().ask(...args),
+    questionMessage: (prompt: string): Promise<Json> => messageWith(suite.messages, prompt),
+  };
+}
+
+/** Ends a chat e2e test: its broker process killed, then its loopback chat app closed. */
+export async function endTest(chat: ChatBroker, app: { close(): Promise<void> }): Promise<void> {
+  await chat.kill();
+  await app.close();
+}

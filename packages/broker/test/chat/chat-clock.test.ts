@@ -4,11 +4,10 @@
 
 import { until } from "@notify/test-kit";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Broker, createBroker } from "../../src/broker.js";
 import { ManualClock } from "../../src/domain/clock.js";
-import { createMemoryLogger } from "../../src/log/logger.js";
 import type { ChatTimings } from "../../src/surfaces/supervisor.js";
-import { type Json, TOKEN, tempDir } from "../helpers.js";
+import type { Json } from "../helpers.js";
+import { type InProcessChat, startInProcessChat } from "./chat-in-process.js";
 import { SlackServer } from "./slack-server.js";
 import { TelegramServer } from "./telegram-server.js";
 
@@ -17,42 +16,12 @@ afterEach(async () => {
   while (closers.length > 0) await closers.pop()?.();
 });
 
-function start(chat: ChatTimings = {}): {
-  broker: Broker;
-  lines: string[];
-  clock: ManualClock;
-  call: (method: string, url: string, body?: unknown) => Promise<Json>;
-} {
+/** A broker in this process on a manual clock (the chat timings of chat-in-process.ts, a 15 s call deadline). */
+function start(chat: ChatTimings = {}): InProcessChat & { clock: ManualClock } {
   const clock = new ManualClock(Date.now());
-  const logger = createMemoryLogger();
-  const broker = createBroker({
-    settings: {
-      dataDir: tempDir("notify-chat-expiry-"),
-      port: 0,
-      authToken: TOKEN,
-      maxRequestBodyBytes: 65536,
-      rateLimitPerSecond: 1_000_000,
-      notificationTypes: [],
-    },
-    logger,
-    clock,
-    chat: { rescanMs: 200, pollSeconds: 1, baseBackoffMs: 100, maxBackoffMs: 1_000, ...chat },
-  });
-  closers.push(() => broker.close());
-  const call = async (method: string, url: string, body?: unknown): Promise<Json> => {
-    const response = await broker.app.inject({
-      method: method as "GET",
-      url,
-      headers: {
-        authorization: `Bearer ${TOKEN}`,
-        "x-notify-ui": "1",
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-    });
-    return { status: response.statusCode, body: response.body ? JSON.parse(response.body) : undefined };
-  };
-  return { broker, lines: logger.lines, clock, call };
+  const started = startInProcessChat({ requestTimeoutMs: 15_000, ...chat }, { clock, prefix: "notify-chat-expiry-" });
+  closers.push(() => started.close());
+  return { ...started, clock };
 }
 
 async function route(call: (method: string, url: string, body?: unknown) => Promise<Json>, provider: string) {

@@ -1,6 +1,8 @@
 import { type Json, untilValue } from "@notify/test-kit";
+import type { InjectOptions } from "fastify";
 import { expect } from "vitest";
 import { type Broker, createBroker } from "../../src/broker.js";
+import type { Clock } from "../../src/domain/clock.js";
 import { createMemoryLogger } from "../../src/log/logger.js";
 import type { ChatTimings } from "../../src/surfaces/supervisor.js";
 import { TOKEN, tempDir } from "../helpers.js";
@@ -19,15 +21,33 @@ export interface InProcessChat {
   close(): Promise<void>;
 }
 
+/** A caller of `broker`'s HTTP API in this process (app.inject) as the web page calls it: token, `X-Notify-UI`. */
+export function injectCaller(broker: Broker): (method: string, url: string, body?: unknown) => Promise<Json> {
+  return async (method, url, body) => {
+    const request: InjectOptions = { method: method as "GET", url };
+    const headers: Record<string, string> = { authorization: `Bearer ${TOKEN}`, "x-notify-ui": "1" };
+    if (body !== undefined) {
+      headers["content-type"] = "application/json";
+      request.payload = JSON.stringify(body);
+    }
+    const response = await broker.app.inject({ ...request, headers });
+    return { status: response.statusCode, body: response.body ? JSON.parse(response.body) : undefined };
+  };
+}
+
 /**
- * A broker in this process on the system clock, with short chat timings (1 s long polls, a 1 s deadline per call,
- * backoff from 100 ms to 1 s), for the chat hardening suites. The chat apps are the loopback servers.
+ * A broker in this process, with short chat timings (1 s long polls, a 1 s deadline per call, backoff from 100 ms
+ * to 1 s), for the chat suites that run the broker in process. On the system clock unless `clock` is given. The chat
+ * apps are the loopback servers.
  */
-export function startInProcessChat(chat: ChatTimings = {}): InProcessChat {
+export function startInProcessChat(
+  chat: ChatTimings = {},
+  options: { clock?: Clock; prefix?: string } = {},
+): InProcessChat {
   const logger = createMemoryLogger();
   const broker = createBroker({
     settings: {
-      dataDir: tempDir("notify-chat-hardening-"),
+      dataDir: tempDir(options.prefix ?? "notify-chat-hardening-"),
       port: 0,
       authToken: TOKEN,
       maxRequestBodyBytes: 65536,
@@ -35,21 +55,10 @@ export function startInProcessChat(chat: ChatTimings = {}): InProcessChat {
       notificationTypes: [],
     },
     logger,
+    ...(options.clock ? { clock: options.clock } : {}),
     chat: { rescanMs: 200, pollSeconds: 1, requestTimeoutMs: 1_000, baseBackoffMs: 100, maxBackoffMs: 1_000, ...chat },
   });
-  const call = async (method: string, url: string, body?: unknown): Promise<Json> => {
-    const response = await broker.app.inject({
-      method: method as "GET",
-      url,
-      headers: {
-        authorization: `Bearer ${TOKEN}`,
-        "x-notify-ui": "1",
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-    });
-    return { status: response.statusCode, body: response.body ? JSON.parse(response.body) : undefined };
-  };
+  const call = injectCaller(broker);
   const connection = async (name: string): Promise<Json> => {
     const providers = (await call("GET", "/ui/api/outbound/providers")).body as Json[];
     return providers.find((provider) => provider.name === name)?.connection;

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Json } from "@notify/test-kit";
-import { type WebSocket, WebSocketServer } from "ws";
+import type { WebSocket } from "ws";
+import { LoopbackServer } from "./loopback-server.js";
 
 export type { Json } from "@notify/test-kit";
 
@@ -49,7 +50,7 @@ const GUILD_ID = "1100000000000000003";
  * of an unknown one gets INVALID_SESSION (op 9, false). Interactions (INTERACTION_CREATE, types 3 and 5) are the
  * test's to send; their callbacks (`POST /interactions/{id}/{token}/callback`) are recorded, once each.
  */
-export class DiscordServer {
+export class DiscordServer extends LoopbackServer {
   readonly calls: DiscordCall[] = [];
   readonly connections: GatewayConnection[] = [];
   /** Messages by `channel id/message id`. */
@@ -60,9 +61,6 @@ export class DiscordServer {
   stalled = false;
   /** `heartbeat_interval` in HELLO, ms (Discord's is about 41 s). */
   heartbeatMs = 300;
-  url = "";
-  private readonly server: Server;
-  private readonly wss = new WebSocketServer({ noServer: true });
   private socket: WebSocket | undefined;
   private session: Session | undefined;
   private readonly sessions = new Map<string, Session>();
@@ -70,36 +68,17 @@ export class DiscordServer {
   private nextId = 1_200_000_000_000_000_000n;
 
   constructor(readonly botToken: string) {
-    this.server = createServer((request, response) => {
-      this.handle(request, response).catch(() => response.destroy());
-    });
-    this.server.on("upgrade", (request, socket, head) => {
-      const url = new URL(request.url ?? "/", "http://localhost");
-      if (url.pathname !== "/gateway" && url.pathname !== "/resume") {
-        socket.end("HTTP/1.1 404 Not Found\r\n\r\n");
-        return;
-      }
-      this.wss.handleUpgrade(request, socket, head, (ws) => this.connected(ws, request.url ?? ""));
-    });
+    super();
   }
 
-  async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
-    const address = this.server.address() as { port: number };
-    this.url = `http://127.0.0.1:${address.port}`;
-    return this;
+  /** The Gateway: where `GET /gateway/bot` points, and READY's `resume_gateway_url`. */
+  protected override upgrade(url: URL): string | undefined {
+    return url.pathname === "/gateway" || url.pathname === "/resume" ? undefined : "404 Not Found";
   }
 
   /** The `apiBaseUrl` setting pointing here. */
   get apiBaseUrl(): string {
     return `${this.url}/api/v10`;
-  }
-
-  async close(): Promise<void> {
-    for (const client of this.wss.clients) client.terminate();
-    this.wss.close();
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
   /** The client's sends of one op, over every connection. */
@@ -180,7 +159,7 @@ export class DiscordServer {
     return String(this.nextId);
   }
 
-  private connected(ws: WebSocket, url: string): void {
+  protected override connected(ws: WebSocket, url: string): void {
     this.socket?.terminate();
     this.socket = ws;
     const connection: GatewayConnection = { received: [], url, openedMs: performance.now() };
@@ -239,9 +218,7 @@ export class DiscordServer {
     ws.send(JSON.stringify({ op: 10, d: { heartbeat_interval: this.heartbeatMs } }));
   }
 
-  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
+  protected async handle(request: IncomingMessage, response: ServerResponse, text: string): Promise<void> {
     const send = (status: number, body?: Json) => {
       if (body === undefined) {
         response.writeHead(status).end();
@@ -252,7 +229,6 @@ export class DiscordServer {
     };
     const path = /^\/api\/v10\/(.+)$/.exec(request.url ?? "")?.[1];
     if (!path) return send(404, { message: "404: Not Found", code: 0 });
-    const text = Buffer.concat(chunks).toString("utf8");
     let body: Json = {};
     try {
       body = text ? JSON.parse(text) : {};

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { secretShapeProblem } from "../../src/cli/apply/secret-shapes.js";
 import { type InProcessChat, startInProcessChat } from "./chat-in-process.js";
 import { DiscordServer } from "./discord-server.js";
+import { answerOnDesktopAndCancel, askEach, singleChoice } from "./questions.js";
 
 const BOT_TOKEN = "MTEwMDAwMDAwMDAwMDAwMDAwMg.GdSc3x.botsecretbotsecretbotsecretbotsecret42";
 const CHANNEL = "1300000000000000001";
@@ -67,14 +68,7 @@ describe("Discord answers (issue 34)", { timeout: 90_000 }, () => {
     expect(discord.connections[0]?.received[0]).toMatchObject({ op: 2, d: { token: BOT_TOKEN, intents: 0 } });
     await until(() => discord.sent(1).length >= 1, 30_000);
 
-    const question = await ask({
-      kind: "single_choice",
-      prompt: "Deploy *now*?",
-      choices: [
-        { id: "yes", label: "Yes", detail: "ship it" },
-        { id: "no", label: "No" },
-      ],
-    });
+    const question = await ask(singleChoice("Deploy *now*?", ["yes", "Yes", "ship it"], ["no", "No"]));
     const message = await posted("Deploy");
     const post = discord.callsOf("POST", new RegExp(`^channels/${CHANNEL}/messages$`))[0];
     expect(post?.authorization).toBe(`Bot ${BOT_TOKEN}`);
@@ -162,23 +156,14 @@ describe("Discord answers (issue 34)", { timeout: 90_000 }, () => {
   it("recall: a question answered elsewhere or cancelled has its message edited, as on the other surfaces", async () => {
     await start();
     await chat.untilState("team-discord", "connected");
-    const first = await ask({ prompt: "Run rm?" });
-    const second = await ask({ prompt: "Cancelled later?" });
+    const [first, second] = await askEach(chat.call, "Run rm?", "Cancelled later?");
     const one = await posted("Run rm?");
     const two = await posted("Cancelled later?");
     // Permission answers in their colours: allow green (3), deny red (4).
     expect(one.components[0].components.map((button: Json) => [button.label, button.style])).toEqual(
       expect.arrayContaining([["Allow", 3]]),
     );
-    const answer = await chat.call("POST", `/v1/interactions/${first.id}/respond`, {
-      response_id: "r1",
-      request_digest: first.request_digest,
-      nonce: first.nonce,
-      choice_id: "allow",
-      source: "ui",
-    });
-    expect(answer.status).toBe(200);
-    expect((await chat.call("POST", `/v1/interactions/${second.id}/cancel`)).status).toBe(200);
+    await answerOnDesktopAndCancel(chat.call, first, second);
     await until(() => edits(one).length === 1 && edits(two).length === 1, 30_000);
     expect(edits(one)[0]?.content).toMatch(/\n\nAnswered on the desktop at \d\d:\d\d$/);
     expect(edits(two)[0]?.content).toMatch(/\n\nCancelled$/);
@@ -213,14 +198,7 @@ describe("Discord answers (issue 34)", { timeout: 90_000 }, () => {
     expect((gaps[1] ?? 0) - (gaps[0] ?? 0)).toBeGreaterThanOrEqual(60);
 
     // A tap while the socket is down is replayed by the resume and answers.
-    const question = await ask({
-      kind: "single_choice",
-      prompt: "Replay me?",
-      choices: [
-        { id: "ok", label: "OK" },
-        { id: "no", label: "No" },
-      ],
-    });
+    const question = await ask(singleChoice("Replay me?", ["ok", "OK"], ["no", "No"]));
     const message = await posted("Replay me?");
     // Two heartbeats on the resumed connection: the first was acknowledged, so the connection counts as healthy.
     await until(

@@ -5,6 +5,7 @@
 import { type Json, until, untilValue } from "@notify/test-kit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type InProcessChat, startInProcessChat } from "./chat-in-process.js";
+import { singleChoice } from "./questions.js";
 import { SlackServer } from "./slack-server.js";
 
 const APP_TOKEN = "xapp-1-A0NOTIFY1-1234567890-hardeningappsecret";
@@ -37,14 +38,11 @@ describe("Slack hardening (issue 31)", { timeout: 90_000 }, () => {
   it("item 2: the post and the outcome line show controls as tokens, and mrkdwn in a label stays text", async () => {
     await start();
     await until(() => slack.connections >= 1, 30_000);
-    const created = await chat.call("POST", "/v1/interactions/request", {
-      kind: "single_choice",
-      prompt: "Ship \u202Eit\u202C?\u001B[0m",
-      choices: [
-        { id: "all", label: "<!channel> \u2066now" },
-        { id: "no", label: "No" },
-      ],
-    });
+    const created = await chat.call(
+      "POST",
+      "/v1/interactions/request",
+      singleChoice("Ship \u202Eit\u202C?\u001B[0m", ["all", "<!channel> \u2066now"], ["no", "No"]),
+    );
     expect(created.status).toBe(201);
     const message = await untilValue(
       "the question message",

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Json } from "@notify/test-kit";
-import { type WebSocket, WebSocketServer } from "ws";
+import type { WebSocket } from "ws";
+import { LoopbackServer } from "./loopback-server.js";
 
 export type { Json } from "@notify/test-kit";
 export interface SlackCall {
@@ -44,7 +45,7 @@ const APP_ID = "A0NOTIFY1";
  * sockets are the test's to send. For the failures a client must survive: the URL handed out can be rewritten, a
  * socket can be left without its `hello`, or be sent `disconnect` right after it.
  */
-export class SlackServer {
+export class SlackServer extends LoopbackServer {
   readonly calls: SlackCall[] = [];
   /** Every envelope sent, with its ack (undefined until acknowledged). */
   readonly envelopes: { envelope: Envelope; ack?: Json; ackMs?: number; sentMs: number }[] = [];
@@ -62,9 +63,6 @@ export class SlackServer {
   loseAcks = 0;
   /** Envelope ids whose ack was lost. */
   readonly lostAcks: string[] = [];
-  url = "";
-  private readonly server: Server;
-  private readonly wss = new WebSocketServer({ noServer: true });
   private socket: WebSocket | undefined;
   private readonly tickets = new Set<string>();
   private readonly failures = new Map<string, { status: number; error?: string; retryAfter?: number }[]>();
@@ -83,37 +81,18 @@ export class SlackServer {
     readonly appToken: string,
     readonly botToken: string,
   ) {
-    this.server = createServer((request, response) => {
-      this.handle(request, response).catch(() => response.destroy());
-    });
-    this.server.on("upgrade", (request, socket, head) => {
-      const url = new URL(request.url ?? "/", "http://localhost");
-      const ticket = url.searchParams.get("ticket") ?? "";
-      if (url.pathname !== "/link/" || !this.tickets.delete(ticket)) {
-        socket.end("HTTP/1.1 401 Unauthorized\r\n\r\n");
-        return;
-      }
-      this.wss.handleUpgrade(request, socket, head, (ws) => this.connected(ws));
-    });
+    super();
   }
 
-  async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
-    const address = this.server.address() as { port: number };
-    this.url = `http://127.0.0.1:${address.port}`;
-    return this;
+  /** A socket opens only with a ticket apps.connections.open handed out, once. */
+  protected override upgrade(url: URL): string | undefined {
+    const ticket = url.searchParams.get("ticket") ?? "";
+    return url.pathname === "/link/" && this.tickets.delete(ticket) ? undefined : "401 Unauthorized";
   }
 
   /** The `apiBaseUrl` setting pointing here. */
   get apiBaseUrl(): string {
     return `${this.url}/api`;
-  }
-
-  async close(): Promise<void> {
-    for (const client of this.wss.clients) client.terminate();
-    this.wss.close();
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
   /** The next `count` calls of `method` fail: an HTTP status (429 with Retry-After seconds) or `ok:false` error. */
@@ -296,7 +275,7 @@ export class SlackServer {
     return envelope.envelope_id;
   }
 
-  private connected(ws: WebSocket): void {
+  protected override connected(ws: WebSocket): void {
     this.socket?.terminate();
     this.socket = ws;
     this.upgrades++;
@@ -347,9 +326,7 @@ export class SlackServer {
     }
   }
 
-  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
+  protected async handle(request: IncomingMessage, response: ServerResponse, text: string): Promise<void> {
     const send = (status: number, body: Json, headers: Record<string, string> = {}) => {
       response.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
       response.end(JSON.stringify(body));
@@ -358,7 +335,6 @@ export class SlackServer {
     if (!match || request.method !== "POST") return send(404, { ok: false, error: "unknown_method" });
     const method = match[1] as string;
     const auth = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1];
-    const text = Buffer.concat(chunks).toString("utf8");
     let body: Json = {};
     try {
       body = text ? JSON.parse(text) : {};

@@ -2,7 +2,8 @@
 import { readFileSync } from "node:fs";
 import { until } from "@notify/test-kit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ChatBroker, messageWith, WAITING } from "./chat-broker.js";
+import { ChatBroker, endTest, suiteCalls, WAITING } from "./chat-broker.js";
+import { answerOnDesktopAndCancel, askEach } from "./questions.js";
 import { type Json, SlackServer } from "./slack-server.js";
 
 const APP_TOKEN = "xapp-1-A0NOTIFY1-1234567890-appsecretappsecretappsecret";
@@ -16,11 +17,7 @@ const ACK_MS = 15_000;
 let slack: SlackServer;
 let chat: ChatBroker;
 
-const call = (method: string, path: string, body?: unknown) => chat.call(method, path, body);
-const ask = (...args: string[]) => chat.ask(...args);
-
-/** The question message the broker sent whose text holds `prompt`. */
-const questionMessage = (prompt: string): Promise<Json> => messageWith(() => slack.posted(), prompt);
+const { call, ask, questionMessage } = suiteCalls({ broker: () => chat, messages: () => slack.posted() });
 
 const updates = (message: Json) =>
   slack.callsOf("chat.update").filter((update) => update.body.ts === message.ts && update.body.channel === CHANNEL);
@@ -56,10 +53,7 @@ beforeEach(async () => {
   await until(() => slack.connections >= 1, 30_000);
 });
 
-afterEach(async () => {
-  await chat.kill();
-  await slack.close();
-}, 60_000);
+afterEach(() => endTest(chat, slack), 60_000);
 
 describe("Slack answers (issue 25)", { timeout: 120_000 }, () => {
   it("a choice click settles a waiting notify ask; a stranger's click, another channel and a forged value do not", async () => {
@@ -169,19 +163,10 @@ describe("Slack answers (issue 25)", { timeout: 120_000 }, () => {
   it("updates the message when the question is answered on the desktop or cancelled; a late click changes nothing", async () => {
     // Slack throttles the first post: the outbox waits out Retry-After and posts again.
     slack.fail("chat.postMessage", { status: 429, retryAfter: 1 }, 1);
-    const first = (await call("POST", "/v1/interactions/request", { prompt: "Answered elsewhere?" })).body;
-    const second = (await call("POST", "/v1/interactions/request", { prompt: "Cancelled later?" })).body;
+    const [first, second] = await askEach(call, "Answered elsewhere?", "Cancelled later?");
     const one = await questionMessage("Answered elsewhere?");
     const two = await questionMessage("Cancelled later?");
-    const answer = await call("POST", `/v1/interactions/${first.id}/respond`, {
-      response_id: "r1",
-      request_digest: first.request_digest,
-      nonce: first.nonce,
-      choice_id: "allow",
-      source: "ui",
-    });
-    expect(answer.status).toBe(200);
-    expect((await call("POST", `/v1/interactions/${second.id}/cancel`)).status).toBe(200);
+    await answerOnDesktopAndCancel(call, first, second);
     expect(slack.callsOf("chat.postMessage:failed")).toHaveLength(1);
     await until(() => updates(one).length === 1 && updates(two).length === 1, 30_000);
     expect(outcomeOf(updates(one)[0] as Json)).toMatch(/^Answered on the desktop at \d\d:\d\d$/);

@@ -4,6 +4,7 @@
 import { type Json, until, untilValue } from "@notify/test-kit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type InProcessChat, startInProcessChat } from "./chat-in-process.js";
+import { singleChoice } from "./questions.js";
 import { TelegramServer } from "./telegram-server.js";
 
 const BOT_TOKEN = "123456:hardening_secret_token_0123456789";
@@ -62,14 +63,8 @@ const tapUpdate = (updateId: number, queryId: string, message: Json, data: strin
 describe("Telegram hardening (issue 31)", { timeout: 90_000 }, () => {
   it("item 2: sendMessage, the buttons and the edited outcome line show controls as tokens, never raw", async () => {
     await start();
-    const id = await ask({
-      kind: "single_choice",
-      prompt: "Run \u202Etxt.exe\u202C now?\r\nthen \u001B[2Jclear\u0085",
-      choices: [
-        { id: "go", label: "Go \u2067left\u2069" },
-        { id: "stop", label: "Stop\u0007" },
-      ],
-    });
+    const prompt = "Run \u202Etxt.exe\u202C now?\r\nthen \u001B[2Jclear\u0085";
+    const id = await ask(singleChoice(prompt, ["go", "Go \u2067left\u2069"], ["stop", "Stop\u0007"]));
     const message = await questionMessage("txt.exe");
     expect(message.text).toContain("Run <U+202E>txt.exe<U+202C> now?\nthen <U+001B>[2Jclear<U+0085>");
     const buttons = message.reply_markup.inline_keyboard.map((row: Json[]) => row[0]);

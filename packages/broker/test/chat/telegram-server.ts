@@ -1,5 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Json } from "@notify/test-kit";
+import { LoopbackServer } from "./loopback-server.js";
 
 export interface TgCall {
   method: string;
@@ -20,9 +21,8 @@ export interface TgUser {
  * made to stall (a server that takes the request and never answers); updates can be pushed raw (malformed, or with
  * a chosen update_id).
  */
-export class TelegramServer {
+export class TelegramServer extends LoopbackServer {
   readonly calls: TgCall[] = [];
-  private server: Server;
   private nextUpdateId = 1000;
   private nextMessageId = 1;
   private updates: Json[] = [];
@@ -32,25 +32,14 @@ export class TelegramServer {
   private failures = new Map<string, { status: number; retryAfter?: number }[]>();
   private stalls = new Map<string, number>();
   holdCallbacks = false;
-  url = "";
 
   constructor(readonly token: string) {
-    this.server = createServer((request, response) => {
-      this.handle(request, response).catch(() => response.destroy());
-    });
+    super();
   }
 
-  async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
-    const address = this.server.address() as { port: number };
-    this.url = `http://127.0.0.1:${address.port}`;
-    return this;
-  }
-
-  async close(): Promise<void> {
+  override async close(): Promise<void> {
     for (const wake of this.waiters.splice(0)) wake();
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await super.close();
   }
 
   /** The next `count` calls of `method` fail with `status` (429 with retry_after seconds). */
@@ -123,10 +112,8 @@ export class TelegramServer {
       .map((call) => call.body.result);
   }
 
-  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  protected async handle(request: IncomingMessage, response: ServerResponse, text: string): Promise<void> {
     const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(request.url ?? "");
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
     const send = (status: number, body: Json) => {
       response.writeHead(status, { "content-type": "application/json" });
       response.end(JSON.stringify(body));
@@ -134,7 +121,7 @@ export class TelegramServer {
     if (!match || request.method !== "POST") return send(404, { ok: false, error_code: 404, description: "Not Found" });
     if (match[1] !== this.token) return send(401, { ok: false, error_code: 401, description: "Unauthorized" });
     const method = match[2] as string;
-    const body = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : {};
+    const body = text ? JSON.parse(text) : {};
     const stalls = this.stalls.get(method) ?? 0;
     if (stalls > 0) {
       this.stalls.set(method, stalls - 1);

@@ -2,7 +2,8 @@
 import { readFileSync } from "node:fs";
 import { type Json, until } from "@notify/test-kit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ChatBroker, messageWith, WAITING } from "./chat-broker.js";
+import { ChatBroker, endTest, suiteCalls, WAITING } from "./chat-broker.js";
+import { answerOnDesktopAndCancel, askEach } from "./questions.js";
 import { TelegramServer } from "./telegram-server.js";
 
 const BOT_TOKEN = "123456:AAbbCCddEEffGGhhIIjjKKllMMnn_secret";
@@ -13,11 +14,7 @@ const STRANGER = { id: 99, first_name: "Eve" };
 let tg: TelegramServer;
 let chat: ChatBroker;
 
-const call = (method: string, path: string, body?: unknown) => chat.call(method, path, body);
-const ask = (...args: string[]) => chat.ask(...args);
-
-/** The question message the broker sent whose text holds `prompt`. */
-const questionMessage = (prompt: string): Promise<Json> => messageWith(() => tg.sent(), prompt);
+const { call, ask, questionMessage } = suiteCalls({ broker: () => chat, messages: () => tg.sent() });
 
 const edits = (messageId: number) =>
   tg.callsOf("editMessageText").filter((edit: Json) => edit.message_id === messageId);
@@ -33,10 +30,7 @@ beforeEach(async () => {
   });
 });
 
-afterEach(async () => {
-  await chat.kill();
-  await tg.close();
-}, 60_000);
+afterEach(() => endTest(chat, tg), 60_000);
 
 describe("Telegram answers (issue 25)", { timeout: 120_000 }, () => {
   it("a choice tap settles a waiting notify ask; strangers, other chats and forged handles settle nothing", async () => {
@@ -97,19 +91,10 @@ describe("Telegram answers (issue 25)", { timeout: 120_000 }, () => {
   });
 
   it("edits the message when the question is answered on the desktop or cancelled", async () => {
-    const first = (await call("POST", "/v1/interactions/request", { prompt: "Answered elsewhere?" })).body;
-    const second = (await call("POST", "/v1/interactions/request", { prompt: "Cancelled later?" })).body;
+    const [first, second] = await askEach(call, "Answered elsewhere?", "Cancelled later?");
     const one = await questionMessage("Answered elsewhere?");
     const two = await questionMessage("Cancelled later?");
-    const answer = await call("POST", `/v1/interactions/${first.id}/respond`, {
-      response_id: "r1",
-      request_digest: first.request_digest,
-      nonce: first.nonce,
-      choice_id: "allow",
-      source: "ui",
-    });
-    expect(answer.status).toBe(200);
-    expect((await call("POST", `/v1/interactions/${second.id}/cancel`)).status).toBe(200);
+    await answerOnDesktopAndCancel(call, first, second);
     await until(() => edits(one.message_id).length === 1 && edits(two.message_id).length === 1, 30_000);
     expect(edits(one.message_id)[0].text).toMatch(/Answered on the desktop at \d\d:\d\d$/);
     expect(edits(two.message_id)[0].text).toMatch(/Cancelled$/);
