@@ -124,7 +124,21 @@ function readme(manifest) {
   return `# ${manifest.name}\n\n${manifest.description}\n\nPart of Notify; see docs/install.md in its repository.\n`;
 }
 
+/**
+ * The CLI's bundled light entries (packages/broker/scripts/bundle.mjs), made again from dist/ as it is now: an
+ * installed package runs its bundle without checking it against the files it came from.
+ */
+function bundleCli() {
+  if (!existsSync(join(root, "packages", "broker", "dist", "cli", "hook-line.js"))) {
+    fail("packages/broker/dist is missing: run `npm run build` first");
+  }
+  const pinned = join(root, "node_modules", "node", "bin", "node");
+  const script = join(root, "packages", "broker", "scripts", "bundle.mjs");
+  execFileSync(existsSync(pinned) ? pinned : process.execPath, [script], { stdio: ["ignore", "inherit", "inherit"] });
+}
+
 mkdirSync(out, { recursive: true });
+bundleCli();
 const stagingRoot = mkdtempSync(join(tmpdir(), "notify-pack-"));
 try {
   const version = readJson(join(root, "packages", "broker", "package.json")).version;
