@@ -3,7 +3,8 @@
 // (floor-server.mjs: bare fastify that stores each answer with group commit, on SQLite and on two PostgreSQL
 // processes), to see how much of the relay's CPU per answer the database itself takes.
 // Usage: npm run bench:relay [-- --duration=10 --connections=10,100 --rounds=200 --holds=10000
-//        --skip=throughput,latency,holds,pg,pg-single,floor --relay-node-args="--cpu-prof --cpu-prof-dir=DIR"
+//        --skip=throughput,latency,holds,pg,pg-single,pg-relay,floor --floor-pg=";lookup;notify;lookup,notify"
+//        --rate=1500 --relay-node-args="--cpu-prof --cpu-prof-dir=DIR"
 //        --relay-cli=<another build>/packages/relay/dist/cli/main.js]
 // Summary (markdown) on stdout, progress on stderr, raw JSON in bench/results/.
 import { randomUUID } from "node:crypto";
@@ -43,6 +44,12 @@ const { values: args } = parseArgs({
     "relay-node-args": { type: "string", default: "" },
     // Another build of the relay (e.g. a checkout of an older commit built in a temp dir), for before/after runs.
     "relay-cli": { type: "string", default: RELAY_CLI },
+    // The PostgreSQL floors, separated by ";": each a FLOOR_EXTRAS list (floor-server.mjs), "" = the bare floor.
+    "floor-pg": { type: "string", default: ";lookup,notify" },
+    // Answers/s to post, summed over the targets (autocannon's overallRate); default: as fast as they answer. CPU per
+    // answer falls as a server's answers/s rise (bigger batches per commit), so on a machine whose load moves a
+    // fixed rate that every server keeps up with compares them at the same batch sizes.
+    rate: { type: "string", default: "" },
   },
 });
 const relayNodeArgs = args["relay-node-args"].split(" ").filter(Boolean);
@@ -65,6 +72,7 @@ function load(targets, connections, seconds) {
             url: `${url}/v1/interaction-responses`,
             connections: Math.max(1, Math.round(connections / targets.length)),
             duration: seconds,
+            ...(args.rate ? { overallRate: Math.max(1, Math.round(Number(args.rate) / targets.length)) } : {}),
             method: "POST",
             headers: { authorization: `Bearer ${phone.token}`, "content-type": "application/json" },
             requests: [
@@ -399,7 +407,7 @@ try {
     const admin = new pg.Client({ connectionString: server.url });
     await admin.connect();
     // The floor on two processes, bare and with the token lookup and NOTIFY the relay's design adds.
-    const floors = throughputRuns && !skip.has("floor") ? ["", "lookup,notify"] : [];
+    const floors = throughputRuns && !skip.has("floor") ? args["floor-pg"].split(";") : [];
     for (const [index, extras] of floors.entries()) {
       const name = `floor_bench_${index}`;
       await admin.query(`CREATE DATABASE ${name}`);
@@ -413,13 +421,15 @@ try {
         processes.push(floor);
         cleanups.push(floor.stop);
       }
-      const label = `floor${extras ? " + token lookup + NOTIFY" : ""}, PostgreSQL, 2 processes`;
+      const named = { lookup: "token lookup", notify: "NOTIFY" };
+      const added = extras.split(",").filter(Boolean);
+      const label = `floor${added.map((extra) => ` + ${named[extra] ?? extra}`).join("")}, PostgreSQL, 2 processes`;
       await throughput(label, processes, "postgres", databaseUrl, floorIdentity);
       await Promise.all(processes.map((floor) => floor.stop()));
     }
     // Each PostgreSQL configuration twice, one after the other: with group commit (the default) and with one
     // transaction per answer (RELAY_GROUP_COMMIT=off), so the comparison shares the machine's load of the moment.
-    const variants = [1, 2].flatMap((processes) =>
+    const variants = (skip.has("pg-relay") ? [] : [1, 2]).flatMap((processes) =>
       [true, false].filter((group) => group || !skip.has("pg-single")).map((group) => ({ processes, group })),
     );
     for (const { processes, group } of variants) {
