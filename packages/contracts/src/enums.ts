@@ -10,6 +10,26 @@
 export const PRIORITIES = ["low", "normal", "high", "critical"] as const;
 export type Priority = (typeof PRIORITIES)[number];
 
+/** ARC request kinds (spec 2, `request.kind`). */
+export const ARC_REQUEST_KINDS = ["information", "question", "permission", "blocked", "failure", "completion"] as const;
+
+/** How an ARC request ended (spec 2, `request.resolved`'s `outcome`). */
+export const ARC_OUTCOMES = ["answered", "expired", "cancelled", "superseded", "not_needed"] as const;
+
+/** ARC event types (spec 2), in the order a request lives them. */
+export const ARC_EVENT_TYPES = [
+  "request.created",
+  "request.updated",
+  "response.submitted",
+  "request.resolved",
+] as const;
+
+/** An ARC extension key (spec 2, Extensions): `x-` and a vendor's name. */
+export const EXTENSION_KEY_PATTERN = /^x-[a-z0-9][a-z0-9.-]{0,63}$/;
+
+/** A notification type id (spec 1, Type IDs; ARC's `x-notify.notification_type`). */
+export const NOTIFICATION_TYPE_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+
 /** The kinds of question (spec 1, Interaction fields). */
 export const INTERACTION_KINDS = ["permission", "single_choice", "text"] as const;
 export type InteractionKind = (typeof INTERACTION_KINDS)[number];
@@ -37,7 +57,11 @@ export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
 /** The SSE event names of /ui/api/stream. `settled`: an interaction reached a terminal status. */
 export const STREAM_EVENTS = ["created", "changed", "settled"] as const;
 
-/** What kind of provider a router preset is (docs/router.md, Presets). */
+/**
+ * What kind of provider a router preset is (docs/router.md, Presets), in smart switching's cost order (spec 3,
+ * Smart switching 2: another tool's sign-in, the flat plan, this computer, per token last). The router's
+ * COST_ORDER is this list, so its order is behaviour.
+ */
 export const PRESET_KINDS = ["subscription", "flat_plan", "local", "per_token"] as const;
 export type PresetKind = (typeof PRESET_KINDS)[number];
 

@@ -74,70 +74,24 @@ function declaredEnums(): Set<string> {
 }
 
 /**
- * Copies that sit in files other work of issue 34 owns right now (the CLI, hooks, MCP, the broker's domain types,
- * the router package, the test kit): how many extra copies of each list are left, and where. The lead moves them to
- * the contract's list and lowers these counts to nothing; a count higher than the copies found fails, so the list
+ * Copies that sit in files other work of issue 34 is editing right now (the CLI's program.ts, the hooks, the producer
+ * client, the timeline's words): how many extra copies of each list are left, and where. The lead moves them to the
+ * contract's list and lowers these counts to nothing; a count higher than the copies found fails, so the list
  * shrinks with them.
  */
 const LEFTOVERS: Record<string, { extra: number; where: string }> = {
-  "critical|high|low|normal": {
-    extra: 5,
-    where: "broker notifications/types.ts, mcp/tools.ts (2), contracts producer.ts, test-kit arc-arbitraries.ts",
-  },
-  "permission|single_choice|text": {
-    extra: 6,
-    where: "broker cli/program.ts, interactions/types.ts, mcp/tools.ts (2), outbox/types.ts, contracts producer.ts",
-  },
-  "claude-code|codex": {
-    extra: 8,
-    where:
-      "broker cli/commands/doctor.ts, connectors/accounts.ts (2), hooks/agents.ts, hooks/install/installer.ts, mcp/install.ts, router subscriptions/agent-accounts.ts (2)",
-  },
-  "DeadLetter|Delivered|Pending|Retry": { extra: 2, where: "broker cli/doctor/outbound-check.ts, outbox/types.ts" },
-  "active|dismissed|resolved": { extra: 2, where: "broker notifications/types.ts, contracts producer.ts" },
-  "answered|cancelled|expired|pending|superseded": {
-    extra: 2,
-    where: "broker interactions/types.ts, contracts producer.ts",
-  },
-  "toast|ui": { extra: 3, where: "broker interactions/types.ts, routing/timeline.ts, contracts ui/timeline-words.ts" },
-  "high|low|max|medium|xhigh": {
-    extra: 3,
-    where: "broker connectors/connector-service.ts, router effort/families.ts (2)",
-  },
-  "flat_plan|local|per_token|subscription": {
-    extra: 3,
-    where: "router presets/catalogue.ts, smart-switching.ts (2)",
-  },
-  "host_cache|provider": { extra: 2, where: "broker router/model-fetch.ts, router presets/catalogue.ts" },
-  "alias|combo": { extra: 1, where: "router config/records.ts" },
-  "closed|shown": { extra: 1, where: "broker store/toast-store.ts" },
-  "mp3|wav": { extra: 1, where: "broker presentation/sounds/sound-library.ts" },
-  "interaction|notification": { extra: 2, where: "broker outbox/types.ts, presentation/presenter.ts" },
-  "fri|mon|sat|sun|thu|tue|wed": { extra: 1, where: "broker routing/quiet-hours.ts" },
-  "delay|presence|quiet_hours": { extra: 1, where: "broker routing/policy.ts" },
-  "blocked|completion|failure|information|permission|question": { extra: 1, where: "test-kit arc-arbitraries.ts" },
-  "answered|cancelled|expired|not_needed|superseded": { extra: 1, where: "test-kit arc-arbitraries.ts" },
-  "request.created|request.resolved|request.updated|response.submitted": {
-    extra: 1,
-    where: "test-kit arc-arbitraries.ts",
-  },
-  "accepted|duplicate": { extra: 1, where: "relay domain/answers.ts" },
-  "fail|ok|warn": { extra: 1, where: "broker cli/doctor/service-check.ts" },
-  "allow|deny": { extra: 2, where: "broker hooks/decision-output.ts" },
-  "launchd|systemd": { extra: 1, where: "broker service/service-files.ts" },
+  "critical|high|low|normal": { extra: 1, where: "contracts producer.ts" },
+  "permission|single_choice|text": { extra: 2, where: "broker cli/program.ts, contracts producer.ts" },
+  "active|dismissed|resolved": { extra: 1, where: "contracts producer.ts" },
+  "answered|cancelled|expired|pending|superseded": { extra: 1, where: "contracts producer.ts" },
+  "toast|ui": { extra: 1, where: "contracts ui/timeline-words.ts" },
+  "claude-code|codex": { extra: 2, where: "broker hooks/agents.ts, hooks/install/installer.ts" },
+  "allow|deny": { extra: 2, where: "broker hooks/decision-output.ts (3 lists)" },
   "project|user": {
-    extra: 7,
-    where: "broker cli/program.ts (4), hooks/install/installer.ts, targets.ts, mcp/install.ts",
+    extra: 6,
+    where: "broker cli/program.ts (4), hooks/install/installer.ts, hooks/install/targets.ts (2)",
   },
-  "chat|messages|responses": { extra: 2, where: "router ir.ts, test-kit model-mock.ts" },
-  "delay_seconds|quiet_hours|when": {
-    extra: 3,
-    where: "broker cli/apply/outbound-document.ts, outbox/outbound-config.ts, store/outbound-store.ts (2)",
-  },
-  "family|model": {
-    extra: 3,
-    where: "broker cli/apply/router-effort.ts, cli/apply/router-rehearsal.ts (2), router config/effort-config.ts",
-  },
+  "launchd|systemd": { extra: 1, where: "broker cli/program.ts" },
 };
 
 describe("each enum once (issue 34, item 4)", () => {
@@ -170,13 +124,12 @@ describe("each enum once (issue 34, item 4)", () => {
   it("each pattern of the contract constants is written once", () => {
     const enums = files.find((file) => file.path === join("contracts", "src", "enums.ts"));
     const patterns = [...(enums?.text ?? "").matchAll(/export const (\w+) = (\/.+\/[a-z]*);/g)];
-    expect(patterns.map(([, name]) => name)).toContain("CHOICE_ID_PATTERN");
-    // Today's leftovers: broker interactions/validate.ts (CHOICE_ID_PATTERN and SOURCE_PATTERN, one file), mcp/tools.ts
-    // and test-kit arc-arbitraries.ts keep their own copy (the lead moves them).
-    const leftovers: Record<string, number> = { CHOICE_ID_PATTERN: 3 };
+    expect(patterns.map(([, name]) => name)).toEqual(
+      expect.arrayContaining(["CHOICE_ID_PATTERN", "EXTENSION_KEY_PATTERN", "NOTIFICATION_TYPE_PATTERN"]),
+    );
     for (const [, name, source] of patterns) {
       const copies = files.filter((file) => file.path !== enums?.path && file.text.includes(source as string));
-      expect({ name, copies: copies.length }).toEqual({ name, copies: leftovers[name as string] ?? 0 });
+      expect({ name, copies: copies.map((file) => file.path) }).toEqual({ name, copies: [] });
     }
   });
 
@@ -184,10 +137,6 @@ describe("each enum once (issue 34, item 4)", () => {
     const declarations = files
       .filter((file) => /^\s*(export\s+)?(interface|type) TypeDefinition\b/m.test(file.text))
       .map((file) => file.path);
-    // Today's leftover: broker notifications/type-ids.ts keeps its own (the lead makes it the contract's).
-    expect(declarations.sort()).toEqual([
-      join("broker", "src", "notifications", "type-ids.ts"),
-      join("contracts", "src", "ui", "config.ts"),
-    ]);
+    expect(declarations).toEqual([join("contracts", "src", "ui", "config.ts")]);
   });
 });

@@ -3,9 +3,8 @@
  * format is the hub: three decoders and three encoders give all nine pairs.
  */
 
-export type Wire = "responses" | "chat" | "messages";
-
-export const WIRES: readonly Wire[] = ["responses", "chat", "messages"];
+export const WIRES = ["responses", "chat", "messages"] as const;
+export type Wire = (typeof WIRES)[number];
 
 // ---------------------------------------------------------------------------------------------------------------
 // Request

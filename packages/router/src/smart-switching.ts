@@ -1,3 +1,4 @@
+import { PRESET_KINDS, type PresetKind } from "@notify/contracts/enums";
 import type { ConfigSnapshot, SwitchStrategy, Upstream } from "./config/records.js";
 import { FLAT_PLAN_BASES } from "./presets/catalogue.js";
 import type { Selection, Target } from "./select.js";
@@ -14,8 +15,9 @@ export function sameModelKey(model: string): string {
   return (slash === -1 ? model : model.slice(slash + 1)).toLowerCase();
 }
 
-export type CostKind = "subscription" | "flat_plan" | "local" | "per_token";
-const COST_ORDER: readonly CostKind[] = ["subscription", "flat_plan", "local", "per_token"];
+/** Rule 2's cost kinds, a preset's kinds; the contract lists them in rule 2's order (per token last). */
+export type CostKind = PresetKind;
+const COST_ORDER: readonly CostKind[] = PRESET_KINDS;
 
 /**
  * Where flat-plan services live: a host, or `host/path` when one host also serves other kinds (filled from the preset

@@ -6,6 +6,15 @@
  * Strings mix ASCII (controls included), BMP, astral characters and multi-code-point graphemes, and are always well
  * formed (a lone surrogate does not survive SQLite's UTF-8, so round-trip checks could not hold).
  */
+import {
+  type ARC_EVENT_TYPES,
+  ARC_OUTCOMES,
+  ARC_REQUEST_KINDS,
+  CHOICE_ID_PATTERN,
+  EXTENSION_KEY_PATTERN,
+  NOTIFICATION_TYPE_PATTERN,
+  PRIORITIES,
+} from "@notify/contracts/enums";
 import fc from "fast-check";
 
 /** The broker tests' ManualClock start. */
@@ -88,7 +97,7 @@ export const anyTimestamp = timestamp(YEAR_0, YEAR_9999);
 export const futureTimestamp = timestamp(NOW_MS + 2 * 86_400_000, YEAR_9999);
 
 export const choiceId = fc.oneof(
-  fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/),
+  fc.stringMatching(CHOICE_ID_PATTERN),
   fc.stringMatching(/^[A-Za-z0-9_-]{64}$/),
   fc.constantFrom("allow", "deny", "-", "_", "0"),
 );
@@ -133,16 +142,15 @@ export const context = fc.record(
   { requiredKeys: [] },
 );
 
-export const REQUEST_KINDS = ["information", "question", "permission", "blocked", "failure", "completion"] as const;
-export const PRIORITIES = ["low", "normal", "high", "critical"] as const;
-export const OUTCOMES = ["answered", "expired", "cancelled", "superseded", "not_needed"] as const;
+/** The contract's lists (issue 34: each enum once): the events drawn are the ones the schemas declare. */
+export { ARC_OUTCOMES as OUTCOMES, ARC_REQUEST_KINDS as REQUEST_KINDS, PRIORITIES };
 
 const vendorKey = fc
-  .oneof(fc.stringMatching(/^x-[a-z0-9][a-z0-9.-]{0,63}$/), fc.constantFrom("x-acme", "x-a", `x-${"z".repeat(64)}`))
+  .oneof(fc.stringMatching(EXTENSION_KEY_PATTERN), fc.constantFrom("x-acme", "x-a", `x-${"z".repeat(64)}`))
   .filter((key) => key !== "x-notify");
 
 const notificationType = fc.oneof(
-  fc.stringMatching(/^[a-z][a-z0-9_]{0,63}$/),
+  fc.stringMatching(NOTIFICATION_TYPE_PATTERN),
   fc.constantFrom("info", "input_required", "deploy_gate"),
 );
 
@@ -187,7 +195,7 @@ const ENVELOPE_REQUIRED = ["arc_version", "event_id", "event_type", "occurred_at
 function requestBody(options: ArbitraryOptions, keyRequired: boolean) {
   const fields = {
     key: conditionKey,
-    kind: fc.constantFrom(...REQUEST_KINDS),
+    kind: fc.constantFrom(...ARC_REQUEST_KINDS),
     title: text(1, 200),
     message: text(1, 4000),
     priority: fc.constantFrom(...PRIORITIES),
@@ -202,7 +210,7 @@ function requestBody(options: ArbitraryOptions, keyRequired: boolean) {
   );
 }
 
-export type EventType = "request.created" | "request.updated" | "response.submitted" | "request.resolved";
+export type EventType = (typeof ARC_EVENT_TYPES)[number];
 export type Json = Record<string, unknown>;
 
 export function requestCreated(options: ArbitraryOptions = {}): fc.Arbitrary<Json> {
@@ -224,7 +232,7 @@ export function requestResolved(options: ArbitraryOptions = {}): fc.Arbitrary<Js
     {
       ...envelopeFields(options),
       event_type: fc.constant("request.resolved"),
-      request: fc.record({ key: conditionKey, outcome: fc.constantFrom(...OUTCOMES) }, { requiredKeys: ["key"] }),
+      request: fc.record({ key: conditionKey, outcome: fc.constantFrom(...ARC_OUTCOMES) }, { requiredKeys: ["key"] }),
     },
     { requiredKeys: [...ENVELOPE_REQUIRED] },
   );
@@ -234,7 +242,7 @@ const answerBase = {
   response_id: text(1, 128),
   digest: fc.stringMatching(/^[0-9a-f]{64}$/),
   nonce: text(1, 128),
-  source: fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/), fc.constantFrom("relay", "desktop", "cli")),
+  source: fc.oneof(fc.stringMatching(CHOICE_ID_PATTERN), fc.constantFrom("relay", "desktop", "cli")),
   device_id: text(1, 128),
 };
 const ANSWER_REQUIRED = ["response_id", "digest"] as const;

@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Wire } from "@notify/router";
 
 /**
  * The one mock model provider of the test suites: a real node:http server on 127.0.0.1 (ephemeral port) speaking the
@@ -15,7 +16,8 @@ import type { AddressInfo } from "node:net";
  * from `reply` (default: a call of the first offered tool with TOOL_ARGUMENTS, else `text`); `script` makes the
  * next requests fail in chosen ways. Every request is recorded in `hits`.
  */
-export type MockWire = "responses" | "chat" | "messages";
+/** The wires the router speaks (issue 34: each enum once). */
+export type MockWire = Wire;
 
 // biome-ignore lint/suspicious/noExplicitAny: the wire formats are read loosely by tests.
 type Loose = any;

@@ -2,11 +2,15 @@ import { createHash } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { CONNECTOR_AGENTS, type ConnectorAgentId } from "@notify/contracts/enums";
 import type { AgentAccountEntry } from "@notify/router";
 
-/** The two hosts with connectors (spec 3, Agent connectors): host A is Codex, host B is Claude Code. */
-export const CONNECTOR_AGENTS = ["codex", "claude-code"] as const;
-export type ConnectorAgent = (typeof CONNECTOR_AGENTS)[number];
+/**
+ * The two hosts with connectors (spec 3, Agent connectors): host A is Codex, host B is Claude Code. The list is the
+ * contract's (issue 34: each enum once).
+ */
+export { CONNECTOR_AGENTS };
+export type ConnectorAgent = ConnectorAgentId;
 
 export const isConnectorAgent = (value: string): value is ConnectorAgent =>
   (CONNECTOR_AGENTS as readonly string[]).includes(value);
@@ -31,7 +35,8 @@ export interface AccountEnv {
 }
 
 /**
- * config.json `RouterAgentAccounts`: extra account directories, `[{agent: "codex"|"claude-code", dir, label?}]`.
+ * config.json `RouterAgentAccounts`: extra account directories, `[{agent, dir, label?}]` with `agent` a connector
+ * agent (`codex` or `claude-code`).
  * The same key lists the accounts subscription upstreams read (docs/router.md), so one parser reads it for both
  * (@notify/router's parseAgentAccounts: entries of another shape, or a dir not absolute or under ~/, are skipped).
  */

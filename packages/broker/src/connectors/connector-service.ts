@@ -1,6 +1,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentAccountView } from "@notify/contracts/ui";
+import { EFFORT_LEVELS } from "@notify/contracts/ui-constants";
 import type { ConfigSnapshot } from "@notify/router";
 import { withoutBom } from "../fs/text-style.js";
 import {
@@ -38,7 +39,8 @@ export interface ConnectorDeps {
 /** One account as the Agents page and `notify router agents` show it (the shared shape in @notify/contracts/ui). */
 export type AccountView = AgentAccountView;
 
-export const EFFORTS = ["low", "medium", "high", "xhigh", "max"] as const;
+/** The five effort names: the contract's list (issue 34: each enum once). */
+export const EFFORTS = EFFORT_LEVELS;
 
 /**
  * Agent connectors (spec 3, Agent connectors 1-5): point every installed account of Codex or Claude Code at the

@@ -1,10 +1,14 @@
 import type { ArcInteraction } from "@notify/contracts";
+import {
+  type AnsweredVia,
+  INTERACTION_KINDS,
+  INTERACTION_STATUSES,
+  type InteractionKind,
+  type InteractionStatus,
+} from "@notify/contracts/enums";
 
-export const INTERACTION_KINDS = ["permission", "single_choice", "text"] as const;
-export type InteractionKind = (typeof INTERACTION_KINDS)[number];
-
-export const INTERACTION_STATUSES = ["pending", "answered", "expired", "cancelled", "superseded"] as const;
-export type InteractionStatus = (typeof INTERACTION_STATUSES)[number];
+/** The lists are the contract's (issue 34: each enum once), named here as the broker always has. */
+export { type AnsweredVia, INTERACTION_KINDS, INTERACTION_STATUSES, type InteractionKind, type InteractionStatus };
 
 /**
  * InteractionDto (spec 1, snake_case). Absent optional fields are omitted. The shape is the contract's
@@ -49,7 +53,6 @@ export interface RespondInput {
 }
 
 /** Display-only facts of a question the web page reads (docs/api.md, /ui/api): never part of the /v1 DTO. */
-export type AnsweredVia = "ui" | "toast";
 export interface UiFacts {
   notification_id?: string;
   answered_via?: AnsweredVia;

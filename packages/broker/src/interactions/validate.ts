@@ -1,3 +1,4 @@
+import { CHOICE_ID_PATTERN } from "@notify/contracts/enums";
 import { invalid } from "../domain/errors.js";
 import { parseBoolean, parseLimit, parseText, type Query, queryValue } from "../notifications/validate.js";
 import { FieldReader } from "../validation/fields.js";
@@ -12,8 +13,9 @@ import {
   type RespondInput,
 } from "./types.js";
 
-export const CHOICE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-export const SOURCE_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+/** The contract's pattern (issue 34: each pattern once); an answer's `source` has a choice id's shape (spec 2). */
+export { CHOICE_ID_PATTERN };
+export const SOURCE_PATTERN = CHOICE_ID_PATTERN;
 
 /** CreateInteractionRequest (spec 1, POST /v1/interactions/request). */
 export function parseCreateInteraction(body: unknown): InteractionInput {
@@ -89,7 +91,7 @@ function parseChoices(raw: unknown, fields: FieldReader): Choice[] {
     }
     if (id === undefined || label === undefined) return;
     if (!CHOICE_ID_PATTERN.test(id)) {
-      fields.problem(`choices[${index}].id must match ^[A-Za-z0-9_-]{1,64}$`);
+      fields.problem(`choices[${index}].id must match ${CHOICE_ID_PATTERN.source}`);
       return;
     }
     if (ids.has(id)) {
@@ -114,7 +116,8 @@ export function parseRespond(body: unknown): RespondInput {
   const choiceId = fields.string("choice_id", { max: 64 });
   const text = fields.string("text", { min: 0, max: 2000 });
   const source = fields.string("source", { max: 64 });
-  if (source !== undefined && !SOURCE_PATTERN.test(source)) fields.problem("source must match ^[A-Za-z0-9_-]{1,64}$");
+  if (source !== undefined && !SOURCE_PATTERN.test(source))
+    fields.problem(`source must match ${SOURCE_PATTERN.source}`);
   const deviceId = fields.string("device_id", { max: 128 });
   fields.finish();
   const input: RespondInput = {

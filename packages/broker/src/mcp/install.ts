@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { describeLines, parseToml, TomlSyntaxError, tomlProblem } from "../connectors/toml-regions.js";
 import { inStyle, type TextStyle, textStyle, withoutBom } from "../fs/text-style.js";
-import type { AgentId } from "../hooks/agents.js";
+import { AGENTS, type AgentId } from "../hooks/agents.js";
 import {
   type ChangeResult,
   HookInstallError,
@@ -12,7 +12,7 @@ import {
   installInto,
   uninstallFrom,
 } from "../hooks/install/installer.js";
-import type { Scope, Target, TargetEnv } from "../hooks/install/targets.js";
+import { SCOPES, type Scope, type Target, type TargetEnv } from "../hooks/install/targets.js";
 
 /**
  * `notify mcp install|uninstall claude-code|codex`: registers `notify mcp` in the agent's own MCP configuration,
@@ -288,8 +288,8 @@ export interface McpStatus {
 /** Where Notify's MCP server is registered (both agents, both scopes, for the current project). */
 export function mcpStatus(where: TargetEnv = {}): McpStatus[] {
   const rows: McpStatus[] = [];
-  for (const agent of ["claude-code", "codex"] as const) {
-    for (const scope of ["user", "project"] as const) {
+  for (const agent of AGENTS) {
+    for (const scope of SCOPES) {
       const target = mcpTargetFor(agent, scope, where);
       const row: McpStatus = {
         agent,

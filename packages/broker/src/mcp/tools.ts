@@ -1,3 +1,11 @@
+import {
+  CHOICE_ID_PATTERN,
+  INTERACTION_KINDS,
+  type InteractionKind,
+  NOTIFICATION_TYPE_PATTERN,
+  PRIORITIES,
+  type Priority,
+} from "@notify/contracts/enums";
 import { z } from "zod";
 import type { InteractionDto } from "../interactions/types.js";
 
@@ -34,18 +42,19 @@ export const NOTIFY_PERSON_DESCRIPTION = [
   "use ask_person instead.",
 ].join(" ");
 
-const CHOICE_ID = /^[A-Za-z0-9_-]{1,64}$/;
-
 export const askPersonInput = {
   prompt: z.string().min(1).max(2000).describe("The question as the person will read it (at most 2000 characters)."),
   kind: z
-    .enum(["permission", "single_choice", "text"])
+    .enum(INTERACTION_KINDS)
     .optional()
     .describe('"single_choice" (pick one of choices), "permission" (allow or deny; default) or "text" (free text).'),
   choices: z
     .array(
       z.object({
-        id: z.string().regex(CHOICE_ID).describe("What the result's choice_id will be: letters, digits, _ or -."),
+        id: z
+          .string()
+          .regex(CHOICE_ID_PATTERN)
+          .describe("What the result's choice_id will be: letters, digits, _ or -."),
         label: z.string().min(1).max(200).describe("The button the person sees."),
         detail: z.string().min(1).max(500).optional().describe("One line under the label: what this choice means."),
       }),
@@ -82,7 +91,7 @@ export const askPersonOutput = {
 
 export interface AskPersonArgs {
   prompt: string;
-  kind?: "permission" | "single_choice" | "text" | undefined;
+  kind?: InteractionKind | undefined;
   choices?: { id: string; label: string; detail?: string | undefined }[] | undefined;
   ttl_seconds?: number | undefined;
   text_max_length?: number | undefined;
@@ -100,10 +109,10 @@ export const notifyPersonInput = {
   message: z.string().min(1).max(4000).describe("The details, at most 4000 characters."),
   type: z
     .string()
-    .regex(/^[a-z][a-z0-9_]{0,63}$/)
+    .regex(NOTIFICATION_TYPE_PATTERN)
     .optional()
     .describe("info (default), completed, blocked, error, input_required, or a type the person defined."),
-  priority: z.enum(["low", "normal", "high", "critical"]).optional().describe("Default: the type's own priority."),
+  priority: z.enum(PRIORITIES).optional().describe("Default: the type's own priority."),
 };
 
 export const notifyPersonOutput = { id: z.string() };
@@ -112,7 +121,7 @@ export interface NotifyPersonArgs {
   title: string;
   message: string;
   type?: string | undefined;
-  priority?: "low" | "normal" | "high" | "critical" | undefined;
+  priority?: Priority | undefined;
 }
 
 /** A settled interaction as ask_person's structured result. */

@@ -1,3 +1,5 @@
+import { NOTIFICATION_TYPE_PATTERN } from "@notify/contracts/enums";
+import type { TypeDefinition } from "@notify/contracts/ui";
 import type { Priority } from "./types.js";
 
 /** Spec 1, "Type IDs". */
@@ -10,7 +12,8 @@ export const BUILT_IN_TYPE_IDS = [
   "completed",
 ] as const;
 
-export const TYPE_ID_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+/** The contract's pattern (issue 34: each pattern once). */
+export const TYPE_ID_PATTERN = NOTIFICATION_TYPE_PATTERN;
 
 export function isTypeId(value: string): boolean {
   return TYPE_ID_PATTERN.test(value);
@@ -24,18 +27,11 @@ export function normalizeTypeId(value: string): string {
   return value.trim().toLowerCase().replaceAll("-", "_");
 }
 
-/** A custom type definition, held in config.json under `notificationTypes` (docs/config.md). */
-export interface TypeDefinition {
-  id: string;
-  label: string;
-  enabled: boolean;
-  defaultPriority?: Priority;
-  /** Presentation: a CSS color, an icon name, a built-in tone or imported sound, toast lifetime. */
-  color?: string;
-  icon?: string;
-  sound?: string;
-  toastSeconds?: number;
-}
+/**
+ * A custom type definition, held in config.json under `notificationTypes` (docs/config.md): the shape GET/PUT
+ * /ui/api/types carries, declared once in the contracts.
+ */
+export type { TypeDefinition };
 
 /** Looks up enabled type definitions; rebuilt whenever config changes. */
 export class TypeRegistry {

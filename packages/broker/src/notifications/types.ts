@@ -1,10 +1,9 @@
 import type { ArcNotification } from "@notify/contracts";
 
-export const PRIORITIES = ["low", "normal", "high", "critical"] as const;
-export type Priority = (typeof PRIORITIES)[number];
+import { NOTIFICATION_STATUSES, type NotificationStatus, PRIORITIES, type Priority } from "@notify/contracts/enums";
 
-export const NOTIFICATION_STATUSES = ["active", "dismissed", "resolved"] as const;
-export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
+/** The lists are the contract's (issue 34: each enum once), named here as the broker always has. */
+export { NOTIFICATION_STATUSES, type NotificationStatus, PRIORITIES, type Priority };
 
 /**
  * NotificationDto (spec 1). Absent optional fields are omitted. The shape is the contract's (`ArcNotification` in

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
+import { ROUTE_ROUTING_FIELDS } from "@notify/contracts/routing-summary";
 import { DomainError, invalid } from "../domain/errors.js";
 import { isTypeId } from "../notifications/type-ids.js";
 import { PRIORITIES, type Priority } from "../notifications/types.js";
@@ -43,9 +44,6 @@ export interface RouteInput {
   when?: unknown;
   quiet_hours?: unknown;
 }
-
-/** The routing options, in the order a problem is reported. */
-const ROUTING_FIELDS = ["delay_seconds", "when", "quiet_hours"] as const;
 
 /** How the checks find the profiles and routes that exist (names are unique). */
 export interface ConfigLookups {
@@ -130,7 +128,7 @@ export function routeFromInput(
  * same whether it was given the default or nothing.
  */
 function routingOptions(input: RouteInput, existing: OutboundRoute | undefined, route: OutboundRoute): void {
-  for (const field of ROUTING_FIELDS) {
+  for (const field of ROUTE_ROUTING_FIELDS) {
     const value = Object.hasOwn(input, field) ? input[field] : existing?.[field];
     if (value === undefined || value === null) continue;
     const parsed = routingFields()[field].safeParse(value);

@@ -1,9 +1,9 @@
+import type { InteractionKind, ItemKind, OutboxStatus, Priority } from "@notify/contracts/enums";
 import type { DeliveryResult } from "@notify/contracts/ui";
 import type { InteractionDto } from "../interactions/types.js";
-import type { Priority } from "../notifications/types.js";
 
-export const OUTBOX_STATUSES = ["Pending", "Retry", "Delivered", "DeadLetter"] as const;
-export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
+/** The list is the contract's (issue 34: each enum once), named here as the broker always has. */
+export { OUTBOX_STATUSES, type OutboxStatus } from "@notify/contracts/enums";
 
 /** What leaves the machine for one notification on one route (docs/outbound.md). */
 export interface OutboundPayload {
@@ -29,7 +29,7 @@ export interface OutboundPayload {
 
 export interface OutboundQuestion {
   id: string;
-  kind: "permission" | "single_choice" | "text";
+  kind: InteractionKind;
   choices: { id: string; label: string; detail?: string }[];
   expiresAt: string;
 }
@@ -41,7 +41,7 @@ export interface OutboundQuestion {
 export type { OutboundProvider as ProviderProfile, OutboundRoute } from "@notify/contracts/ui";
 
 /** What an outbox item delivers (DESIGN.md: the outbox carries any deliverable). */
-export type OutboxSubject = "notification" | "interaction";
+export type OutboxSubject = ItemKind;
 
 export interface OutboxItemBase {
   id: string;

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { ItemKind } from "@notify/contracts/enums";
 import type { PresentationSettingsFile } from "../config/presentation-settings.js";
 import type { DomainBus } from "../domain/bus.js";
 import type { Clock } from "../domain/clock.js";
@@ -34,7 +35,7 @@ export interface PresenterOptions {
   logger: Logger;
   clock: Clock;
   /** The `default` action: open the web UI at the item (`kind` notification or interaction). */
-  open?: (kind: "notification" | "interaction", id: string) => void;
+  open?: (kind: ItemKind, id: string) => void;
   /** Told when a toast was shown and closed; a failure there never stops a toast. */
   log?: ToastLog;
 }

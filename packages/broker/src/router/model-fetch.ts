@@ -1,3 +1,4 @@
+import type { ModelListSource } from "@notify/contracts/enums";
 import {
   destinationProblem,
   normalizedBaseUrl,
@@ -47,7 +48,7 @@ export interface FetchResult {
   /** Models left out because their wire is one the router does not speak. */
   left_out: number;
   /** `provider`: the provider's own list; `host_cache`: the host tool's cached list. */
-  source: "provider" | "host_cache";
+  source: ModelListSource;
 }
 
 export interface ModelFetchDeps {

@@ -1,4 +1,5 @@
 import type { PresenceStateName, QuietHours, RouteWhen } from "@notify/contracts";
+import type { TIMELINE_HOLD_REASONS } from "@notify/contracts/ui-constants";
 import type { Priority } from "../notifications/types.js";
 import { quietUntil } from "./quiet-hours.js";
 
@@ -51,7 +52,8 @@ export type DeliverReason =
   /** Critical, quiet hours allow it: the same reasons apply, the window does not hold it. */
   | "critical_in_quiet_hours";
 
-export type WaitReason = "delay" | "presence" | "quiet_hours";
+/** The contract's hold reasons, the words the delivery timeline shows (issue 34: each enum once). */
+export type WaitReason = (typeof TIMELINE_HOLD_REASONS)[number];
 
 export type RoutingDecision =
   | { action: "deliver"; reason: DeliverReason; presence?: PresenceView }

@@ -1,9 +1,8 @@
-import type { QuietDay, QuietHours } from "@notify/contracts";
+import type { QuietHours } from "@notify/contracts";
+import { QUIET_DAYS } from "@notify/contracts/routing-summary";
 import { instantOf, localDateTime } from "./local-time.js";
 
 const DAY_MS = 86_400_000;
-/** Contracts' QUIET_DAYS, Monday first (types only from there: the policy loads nothing else). */
-const WEEKDAYS: readonly QuietDay[] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
 
 /** `HH:MM` as minutes past midnight; the route's schema (contracts routing.ts) has checked the format. */
 function minutesOf(time: string): number {
@@ -13,7 +12,7 @@ function minutesOf(time: string): number {
 }
 
 function dayApplies(window: QuietHours, weekday: number): boolean {
-  const name = WEEKDAYS[((weekday % 7) + 7) % 7];
+  const name = QUIET_DAYS[((weekday % 7) + 7) % 7];
   return window.days === undefined || (name !== undefined && window.days.includes(name));
 }
 

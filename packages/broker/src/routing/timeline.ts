@@ -1,3 +1,4 @@
+import type { AnsweredVia } from "@notify/contracts/enums";
 import { PRESENCE_STATES } from "@notify/contracts/routing-summary";
 import type { ItemTimeline, TimelineEntry, TimelineRoute } from "@notify/contracts/ui";
 import {
@@ -239,7 +240,7 @@ function held(
   return entry;
 }
 
-function questionSettled(question: InteractionDto, via: "ui" | "toast" | undefined): TimelineEntry | undefined {
+function questionSettled(question: InteractionDto, via: AnsweredVia | undefined): TimelineEntry | undefined {
   switch (question.status) {
     case "pending":
       return undefined;

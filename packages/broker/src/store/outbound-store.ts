@@ -1,4 +1,5 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
+import type { RouteRoutingField } from "@notify/contracts/routing-summary";
 import type { Priority } from "../notifications/types.js";
 import type { OutboundRoute, ProviderProfile } from "../outbox/types.js";
 
@@ -90,7 +91,7 @@ function toRoute(row: RouteRow): OutboundRoute {
   if (row.project !== null) route.project = row.project;
   if (row.agent !== null) route.agent = row.agent;
   if (row.routing !== null) {
-    const routing = JSON.parse(row.routing) as Pick<OutboundRoute, "delay_seconds" | "when" | "quiet_hours">;
+    const routing = JSON.parse(row.routing) as Pick<OutboundRoute, RouteRoutingField>;
     if (routing.delay_seconds !== undefined) route.delay_seconds = routing.delay_seconds;
     if (routing.when !== undefined) route.when = routing.when;
     if (routing.quiet_hours !== undefined) route.quiet_hours = routing.quiet_hours;
@@ -100,7 +101,7 @@ function toRoute(row: RouteRow): OutboundRoute {
 
 /** The routing options of a route as stored (migration 8): JSON of those set, null when none is. */
 function routingJson(route: OutboundRoute): string | null {
-  const routing: Pick<OutboundRoute, "delay_seconds" | "when" | "quiet_hours"> = {};
+  const routing: Pick<OutboundRoute, RouteRoutingField> = {};
   if (route.delay_seconds !== undefined) routing.delay_seconds = route.delay_seconds;
   if (route.when !== undefined) routing.when = route.when;
   if (route.quiet_hours !== undefined) routing.quiet_hours = route.quiet_hours;

@@ -1,4 +1,5 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { ToastState } from "@notify/contracts/enums";
 
 /**
  * The desktop notifications of an item (migration 12), for its delivery timeline: when the desktop service
@@ -6,7 +7,8 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
  * routing/timeline.ts. Holds ids and times only, never a toast's text.
  */
 
-export type ToastEvent = "shown" | "closed";
+/** The contract's toast states (issue 34: each enum once). */
+export type ToastEvent = ToastState;
 
 export interface ToastRow {
   event: ToastEvent;

@@ -7,12 +7,18 @@ import * as z from "zod";
  */
 
 // Kept in a module of its own so the producer client loads without zod (a hook process starts per agent event).
-import { CHOICE_ID_PATTERN, PRIORITIES } from "../enums.js";
+import {
+  ARC_EVENT_TYPES,
+  ARC_OUTCOMES,
+  ARC_REQUEST_KINDS,
+  CHOICE_ID_PATTERN,
+  EXTENSION_KEY_PATTERN,
+  NOTIFICATION_TYPE_PATTERN,
+  PRIORITIES,
+} from "../enums.js";
 import { ARC_VERSION } from "./version.js";
 
-export { ARC_VERSION, CHOICE_ID_PATTERN };
-export const EXTENSION_KEY_PATTERN = /^x-[a-z0-9][a-z0-9.-]{0,63}$/;
-export const NOTIFICATION_TYPE_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+export { ARC_EVENT_TYPES, ARC_VERSION, CHOICE_ID_PATTERN, EXTENSION_KEY_PATTERN, NOTIFICATION_TYPE_PATTERN };
 
 const text = (max: number, min = 1) => z.string().min(min).max(max);
 const timestamp = z.iso.datetime({ offset: true });
@@ -37,10 +43,10 @@ export const Context = z.strictObject({
 /** 1-100 characters with at least one non-whitespace character. */
 export const ConditionKey = text(100).regex(/\S/, "must contain a non-whitespace character");
 
-export const RequestKinds = ["information", "question", "permission", "blocked", "failure", "completion"] as const;
+export const RequestKinds = ARC_REQUEST_KINDS;
 export const RequestKind = z.enum(RequestKinds);
 export const Priority = z.enum(PRIORITIES);
-export const Outcome = z.enum(["answered", "expired", "cancelled", "superseded", "not_needed"]);
+export const Outcome = z.enum(ARC_OUTCOMES);
 
 export const Choice = z.strictObject({
   id: z.string().regex(CHOICE_ID_PATTERN),
@@ -155,13 +161,6 @@ export const ArcEvent = z.discriminatedUnion("event_type", [
   ResponseSubmittedEvent,
   RequestResolvedEvent,
 ]);
-
-export const ARC_EVENT_TYPES = [
-  "request.created",
-  "request.updated",
-  "response.submitted",
-  "request.resolved",
-] as const;
 
 export type ArcEvent = z.infer<typeof ArcEvent>;
 export type ArcEventType = ArcEvent["event_type"];

@@ -9,12 +9,16 @@ import type { RecordWire, SwitchStrategy, UpstreamAuth } from "./constants.js";
 import type { OutboxStatus, Priority, RouterRouteKind, SoundFormat } from "../enums.js";
 import type { QuietHours, RouteWhen } from "../routing.js";
 
-/** GET/PUT /ui/api/types: a custom notification type (spec 1, presentation rule 7). */
+/**
+ * GET/PUT /ui/api/types: a custom notification type (spec 1, presentation rule 7), as config.json holds it under
+ * `notificationTypes` (docs/config.md).
+ */
 export interface TypeDefinition {
   id: string;
   label: string;
   enabled: boolean;
   defaultPriority?: Priority;
+  /** Presentation: a CSS color, an icon name, a built-in tone or imported sound, toast lifetime. */
   color?: string;
   icon?: string;
   sound?: string;

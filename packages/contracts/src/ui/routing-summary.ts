@@ -12,6 +12,10 @@ export const PRESENCE_STATES = ["present", "away", "unknown"] as const;
 export type PresenceStateName = (typeof PRESENCE_STATES)[number];
 export type RouteWhen = (typeof ROUTE_WHEN)[number];
 
+/** A route's attention routing options (docs/routing.md), in the order a problem with them is reported. */
+export const ROUTE_ROUTING_FIELDS = ["delay_seconds", "when", "quiet_hours"] as const;
+export type RouteRoutingField = (typeof ROUTE_ROUTING_FIELDS)[number];
+
 /** Days of a quiet window, Monday first; a window belongs to the day it starts on. */
 export const QUIET_DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;
 export type QuietDay = (typeof QUIET_DAYS)[number];

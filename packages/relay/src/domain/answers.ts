@@ -1,3 +1,4 @@
+import type { RelayAnswerRecorded } from "@notify/contracts/relay-api";
 import type { Device, Installation } from "../store/types.js";
 import { type CheckedAnswer, checkAnswer, storedAnswerBody } from "./answer-check.js";
 import type { Cancellation } from "./change-hub.js";
@@ -22,7 +23,8 @@ async function installationById(deps: DomainDeps, id: string): Promise<Installat
   return found;
 }
 
-export type SubmitOutcome = { status: "accepted" | "duplicate"; response_id: string };
+/** The contract's answer body (a type only: the relay loads no schema library at run time). */
+export type SubmitOutcome = RelayAnswerRecorded;
 
 /**
  * POST /v1/interaction-responses, checks 2 to 9 (check 1 and the media type and size checks are the HTTP edge's,

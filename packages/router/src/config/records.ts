@@ -1,4 +1,4 @@
-import type { RecordWire, SwitchStrategy, UpstreamAuth } from "@notify/contracts/ui-constants";
+import type { RecordWire, RouterRouteKind, SwitchStrategy, UpstreamAuth } from "@notify/contracts/ui-constants";
 import type { Wire } from "../ir.js";
 import type { EffortOverrides } from "./effort-config.js";
 
@@ -38,7 +38,7 @@ export interface Upstream {
 export interface Route {
   id: string;
   name: string;
-  kind: "alias" | "combo";
+  kind: RouterRouteKind;
   targets: string[];
   enabled: boolean;
   created_at: string;

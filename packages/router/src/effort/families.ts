@@ -2,9 +2,10 @@
  * Effort families (spec 3, Effort mapping 4): models grouped by model ID (not by aggregator name), each with the
  * effort values its vendor accepts, lowest first. Sources, per family, are listed in docs/router.md.
  */
+import { EFFORT_LEVELS } from "@notify/contracts/ui-constants";
 
-export const EFFORT_LEVELS = ["low", "medium", "high", "xhigh", "max"] as const;
-export type EffortLevel = (typeof EFFORT_LEVELS)[number];
+/** The five effort names, lowest first: the contract's list (issue 34: each enum once). */
+export { EFFORT_LEVELS, type EffortLevel } from "@notify/contracts/ui-constants";
 
 export interface EffortFamily {
   id: string;
@@ -23,7 +24,7 @@ export const EFFORT_FAMILIES: readonly EffortFamily[] = [
     id: "claude-xhigh",
     label: "Claude with xhigh (Opus 4.7 and later, Sonnet 5 and later)",
     pattern: /^claude-(opus-4-([7-9]|\d\d)|(opus|sonnet|haiku)-([5-9]|\d\d))/,
-    accepted: ["low", "medium", "high", "xhigh", "max"],
+    accepted: EFFORT_LEVELS,
   },
   {
     id: "claude-max",

@@ -1,3 +1,4 @@
+import type { ModelListSource, PresetKind } from "@notify/contracts/enums";
 import type { RecordWire, UpstreamAuth } from "../config/records.js";
 
 /**
@@ -15,8 +16,8 @@ import type { RecordWire, UpstreamAuth } from "../config/records.js";
  * | 2 | local servers on this computer (loopback)                            | chat wire      |
  */
 
-/** Smart switching's cost kinds (spec 3, Smart switching 2), as a preset declares its own. */
-export type PresetKind = "subscription" | "flat_plan" | "local" | "per_token";
+/** Smart switching's cost kinds (spec 3, Smart switching 2), as a preset declares its own: the contract's list. */
+export type { PresetKind };
 
 /**
  * A model family by the start of its ID, and the wire the provider serves it on; `null` is a wire the router does
@@ -43,7 +44,7 @@ export interface Preset {
   /** First match wins; matched case-insensitively on the model ID without a vendor path prefix. */
   prefix_rules: readonly PrefixRule[];
   /** `provider`: GET <base_url>/models; `host_cache`: the host tool's own cached list (no public list). */
-  model_list: "provider" | "host_cache";
+  model_list: ModelListSource;
   key_sources: readonly KeySourceId[];
   /** The one aggregator among the per-token chat-wire services. */
   aggregator?: boolean;

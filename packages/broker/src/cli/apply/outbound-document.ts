@@ -1,4 +1,5 @@
 import { routingOptionFields } from "@notify/contracts";
+import { ROUTE_ROUTING_FIELDS, type RouteRoutingField } from "@notify/contracts/routing-summary";
 import { isTypeId } from "../../notifications/type-ids.js";
 import { PRIORITIES, type Priority } from "../../notifications/types.js";
 import { isObject, unknownKeys } from "./section.js";
@@ -21,8 +22,8 @@ const ROUTE_KEYS = [
   "quiet_hours",
 ] as const;
 /** Attention routing options of a route (docs/routing.md): absent keeps the broker's value, null clears it. */
-export const ROUTING_FIELDS = ["delay_seconds", "when", "quiet_hours"] as const;
-export type RoutingField = (typeof ROUTING_FIELDS)[number];
+export const ROUTING_FIELDS = ROUTE_ROUTING_FIELDS;
+export type RoutingField = RouteRoutingField;
 /** Route gates: absent leaves the broker's value, null clears it, a string sets it (trimmed, as the broker does). */
 export const GATES = [
   { field: "typeId", max: 64 },

@@ -1,4 +1,5 @@
 import { type EffortOverrideSet, type EffortView, EffortOverrideSet as OverrideSetShape } from "@notify/contracts/ui";
+import type { EffortScope } from "@notify/router";
 import type { RouterOperation } from "./router-rehearsal.js";
 import { isObject, jsonEqual, type Step, ui, unknownKeys } from "./section.js";
 
@@ -9,7 +10,8 @@ import { isObject, jsonEqual, type Step, ui, unknownKeys } from "./section.js";
  * monotonic) are the router's own, rehearsed before the first change (router-rehearsal.ts).
  */
 
-export type EffortScope = "family" | "model";
+/** The router's scopes of an override set (issue 34: each enum once). */
+export type { EffortScope } from "@notify/router";
 
 export interface EffortEntry {
   path: string;

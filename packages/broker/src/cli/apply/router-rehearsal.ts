@@ -1,5 +1,6 @@
 import { DatabaseSync } from "node:sqlite";
 import {
+  type EffortScope,
   type KeySealer,
   migrateRouterDatabase,
   type Route,
@@ -16,8 +17,8 @@ export type RouterOperation =
   | { op: "save-settings"; body: Record<string, unknown> }
   | { op: "delete-route"; name: string }
   | { op: "delete-upstream"; slug: string }
-  | { op: "save-effort"; scope: "family" | "model"; name: string; set: unknown }
-  | { op: "delete-effort"; scope: "family" | "model"; name: string };
+  | { op: "save-effort"; scope: EffortScope; name: string; set: unknown }
+  | { op: "delete-effort"; scope: EffortScope; name: string };
 
 /** Stands in for the broker's sealer: the rehearsal only needs to know that a key is held, never the key. */
 const placeholderSealer: KeySealer = {

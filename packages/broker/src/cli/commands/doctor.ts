@@ -2,6 +2,7 @@ import { accessSync, constants, existsSync, readFileSync, statSync } from "node:
 import { delimiter, isAbsolute, join } from "node:path";
 import { terminalText } from "@notify/contracts/text";
 import { configPath } from "../../config/config-file.js";
+import type { AgentId } from "../../hooks/agents.js";
 import { HookTokenFile } from "../../hooks/hook-token.js";
 import { codexHookTrust } from "../../hooks/install/codex-trust.js";
 import { HOOK_TOKEN_VARIABLE, isNotifyCommand, isNotifyHttpHook } from "../../hooks/install/entries.js";
@@ -12,7 +13,7 @@ import { VERSION } from "../../version.js";
 import { brokerTarget, type ClientOptions, createClient, nonEmpty, printJson } from "../client.js";
 import { type Start, startChecker } from "../doctor/command-start.js";
 import { outboundCheck } from "../doctor/outbound-check.js";
-import { managerAnswers, systemdServiceCheck } from "../doctor/service-check.js";
+import { type CheckStatus, managerAnswers, systemdServiceCheck } from "../doctor/service-check.js";
 import { ExitError } from "../exit-error.js";
 import { backgroundFiles, isBackgroundBroker, readPidFile } from "./start.js";
 
@@ -20,10 +21,9 @@ export interface DoctorOptions extends ClientOptions {
   json?: boolean;
 }
 
-type Status = "ok" | "warn" | "fail";
 interface Check {
   name: "broker" | "service" | "hooks" | "mcp" | "router" | "outbound" | "relay" | "desktop" | "data-dir";
-  status: Status;
+  status: CheckStatus;
   detail: string;
   fix?: string;
 }
@@ -72,7 +72,7 @@ function resolvable(words: string[]): string | undefined {
 }
 
 /** Notify's hook commands in one agent settings file, each with the event it is hooked into. */
-function notifyCommands(file: string, agent: "claude-code" | "codex"): { event: string; command: string }[] {
+function notifyCommands(file: string, agent: AgentId): { event: string; command: string }[] {
   const text = readFileSync(file, "utf8").replace(/^\uFEFF/, "");
   const hooks = ((JSON.parse(text) as Json).hooks ?? {}) as Record<string, unknown>;
   const commands: { event: string; command: string }[] = [];

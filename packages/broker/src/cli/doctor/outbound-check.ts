@@ -1,10 +1,11 @@
+import type { OutboxStatus } from "@notify/contracts/enums";
 import type { OutboundProvider } from "@notify/contracts/ui";
 import type { BrokerClient } from "../client.js";
 import type { ServiceCheck } from "./service-check.js";
 
 interface OutboxItem {
   providerId: string;
-  status: "Pending" | "Retry" | "Delivered" | "DeadLetter";
+  status: OutboxStatus;
   lastCode?: string;
   updatedAt: string;
 }

@@ -3,8 +3,11 @@ import { existsSync, readFileSync } from "node:fs";
 import { systemdUnitPath } from "../../service/service-files.js";
 import type { Start } from "./command-start.js";
 
+/** A doctor check's verdict. */
+export type CheckStatus = "ok" | "warn" | "fail";
+
 export interface ServiceCheck {
-  status: "ok" | "warn" | "fail";
+  status: CheckStatus;
   detail: string;
   fix?: string;
 }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { SOUND_FORMATS, type SoundFormat } from "@notify/contracts/enums";
 import { readConfigFile, updateConfigFile } from "../../config/config-file.js";
 import { invalid } from "../../domain/errors.js";
 import { isTypeId } from "../../notifications/type-ids.js";
@@ -9,8 +10,6 @@ import { BUILT_IN_TONES, isBuiltInTone, toneSamples, wavFile } from "./tones.js"
 
 /** Spec 1, presentation rule 6. */
 export const MAX_SOUND_BYTES = 10 * 1024 * 1024;
-export const SOUND_FORMATS = ["wav", "mp3"] as const;
-export type SoundFormat = (typeof SOUND_FORMATS)[number];
 const NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 export interface ImportedSound {
