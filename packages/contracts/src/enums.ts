@@ -89,5 +89,13 @@ export type RouterRouteKind = (typeof ROUTER_ROUTE_KINDS)[number];
 export const CONNECTOR_AGENTS = ["codex", "claude-code"] as const;
 export type ConnectorAgentId = (typeof CONNECTOR_AGENTS)[number];
 
+/** Where the hooks and the MCP entry are installed: the user's own settings, or the current project's. */
+export const INSTALL_SCOPES = ["user", "project"] as const;
+export type InstallScope = (typeof INSTALL_SCOPES)[number];
+
+/** What runs the broker as a per-user service (`notify service --platform`): Linux's, then macOS's. */
+export const SERVICE_PLATFORMS = ["systemd", "launchd"] as const;
+export type ServicePlatform = (typeof SERVICE_PLATFORMS)[number];
+
 /** A choice id (spec 2: 1-64 letters, digits, `_` or `-`); also the shape of an answer's `source`. */
 export const CHOICE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;

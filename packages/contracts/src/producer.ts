@@ -1,6 +1,7 @@
 import type * as z from "zod";
 import type { ArcContext, ArcEvent, ArcSender, CreatedRequest, Outcome, UpdatedRequest } from "./arc/schemas.js";
 import { ARC_VERSION } from "./arc/version.js";
+import type { InteractionKind, InteractionStatus, NotificationStatus, Priority } from "./enums.js";
 
 /**
  * A small typed client for TypeScript agents that produce ARC 0.2 events for a Notify broker (docs/arc.md):
@@ -32,19 +33,19 @@ export interface ArcNotification {
   agentInstance?: string;
   project?: string;
   type: string;
-  priority: "low" | "normal" | "high" | "critical";
+  priority: Priority;
   title: string;
   message: string;
   cwd?: string;
   pid?: number;
-  status: "active" | "dismissed" | "resolved";
+  status: NotificationStatus;
   createdAt: string;
   updatedAt: string;
   resolvedAt?: string;
   metadata?: Record<string, unknown>;
 }
 
-export type ArcInteractionStatus = "pending" | "answered" | "expired" | "cancelled" | "superseded";
+export type ArcInteractionStatus = InteractionStatus;
 
 /** The broker's durable question (spec 1, InteractionDto). It holds the nonce: keep it out of logs. */
 export interface ArcInteraction {
@@ -56,7 +57,7 @@ export interface ArcInteraction {
   session_id?: string;
   turn_id?: string;
   native_request_id?: string;
-  kind: "permission" | "single_choice" | "text";
+  kind: InteractionKind;
   prompt: string;
   choices: { id: string; label: string; detail?: string }[];
   text_max_length: number;

@@ -73,43 +73,14 @@ function declaredEnums(): Set<string> {
   return keys;
 }
 
-/**
- * Copies that sit in files other work of issue 34 is editing right now (the CLI's program.ts, the hooks, the producer
- * client, the timeline's words): how many extra copies of each list are left, and where. The lead moves them to the
- * contract's list and lowers these counts to nothing; a count higher than the copies found fails, so the list
- * shrinks with them.
- */
-const LEFTOVERS: Record<string, { extra: number; where: string }> = {
-  "critical|high|low|normal": { extra: 1, where: "contracts producer.ts" },
-  "permission|single_choice|text": { extra: 2, where: "broker cli/program.ts, contracts producer.ts" },
-  "active|dismissed|resolved": { extra: 1, where: "contracts producer.ts" },
-  "answered|cancelled|expired|pending|superseded": { extra: 1, where: "contracts producer.ts" },
-  "toast|ui": { extra: 1, where: "contracts ui/timeline-words.ts" },
-  "claude-code|codex": { extra: 2, where: "broker hooks/agents.ts, hooks/install/installer.ts" },
-  "allow|deny": { extra: 2, where: "broker hooks/decision-output.ts (3 lists)" },
-  "project|user": {
-    extra: 6,
-    where: "broker cli/program.ts (4), hooks/install/installer.ts, hooks/install/targets.ts (2)",
-  },
-  "launchd|systemd": { extra: 1, where: "broker cli/program.ts" },
-};
-
 describe("each enum once (issue 34, item 4)", () => {
   it("no declared value list is written out again in packages/*/src", () => {
     const lists = literalLists();
-    const copies: Record<string, { extra: number; where: string[] }> = {};
-    for (const key of declaredEnums()) {
-      const where = lists.get(key) ?? [];
-      if (where.length > 1) copies[key] = { extra: where.length - 1, where };
-    }
-    const beyond = Object.entries(copies)
-      .filter(([key, copy]) => copy.extra > (LEFTOVERS[key]?.extra ?? 0))
-      .map(([key, copy]) => `${key}: ${copy.where.join(", ")}`);
-    expect(beyond, "a value list written twice: import the contract's list instead").toEqual([]);
-    const stale = Object.entries(LEFTOVERS)
-      .filter(([key, leftover]) => (copies[key]?.extra ?? 0) < leftover.extra)
-      .map(([key, leftover]) => `${key}: ${copies[key]?.extra ?? 0} left, not ${leftover.extra}`);
-    expect(stale, "copies moved to the contract: lower LEFTOVERS").toEqual([]);
+    const twice = [...declaredEnums()]
+      .map((key) => ({ key, where: lists.get(key) ?? [] }))
+      .filter(({ where }) => where.length > 1)
+      .map(({ key, where }) => `${key}: ${where.join(", ")}`);
+    expect(twice, "a value list written twice: import the contract's list instead").toEqual([]);
   });
 
   it("the shared lists the issue names are declared once, in the zod-free contract constants", () => {

@@ -1,3 +1,4 @@
+import { INSTALL_SCOPES, INTERACTION_KINDS, SERVICE_PLATFORMS } from "@notify/contracts/enums";
 import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "../version.js";
 import { reportFailure } from "./exit-status.js";
@@ -70,13 +71,7 @@ function buildProgram(): Command {
     .action(async (options) => (await import("./commands/list.js")).list(options));
 
   clientCommand(program, "ask <prompt>", "ask a question and wait for the answer (printed on stdout)")
-    .addOption(
-      new Option("--kind <kind>", "question kind (default permission)").choices([
-        "permission",
-        "single_choice",
-        "text",
-      ]),
-    )
+    .addOption(new Option("--kind <kind>", "question kind (default permission)").choices(INTERACTION_KINDS))
     .option("--choice <id=label[:detail]>", "a choice; repeat for each (2-12)", collect, [])
     .option("--text-max-length <n>", "longest text answer, 1-2000 (default 500)")
     .option("--ttl <seconds>", "seconds until the question expires, 30-3600 (default 600)")
@@ -161,7 +156,7 @@ function buildProgram(): Command {
     .command("service")
     .description("run the broker as a per-user service that starts at login (docs/install.md)");
   const platform = () =>
-    new Option("--platform <platform>", "systemd or launchd (default: this system's)").choices(["systemd", "launchd"]);
+    new Option("--platform <platform>", "systemd or launchd (default: this system's)").choices(SERVICE_PLATFORMS);
   clientCommand(service, "install", "write the systemd user unit (launchd agent on macOS), enable and start it")
     .option("--print", "print the unit (or plist) instead of writing it")
     .option("--json", "print {platform, file, changed, manager, broker_running} as JSON")
@@ -177,7 +172,7 @@ function buildProgram(): Command {
 
   const hooks = program.command("hooks").description("install Notify as Claude Code's or Codex's hook (docs/hooks.md)");
   clientCommand(hooks, "install <agent>", "add Notify's hooks to claude-code or codex (backup first, idempotent)")
-    .addOption(new Option("--scope <scope>", "user settings or this project's").choices(["user", "project"]))
+    .addOption(new Option("--scope <scope>", "user settings or this project's").choices(INSTALL_SCOPES))
     .addOption(
       new Option(
         "--kind <kind>",
@@ -193,7 +188,7 @@ function buildProgram(): Command {
     "uninstall [agent]",
     "remove Notify's hooks, from every agent where they are when none is named (restores the file byte for byte when untouched)",
   )
-    .addOption(new Option("--scope <scope>", "user settings or this project's").choices(["user", "project"]))
+    .addOption(new Option("--scope <scope>", "user settings or this project's").choices(INSTALL_SCOPES))
     .option("--json", "print {agent, scope, file, changed, backup} as JSON")
     .action(async (agent, options) => (await import("./commands/hooks.js")).hooksUninstall({ ...options, agent }));
   clientCommand(hooks, "status", "show what is installed where, and whether the broker answers")
@@ -206,14 +201,14 @@ function buildProgram(): Command {
     "run Notify's MCP server on stdio, or install it into an agent (docs/mcp.md)",
   ).action(async (options) => (await import("./commands/mcp.js")).mcp(options));
   clientCommand(mcp, "install <agent>", "register `notify mcp` in claude-code's or codex's MCP config (backup first)")
-    .addOption(new Option("--scope <scope>", "user config or this project's").choices(["user", "project"]))
+    .addOption(new Option("--scope <scope>", "user config or this project's").choices(INSTALL_SCOPES))
     .option("--json", "print {agent, scope, file, changed, backup} as JSON")
     // optsWithGlobals: `notify mcp` takes --port/--data-dir/--token too, and commander gives them to it.
     .action(async (agent, _options, command: Command) =>
       (await import("./commands/mcp.js")).mcpInstall({ ...command.optsWithGlobals(), agent }),
     );
   clientCommand(mcp, "uninstall <agent>", "remove it (restores the file byte for byte when untouched)")
-    .addOption(new Option("--scope <scope>", "user config or this project's").choices(["user", "project"]))
+    .addOption(new Option("--scope <scope>", "user config or this project's").choices(INSTALL_SCOPES))
     .option("--json", "print {agent, scope, file, changed, backup} as JSON")
     .action(async (agent, _options, command: Command) =>
       (await import("./commands/mcp.js")).mcpUninstall({ ...command.optsWithGlobals(), agent }),

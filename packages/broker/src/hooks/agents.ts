@@ -1,8 +1,12 @@
 import type { ArcSender } from "@notify/contracts";
+import { CONNECTOR_AGENTS, type ConnectorAgentId } from "@notify/contracts/enums";
 
-/** The agents Notify installs itself into (DESIGN.md, Agent hooks). */
-export const AGENTS = ["claude-code", "codex"] as const;
-export type AgentId = (typeof AGENTS)[number];
+export type AgentId = ConnectorAgentId;
+/**
+ * The agents Notify installs itself into (DESIGN.md, Agent hooks): the contract's agents in name order, Claude Code
+ * first, the order `notify hooks status` lists them and an unknown agent's message names them in.
+ */
+export const AGENTS: readonly AgentId[] = [...CONNECTOR_AGENTS].sort();
 
 export const isAgent = (value: string): value is AgentId => (AGENTS as readonly string[]).includes(value);
 

@@ -6,11 +6,11 @@ export type Decision = "allow" | "deny";
  * The decision in the agent's own output format, one JSON line for stdout. Claude Code and Codex read the same
  * shapes:
  * - PermissionRequest: `{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior":
- *   "allow" | "deny", "message"?}}}` (https://code.claude.com/docs/en/hooks "PermissionRequest decision control";
+ *   "allow" or "deny", "message"?}}}` (https://code.claude.com/docs/en/hooks "PermissionRequest decision control";
  *   https://developers.openai.com/codex/hooks "PermissionRequest": Codex refuses updatedInput,
  *   updatedPermissions and interrupt, so they are never sent).
  * - Claude Code PreToolUse: `{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision":
- *   "allow" | "deny", "permissionDecisionReason"}}` (same page, "PreToolUse decision control").
+ *   "allow" or "deny", "permissionDecisionReason"}}` (same page, "PreToolUse decision control").
  * Without a decision nothing is printed: both agents then show their own prompt.
  */
 export function decisionOutput(format: DecisionFormat, decision: Decision, answeredBy: string): string {

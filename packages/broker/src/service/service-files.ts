@@ -25,7 +25,7 @@ export function serveSpec(program: string[], environment: Record<string, string>
   return { argv: [...program, "serve"], environment: { ...environment, NODE_OPTIONS: SERVE_NODE_FLAGS.join(" ") } };
 }
 
-export type ServicePlatform = "systemd" | "launchd";
+export type { ServicePlatform } from "@notify/contracts/enums";
 
 /** The first line of every file `notify service install` writes: uninstall removes only a file that has it. */
 export const MARKER = "Written by `notify service install`; `notify service uninstall` removes it.";

@@ -1,3 +1,4 @@
+import type { AnsweredVia } from "../enums.js";
 import { answerSurfaceOfSource } from "./answer-surfaces.js";
 import type { TIMELINE_SEND_REASONS } from "./constants.js";
 import type { TimelineEntry, TimelineRoute } from "./timeline.js";
@@ -14,7 +15,7 @@ export function timelineRouteName(route: TimelineRoute): string {
 }
 
 /** Who answered, in words (the inbox card says it the same way). */
-export function answeredFrom(source: string | undefined, via: "ui" | "toast" | undefined): string {
+export function answeredFrom(source: string | undefined, via: AnsweredVia | undefined): string {
   if (via === "ui") return "from this computer's web page";
   if (via === "toast") return "from a desktop notification";
   switch (source) {

@@ -5,9 +5,9 @@ import { isDeepStrictEqual } from "node:util";
 import { EditConflictError, type EditOutcome, editFile } from "../../fs/edit-file.js";
 import { ensurePrivateDir, writePrivateFile } from "../../fs/private-files.js";
 import { inStyle, textStyle, withoutBom } from "../../fs/text-style.js";
-import { type AgentId, displayName } from "../agents.js";
+import { AGENTS, type AgentId, displayName } from "../agents.js";
 import { addNotify, type HookKind, installedKinds, setHookToken, stripHookToken, stripNotify } from "./entries.js";
-import { type Scope, type Target, type TargetEnv, targetFor } from "./targets.js";
+import { SCOPES, type Scope, type Target, type TargetEnv, targetFor } from "./targets.js";
 
 /** A refusal with a message for the person (exit 1 in the CLI); the agent's file is left as it was. */
 export class HookInstallError extends Error {
@@ -303,8 +303,8 @@ export interface InstallStatus {
 /** What is installed where (both agents, both scopes, for the current project). */
 export function installStatus(context: Pick<InstallContext, "where">): InstallStatus[] {
   const rows: InstallStatus[] = [];
-  for (const agent of ["claude-code", "codex"] as const) {
-    for (const scope of ["user", "project"] as const) {
+  for (const agent of AGENTS) {
+    for (const scope of SCOPES) {
       const target = targetFor(agent, scope, context.where);
       let kinds: Record<string, HookKind> | null = {};
       if (existsSync(target.file)) {

@@ -1,9 +1,11 @@
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { INSTALL_SCOPES, type InstallScope } from "@notify/contracts/enums";
 import type { AgentId } from "../agents.js";
 
-export type Scope = "user" | "project";
-export const SCOPES: readonly Scope[] = ["user", "project"];
+/** The user's own settings, or the current project's (the contract's INSTALL_SCOPES, in that order). */
+export type Scope = InstallScope;
+export const SCOPES: readonly Scope[] = INSTALL_SCOPES;
 
 export interface Target {
   agent: AgentId;
