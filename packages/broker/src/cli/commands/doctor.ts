@@ -71,37 +71,32 @@ function resolvable(words: string[]): string | undefined {
   return undefined;
 }
 
-/** Notify's hook commands in one agent settings file, each with the event it is hooked into. */
-function notifyCommands(file: string, agent: AgentId): { event: string; command: string }[] {
+/** Every hook entry of one agent settings file, each with the event it is hooked into. */
+function hookEntries(file: string): { event: string; hook: Json }[] {
   const text = readFileSync(file, "utf8").replace(/^\uFEFF/, "");
   const hooks = ((JSON.parse(text) as Json).hooks ?? {}) as Record<string, unknown>;
-  const commands: { event: string; command: string }[] = [];
+  const entries: { event: string; hook: Json }[] = [];
   for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) continue;
     for (const group of groups) {
-      for (const hook of ((group as Json)?.hooks as unknown[]) ?? []) {
-        const command = (hook as Json)?.command;
-        if (isNotifyCommand(command, agent)) commands.push({ event, command: command as string });
-      }
+      for (const hook of ((group as Json)?.hooks as unknown[]) ?? []) entries.push({ event, hook: hook as Json });
     }
   }
-  return commands;
+  return entries;
+}
+
+/** Notify's hook commands in one agent settings file, each with the event it is hooked into. */
+function notifyCommands(file: string, agent: AgentId): { event: string; command: string }[] {
+  return hookEntries(file)
+    .filter(({ hook }) => isNotifyCommand(hook?.command, agent))
+    .map(({ event, hook }) => ({ event, command: hook.command as string }));
 }
 
 /** Notify's `"type": "http"` hooks in one Claude Code settings file, each with the port its URL names. */
 function notifyHttpPorts(file: string): { event: string; port: number }[] {
-  const text = readFileSync(file, "utf8").replace(/^\uFEFF/, "");
-  const hooks = ((JSON.parse(text) as Json).hooks ?? {}) as Record<string, unknown>;
-  const found: { event: string; port: number }[] = [];
-  for (const [event, groups] of Object.entries(hooks)) {
-    if (!Array.isArray(groups)) continue;
-    for (const group of groups) {
-      for (const hook of ((group as Json)?.hooks as unknown[]) ?? []) {
-        if (isNotifyHttpHook(hook)) found.push({ event, port: Number(new URL(String((hook as Json).url)).port) });
-      }
-    }
-  }
-  return found;
+  return hookEntries(file)
+    .filter(({ hook }) => isNotifyHttpHook(hook))
+    .map(({ event, hook }) => ({ event, port: Number(new URL(String(hook.url)).port) }));
 }
 
 /** The hook token in Claude Code's user settings `env`, or undefined. */
