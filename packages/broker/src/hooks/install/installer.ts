@@ -128,29 +128,46 @@ export function install(agent: AgentId, scope: Scope, context: InstallContext): 
   const target = targetFor(agent, scope, context.where);
   const http = agent === "claude-code" ? context.http : undefined;
   const tokenHere = http !== undefined && scope === "user";
-  const result = installInto(target, context, "hooks", (bytes) => {
-    const document = bytes !== undefined ? parseSettings(target, bytes) : {};
-    const updated = structuredClone(document);
-    addNotify(updated, agent, context.program, context.extra, http);
-    if (tokenHere) setHookToken(updated, http.token);
-    if (bytes !== undefined && isDeepStrictEqual(updated, document)) return undefined;
-    return inStyle(`${JSON.stringify(updated, null, 2)}\n`, textStyle(bytes?.toString("utf8")));
-  });
+  const result = installInto(
+    target,
+    context,
+    "hooks",
+    settingsEdit(target, (document) => {
+      addNotify(document, agent, context.program, context.extra, http);
+      if (tokenHere) setHookToken(document, http.token);
+    }),
+  );
   if (http === undefined || tokenHere) return result;
   // A project's http hooks name $NOTIFY_HOOK_TOKEN; its value goes into the user's own settings, never the project's.
   const user = targetFor(agent, "user", context.where);
-  const token = installInto(user, context, "hooks", (bytes) => {
-    const document = bytes !== undefined ? parseSettings(user, bytes) : {};
-    const updated = structuredClone(document);
-    setHookToken(updated, http.token);
-    if (bytes !== undefined && isDeepStrictEqual(updated, document)) return undefined;
-    return inStyle(`${JSON.stringify(updated, null, 2)}\n`, textStyle(bytes?.toString("utf8")));
-  });
+  const token = installInto(
+    user,
+    context,
+    "hooks",
+    settingsEdit(user, (document) => setHookToken(document, http.token)),
+  );
   return {
     ...result,
     changed: result.changed || token.changed,
     tokenFile: user.file,
     summary: result.changed ? result.summary : `${result.summary} (hook token renewed in ${user.file})`,
+  };
+}
+
+/**
+ * The edit installInto makes to a settings file: `change` applied to its parsed JSON (an empty object when the file
+ * is new), written back in the file's own style, or undefined when it changed nothing in a file that exists.
+ */
+function settingsEdit(
+  target: Target,
+  change: (document: Json) => void,
+): (bytes: Buffer | undefined) => string | undefined {
+  return (bytes) => {
+    const document = bytes !== undefined ? parseSettings(target, bytes) : {};
+    const updated = structuredClone(document);
+    change(updated);
+    if (bytes !== undefined && isDeepStrictEqual(updated, document)) return undefined;
+    return inStyle(`${JSON.stringify(updated, null, 2)}\n`, textStyle(bytes?.toString("utf8")));
   };
 }
 
