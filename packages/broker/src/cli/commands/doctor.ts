@@ -71,11 +71,14 @@ function resolvable(words: string[]): string | undefined {
   return undefined;
 }
 
-/** Every hook entry of one agent settings file, each with the event it is hooked into. */
-function hookEntries(file: string): { event: string; hook: Json }[] {
+/** One hook entry of an agent settings file, with the event it is hooked into. */
+type HookEntry = { event: string; hook: Json };
+
+/** Every hook entry of one agent settings file, read and parsed once per doctor run. */
+function hookEntries(file: string): HookEntry[] {
   const text = readFileSync(file, "utf8").replace(/^\uFEFF/, "");
   const hooks = ((JSON.parse(text) as Json).hooks ?? {}) as Record<string, unknown>;
-  const entries: { event: string; hook: Json }[] = [];
+  const entries: HookEntry[] = [];
   for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) continue;
     for (const group of groups) {
@@ -86,15 +89,15 @@ function hookEntries(file: string): { event: string; hook: Json }[] {
 }
 
 /** Notify's hook commands in one agent settings file, each with the event it is hooked into. */
-function notifyCommands(file: string, agent: AgentId): { event: string; command: string }[] {
-  return hookEntries(file)
+function notifyCommands(entries: HookEntry[], agent: AgentId): { event: string; command: string }[] {
+  return entries
     .filter(({ hook }) => isNotifyCommand(hook?.command, agent))
     .map(({ event, hook }) => ({ event, command: hook.command as string }));
 }
 
 /** Notify's `"type": "http"` hooks in one Claude Code settings file, each with the port its URL names. */
-function notifyHttpPorts(file: string): { event: string; port: number }[] {
-  return hookEntries(file)
+function notifyHttpPorts(entries: HookEntry[]): { event: string; port: number }[] {
+  return entries
     .filter(({ hook }) => isNotifyHttpHook(hook))
     .map(({ event, hook }) => ({ event, port: Number(new URL(String(hook.url)).port) }));
 }
@@ -115,8 +118,8 @@ function settingsHookToken(): string | undefined {
  * What breaks Claude Code's http hooks, filed like a command's problem: a URL naming another port than this broker's,
  * or a hook token in the user's settings that is not the one the broker accepts (never printed).
  */
-function examineHttp(found: Findings, file: string, broker: { dataDir: string; port: number }): number {
-  const entries = notifyHttpPorts(file);
+function examineHttp(found: Findings, all: HookEntry[], broker: { dataDir: string; port: number }): number {
+  const entries = notifyHttpPorts(all);
   if (entries.length === 0) return 0;
   const token = new HookTokenFile(broker.dataDir).current();
   const inSettings = settingsHookToken();
@@ -192,10 +195,11 @@ async function hooksCheck(
     // One sentence per problem, naming the events it breaks: a moved checkout breaks every hook of the file alike
     // (issue 31, item 12). Each distinct command is run as the agent runs it, without this shell's PATH (issue 32).
     const found = findings();
-    for (const { event, command } of notifyCommands(row.file, row.agent)) {
+    const entries = hookEntries(row.file);
+    for (const { event, command } of notifyCommands(entries, row.agent)) {
       examine(found, programOf(commandWords(command), "hook"), event, starts);
     }
-    if (row.agent === "claude-code") http += examineHttp(found, row.file, broker);
+    if (row.agent === "claude-code") http += examineHttp(found, entries, broker);
     for (const node of found.nodes) all.nodes.add(node);
     for (const status of ["fail", "warn"] as const) {
       for (const [problem, affected] of found[status]) {
@@ -297,7 +301,7 @@ async function desktopCheck(): Promise<Check> {
 /** `notify doctor [--json]` (DESIGN.md, Installed as a tool): one line per check; exit 1 on any fail. */
 export async function doctor(options: DoctorOptions): Promise<void> {
   const checks: Check[] = [];
-  const { dataDir } = brokerTarget(options);
+  const { dataDir, baseUrl } = brokerTarget(options);
   let reachable = false;
   let client: ReturnType<typeof createClient> | undefined;
   try {
@@ -332,7 +336,7 @@ export async function doctor(options: DoctorOptions): Promise<void> {
   if (process.platform === "linux") {
     checks.push({ name: "service", ...systemdServiceCheck(reachable, starts, background) });
   }
-  checks.push(await hooksCheck(starts, { dataDir, port: Number(new URL(brokerTarget(options).baseUrl).port) }));
+  checks.push(await hooksCheck(starts, { dataDir, port: Number(new URL(baseUrl).port) }));
   checks.push(mcpCheck(starts));
 
   if (reachable && client !== undefined) {
