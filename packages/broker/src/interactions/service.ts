@@ -1,5 +1,6 @@
 import { requestDigest } from "@notify/contracts/digest";
 import { secretMatches } from "@notify/contracts/guards";
+import { MAX_TIMER_MS } from "@notify/contracts/retry";
 import type { DomainBus } from "../domain/bus.js";
 import { type Clock, isoTime } from "../domain/clock.js";
 import { alreadyAnswered, interactionNotFound, invalid } from "../domain/errors.js";
@@ -272,7 +273,7 @@ export class InteractionService {
     if (this.expiryTimer) clearTimeout(this.expiryTimer);
     this.expiryAt = atMs;
     // setTimeout holds at most ~24.8 days; longer expiries are re-armed when the timer fires.
-    const delay = Math.min(Math.max(0, atMs - this.clock.now()) + 5, 2 ** 31 - 1);
+    const delay = Math.min(Math.max(0, atMs - this.clock.now()) + 5, MAX_TIMER_MS);
     this.expiryTimer = setTimeout(() => this.onExpiryTimer(), delay);
     this.expiryTimer.unref();
   }

@@ -1,4 +1,4 @@
-import { MAX_SERVER_DELAY_MS } from "@notify/contracts/retry";
+import { MAX_SERVER_DELAY_MS, MAX_TIMER_MS } from "@notify/contracts/retry";
 import type { Clock } from "../domain/clock.js";
 import type { UnitOfWork } from "../domain/unit-of-work.js";
 import type { Logger } from "../log/logger.js";
@@ -216,7 +216,7 @@ export class Dispatcher {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (next === undefined) return;
-    const delay = Math.min(Math.max(0, next - this.clock.now()), 2 ** 31 - 1);
+    const delay = Math.min(Math.max(0, next - this.clock.now()), MAX_TIMER_MS);
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.pump();
