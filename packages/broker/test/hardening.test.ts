@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type RunningBroker, startBroker } from "../src/broker.js";
 import { readConfigFile } from "../src/config/config-file.js";
 import { type Json, TOKEN, testBroker } from "./helpers.js";
-import { raw, startRouterBroker } from "./router/harness.js";
+import { raw, startRouterBroker } from "./model-router/harness.js";
 
 /** Issue 10: each defect found by the hostile pass, pinned by a test that fails without its fix. */
 

@@ -3,20 +3,14 @@ import type { Clock } from "../domain/clock.js";
 import type { UnitOfWork } from "../domain/unit-of-work.js";
 import { type InteractionDto, isTerminal } from "../interactions/types.js";
 import type { NotificationDto, Priority } from "../notifications/types.js";
-import { systemTimeZone } from "../routing/local-time.js";
-import {
-  decide,
-  normalizeRouteOptions,
-  type PresenceView,
-  type RoutedItem,
-  type RoutingDecision,
-} from "../routing/policy.js";
+import { routeMatches } from "../outbox/matching.js";
+import type { OutboundService } from "../outbox/outbound-service.js";
+import type { OutboundRoute, OutboxSubject } from "../outbox/types.js";
 import type { RouteRef } from "../store/outbox-marker.js";
 import type { OutboxStore } from "../store/outbox-store.js";
 import type { HeldRow, RoutedStore } from "../store/routed-store.js";
-import { routeMatches } from "./matching.js";
-import type { OutboundService } from "./outbound-service.js";
-import type { OutboundRoute, OutboxSubject } from "./types.js";
+import { systemTimeZone } from "./local-time.js";
+import { decide, normalizeRouteOptions, type PresenceView, type RoutedItem, type RoutingDecision } from "./policy.js";
 
 /**
  * Attention routing in the outbox (issue 24, docs/routing.md): a route with routing options (a delay, `when`,

@@ -1,8 +1,8 @@
 import { terminalJson } from "@notify/contracts/text";
+import { ExitError } from "../cli/exit-error.js";
 import { ConfigError, configPath, readConfigFile } from "../config/config-file.js";
 import { resolveDataDir } from "../config/paths.js";
 import { DEFAULT_PORT, parsePort } from "../config/settings.js";
-import { ExitError } from "./exit-error.js";
 
 /** The options every client command takes. */
 export interface ClientOptions {

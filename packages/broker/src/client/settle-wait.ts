@@ -1,7 +1,7 @@
-import { backoffMs } from "@notify/contracts/retry";
+import { backoffMs, delay } from "@notify/contracts/retry";
+import { ExitError } from "../cli/exit-error.js";
 import type { InteractionDto } from "../interactions/types.js";
 import { type BrokerClient, HttpFailure } from "./client.js";
-import { ExitError } from "./exit-error.js";
 
 /** Seconds per long-poll (spec 1: wait timeout 1-300, default 60); the request allows some slack on top. */
 const WAIT_SECONDS = 60;
@@ -31,21 +31,6 @@ const retriable = (error: unknown): boolean =>
   error instanceof HttpFailure
     ? error.status >= 500 || error.status === 429
     : error instanceof ExitError && error.exitCode === 1;
-
-const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      signal?.removeEventListener("abort", abort);
-      resolve();
-    }
-    function abort(): void {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    }
-    signal?.addEventListener("abort", abort, { once: true });
-  });
 
 /**
  * Long-polls `GET /v1/interactions/{id}/wait` until the question is settled. As durable as the question: a broker
@@ -81,9 +66,10 @@ export async function waitUntilSettled(
       if (!retriable(error)) throw error;
       if (now() >= expiresAt) throw new BrokerLost(interaction.id);
       failures += 1;
-      const delay = Math.min(backoffMs(failures, backoff), Math.max(0, expiresAt - now()));
-      options.onRetry?.(failures, delay);
-      await sleep(delay, options.signal);
+      const wait = Math.min(backoffMs(failures, backoff), Math.max(0, expiresAt - now()));
+      options.onRetry?.(failures, wait);
+      await delay(wait, options.signal);
+      options.signal?.throwIfAborted();
     }
   }
   return current;

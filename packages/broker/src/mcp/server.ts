@@ -1,9 +1,9 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
-import type { BrokerClient } from "../cli/client.js";
-import { HttpFailure } from "../cli/client.js";
-import { BrokerLost, waitUntilSettled } from "../cli/settle-wait.js";
+import type { BrokerClient } from "../client/client.js";
+import { HttpFailure } from "../client/client.js";
+import { BrokerLost, waitUntilSettled } from "../client/settle-wait.js";
 import { projectOf } from "../hooks/mapping.js";
 import type { InteractionDto } from "../interactions/types.js";
 import type { NotificationDto } from "../notifications/types.js";

@@ -1,10 +1,10 @@
+import { type AttentionRouter, hasRoutingOptions } from "../attention/attention-router.js";
 import type { DomainBus } from "../domain/bus.js";
 import type { Clock } from "../domain/clock.js";
 import type { UnitOfWork } from "../domain/unit-of-work.js";
 import { type InteractionDto, isTerminal } from "../interactions/types.js";
 import type { NotificationDto, Priority } from "../notifications/types.js";
 import type { OutboxStore } from "../store/outbox-store.js";
-import { type AttentionRouter, hasRoutingOptions } from "./attention.js";
 import { routeMatches } from "./matching.js";
 import type { OutboundService } from "./outbound-service.js";
 import type { OutboundRoute } from "./types.js";

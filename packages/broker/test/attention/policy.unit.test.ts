@@ -8,7 +8,7 @@ import {
   type RoutedItem,
   type RouteTiming,
   type RoutingDecision,
-} from "../../src/routing/policy.js";
+} from "../../src/attention/policy.js";
 
 // Issue 24, "Must show": the policy as pure functions over an injected clock and presence, every combination of
 // delay, when, quiet hours and settle time. Times are seconds after the item's creation.

@@ -10,7 +10,7 @@ import {
   PAGE_HIDDEN_GRACE_MS,
   PresenceMonitor,
   type PresenceSignal,
-} from "../../src/presence/presence-monitor.js";
+} from "../../src/attention/presence-monitor.js";
 
 // docs/routing.md, "Presence": how the sources combine, when `since` moves, and the page's activity window.
 

@@ -1,7 +1,7 @@
 import type { QuietHours } from "@notify/contracts";
 import { describe, expect, it } from "vitest";
-import { instantOf, isTimeZone, localDateTime, offsetAt } from "../../src/routing/local-time.js";
-import { quietUntil, quietWindowEnd } from "../../src/routing/quiet-hours.js";
+import { instantOf, isTimeZone, localDateTime, offsetAt } from "../../src/attention/local-time.js";
+import { quietUntil, quietWindowEnd } from "../../src/attention/quiet-hours.js";
 
 // Issue 24, item 3: quiet hours in local time, with days, windows crossing midnight and clock changes. The zone is
 // given per call; the process's TZ plays no part, so each case names the zone it is about.

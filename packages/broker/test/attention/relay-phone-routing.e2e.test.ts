@@ -28,7 +28,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeConfigFile } from "../../src/config/config-file.js";
 import { DATABASE_FILE_NAME } from "../../src/store/database.js";
 import type { Json } from "../helpers.js";
-import { FakeScreenSaver } from "../presence/screensaver-harness.js";
+import { FakeScreenSaver } from "./screensaver-harness.js";
 import { dbusAvailable, SessionBus } from "../presentation/dbus-harness.js";
 import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable } from "../ui/browser.js";
 

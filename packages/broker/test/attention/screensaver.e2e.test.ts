@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { PresenceResponse } from "@notify/contracts";
 import { afterEach, describe, expect, it } from "vitest";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
-import type { PresenceSnapshot } from "../../src/presence/presence-monitor.js";
+import type { PresenceSnapshot } from "../../src/attention/presence-monitor.js";
 import { runCli } from "../cli/cli-harness.js";
 import { dbusAvailable, SessionBus } from "../presentation/dbus-harness.js";
 import { FakeScreenSaver } from "./screensaver-harness.js";

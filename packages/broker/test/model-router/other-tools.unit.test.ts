@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { modelIdsOf } from "../../src/router/model-list-fetch.js";
-import { codexHome, readCodexModelCache, readOtherToolKey } from "../../src/router/other-tools.js";
+import { modelIdsOf } from "../../src/model-router/model-list-fetch.js";
+import { codexHome, readCodexModelCache, readOtherToolKey } from "../../src/model-router/other-tools.js";
 import { tempDir } from "../helpers.js";
 
 /** Where other tools keep what the router may read when asked, in the shapes those tools write. */

@@ -50,9 +50,9 @@ export const PRESENTATION_DEFAULTS: PresentationSettings = {
   soundCommand: null,
 };
 
-// The delivery timeline's values (ui/timeline.ts's schema; the broker's routing/timeline.ts checks stored rows against
+// The delivery timeline's values (ui/timeline.ts's schema; the broker's attention/timeline.ts checks stored rows against
 // them), here so that a reader needs no zod.
-/** Why a route with options waited (the policy's WaitReason, routing/policy.ts). */
+/** Why a route with options waited (the policy's WaitReason, attention/policy.ts). */
 export const TIMELINE_HOLD_REASONS = ["delay", "presence", "quiet_hours"] as const;
 /** Why a delivery left (the policy's DeliverReason; `immediate` also for a route without options). */
 export const TIMELINE_SEND_REASONS = ["immediate", "delay_elapsed", "presence", "critical_in_quiet_hours"] as const;

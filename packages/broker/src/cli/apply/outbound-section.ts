@@ -1,7 +1,7 @@
+import type { BrokerClient } from "../../client/client.js";
 import { DomainError } from "../../domain/errors.js";
 import { ADAPTERS } from "../../outbox/providers/registry.js";
 import type { OutboundRoute, ProviderProfile } from "../../outbox/types.js";
-import type { BrokerClient } from "../client.js";
 import {
   GATES,
   type OutboundDocument,

@@ -1,6 +1,6 @@
 import type { EffortView } from "@notify/contracts/ui";
 import type { Route, Upstream } from "@notify/router";
-import type { BrokerClient } from "../client.js";
+import type { BrokerClient } from "../../client/client.js";
 import type { RouterStatus } from "../router-api.js";
 import {
   parseRouter,

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { terminalText } from "@notify/contracts/text";
+import { type ClientOptions, createClient, HttpFailure, printJson, withoutNonce } from "../../client/client.js";
 import type { InteractionDto } from "../../interactions/types.js";
-import { type ClientOptions, createClient, HttpFailure, printJson, withoutNonce } from "../client.js";
 import { ExitError } from "../exit-error.js";
 
 export interface AnswerOptions extends ClientOptions {

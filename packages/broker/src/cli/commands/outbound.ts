@@ -1,12 +1,18 @@
 import { routingSummary } from "@notify/contracts/routing-summary";
 import {
+  type BrokerClient,
+  type ClientOptions,
+  createClient,
+  parseIntegerOption,
+  printJson,
+} from "../../client/client.js";
+import {
   type DeliveryResult,
   OUTBOX_STATUSES,
   type OutboundRoute,
   type OutboxItem,
   type ProviderProfile,
 } from "../../outbox/types.js";
-import { type BrokerClient, type ClientOptions, createClient, parseIntegerOption, printJson } from "../client.js";
 import { ExitError } from "../exit-error.js";
 import { cell, formatTable } from "./list.js";
 

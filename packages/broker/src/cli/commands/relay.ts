@@ -1,6 +1,6 @@
+import { type ClientOptions, createClient, printJson } from "../../client/client.js";
 import type { ProviderProfile } from "../../outbox/types.js";
 import type { DeviceSummary, PairingCode, Unenrolled } from "../../relay/relay-admin.js";
-import { type ClientOptions, createClient, printJson } from "../client.js";
 import { wantsColour } from "../colour.js";
 import { cell, formatTable } from "./list.js";
 

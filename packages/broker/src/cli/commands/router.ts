@@ -1,6 +1,4 @@
 import type { AttemptRecord, RequestRecord } from "@notify/router";
-import { configPath } from "../../config/config-file.js";
-import { resolveDataDir } from "../../config/paths.js";
 import {
   type ClientOptions,
   createClient,
@@ -8,7 +6,9 @@ import {
   parseIntegerOption,
   printJson,
   readConfigOrExit,
-} from "../client.js";
+} from "../../client/client.js";
+import { configPath } from "../../config/config-file.js";
+import { resolveDataDir } from "../../config/paths.js";
 import { ExitError } from "../exit-error.js";
 import { ROUTER_UI, type RouterStatus } from "../router-api.js";
 import { cell, formatTable } from "./list.js";

@@ -1,6 +1,6 @@
+import { type ClientOptions, createClient, HttpFailure, parseIntegerOption, printJson } from "../../client/client.js";
 import { normalizeTypeId } from "../../notifications/type-ids.js";
 import type { NotificationDto } from "../../notifications/types.js";
-import { type ClientOptions, createClient, HttpFailure, parseIntegerOption, printJson } from "../client.js";
 import { ExitError } from "../exit-error.js";
 
 export interface SendOptions extends ClientOptions {

@@ -1,5 +1,5 @@
 import { terminalText } from "@notify/contracts/text";
-import { type ClientOptions, createClient, printJson } from "../client.js";
+import { type ClientOptions, createClient, printJson } from "../../client/client.js";
 
 export interface StatusOptions extends ClientOptions {
   json?: boolean | undefined;

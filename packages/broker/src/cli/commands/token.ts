@@ -1,6 +1,6 @@
+import { nonEmpty, readConfigOrExit } from "../../client/client.js";
 import { configPath } from "../../config/config-file.js";
 import { resolveDataDir } from "../../config/paths.js";
-import { nonEmpty, readConfigOrExit } from "../client.js";
 import { ExitError } from "../exit-error.js";
 
 export interface TokenOptions {

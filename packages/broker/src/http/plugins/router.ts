@@ -1,6 +1,6 @@
 import type { RouterServices } from "@notify/router";
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
-import type { LazyRouter, RouterModule } from "../../router/lazy-router.js";
+import type { LazyRouter, RouterModule } from "../../model-router/lazy-router.js";
 import { sendError } from "../errors.js";
 import { frameworkErrors, lazyCompilers } from "../fastify-options.js";
 

@@ -1,19 +1,19 @@
 import { isLoopbackHost } from "@notify/contracts/guards";
 import type { FastifyPluginAsync } from "fastify";
+import type { PresenceMonitor } from "../../attention/presence-monitor.js";
+import type { ItemTimelines } from "../../attention/timeline.js";
 import type { PresentationSettingsFile } from "../../config/presentation-settings.js";
 import type { ConnectorService } from "../../connectors/connector-service.js";
 import type { InteractionService } from "../../interactions/service.js";
+import type { LazyRouter } from "../../model-router/lazy-router.js";
+import type { OtherTools } from "../../model-router/other-tools.js";
+import type { RouterSettingsFile } from "../../model-router/router-settings.js";
 import type { NotificationService } from "../../notifications/service.js";
 import type { TypeRegistry } from "../../notifications/type-ids.js";
 import type { Dispatcher } from "../../outbox/dispatcher.js";
 import type { OutboundService } from "../../outbox/outbound-service.js";
-import type { PresenceMonitor } from "../../presence/presence-monitor.js";
 import type { SoundLibrary } from "../../presentation/sounds/sound-library.js";
 import type { RelayAdmin } from "../../relay/relay-admin.js";
-import type { LazyRouter } from "../../router/lazy-router.js";
-import type { OtherTools } from "../../router/other-tools.js";
-import type { RouterSettingsFile } from "../../router/router-settings.js";
-import type { ItemTimelines } from "../../routing/timeline.js";
 import type { OutboxStore } from "../../store/outbox-store.js";
 import { bearerMatches } from "../auth.js";
 import { sendError } from "../errors.js";
@@ -153,7 +153,7 @@ const routerManagement: FastifyPluginAsync<RouterManagementOptions> = async (sco
     router,
     settings: options.settings,
     prepareUpstream: async (input, existing) =>
-      (await import("../../router/upstream-input.js")).prepareUpstreamInput(input, existing, otherTools),
+      (await import("../../model-router/upstream-input.js")).prepareUpstreamInput(input, existing, otherTools),
   });
   await scope.register(uiRouterPresetRoutes, { router, tools: otherTools });
   await scope.register(uiRouterAccountsRoutes, { router });

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
-import { createClient } from "../../cli/client.js";
+import { createClient } from "../../client/client.js";
 import { type HookRuns, silentConnections } from "../../hooks/hook-runs.js";
 import type { HookTokenFile } from "../../hooks/hook-token.js";
 import { OpenMarks } from "../../hooks/open-marks.js";

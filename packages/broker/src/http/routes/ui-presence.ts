@@ -1,6 +1,6 @@
 import type { PresenceActivityResponse } from "@notify/contracts";
 import type { FastifyPluginAsync } from "fastify";
-import type { PresenceMonitor } from "../../presence/presence-monitor.js";
+import type { PresenceMonitor } from "../../attention/presence-monitor.js";
 import { parseBody } from "../ui/zod-body.js";
 
 export interface UiPresenceOptions {
