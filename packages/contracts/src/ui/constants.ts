@@ -8,22 +8,22 @@ import type { PresentationSettings } from "./schemas.js";
 
 export * from "../enums.js";
 
-/** Smart switching strategies (spec 3, Smart switching), in the order the page lists them. */
+/** Smart switching strategies (docs/router.md, "Smart switching"), in the order the page lists them. */
 export const SWITCH_STRATEGIES = ["off", "ordered", "sticky", "round_robin"] as const;
 export type SwitchStrategy = (typeof SWITCH_STRATEGIES)[number];
 
-/** The most targets a combo has (spec 3: a combo has 1-8 targets; an alias has exactly one). */
+/** The most targets a combo has (docs/router.md, "Limits": a combo has 1-8 targets; an alias has exactly one). */
 export const MAX_COMBO_TARGETS = 8;
 
-/** The five effort names (spec 3, Effort mapping 1), lowest first. */
+/** The five effort names (docs/router.md, "Effort mapping"), lowest first. */
 export const EFFORT_LEVELS = ["low", "medium", "high", "xhigh", "max"] as const;
 export type EffortLevel = (typeof EFFORT_LEVELS)[number];
 
-/** Record wires (spec 3 names them so in records; the router's IR says `responses` etc.). */
+/** Record wires (docs/router.md names them so in records; the router's IR says `responses` etc.). */
 export const RECORD_WIRES = ["responses_wire", "chat_wire", "messages_wire"] as const;
 export type RecordWire = (typeof RECORD_WIRES)[number];
 
-/** How an upstream authenticates: an API key, or one of the plan sign-ins (spec 3, Subscription upstreams). */
+/** How an upstream authenticates: an API key, or one of the plan sign-ins (docs/router.md, "Subscriptions and saved accounts"). */
 export const UPSTREAM_AUTHS = ["api_key", "plan_signin_a", "plan_signin_b"] as const;
 export type UpstreamAuth = (typeof UPSTREAM_AUTHS)[number];
 
@@ -39,7 +39,7 @@ export const ROUTE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** A route target: `provider/model`. */
 export const ROUTE_TARGET_PATTERN = /^[^/]+\/.+$/;
 
-/** The local presentation keys' defaults (spec 1, Local presentation rules; PresentationSettings in schemas.ts). */
+/** The local presentation keys' defaults (docs/desktop.md, "Local presentation rules"; PresentationSettings in schemas.ts). */
 export const PRESENTATION_DEFAULTS: PresentationSettings = {
   pauseNotifications: false,
   doNotDisturb: false,
