@@ -15,7 +15,7 @@ export {
   type UpstreamAuth,
 } from "@notify/contracts/ui-constants";
 
-/** Spec 3 names wires `responses_wire`, `chat_wire`, `messages_wire` in records; the IR says `responses` etc. */
+/** docs/router.md names wires `responses_wire`, `chat_wire`, `messages_wire` in records; the IR says `responses` etc. */
 export const toWire = (wire: RecordWire): Wire => wire.replace("_wire", "") as Wire;
 
 export interface Upstream {
@@ -66,7 +66,7 @@ export function wireFor(upstream: Upstream, model: string): Wire {
 }
 
 /**
- * Destination rule (spec 3): absolute https, or http only to a loopback literal; no user info, query or fragment.
+ * Destination rule (docs/router.md, "Destination rule"): absolute https, or http only to a loopback literal; no user info, query or fragment.
  * Returns the problem, or undefined when the URL is acceptable.
  */
 export function destinationProblem(baseUrl: string): string | undefined {

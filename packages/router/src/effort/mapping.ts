@@ -1,7 +1,7 @@
 import { EFFORT_LEVELS, type EffortFamily, type EffortLevel, familyOf } from "./families.js";
 
 /**
- * Effort mapping (spec 3): one table per concrete model, built from the automatic table of its family, then the
+ * Effort mapping (docs/router.md, "Effort mapping"): one table per concrete model, built from the automatic table of its family, then the
  * family override, then the per-model override (each level from the first that sets it); applied once per hop.
  */
 
