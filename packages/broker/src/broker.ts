@@ -113,7 +113,7 @@ export interface BrokerOptions {
   chat?: ChatTimings;
   /** WAL checkpoints on a worker thread instead of inside commits (the served broker turns this on). */
   backgroundCheckpoints?: boolean;
-  /** Test hook: short upstream timeouts for the provider router (the spec's defaults otherwise). */
+  /** Test hook: short upstream timeouts for the provider router (docs/router.md, "Timeouts", otherwise). */
   routerTimeouts?: UpstreamTimeouts;
   /** Test hook: the provider origins other tools' keys belong to (the vendors' public APIs otherwise). */
   keyOrigins?: OtherTools["keyOrigins"];
@@ -194,7 +194,7 @@ export function createBroker(options: BrokerOptions): Broker {
       },
     },
   );
-  // Spec 1, Outbound delivery rule 1: no network I/O inline; the dispatcher is signalled after commit. A new
+  // docs/outbound.md, "Delivery rules", rule 1: no network I/O inline; the dispatcher is signalled after commit. A new
   // notification's routes go into its own row (the folded outbox: the notification's INSERT is the durable record,
   // expanded into items by the dispatcher); a dedup refresh writes its items in its unit of work.
   const notifications = new NotificationService(
@@ -239,7 +239,7 @@ export function createBroker(options: BrokerOptions): Broker {
     (interaction) => routableOf(interaction, notificationOfQuestion(interaction)).priority,
     options.attention,
   );
-  // Questions travel through the same outbox to relay routes (spec 1, Outbound delivery rule 8).
+  // Questions travel through the same outbox to relay routes (docs/outbound.md, "Delivery rules", rule 8).
   const questionOutbox = new InteractionOutbox(
     outbound,
     outbox,
@@ -508,7 +508,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     await logger.close();
     throw error;
   }
-  // DESIGN.md, Desktop presentation: toasts when there is a session bus; without one, one WARN and go on.
+  // docs/desktop.md, "When there is a session bus": toasts when there is a session bus; without one, one WARN and go on.
   const busAddress = env.DBUS_SESSION_BUS_ADDRESS;
   if (!busAddress) logger.warn("desktop: DBUS_SESSION_BUS_ADDRESS is not set; no toasts or sounds");
   const broker = createBroker({

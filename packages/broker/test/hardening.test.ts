@@ -60,7 +60,7 @@ function bodyOf(response: string): Json {
   return JSON.parse(response.slice(start, start + length));
 }
 
-describe("1. a router switched on in config.json has a key (spec 3: generated when first enabled)", () => {
+describe("1. a router switched on in config.json has a key (docs/router.md, 'config.json keys': generated when first enabled)", () => {
   it("RouterEnabled: true written before start gets a RouterKey at start, and the key works", async () => {
     const dir = dataDir({ authToken: TOKEN, RouterEnabled: true });
     const broker = await started(dir);

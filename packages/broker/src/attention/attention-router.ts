@@ -36,7 +36,7 @@ export interface AttentionOptions {
   /**
    * After a start, rows that wait for a presence alone are re-decided once this long has passed or on the first
    * presence change, whichever comes first, so the sources have a moment to report before an unknown presence
-   * counts (docs/routing.md, "After a restart").
+   * counts (docs/routing.md, "Releasing what is held").
    */
   startGraceMs?: number;
   /** The longest the timer sleeps before it looks again (a wall-clock step is then noticed within this). */

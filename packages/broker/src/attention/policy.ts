@@ -4,7 +4,7 @@ import type { Priority } from "../notifications/types.js";
 import { quietUntil } from "./quiet-hours.js";
 
 /**
- * Attention routing as one pure function (DESIGN.md, "Attention routing"; docs/routing.md): whether a route
+ * Attention routing as one pure function (docs/routing.md, "Route options"): whether a route
  * delivers an item now, later, or never. No clock, no store: `now`, the item, the route's options and the presence
  * are all given, so the outbox calls it on create, at the due time it returned, and on every presence change.
  */

@@ -4,7 +4,7 @@ import type { Clock } from "../domain/clock.js";
 import { isoTime } from "../domain/clock.js";
 
 /**
- * Whether the person is at this computer (DESIGN.md, "Attention routing"; docs/routing.md, "Presence"): one
+ * Whether the person is at this computer (docs/routing.md, "Presence"): one
  * combined state from the signals the broker has, each source reporting its own reading by name.
  */
 

@@ -33,7 +33,7 @@ export interface RequestOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
   /**
-   * A /ui/api call: `X-Notify-UI: 1` on every change (spec 1, Web interface routes). The
+   * A /ui/api call: `X-Notify-UI: 1` on every change (docs/api.md, "Web UI API: `/ui/api`"). The
    * loopback Host those routes demand comes with the `127.0.0.1` base URL.
    */
   ui?: boolean;
@@ -45,7 +45,7 @@ export interface RequestOptions {
 }
 
 export interface BrokerClient {
-  /** `http://127.0.0.1:<port>` (spec 1, "What the service does" 1). */
+  /** `http://127.0.0.1:<port>` (docs/cli.md, "Finding the broker"). */
   baseUrl: string;
   request<T>(method: string, path: string, options?: RequestOptions): Promise<T>;
 }
@@ -68,7 +68,7 @@ export function readConfigOrExit(dataDir: string): Record<string, unknown> {
 
 /**
  * Resolves where the broker is and which token to present, then returns a small JSON client.
- * Port: `--port`, env NOTIFY_PORT, config.json `port`, 47821. Token (spec 1, Authentication 4): `--token`, env
+ * Port: `--port`, env NOTIFY_PORT, config.json `port`, 47821. Token (docs/config.md, "Token"): `--token`, env
  * NOTIFY_TOKEN, config.json `authToken`. config.json is read only when an option and the environment leave a gap.
  */
 export function createClient(options: ClientOptions, env: NodeJS.ProcessEnv = process.env): BrokerClient {
@@ -119,7 +119,7 @@ export function createClient(options: ClientOptions, env: NodeJS.ProcessEnv = pr
         parsed = undefined;
       }
       if (!response.ok) {
-        // Spec 1, Errors: bodies are `{error: string}`; a 413 has no body.
+        // docs/api.md, "Errors": bodies are `{error: string}`; a 413 has no body.
         const serverMessage =
           parsed !== null && typeof parsed === "object" && typeof (parsed as { error?: unknown }).error === "string"
             ? (parsed as { error: string }).error
@@ -214,7 +214,7 @@ export function printJson(value: unknown): void {
   process.stdout.write(`${terminalJson(value)}\n`);
 }
 
-/** The interaction without its single-use `nonce`, which the CLI never prints (spec 1, Interaction). */
+/** The interaction without its single-use `nonce`, which the CLI never prints (docs/api.md, "Interaction object"). */
 export function withoutNonce<T extends { nonce?: unknown }>(interaction: T): Omit<T, "nonce"> {
   const { nonce: _nonce, ...rest } = interaction;
   return rest;

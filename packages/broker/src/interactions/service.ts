@@ -50,7 +50,7 @@ export interface InteractionLinks {
 }
 
 /**
- * Durable questions (spec 1, interaction sections). Knows no HTTP. Every change is recorded on the bus inside its
+ * Durable questions (docs/api.md, "Interactions"). Knows no HTTP. Every change is recorded on the bus inside its
  * unit of work (`interaction.created`, `interaction.changed`): what a change triggers subscribes there.
  */
 export class InteractionService {
@@ -182,7 +182,7 @@ export class InteractionService {
   }
 
   /**
-   * Submits an answer from the HTTP API. The checks run in the spec's order (spec 2, "The answer check order"):
+   * Submits an answer from the HTTP API. The checks run in this order (docs/api.md, "POST /v1/interactions/{id}/respond"):
    * 1 unknown id 404; 2 already answered: the same response_id replays the acceptance (200), anything else 409;
    * 3 not open 400; 4 digest 400; 5 nonce (constant time) 400; 6 answer shape 400. The body's structure is
    * checked after rule 2, so a replay or a conflicting second answer is recognised whatever else it carries.

@@ -22,7 +22,7 @@ import {
 } from "./other-tools.js";
 
 /**
- * POST /ui/api/router/models/fetch as a service (spec 3): which base URL, which key, which list, and each model's
+ * POST /ui/api/router/models/fetch as a service (docs/router.md, "Fetching model lists"): which base URL, which key, which list, and each model's
  * wire. Nothing is saved. The route maps `FetchProblem` to its status and `{error}`.
  */
 

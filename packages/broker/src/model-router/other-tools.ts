@@ -5,8 +5,8 @@ import type { KeySourceId } from "@notify/router";
 import { builtInDir } from "../connectors/accounts.js";
 
 /**
- * What other tools on this computer hold that the router may use, read only when the owner asks (spec 3,
- * Subscription upstreams 5 and POST /ui/api/router/models/fetch): a plain API key for the same provider, and the
+ * What other tools on this computer hold that the router may use, read only when the owner asks (docs/router.md,
+ * "Keys another tool holds"; POST /ui/api/router/models/fetch): a plain API key for the same provider, and the
  * host tool's own cached model list. OAuth sign-ins are never read here. Nothing read is logged or returned; the
  * errors below name the file, never its contents.
  */

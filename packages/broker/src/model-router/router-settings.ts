@@ -23,7 +23,7 @@ const positive = (value: unknown, fallback: number): number =>
   typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : fallback;
 
 /**
- * The router's config.json keys (spec 3): RouterEnabled (false), RouterKey (generated when first enabled),
+ * The router's config.json keys (docs/router.md, "config.json keys"): RouterEnabled (false), RouterKey (generated when first enabled),
  * RouterMaxRequestBodyBytes (32 MiB), RouterLedgerRetentionDays (30), RouterNativeBaseUrl (the vendor's public API).
  * Held in memory, written through atomically.
  */
@@ -33,7 +33,7 @@ export class RouterSettingsFile {
   constructor(private readonly dataDir: string) {
     this.current = this.read();
     // A router switched on in config.json by hand (or by any path that skipped update()) must still have a key:
-    // spec 3 generates it when the router is first enabled, whichever way that happened.
+    // docs/router.md, "config.json keys": it is generated when the router is first enabled, whichever way that happened.
     if (this.current.enabled && this.current.key === undefined) this.update({});
   }
 

@@ -14,7 +14,7 @@ export interface RouterWiringOptions {
   /** The config.json keys (RouterEnabled, RouterKey, ...). */
   settings: RouterSettingsFile;
   sealer: KeySealer;
-  /** Upstream timeouts; the spec's defaults unless a test sets short ones. */
+  /** Upstream timeouts; the defaults of docs/router.md, "Timeouts", unless a test sets short ones. */
   timeouts?: UpstreamTimeouts;
   /** Where sign-in files are found (CODEX_HOME, HOME) and, in tests only, the auth server's token endpoint. */
   subscriptions?: SubscriptionOptions;
@@ -73,7 +73,7 @@ export function routerWiring(options: RouterWiringOptions): RouterWiring {
     where: { env: options.agentEnv },
     warn: (message) => logger.warn(message),
   });
-  // Spec 3, Agent connectors 4: a change of upstreams, routes or the key rewrites every connected agent.
+  // docs/connectors.md, "Writing rules": a change of upstreams, routes or the key rewrites every connected agent.
   const rewriteAgents = (): void => {
     try {
       connectors.rewrite();

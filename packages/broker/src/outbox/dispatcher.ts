@@ -11,9 +11,9 @@ import { decideRetry } from "./retry-decision.js";
 import type { DeliveryResult, OutboxItem } from "./types.js";
 
 export interface DispatcherOptions {
-  /** Spec 1: at most 6 attempts, then DeadLetter. */
+  /** At most 6 attempts, then DeadLetter (docs/outbound.md, "Delivery rules", rule 6). */
   maxAttempts?: number;
-  /** Spec 1: 15 s per attempt by default. */
+  /** 15 s per attempt by default (docs/outbound.md, "Delivery rules", rule 6). */
   attemptTimeoutMs?: number;
   baseBackoffMs?: number;
   maxBackoffMs?: number;
@@ -254,7 +254,7 @@ export class Dispatcher {
     try {
       secrets = this.outbound.openSecrets(profile.id);
     } catch (error) {
-      // Spec 1, rule 5: retried within the bound (a restored key file heals it), then DeadLetter.
+      // docs/outbound.md, "Delivery rules", rule 5: retried within the bound (a restored key file heals it), then DeadLetter.
       if (error instanceof SecretsUnreadableError) return { ok: false, retryable: true, code: error.code };
       return { ok: false, retryable: true, code: "provider_secrets_unreadable" };
     }

@@ -27,7 +27,7 @@ interface Visible {
 }
 
 /**
- * Spec 1, Local presentation rules 1-7, as a state machine over the domain events and the settings. Every input
+ * docs/desktop.md, "Local presentation rules", rules 1-7, as a state machine over the domain events and the settings. Every input
  * records effects; `drain()` hands them over. Time comes from the injected clock only.
  */
 export class ToastPolicy {

@@ -141,7 +141,7 @@ describe("PresenceMonitor", () => {
   });
 });
 
-describe("config.json awayAfterSeconds (DESIGN.md: default 300)", () => {
+describe("config.json awayAfterSeconds (docs/config.md, 'config.json': default 300)", () => {
   it.each([
     [undefined, 300, []],
     [120, 120, []],

@@ -1,7 +1,7 @@
 import { PresenceActivityBody, QuietHours, RoutingOptions } from "@notify/contracts";
 import { describe, expect, it } from "vitest";
 
-// DESIGN.md, "Attention routing": delay_seconds 0-86400, when always|away|present, quiet_hours {start, end, days?,
+// docs/routing.md, "Route options": delay_seconds 0-86400, when always|away|present, quiet_hours {start, end, days?,
 // allow_critical?} with HH:MM local times. The schema `notify apply` and the web page will validate routes with.
 
 const firstProblem = (result: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) =>

@@ -20,7 +20,7 @@ const PATHS: { path: string; wire: MockWire; body: object }[] = [
   },
 ];
 
-/** The inbound wire's own error shape (spec 3, Errors). */
+/** The inbound wire's own error shape (docs/router.md, "Errors"). */
 function expectWireError(reply: RawReply, wire: MockWire | "models", status: number, code: string): void {
   expect(reply.status, reply.text).toBe(status);
   expect(reply.headers["content-type"]).toContain("application/json");

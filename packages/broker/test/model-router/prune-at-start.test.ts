@@ -6,7 +6,7 @@ import { startBroker } from "../../src/broker.js";
 import { writeConfigFile } from "../../src/config/config-file.js";
 import { tempDir } from "../helpers.js";
 
-describe("router ledger retention (spec 3: pruned at broker start and once a day)", () => {
+describe("router ledger retention (docs/router.md, 'Ledger': pruned at broker start and once a day)", () => {
   it("a broker start drops ledger rows older than RouterLedgerRetentionDays and keeps newer ones", async () => {
     const dataDir = tempDir();
     writeConfigFile(dataDir, { authToken: "prune-test-token-123456", RouterLedgerRetentionDays: 7 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { type RouterBroker, raw, startRouterBroker } from "./harness.js";
 
 /**
- * Spec 3, ledger and upstream record: no prompt, completion, upstream key, router key or provider error text is
+ * docs/router.md, "Ledger"; docs/router.md, "Upstream": no prompt, completion, upstream key, router key or provider error text is
  * written anywhere in the data dir (databases, their write-ahead logs, log files), whatever path a request took.
  */
 

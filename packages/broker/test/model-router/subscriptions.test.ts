@@ -10,7 +10,7 @@ import { type Json, type RouterBroker, raw, startRouterBroker } from "./harness.
 import { AuthMock, type FakeSignin, newSignin, writeSigninFile } from "./signin-fixtures.js";
 
 /**
- * Spec 3, Subscription upstreams 1-5 end to end: a real broker, fake Codex sign-in files in a temp HOME, and
+ * docs/router.md, "Subscriptions and saved accounts" end to end: a real broker, fake Codex sign-in files in a temp HOME, and
  * loopback servers for the auth server (renewal, key exchange) and the subscription backend (the responses wire).
  */
 

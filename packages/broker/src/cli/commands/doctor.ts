@@ -298,7 +298,7 @@ async function desktopCheck(): Promise<Check> {
   }
 }
 
-/** `notify doctor [--json]` (DESIGN.md, Installed as a tool): one line per check; exit 1 on any fail. */
+/** `notify doctor [--json]` (docs/install.md, "notify doctor"): one line per check; exit 1 on any fail. */
 export async function doctor(options: DoctorOptions): Promise<void> {
   const checks: Check[] = [];
   const { dataDir, baseUrl } = brokerTarget(options);

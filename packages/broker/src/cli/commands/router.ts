@@ -14,7 +14,7 @@ import { ROUTER_UI, type RouterStatus } from "../router-api.js";
 import { cell, formatTable } from "./list.js";
 
 /**
- * `notify router status|key|activity` (spec 3, Agent connectors 5; DESIGN.md, Operational contract). `status` and
+ * `notify router status|key|activity` (docs/connectors.md, "CLI"; docs/cli.md, "notify router"). `status` and
  * `activity` read /ui/api/router; `key` reads config.json (the broker never returns the router key over HTTP) and
  * asks the running broker only to regenerate it.
  */

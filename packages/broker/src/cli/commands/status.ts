@@ -5,7 +5,7 @@ export interface StatusOptions extends ClientOptions {
   json?: boolean | undefined;
 }
 
-/** HealthResponse (spec 1, Health). */
+/** HealthResponse (docs/api.md, "GET /v1/health"). */
 interface Health {
   status: string;
   version: string;

@@ -14,7 +14,7 @@ export interface HookRouteOptions {
   runs: HookRuns;
 }
 
-/** The path Claude Code's `"type": "http"` hooks post to (DESIGN.md, "Hooks that cost nothing"). */
+/** The path Claude Code's `"type": "http"` hooks post to (docs/hooks.md, "HTTP hooks"). */
 export const CLAUDE_CODE_HOOK_PATH = "/v1/hooks/claude-code";
 
 /**

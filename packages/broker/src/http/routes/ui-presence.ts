@@ -8,7 +8,7 @@ export interface UiPresenceOptions {
 }
 
 /**
- * /ui/api/presence (DESIGN.md, "Attention routing"): the combined state with its sources, and the activity a visible
+ * /ui/api/presence (docs/routing.md, "Presence"): the combined state with its sources, and the activity a visible
  * page reports (docs/routing.md, "Presence").
  */
 /** A quarter of awayAfterSeconds, 1-30 s: the default 300 gives 30 s. */

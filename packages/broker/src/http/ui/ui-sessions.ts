@@ -12,7 +12,7 @@ export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 const MAX_PENDING_LINKS = 100;
 
 /**
- * Who may use /ui/api besides the spec's loopback and header rules: a browser holding the session cookie that a
+ * Who may use /ui/api besides the loopback and header rules (docs/api.md, "Web UI API: `/ui/api`"): a browser holding the session cookie that a
  * one-time login link set, or a client presenting the broker's bearer token (the CLI). Loopback is no boundary
  * between the users of one machine, so neither is optional.
  *

@@ -73,7 +73,7 @@ describe("gotify adapter (https://gotify.net/api-docs, POST /message)", () => {
     ]);
   });
 
-  it("sends the title alone as the required message when the route leaves the message out (spec 1, rule 3)", async () => {
+  it("sends the title alone as the required message when the route leaves the message out (docs/outbound.md, 'Delivery rules', rule 3)", async () => {
     await gotifyAdapter.send(titleOnly(), settings(), SECRETS, deliveryContext());
     expect(server.requests[0]?.body).not.toContain(MESSAGE);
     expect(jsonBody(server.requests[0])).toEqual({ message: "Build done", priority: 5 });
