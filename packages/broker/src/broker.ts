@@ -508,7 +508,8 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     await logger.close();
     throw error;
   }
-  // docs/desktop.md, "When there is a session bus": toasts when there is a session bus; without one, one WARN and go on.
+  // docs/desktop.md, "When there is a session bus": toasts when there is a session bus; without one, one WARN and go
+  // on.
   const busAddress = env.DBUS_SESSION_BUS_ADDRESS;
   if (!busAddress) logger.warn("desktop: DBUS_SESSION_BUS_ADDRESS is not set; no toasts or sounds");
   const broker = createBroker({

@@ -6,7 +6,10 @@
  * `packages/*\/src`.
  */
 
-/** Notification and ARC priorities, lowest first (docs/api.md, "Notification object"; docs/arc.md, "Kind to type and priority"). */
+/**
+ * Notification and ARC priorities, lowest first (docs/api.md, "Notification object";
+ * docs/arc.md, "Kind to type and priority").
+ */
 export const PRIORITIES = ["low", "normal", "high", "critical"] as const;
 export type Priority = (typeof PRIORITIES)[number];
 
@@ -58,9 +61,9 @@ export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
 export const STREAM_EVENTS = ["created", "changed", "settled"] as const;
 
 /**
- * What kind of provider a router preset is (docs/router.md, "Presets"), in smart switching's cost order (docs/router.md,
- * "Smart switching", rule 2: another tool's sign-in, the flat plan, this computer, per token last). The router's
- * COST_ORDER is this list, so its order is behaviour.
+ * What kind of provider a router preset is (docs/router.md, "Presets"), in smart switching's cost order
+ * (docs/router.md, "Smart switching", rule 2: another tool's sign-in, the flat plan, this computer, per token last).
+ * The router's COST_ORDER is this list, so its order is behaviour.
  */
 export const PRESET_KINDS = ["subscription", "flat_plan", "local", "per_token"] as const;
 export type PresetKind = (typeof PRESET_KINDS)[number];

@@ -98,7 +98,8 @@ export interface TranslateStreamOptions {
 
 /**
  * An upstream's SSE bytes as stream parts. A failure of the upstream body itself (a reset connection) becomes an
- * error part, so a committed client stream always ends with its wire's own error event (docs/router.md, "Failover and cooldowns", rule 4).
+ * error part, so a committed client stream always ends with its wire's own error event
+ * (docs/router.md, "Failover and cooldowns", rule 4).
  */
 export function decodeUpstreamStream(
   upstreamWire: Wire,

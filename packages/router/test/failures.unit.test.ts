@@ -14,7 +14,9 @@ function lastEvent(text: string): { event?: string; data: string } {
   return event === undefined ? { data } : { event, data };
 }
 
-/** docs/router.md, "Failover and cooldowns", rule 4: a committed stream that fails ends with the wire's own error event. */
+/**
+ * docs/router.md, "Failover and cooldowns", rule 4: a committed stream that fails ends with the wire's own error event.
+ */
 function expectWireError(client: Wire, output: string) {
   const last = lastEvent(output);
   switch (client) {

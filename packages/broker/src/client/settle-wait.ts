@@ -3,7 +3,10 @@ import { ExitError } from "../cli/exit-error.js";
 import type { InteractionDto } from "../interactions/types.js";
 import { type BrokerClient, HttpFailure } from "./client.js";
 
-/** Seconds per long-poll (docs/api.md, "GET /v1/interactions/{id}/wait": timeout 1-300, default 60); the request allows some slack on top. */
+/**
+ * Seconds per long-poll (docs/api.md, "GET /v1/interactions/{id}/wait": timeout 1-300, default 60); the request allows
+ * some slack on top.
+ */
 const WAIT_SECONDS = 60;
 const WAIT_SLACK_MS = 30_000;
 /** No request runs past the question's expiry by more than this: a stopped broker cannot hold a waiter longer. */

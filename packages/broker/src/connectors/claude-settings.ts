@@ -1,9 +1,10 @@
 import { ROUTER_KEY_HEADER } from "./codex-config.js";
 
 /**
- * Host B's settings (docs/connectors.md, "Claude Code: settings.json"), written into the account's `settings.json` by a JSON merge that
- * touches only these keys (https://code.claude.com/docs/en/settings "Environment variables", "Available settings";
- * https://code.claude.com/docs/en/model-config "Environment variables"; https://code.claude.com/docs/en/llm-gateway):
+ * Host B's settings (docs/connectors.md, "Claude Code: settings.json"), written into the account's `settings.json` by a
+ * JSON merge that touches only these keys (https://code.claude.com/docs/en/settings "Environment variables", "Available
+ * settings"; https://code.claude.com/docs/en/model-config "Environment variables";
+ * https://code.claude.com/docs/en/llm-gateway):
  * - `env.ANTHROPIC_BASE_URL`: Claude Code appends `/v1/messages`, so it is the broker's `/router`.
  * - `env.ANTHROPIC_CUSTOM_HEADERS`: newline-separated `Name: value` lines; the router key line goes after the
  *   owner's lines, so the agent's own credential stays its own (docs/router.md, "Authentication").

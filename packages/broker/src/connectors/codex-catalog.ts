@@ -18,7 +18,9 @@ export const ROUTER_INSTRUCTIONS = [
   "to inspect files and check your work. Say briefly what you did and what is left.",
 ].join(" ");
 
-/** Every entry declares this window (docs/connectors.md, "The catalogue": every entry declares a 200k context window). */
+/**
+ * Every entry declares this window (docs/connectors.md, "The catalogue": every entry declares a 200k context window).
+ */
 export const CONTEXT_WINDOW = 200_000;
 
 /**

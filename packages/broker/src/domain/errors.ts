@@ -3,7 +3,8 @@
  * text when it is fixed, and for the few whose words depend on the case, none (the thrower words them). Routes and
  * services throw `DomainError`s with these codes; the HTTP edge (http/errors.ts) is the one place that turns them
  * into responses, so a status or a text is written here once. The /v1 texts are the documented ones, byte for byte
- * (docs/api.md, "Errors"). The provider router's own wire errors (docs/router.md, "Errors") are the router package's and not listed here.
+ * (docs/api.md, "Errors"). The provider router's own wire errors (docs/router.md, "Errors") are the router package's
+ * and not listed here.
  */
 export interface CatalogueEntry {
   /** The status; a list when the thrower picks one of them (the first is the default); `4xx`: any client error. */

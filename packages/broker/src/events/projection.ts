@@ -62,8 +62,8 @@ export function toNotificationInput(event: RequestEvent): NotificationInput {
     const value = context?.[field];
     if (value) arc[field] = value;
   }
-  // docs/api.md, "Limits", bounds metadata at 8192 serialized bytes; odd inputs (escaped control characters) could pass it, so the
-  // correlation hints are dropped before the limit is crossed rather than failing the event.
+  // docs/api.md, "Limits", bounds metadata at 8192 serialized bytes; odd inputs (escaped control characters) could pass
+  // it, so the correlation hints are dropped before the limit is crossed rather than failing the event.
   const metadata = { arc };
   if (Buffer.byteLength(JSON.stringify(metadata)) > 8192) {
     for (const field of [

@@ -16,7 +16,10 @@ export class BodyShapeError extends DomainError {
  */
 export const ERROR_CODE = Symbol.for("notify.errorCode");
 
-/** Where error bodies may say which option is at fault: the web page's own API (docs/api.md, "Web UI API: `/ui/api`": its shapes are the page's own). */
+/**
+ * Where error bodies may say which option is at fault: the web page's own API (docs/api.md, "Web UI API: `/ui/api`":
+ * its shapes are the page's own).
+ */
 const FIELD_PREFIX = "/ui/api/";
 
 /**

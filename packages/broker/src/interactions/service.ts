@@ -182,10 +182,11 @@ export class InteractionService {
   }
 
   /**
-   * Submits an answer from the HTTP API. The checks run in this order (docs/api.md, "POST /v1/interactions/{id}/respond"):
-   * 1 unknown id 404; 2 already answered: the same response_id replays the acceptance (200), anything else 409;
-   * 3 not open 400; 4 digest 400; 5 nonce (constant time) 400; 6 answer shape 400. The body's structure is
-   * checked after rule 2, so a replay or a conflicting second answer is recognised whatever else it carries.
+   * Submits an answer from the HTTP API. The checks run in this order
+   * (docs/api.md, "POST /v1/interactions/{id}/respond"): 1 unknown id 404; 2 already answered: the same response_id
+   * replays the acceptance (200), anything else 409; 3 not open 400; 4 digest 400; 5 nonce (constant time) 400; 6
+   * answer shape 400. The body's structure is checked after rule 2, so a replay or a conflicting second answer is
+   * recognised whatever else it carries.
    */
   respond(id: string, body: unknown, via?: AnsweredVia): InteractionDto {
     const current = this.get(id);

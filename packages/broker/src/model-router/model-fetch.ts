@@ -22,8 +22,8 @@ import {
 } from "./other-tools.js";
 
 /**
- * POST /ui/api/router/models/fetch as a service (docs/router.md, "Fetching model lists"): which base URL, which key, which list, and each model's
- * wire. Nothing is saved. The route maps `FetchProblem` to its status and `{error}`.
+ * POST /ui/api/router/models/fetch as a service (docs/router.md, "Fetching model lists"): which base URL, which key,
+ * which list, and each model's wire. Nothing is saved. The route maps `FetchProblem` to its status and `{error}`.
  */
 
 export class FetchProblem extends Error {

@@ -1,10 +1,10 @@
 import type { Agent } from "undici";
 
 /**
- * GET <base_url>/models for POST /ui/api/router/models/fetch (docs/router.md, "Fetching model lists"): one request under the destination rule (the
- * caller checked the URL), through an undici Agent of its own that follows no redirects, keeps no cookies and reads
- * no proxy variables. The reply is read as a stream and cut off once it passes 4 MiB. Errors carry a short reason
- * of our own: never the provider's body, never the key.
+ * GET <base_url>/models for POST /ui/api/router/models/fetch (docs/router.md, "Fetching model lists"): one request
+ * under the destination rule (the caller checked the URL), through an undici Agent of its own that follows no
+ * redirects, keeps no cookies and reads no proxy variables. The reply is read as a stream and cut off once it passes 4
+ * MiB. Errors carry a short reason of our own: never the provider's body, never the key.
  */
 
 export const MAX_MODEL_LIST_BYTES = 4 * 1024 * 1024;

@@ -23,9 +23,9 @@ const positive = (value: unknown, fallback: number): number =>
   typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : fallback;
 
 /**
- * The router's config.json keys (docs/router.md, "config.json keys"): RouterEnabled (false), RouterKey (generated when first enabled),
- * RouterMaxRequestBodyBytes (32 MiB), RouterLedgerRetentionDays (30), RouterNativeBaseUrl (the vendor's public API).
- * Held in memory, written through atomically.
+ * The router's config.json keys (docs/router.md, "config.json keys"): RouterEnabled (false), RouterKey (generated when
+ * first enabled), RouterMaxRequestBodyBytes (32 MiB), RouterLedgerRetentionDays (30), RouterNativeBaseUrl (the vendor's
+ * public API). Held in memory, written through atomically.
  */
 export class RouterSettingsFile {
   private current: RouterKeys;
@@ -33,7 +33,8 @@ export class RouterSettingsFile {
   constructor(private readonly dataDir: string) {
     this.current = this.read();
     // A router switched on in config.json by hand (or by any path that skipped update()) must still have a key:
-    // docs/router.md, "config.json keys": it is generated when the router is first enabled, whichever way that happened.
+    // docs/router.md, "config.json keys": it is generated when the router is first enabled, whichever way that
+    // happened.
     if (this.current.enabled && this.current.key === undefined) this.update({});
   }
 

@@ -115,8 +115,8 @@ export class NotificationService {
   }
 
   /**
-   * docs/api.md, "Notification status transitions (as implemented)": active -> dismissed | resolved; dismissed | resolved -> active (reopen);
-   * anything else is an illegal transition (400).
+   * docs/api.md, "Notification status transitions (as implemented)": active -> dismissed | resolved; dismissed |
+   * resolved -> active (reopen); anything else is an illegal transition (400).
    */
   changeStatus(id: string, next: NotificationStatus): NotificationDto {
     return this.unit.run(() => {

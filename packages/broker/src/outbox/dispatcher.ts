@@ -254,7 +254,8 @@ export class Dispatcher {
     try {
       secrets = this.outbound.openSecrets(profile.id);
     } catch (error) {
-      // docs/outbound.md, "Delivery rules", rule 5: retried within the bound (a restored key file heals it), then DeadLetter.
+      // docs/outbound.md, "Delivery rules", rule 5: retried within the bound (a restored key file heals it), then
+      // DeadLetter.
       if (error instanceof SecretsUnreadableError) return { ok: false, retryable: true, code: error.code };
       return { ok: false, retryable: true, code: "provider_secrets_unreadable" };
     }

@@ -13,8 +13,8 @@ import type { OutboundRoute } from "./types.js";
 export type Routable = Pick<NotificationDto, "type" | "priority" | "agent" | "project">;
 
 /**
- * The gates of a question (docs/outbound.md, "Delivery rules", rule 8). A question opened for a notification (ARC) passes
- * the gates as that notification; a native question is `permission_required` (permission) or `input_required`
+ * The gates of a question (docs/outbound.md, "Delivery rules", rule 8). A question opened for a notification (ARC)
+ * passes the gates as that notification; a native question is `permission_required` (permission) or `input_required`
  * (choice, text), priority `high`, as ARC maps its question kinds (docs/arc.md, "Kind to type and priority").
  */
 export function routableOf(interaction: InteractionDto, notification: NotificationDto | undefined): Routable {

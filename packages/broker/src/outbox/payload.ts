@@ -9,7 +9,10 @@ import type { OutboundPayload, OutboxItem } from "./types.js";
  * "Delivery rules", rule 3) is applied here and nowhere else.
  */
 
-/** The fixed payload of the provider Test action: small and the same every time (docs/outbound.md, "Delivery rules", rule 7). */
+/**
+ * The fixed payload of the provider Test action: small and the same every time (docs/outbound.md, "Delivery rules",
+ * rule 7).
+ */
 export function testPayload(nowIso: string): OutboundPayload {
   return {
     id: "ntf_test",

@@ -36,7 +36,8 @@ export interface OutboundQuestion {
 
 /**
  * A provider profile and an outbound route as stored and as /ui/api returns them: the one definition lives in
- * @notify/contracts/ui (docs/api.md, "Web UI API: `/ui/api`": shared API shapes in one place), named here as the broker always has.
+ * @notify/contracts/ui (docs/api.md, "Web UI API: `/ui/api`": shared API shapes in one place), named here as the broker
+ * always has.
  */
 export type { OutboundProvider as ProviderProfile, OutboundRoute } from "@notify/contracts/ui";
 
@@ -66,8 +67,8 @@ export interface NotificationOutboxItem extends OutboxItemBase {
 }
 
 /**
- * A question for a relay route (docs/outbound.md, "Delivery rules", rule 8). `payload` is a summary for listings (the prompt
- * as title); the adapter gets the whole interaction at send time through `sendInteraction`.
+ * A question for a relay route (docs/outbound.md, "Delivery rules", rule 8). `payload` is a summary for listings (the
+ * prompt as title); the adapter gets the whole interaction at send time through `sendInteraction`.
  */
 export interface InteractionOutboxItem extends OutboxItemBase {
   subject: "interaction";

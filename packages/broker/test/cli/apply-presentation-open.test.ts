@@ -5,7 +5,8 @@ import { readConfigFile } from "../../src/config/config-file.js";
 import { type CliBroker, runCli, spawnCli, startCliBroker, tempDataDir } from "./cli-harness.js";
 import { fileDir } from "./outbound-helpers.js";
 
-// `notify apply` with a `presentation` section, and `notify open --print` (docs/cli.md, "notify open"; docs/apply.md, "`presentation`").
+// `notify apply` with a `presentation` section, and `notify open --print` (docs/cli.md, "notify open";
+// docs/apply.md, "`presentation`").
 
 let cli: CliBroker;
 let files: ReturnType<typeof fileDir>;

@@ -520,7 +520,8 @@ describe("notify apply: a failure while applying", () => {
         ["route", "all", false],
         ["route", "deploys", false],
       ]);
-      // `X-Notify-UI: 1` on every /ui/api change (docs/api.md, "Web UI API: `/ui/api`"); no token exists in this data dir, so none is sent.
+      // `X-Notify-UI: 1` on every /ui/api change (docs/api.md, "Web UI API: `/ui/api`"); no token exists in this data
+      // dir, so none is sent.
       for (const request of requests) {
         expect(request.headers.authorization).toBeUndefined();
         expect(request.headers["x-notify-ui"]).toBe(request.method === "GET" ? undefined : "1");

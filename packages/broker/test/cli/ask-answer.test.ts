@@ -95,7 +95,8 @@ describe("ask and answer end to end", () => {
 
 describe("ask ending without an answer", () => {
   it("exits 5 when the interaction is cancelled while it waits", async () => {
-    // docs/api.md, "Interaction status (as implemented)": cancel wakes waiters; issue 12: ask's exit codes tell the endings apart (docs/cli.md).
+    // docs/api.md, "Interaction status (as implemented)": cancel wakes waiters; issue 12: ask's exit codes tell the
+    // endings apart (docs/cli.md).
     const { ask, id } = await startAsk("Run the migration?");
     const cancelled = await cli.api<Json>("POST", `/v1/interactions/${id}/cancel`);
     expect(cancelled.body.status).toBe("cancelled");
@@ -106,7 +107,8 @@ describe("ask ending without an answer", () => {
   });
 
   it("exits 6 when a changed request with the same key supersedes it", async () => {
-    // docs/api.md, "Keyed reuse and supersede": a request with the same key and a changed request supersedes the pending one.
+    // docs/api.md, "Keyed reuse and supersede": a request with the same key and a changed request supersedes the
+    // pending one.
     const { ask, id } = await startAsk("Use tabs?", "--key", "style-question");
     const { status } = await cli.api<Json>("POST", "/v1/interactions/request", {
       key: "style-question",

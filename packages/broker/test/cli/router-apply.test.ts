@@ -7,8 +7,9 @@ import { brokerState, fileDir, filesContaining, type Json } from "./outbound-hel
 import { mockChatUpstream, routerState } from "./router-helpers.js";
 
 // docs/apply.md, "`router`": `notify apply FILE` upserts router upstreams, routes and settings; secrets are
-// sealed on import and never printed back; --prune deletes what the file does not name. docs/router.md, "Upstream": the upstream key
-// is stored sealed and never returned; an upstream or route still named by a route or a setting cannot be deleted.
+// sealed on import and never printed back; --prune deletes what the file does not name. docs/router.md, "Upstream": the
+// upstream key is stored sealed and never returned; an upstream or route still named by a route or a setting cannot be
+// deleted.
 
 const KEY = "sk-router-apply-9c4e2b7f1a";
 
@@ -444,7 +445,8 @@ router:
   it("checks every entry with the router's own rules before the first change (no partial apply)", async () => {
     expect((await notify("apply", files.write("router.yaml", routerYaml(upstream.url)))).code).toBe(0);
     const before = { router: await routerState(cli), rest: await brokerState(cli) };
-    // The notification type and the first upstream are fine; every later entry breaks one rule of docs/router.md, "Records and rules".
+    // The notification type and the first upstream are fine; every later entry breaks one rule of
+    // docs/router.md, "Records and rules".
     const file = `notificationTypes:
   - id: deploy
 router:

@@ -153,13 +153,15 @@ describe("notify dismiss and resolve", () => {
   });
 
   it("exit 1 with the server's message on failure", async () => {
-    // docs/desktop.md, "Local presentation rules", rule 9: commands other than send exit 1 on failure; Errors: 404 `notification not found`.
+    // docs/desktop.md, "Local presentation rules", rule 9: commands other than send exit 1 on failure; Errors: 404
+    // `notification not found`.
     expect(await notify("dismiss", "ntf_missing")).toMatchObject({
       code: 1,
       stdout: "",
       stderr: "notify: 404 notification not found\n",
     });
-    // docs/api.md, "Notification status transitions (as implemented)": a dismissed notification cannot become resolved (400).
+    // docs/api.md, "Notification status transitions (as implemented)": a dismissed notification cannot become resolved
+    // (400).
     const id = (await notify("send", "dismiss then resolve", "m")).stdout.trim();
     await notify("dismiss", id);
     const result = await notify("resolve", id);

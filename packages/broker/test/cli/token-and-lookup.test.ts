@@ -13,7 +13,8 @@ afterAll(async () => {
 
 describe("notify token", () => {
   it("prints the raw authToken from config.json, unchanged by NOTIFY_TOKEN", async () => {
-    // docs/desktop.md, "Local presentation rules", rule 9: `token` prints the config file's token without environment overrides.
+    // docs/desktop.md, "Local presentation rules", rule 9: `token` prints the config file's token without environment
+    // overrides.
     const plain = await runCli(["token", "--data-dir", cli.dataDir]);
     expect(plain).toMatchObject({ code: 0, stdout: `${cli.token}\n`, stderr: "" });
     const withEnv = await runCli(["token", "--data-dir", cli.dataDir], cliEnv({ NOTIFY_TOKEN: "from-env" }));

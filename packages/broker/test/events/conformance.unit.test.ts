@@ -56,7 +56,10 @@ function ask(key: string | undefined, spec: Json = permission(), request: Json =
   });
 }
 
-/** A well-formed answer to `interaction` (digest and nonce from the interaction object, docs/arc.md, "Answers (`response.submitted`)"). */
+/**
+ * A well-formed answer to `interaction` (digest and nonce from the interaction object,
+ * docs/arc.md, "Answers (`response.submitted`)").
+ */
 function answer(interaction: Json, extra: Json = {}): Json {
   return {
     response_id: "r-1",
@@ -139,8 +142,8 @@ describe("the four event types and their per-type shapes (docs/arc.md, 'Event ty
     await expectNothingStored(broker);
   });
 
-  // docs/arc.md, "Validation": request.resolved: request contains key and optionally outcome only. It holds no kind, title,
-  // message, priority or response. No top-level response."
+  // docs/arc.md, "Validation": request.resolved: request contains key and optionally outcome only. It holds no kind,
+  // title, message, priority or response. No top-level response."
   it.each([
     ["kind", { kind: "information" }],
     ["title", { title: "Done" }],

@@ -1,6 +1,7 @@
 /**
- * Property tests of POST /v1/events (docs/arc.md through docs/api.md, "POST /v1/events") with fast-check. The arbitraries live with
- * the contracts tests (packages/test-kit/src/arc-arbitraries.ts) so both packages test the same events.
+ * Property tests of POST /v1/events (docs/arc.md through docs/api.md, "POST /v1/events") with fast-check. The
+ * arbitraries live with the contracts tests (packages/test-kit/src/arc-arbitraries.ts) so both packages test the same
+ * events.
  */
 
 import {

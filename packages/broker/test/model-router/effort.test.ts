@@ -2,7 +2,10 @@ import { type ModelMock, startModelMock } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RouterBroker, raw, startRouterBroker } from "./harness.js";
 
-/** Effort mapping through a real broker (docs/router.md, "Effort mapping"): what each upstream receives, with the official SDKs. */
+/**
+ * Effort mapping through a real broker (docs/router.md, "Effort mapping"): what each upstream receives, with the
+ * official SDKs.
+ */
 describe("effort mapping through the proxy", () => {
   let router: RouterBroker;
   let chat: ModelMock;

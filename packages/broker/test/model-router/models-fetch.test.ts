@@ -9,9 +9,10 @@ import { type RunningBroker, startBroker } from "../../src/broker.js";
 import { type Json, raw } from "./harness.js";
 
 /**
- * POST /ui/api/router/models/fetch and GET /ui/api/router/presets (docs/router.md, "Fetching model lists") against real model servers on loopback:
- * the three reply shapes, the 4 MiB and 500-model caps, no redirects, the destination rule, which key goes where
- * (typed, stored only while the base URL is unchanged, another tool's only when asked), and the host tool's cache.
+ * POST /ui/api/router/models/fetch and GET /ui/api/router/presets (docs/router.md, "Fetching model lists") against real
+ * model servers on loopback: the three reply shapes, the 4 MiB and 500-model caps, no redirects, the destination rule,
+ * which key goes where (typed, stored only while the base URL is unchanged, another tool's only when asked), and the
+ * host tool's cache.
  */
 
 const CODEX_KEY = "sk-codex-held-key-0123456789-SECRET";

@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RouterBroker, raw, startRouterBroker } from "./harness.js";
 
 /**
- * The agent's own native models (docs/router.md, "The agent's own native models"): with the router key in x-notify-router-key, a native-family model no route
- * claims goes to the vendor with the client's own credential. The "vendor" is a loopback mock (RouterNativeBaseUrl)
- * that records what it received; no real vendor host is ever contacted.
+ * The agent's own native models (docs/router.md, "The agent's own native models"): with the router key in
+ * x-notify-router-key, a native-family model no route claims goes to the vendor with the client's own credential. The
+ * "vendor" is a loopback mock (RouterNativeBaseUrl) that records what it received; no real vendor host is ever
+ * contacted.
  */
 
 const CREDENTIAL = "sk-vendor-CANARY-7f3a9c1e";

@@ -5,8 +5,9 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { type RouterBroker, raw, startRouterBroker } from "./harness.js";
 
 /**
- * docs/router.md, "Ledger"; docs/router.md, "Upstream": no prompt, completion, upstream key, router key or provider error text is
- * written anywhere in the data dir (databases, their write-ahead logs, log files), whatever path a request took.
+ * docs/router.md, "Ledger"; docs/router.md, "Upstream": no prompt, completion, upstream key, router key or provider
+ * error text is written anywhere in the data dir (databases, their write-ahead logs, log files), whatever path a
+ * request took.
  */
 
 const PROMPT = "PROMPT-CANARY-7f3a9c-what-is-the-secret-plan";

@@ -2,7 +2,10 @@ import { type ModelMock, startModelMock } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RouterBroker, startRouterBroker } from "./harness.js";
 
-/** Smart switching through the proxy (docs/router.md, "Smart switching"): strategies seen from the upstreams' side, with the official SDK. */
+/**
+ * Smart switching through the proxy (docs/router.md, "Smart switching"): strategies seen from the upstreams' side, with
+ * the official SDK.
+ */
 describe("smart switching through a real broker", () => {
   let router: RouterBroker;
   let first: ModelMock;

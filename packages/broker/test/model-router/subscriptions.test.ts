@@ -10,8 +10,9 @@ import { type Json, type RouterBroker, raw, startRouterBroker } from "./harness.
 import { AuthMock, type FakeSignin, newSignin, writeSigninFile } from "./signin-fixtures.js";
 
 /**
- * docs/router.md, "Subscriptions and saved accounts" end to end: a real broker, fake Codex sign-in files in a temp HOME, and
- * loopback servers for the auth server (renewal, key exchange) and the subscription backend (the responses wire).
+ * docs/router.md, "Subscriptions and saved accounts" end to end: a real broker, fake Codex sign-in files in a temp
+ * HOME, and loopback servers for the auth server (renewal, key exchange) and the subscription backend (the responses
+ * wire).
  */
 
 let home: string;

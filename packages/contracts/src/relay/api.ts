@@ -36,7 +36,10 @@ export const RelayClaimRequest = z.object({
 /** POST /v1/pairings/claim -> 201. */
 export const RelayClaim = z.object({ device_id: z.string(), token: z.string(), owner_id: z.string() });
 
-/** GET /v1/device. `installation_id` is null for a normally paired phone (docs/relay.md, "`GET /v1/device` (device token)"). */
+/**
+ * GET /v1/device. `installation_id` is null for a normally paired phone
+ * (docs/relay.md, "`GET /v1/device` (device token)").
+ */
 export const RelayDeviceInfo = z.object({
   device_id: z.string(),
   device_name: z.string(),

@@ -23,7 +23,10 @@ export type EffortLevel = (typeof EFFORT_LEVELS)[number];
 export const RECORD_WIRES = ["responses_wire", "chat_wire", "messages_wire"] as const;
 export type RecordWire = (typeof RECORD_WIRES)[number];
 
-/** How an upstream authenticates: an API key, or one of the plan sign-ins (docs/router.md, "Subscriptions and saved accounts"). */
+/**
+ * How an upstream authenticates: an API key, or one of the plan sign-ins
+ * (docs/router.md, "Subscriptions and saved accounts").
+ */
 export const UPSTREAM_AUTHS = ["api_key", "plan_signin_a", "plan_signin_b"] as const;
 export type UpstreamAuth = (typeof UPSTREAM_AUTHS)[number];
 
@@ -39,7 +42,10 @@ export const ROUTE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** A route target: `provider/model`. */
 export const ROUTE_TARGET_PATTERN = /^[^/]+\/.+$/;
 
-/** The local presentation keys' defaults (docs/desktop.md, "Local presentation rules"; PresentationSettings in schemas.ts). */
+/**
+ * The local presentation keys' defaults (docs/desktop.md, "Local presentation rules"; PresentationSettings in
+ * schemas.ts).
+ */
 export const PRESENTATION_DEFAULTS: PresentationSettings = {
   pauseNotifications: false,
   doNotDisturb: false,

@@ -18,10 +18,11 @@ const present = (value: unknown): boolean => value !== undefined && value !== nu
 const isText = (value: unknown): value is string => typeof value === "string";
 
 /**
- * Checks 2 to 6 of POST /v1/interaction-responses, in the documented order (docs/relay.md, "`POST /v1/interaction-responses` (device token)"), so a body failing two checks gets the
- * earlier one's status (check 1, the token, runs before the body is read; check 7 needs the store). The relay
- * checks shape only: digest, nonce and expiry are the broker's to re-check. Unknown fields are not answer fields:
- * they are dropped, never stored or served.
+ * Checks 2 to 6 of POST /v1/interaction-responses, in the documented order
+ * (docs/relay.md, "`POST /v1/interaction-responses` (device token)"), so a body failing two checks gets the earlier
+ * one's status (check 1, the token, runs before the body is read; check 7 needs the store). The relay checks shape
+ * only: digest, nonce and expiry are the broker's to re-check. Unknown fields are not answer fields: they are dropped,
+ * never stored or served.
  */
 export function checkAnswer(body: unknown, deviceId: string): CheckedAnswer {
   const fields = (typeof body === "object" && body !== null && !Array.isArray(body) ? body : {}) as Record<

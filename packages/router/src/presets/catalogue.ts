@@ -16,7 +16,9 @@ import type { RecordWire, UpstreamAuth } from "../config/records.js";
  * | 2 | local servers on this computer (loopback)                            | chat wire      |
  */
 
-/** Smart switching's cost kinds (docs/router.md, "Smart switching"), as a preset declares its own: the contract's list. */
+/**
+ * Smart switching's cost kinds (docs/router.md, "Smart switching"), as a preset declares its own: the contract's list.
+ */
 export type { PresetKind };
 
 /**

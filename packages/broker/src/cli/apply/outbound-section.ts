@@ -21,10 +21,10 @@ interface KindInfo {
 }
 
 /**
- * `outbound`: provider profiles and routes, upserted by name through /ui/api/outbound (docs/outbound.md, "Delivery rules").
- * Order: providers, then routes (a route names its provider), then with --prune the routes and then the providers
- * the file does not name. Fields an entry leaves out keep the broker's value; new entries get the broker's
- * defaults (disabled, docs/outbound.md, "Delivery rules", rule 4).
+ * `outbound`: provider profiles and routes, upserted by name through /ui/api/outbound
+ * (docs/outbound.md, "Delivery rules"). Order: providers, then routes (a route names its provider), then with --prune
+ * the routes and then the providers the file does not name. Fields an entry leaves out keep the broker's value; new
+ * entries get the broker's defaults (disabled, docs/outbound.md, "Delivery rules", rule 4).
  */
 export const outboundSection: ApplySection = {
   key: "outbound",

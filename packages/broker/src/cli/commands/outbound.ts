@@ -123,7 +123,10 @@ export async function outboundList(options: OutboundListOptions): Promise<void> 
   process.stdout.write(tables.join("\n"));
 }
 
-/** `notify outbound test <provider>`: the provider Test action (docs/outbound.md, "Delivery rules", rule 7); exit 1 unless ok. */
+/**
+ * `notify outbound test <provider>`: the provider Test action (docs/outbound.md, "Delivery rules", rule 7); exit 1
+ * unless ok.
+ */
 export async function outboundTest(options: OutboundTestOptions): Promise<void> {
   const client = createClient(options);
   const result = await client.request<DeliveryResult>(

@@ -5,8 +5,9 @@ import { wantsColour } from "../colour.js";
 import { cell, formatTable } from "./list.js";
 
 /**
- * `notify relay enroll|pair|devices|revoke|unenroll` (docs/relay.md, "Commands"; unenroll: issue 32, item 5): through the broker's /ui/api/relay routes, which
- * hold the installation token (sealed like every provider secret); the CLI never sees it.
+ * `notify relay enroll|pair|devices|revoke|unenroll` (docs/relay.md, "Commands"; unenroll: issue 32, item 5): through
+ * the broker's /ui/api/relay routes, which hold the installation token (sealed like every provider secret); the CLI
+ * never sees it.
  */
 
 export interface RelayEnrollOptions extends ClientOptions {

@@ -63,7 +63,8 @@ export async function send(options: SendOptions): Promise<void> {
   try {
     notification = await client.request<NotificationDto>("POST", "/v1/notifications", { body, flags: SEND_FLAGS });
   } catch (error) {
-    // docs/desktop.md, "Local presentation rules", rule 9: send exits 2 on a 401 and 1 on any other failed response (429 included).
+    // docs/desktop.md, "Local presentation rules", rule 9: send exits 2 on a 401 and 1 on any other failed response
+    // (429 included).
     if (error instanceof HttpFailure && error.status === 401) throw new ExitError(2, error.message);
     throw error;
   }

@@ -10,9 +10,9 @@ import { ExitError } from "../exit-error.js";
 
 /**
  * `notify start`, `stop` and `logs`: the broker in the background where no service manager runs (a container, WSL,
- * an SSH session without lingering), the way `ccr start` runs claude-code-router (docs/cli.md, "notify start, notify stop, notify logs").
- * A pid file in the data dir names the broker; its stderr (every log line, and whatever Node prints if it dies)
- * is appended to logs/background.log, which `notify logs` reads.
+ * an SSH session without lingering), the way `ccr start` runs claude-code-router
+ * (docs/cli.md, "notify start, notify stop, notify logs"). A pid file in the data dir names the broker; its stderr
+ * (every log line, and whatever Node prints if it dies) is appended to logs/background.log, which `notify logs` reads.
  */
 export interface StartOptions extends ClientOptions {
   wait?: string;

@@ -8,8 +8,8 @@ export interface TokenOptions {
 }
 
 /**
- * `notify token`: the raw `authToken` from config.json. docs/desktop.md, "Local presentation rules", rule 9: no environment override, so
- * NOTIFY_TOKEN never changes what this prints.
+ * `notify token`: the raw `authToken` from config.json. docs/desktop.md, "Local presentation rules", rule 9: no
+ * environment override, so NOTIFY_TOKEN never changes what this prints.
  */
 export async function token(options: TokenOptions): Promise<void> {
   const dataDir = resolveDataDir(options.dataDir);

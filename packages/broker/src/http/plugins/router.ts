@@ -19,7 +19,8 @@ export interface RouterMountOptions {
  * /router/v1: everything the router's plugin would match (its routes and its 404, every method) is handed, before
  * its body is read, to the router's own fastify instance (`routerApp`), built on the first such request. The model
  * endpoints of a built router are answered on its lane (http/app.ts) and never come here. Its body limit is the
- * router's own (RouterMaxRequestBodyBytes, docs/router.md, "Limits"), so the broker's is not applied here (http/app.ts).
+ * router's own (RouterMaxRequestBodyBytes, docs/router.md, "Limits"), so the broker's is not applied here
+ * (http/app.ts).
  */
 export const routerMount: FastifyPluginAsync<RouterMountOptions> = async (scope, { host, enabled, warn }) => {
   scope.addHook("onRequest", async (request, reply) => {

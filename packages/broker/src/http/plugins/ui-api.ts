@@ -69,10 +69,10 @@ export interface UiApiOptions {
 }
 
 /**
- * /ui/api (docs/api.md, "Web UI API: `/ui/api`"): a loopback Host always, and `X-Notify-UI: 1` on every change; the page
- * needs no bearer token but a session. The custom header cannot be sent cross-origin without a CORS preflight, which
- * is never granted. The checks are this plugin's onRequest hook: they run before the body is read, for unknown paths
- * too, and every route group registered below gets them.
+ * /ui/api (docs/api.md, "Web UI API: `/ui/api`"): a loopback Host always, and `X-Notify-UI: 1` on every change; the
+ * page needs no bearer token but a session. The custom header cannot be sent cross-origin without a CORS preflight,
+ * which is never granted. The checks are this plugin's onRequest hook: they run before the body is read, for unknown
+ * paths too, and every route group registered below gets them.
  */
 export const uiApi: FastifyPluginAsync<UiApiOptions> = async (api, options) => {
   api.addHook("onRequest", async (request, reply) => {
@@ -85,7 +85,8 @@ export const uiApi: FastifyPluginAsync<UiApiOptions> = async (api, options) => {
     if (request.method !== "GET" && request.method !== "HEAD" && request.headers["x-notify-ui"] !== "1") {
       return sendError(reply, "missing_ui_header");
     }
-    // Beyond the header rules: the page's session cookie or the CLI's bearer token (docs/security.md, "The web page's session").
+    // Beyond the header rules: the page's session cookie or the CLI's bearer token
+    // (docs/security.md, "The web page's session").
     if (!options.sessions.admit(request.headers)) {
       // The page's sign-in screen names the command as this user runs it, as the refused-link page does; in a
       // header, so the 401 body stays the one every /ui/api route gives.

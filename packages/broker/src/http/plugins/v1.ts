@@ -35,9 +35,9 @@ export interface V1Options {
 }
 
 /**
- * /v1 (docs/api.md, "Request pipeline"): the bearer token on every request, then the rate limit, in this plugin's own onRequest
- * hook, so a route added below is guarded without being named anywhere else. The hook runs before the body is read,
- * and for unknown paths too (their 404 is this plugin's, behind the same checks).
+ * /v1 (docs/api.md, "Request pipeline"): the bearer token on every request, then the rate limit, in this plugin's own
+ * onRequest hook, so a route added below is guarded without being named anywhere else. The hook runs before the body is
+ * read, and for unknown paths too (their 404 is this plugin's, behind the same checks).
  */
 export const v1Api: FastifyPluginAsync<V1Options> = async (v1, options) => {
   const hookToken =

@@ -117,7 +117,10 @@ export async function relayLoop(context: SurfaceLoopContext): Promise<void> {
   }
 }
 
-/** One answer through the respond rules (docs/relay.md, "The answer poll": source relay); refusals are counted, never thrown. */
+/**
+ * One answer through the respond rules (docs/relay.md, "The answer poll": source relay); refusals are counted, never
+ * thrown.
+ */
 function settle(context: SurfaceLoopContext, value: unknown, installationId: string, stats: PollStats): void {
   const row = answerRow(value);
   if (!row || (row.installation_id !== undefined && row.installation_id !== installationId)) {

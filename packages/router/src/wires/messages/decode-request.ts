@@ -64,7 +64,8 @@ function blocksOf(content: unknown): JsonObject[] {
 function decodeMessage(message: JsonObject, conversation: ConversationBuilder): void {
   switch (message.role) {
     case "system":
-      // Not part of the public wire, but some clients send it; it joins the system text (docs/router.md, "Request mappings").
+      // Not part of the public wire, but some clients send it; it joins the system text
+      // (docs/router.md, "Request mappings").
       conversation.addSystem(
         typeof message.content === "string" ? message.content : systemText(message.content, conversation),
       );
