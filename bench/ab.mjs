@@ -188,6 +188,10 @@ async function brokerPhase(builds) {
         before: summaryOf(pick("before", key), row.baseline_post),
         after: summaryOf(pick("after", key), row.baseline_post),
         sliceRatio: ratios(pick("before", key).sliceRequestsPerSecond, pick("after", key).sliceRequestsPerSecond),
+        cpuSliceRatio: ratios(
+          pick("before", key).sliceServerCpuMsPerResponse,
+          pick("after", key).sliceServerCpuMsPerResponse,
+        ),
         otherCpuPercent: round(median([pick("before", key).otherCpuPercent, pick("after", key).otherCpuPercent]), 0),
       };
     }
@@ -210,6 +214,7 @@ function summaryOf(run, baselinePost) {
     p90: run.latencyMs.p90,
     p99: run.latencyMs.p99,
     serverCpuPercent: run.serverCpuPercent,
+    cpuMsPerRequest: run.serverCpuMsPerResponse,
     sliceRps: run.sliceRequestsPerSecond,
     non2xx: run.non2xx,
     errors: run.errors,
@@ -320,8 +325,8 @@ function markdown(r) {
         `${r.config.durationSeconds} s per target in ${r.config.slices} slices taken in turn with bare fastify and GET /health; ` +
         `machine busy ${r.broker.machineBusyCores} cores on average)`,
       "",
-      "| Target | Conns | req/s before | req/s after | vs bare fastify before / after | slice ratio median (range) | within noise | p50 ms before / after | p90 ms before / after | p99 ms before / after | other CPU % |",
-      "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|",
+      "| Target | Conns | req/s before | req/s after | vs bare fastify before / after | slice ratio median (range) | within noise | p50 ms before / after | p90 ms before / after | p99 ms before / after | CPU ms/req before / after | CPU slice ratio median (range) | other CPU % |",
+      "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|",
     );
     for (const row of r.broker.rows) {
       for (const [key, label] of [
@@ -332,7 +337,8 @@ function markdown(r) {
         lines.push(
           `| ${label} | ${row.connections} | ${fmtInt(t.before.rps)} | ${fmtInt(t.after.rps)} | ${fmt(t.before.vsBaselinePost, 3)} / ${fmt(t.after.vsBaselinePost, 3)} | ` +
             `${range(t.sliceRatio)} | ${within(t.sliceRatio)} | ${fmt(t.before.p50)} / ${fmt(t.after.p50)} | ${fmt(t.before.p90)} / ${fmt(t.after.p90)} | ` +
-            `${fmt(t.before.p99)} / ${fmt(t.after.p99)} | ${fmt(t.otherCpuPercent, 0)} |`,
+            `${fmt(t.before.p99)} / ${fmt(t.after.p99)} | ${fmt(t.before.cpuMsPerRequest, 3)} / ${fmt(t.after.cpuMsPerRequest, 3)} | ` +
+            `${range(t.cpuSliceRatio)} | ${fmt(t.otherCpuPercent, 0)} |`,
         );
       }
     }

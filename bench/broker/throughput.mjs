@@ -105,6 +105,9 @@ export function combine(label, connections, runs) {
     sliceRequestsPerSecond: runs.map((run) => round(run.latencies.length / run.elapsedSeconds, 0)),
     latencyMs: Object.fromEntries(Object.entries(summarize(latencies)).map(([k, v]) => [k, round(v, 3)])),
     serverCpuPercent: round((100 * serverCpu) / wall, 1),
+    // Server CPU per response, over all slices and per slice: the figure least moved by other load on the machine.
+    serverCpuMsPerResponse: round((1000 * serverCpu) / latencies.length, 4),
+    sliceServerCpuMsPerResponse: runs.map((run) => round((1000 * run.serverCpuSeconds) / run.latencies.length, 4)),
     clientCpuPercent: round((100 * clientCpu) / wall, 1),
     // Everything else the machine did meanwhile (other processes, kernel threads), in % of one CPU: the machine
     // may be shared, and this shows how quiet it was.
