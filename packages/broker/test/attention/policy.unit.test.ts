@@ -1,6 +1,5 @@
 import type { PresenceStateName, QuietHours, RouteWhen } from "@notify/contracts";
 import { describe, expect, it } from "vitest";
-import type { Priority } from "../../src/notifications/types.js";
 import {
   decide,
   normalizeRouteOptions,
@@ -9,6 +8,7 @@ import {
   type RouteTiming,
   type RoutingDecision,
 } from "../../src/attention/policy.js";
+import type { Priority } from "../../src/notifications/types.js";
 
 // Issue 24, "Must show": the policy as pure functions over an injected clock and presence, every combination of
 // delay, when, quiet hours and settle time. Times are seconds after the item's creation.

@@ -3,14 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PresenceStateName } from "@notify/contracts";
 import { describe, expect, it } from "vitest";
-import { loadSettings } from "../../src/config/settings.js";
-import { ManualClock } from "../../src/domain/clock.js";
 import {
   combinePresence,
   PAGE_HIDDEN_GRACE_MS,
   PresenceMonitor,
   type PresenceSignal,
 } from "../../src/attention/presence-monitor.js";
+import { loadSettings } from "../../src/config/settings.js";
+import { ManualClock } from "../../src/domain/clock.js";
 
 // docs/routing.md, "Presence": how the sources combine, when `since` moves, and the page's activity window.
 

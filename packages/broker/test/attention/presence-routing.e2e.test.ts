@@ -8,8 +8,8 @@ import { startBroker } from "../../src/broker.js";
 import { DATABASE_FILE_NAME } from "../../src/store/database.js";
 import type { Json } from "../helpers.js";
 import { recordingServer } from "../outbox/webhook-server.js";
-import { FakeScreenSaver } from "./screensaver-harness.js";
 import { dbusAvailable, SessionBus } from "../presentation/dbus-harness.js";
+import { FakeScreenSaver } from "./screensaver-harness.js";
 
 // Issue 24: a presence change re-evaluates what is waiting. With a real dbus-daemon and a test-exported
 // ScreenSaver: present -> a `when: away` route with a delay holds the item; lock the session -> it goes within 1 s.

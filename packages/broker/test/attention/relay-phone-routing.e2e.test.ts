@@ -28,9 +28,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeConfigFile } from "../../src/config/config-file.js";
 import { DATABASE_FILE_NAME } from "../../src/store/database.js";
 import type { Json } from "../helpers.js";
-import { FakeScreenSaver } from "./screensaver-harness.js";
 import { dbusAvailable, SessionBus } from "../presentation/dbus-harness.js";
 import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable } from "../ui/browser.js";
+import { FakeScreenSaver } from "./screensaver-harness.js";
 
 const TOKEN = "relay-phone-routing-token-0123456789abcdef";
 /** A wait across the broker, the relay and Chromium on a loaded 2-core machine. */
