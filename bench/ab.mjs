@@ -15,7 +15,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
-import { join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import {
   countNotifications,
@@ -98,11 +98,20 @@ const loadAverage = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice
 function run(command, argv, cwd) {
   return new Promise((resolveRun, reject) => {
     progress(`${cwd}: ${command} ${argv.join(" ")}`);
-    const child = spawn(command, argv, { cwd, stdio: ["ignore", 2, 2] });
+    // Its own process group, so a failure or Ctrl-C stops npm and every script it started before the worktree goes.
+    // npm and its scripts run on this process's Node (the pinned one under `npm run`), not whatever PATH has first.
+    const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` };
+    const child = spawn(command, argv, { cwd, env, stdio: ["ignore", 2, 2], detached: true });
+    const stop = () => {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid, "SIGKILL");
+    };
+    cleanups.push(stop);
     child.once("error", reject);
-    child.once("exit", (code, signal) =>
-      code === 0 ? resolveRun() : reject(new Error(`${command} ${argv.join(" ")} in ${cwd}: exit ${code ?? signal}`)),
-    );
+    child.once("exit", (code, signal) => {
+      cleanups.splice(cleanups.indexOf(stop), 1);
+      if (code === 0) resolveRun();
+      else reject(new Error(`${command} ${argv.join(" ")} in ${cwd}: exit ${code ?? signal}`));
+    });
   });
 }
 
@@ -131,7 +140,8 @@ async function buildWorktree(rev, label) {
 
 function currentTree() {
   const dir = resolve(args.current ?? REPO_ROOT);
-  const at = (...argv) => execFileSync("git", ["-C", dir, ...argv], { encoding: "utf8" }).trim();
+  const at = (...argv) =>
+    execFileSync("git", ["-C", dir, ...argv], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
   let commit = "(not a git checkout)";
   let dirty = false;
   try {
@@ -391,10 +401,12 @@ async function main() {
     config,
     load: { start: loadAverage() },
   };
+  const current = args["current-rev"] ? undefined : currentTree();
+  if (current && !existsSync(current.cli)) throw new Error(`${current.cli} is missing: run \`npm run build\` first`);
   const builds = { before: await buildWorktree(config.base, "before") };
-  builds.after = args["current-rev"] ? await buildWorktree(args["current-rev"], "after") : currentTree();
+  builds.after = current ?? (await buildWorktree(args["current-rev"], "after"));
   for (const side of SIDES) {
-    if (!existsSync(builds[side].cli)) throw new Error(`${builds[side].cli} is missing: build it first`);
+    if (!existsSync(builds[side].cli)) throw new Error(`${builds[side].cli} is missing after the build`);
   }
   results.builds = builds;
   results.load.built = loadAverage();
