@@ -7,6 +7,7 @@ import { type AttentionOptions, AttentionRouter } from "./attention/attention-ro
 import { PresenceMonitor } from "./attention/presence-monitor.js";
 import { ItemTimelines } from "./attention/timeline.js";
 import { ConfigError, readConfigFile } from "./config/config-file.js";
+import { DEFAULT_FOLLOW_UP } from "./config/follow-up.js";
 import { resolveDataDir } from "./config/paths.js";
 import { PresentationSettingsFile } from "./config/presentation-settings.js";
 import { type BrokerSettings, loadSettings } from "./config/settings.js";
@@ -332,6 +333,7 @@ export function createBroker(options: BrokerOptions): Broker {
       clock,
       startedAt: clock.now(),
       hooks: { dataDir: settings.dataDir, addSecret: (secret) => logger.addSecret(secret), runs: hookRuns },
+      followUp: { settings: settings.followUp ?? DEFAULT_FOLLOW_UP, presence },
     },
     router: {
       host: routing.router,

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { isTypeId, type TypeDefinition } from "../notifications/type-ids.js";
 import { PRIORITIES, type Priority } from "../notifications/types.js";
 import { ConfigError, readConfigFile, updateConfigFile } from "./config-file.js";
+import { type FollowUpSettings, parseFollowUp } from "./follow-up.js";
 
 export const DEFAULT_PORT = 47821;
 export const DEFAULT_MAX_REQUEST_BODY_BYTES = 65536;
@@ -20,6 +21,8 @@ export interface BrokerSettings {
   notificationTypes: TypeDefinition[];
   /** Presence (docs/routing.md): read at start; loadSettings always sets it, test settings may leave it out. */
   awayAfterSeconds?: number;
+  /** Follow-ups to a finished turn (docs/hooks.md, "Follow-ups"): read at start; test settings may leave it out. */
+  followUp?: FollowUpSettings;
 }
 
 export interface SettingsOverrides {
@@ -142,5 +145,6 @@ export function loadSettings(dataDir: string, overrides: SettingsOverrides = {})
     ),
     notificationTypes: parseTypeDefinitions(contents.notificationTypes, warn),
     awayAfterSeconds: positiveInteger(contents.awayAfterSeconds, DEFAULT_AWAY_AFTER_SECONDS, "awayAfterSeconds", warn),
+    followUp: parseFollowUp(contents.followUp, warn),
   };
 }

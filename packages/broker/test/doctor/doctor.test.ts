@@ -45,7 +45,7 @@ describe("notify doctor", () => {
     brokers.push(broker);
     const { code, checks } = await doctor(broker.target, home());
     expect([...checks.keys()].sort()).toEqual(
-      ["broker", "service", "hooks", "mcp", "router", "outbound", "relay", "desktop", "data-dir"].sort(),
+      ["broker", "service", "hooks", "follow-ups", "mcp", "router", "outbound", "relay", "desktop", "data-dir"].sort(),
     );
     expect(code).toBe(0);
     expect(checks.get("broker")).toMatchObject({ status: "ok" });
@@ -54,6 +54,12 @@ describe("notify doctor", () => {
     expect(checks.get("service")).toMatchObject({ status: "warn", fix: "notify start" });
     expect(checks.get("service")?.detail).toContain("no systemd user manager answers here");
     expect(checks.get("hooks")).toMatchObject({ status: "ok" });
+    // config.json followUp as the broker read it (its defaults here), with the presence it decides by.
+    expect(checks.get("follow-ups")).toMatchObject({
+      status: "ok",
+      detail:
+        "a finished turn waits up to 900 s for a reply while you are away, at most 20 in a row (presence now: unknown)",
+    });
     expect(checks.get("router")).toMatchObject({ status: "ok", detail: "off" });
     expect(checks.get("relay")).toMatchObject({ status: "ok" });
     expect(checks.get("relay")?.detail).toContain("not enrolled");

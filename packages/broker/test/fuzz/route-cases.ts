@@ -56,6 +56,7 @@ let eventCounter = 0;
 export const ROUTE_CASES: RouteCase[] = [
   { method: "GET", path: "/health", family: "v1" },
   { method: "GET", path: "/v1/health", family: "v1" },
+  { method: "GET", path: "/v1/follow-up", family: "v1" },
   {
     method: "POST",
     path: "/v1/notifications",

@@ -22,7 +22,17 @@ export interface DoctorOptions extends ClientOptions {
 }
 
 interface Check {
-  name: "broker" | "service" | "hooks" | "mcp" | "router" | "outbound" | "relay" | "desktop" | "data-dir";
+  name:
+    | "broker"
+    | "service"
+    | "hooks"
+    | "follow-ups"
+    | "mcp"
+    | "router"
+    | "outbound"
+    | "relay"
+    | "desktop"
+    | "data-dir";
   status: CheckStatus;
   detail: string;
   fix?: string;
@@ -298,6 +308,20 @@ async function desktopCheck(): Promise<Check> {
   }
 }
 
+/** config.json `followUp` as the broker read it at start (docs/hooks.md, "Follow-ups"), and the presence it uses. */
+async function followUpCheck(client: ReturnType<typeof createClient>): Promise<Check> {
+  const state = await client.request<Json>("GET", "/v1/follow-up", { timeoutMs: 3_000 }).catch(() => undefined);
+  if (state === undefined) {
+    return warn("follow-ups", "unknown: the broker does not say (an older broker?)", "restart the broker");
+  }
+  if (state.wait_seconds === 0) return ok("follow-ups", "off (config.json followUp.waitSeconds 0)");
+  return ok(
+    "follow-ups",
+    `a finished turn waits up to ${state.wait_seconds} s for a reply while you are away, at most ` +
+      `${state.max_in_a_row} in a row (presence now: ${state.presence})`,
+  );
+}
+
 /** `notify doctor [--json]` (docs/install.md, "notify doctor"): one line per check; exit 1 on any fail. */
 export async function doctor(options: DoctorOptions): Promise<void> {
   const checks: Check[] = [];
@@ -337,6 +361,7 @@ export async function doctor(options: DoctorOptions): Promise<void> {
     checks.push({ name: "service", ...systemdServiceCheck(reachable, starts, background) });
   }
   checks.push(await hooksCheck(starts, { dataDir, port: Number(new URL(baseUrl).port) }));
+  if (reachable && client !== undefined) checks.push(await followUpCheck(client));
   checks.push(mcpCheck(starts));
 
   if (reachable && client !== undefined) {

@@ -1,4 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
+import type { PresenceMonitor } from "../../attention/presence-monitor.js";
+import type { FollowUpSettings } from "../../config/follow-up.js";
 import type { Clock } from "../../domain/clock.js";
 import type { ArcConsumer } from "../../events/arc-consumer.js";
 import type { HookRuns } from "../../hooks/hook-runs.js";
@@ -10,6 +12,7 @@ import { bearerMatches } from "../auth.js";
 import { sendError } from "../errors.js";
 import { type FixedWindowLimiter, isRateLimited } from "../rate-limit.js";
 import { eventRoutes } from "../routes/events.js";
+import { followUpRoutes } from "../routes/follow-up.js";
 import { healthRoute } from "../routes/health.js";
 import { CLAUDE_CODE_HOOK_PATH, hookRoutes } from "../routes/hooks.js";
 import { interactionRoutes } from "../routes/interactions.js";
@@ -32,6 +35,8 @@ export interface V1Options {
    * 401 like any request without the main token.
    */
   hooks?: { dataDir: string; addSecret: (secret: string) => void; runs: HookRuns };
+  /** GET /v1/follow-up: the follow-up settings read at start and the presence they are decided by. */
+  followUp?: { settings: FollowUpSettings; presence: PresenceMonitor };
 }
 
 /**
@@ -72,6 +77,9 @@ export const v1Api: FastifyPluginAsync<V1Options> = async (v1, options) => {
   await v1.register(notificationRoutes, { notifications: options.notifications });
   await v1.register(interactionRoutes, { interactions: options.interactions, waiters: options.waiters });
   await v1.register(eventRoutes, { events: options.events });
+  if (options.followUp !== undefined) {
+    await v1.register(followUpRoutes, { followUp: options.followUp.settings, presence: options.followUp.presence });
+  }
   if (options.hooks !== undefined && hookToken !== undefined) {
     await v1.register(hookRoutes, {
       dataDir: options.hooks.dataDir,
