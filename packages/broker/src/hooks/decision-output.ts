@@ -37,3 +37,13 @@ export function decisionOutput(format: DecisionFormat, decision: Decision, answe
     }
   }
 }
+
+/**
+ * A follow-up reply as the agent's next instruction (docs/hooks.md, "Follow-ups"): the Stop hook's block, which
+ * both agents read the same way: `{"decision": "block", "reason": TEXT}` keeps the agent going with TEXT as what
+ * to do next (Claude Code: https://code.claude.com/docs/en/hooks "Stop decision control"; Codex:
+ * https://developers.openai.com/codex/hooks "Stop").
+ */
+export function continueOutput(text: string): string {
+  return JSON.stringify({ decision: "block", reason: text });
+}

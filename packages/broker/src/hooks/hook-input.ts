@@ -32,6 +32,10 @@ export interface HookInput {
   title?: string;
   notificationType?: string;
   lastAssistantMessage?: string;
+  /** Stop: true when the agent goes on because a Stop hook blocked (a follow-up reply continued the turn). */
+  stopHookActive?: boolean;
+  /** The session's transcript (JSON lines), when the agent names it. */
+  transcriptPath?: string;
   /** Codex's legacy notify payload type, e.g. `agent-turn-complete`. */
   type?: string;
 }
@@ -70,5 +74,7 @@ export function parseHookInput(text: string): HookInput | undefined {
   set("notificationType", text_("notification_type"));
   set("lastAssistantMessage", text_("last_assistant_message", "last-assistant-message"));
   set("type", text_("type"));
+  if (typeof record.stop_hook_active === "boolean") input.stopHookActive = record.stop_hook_active;
+  set("transcriptPath", text_("transcript_path"));
   return input;
 }

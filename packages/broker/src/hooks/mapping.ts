@@ -12,7 +12,7 @@ import {
   questionRequests,
 } from "./ask-user-question.js";
 import type { HookInput } from "./hook-input.js";
-import { cut, permissionPrompt } from "./prompt.js";
+import { cut, PROMPT_LIMIT, permissionPrompt } from "./prompt.js";
 
 /** How the decision is printed for the agent (decision-output.ts). */
 export type DecisionFormat = "permission-request" | "pre-tool-use";
@@ -35,6 +35,11 @@ export interface HookPlan {
   questions?: { keys: string[]; asked: AskedQuestion[]; requests: QuestionRequest[]; toolInput: unknown };
   /** A notification, keyed per session so it updates in place. */
   notify?: { key: string; kind: "question" | "completion"; title: string; message: string };
+  /**
+   * A finished turn (Stop) that may ask for a follow-up (docs/hooks.md, "Follow-ups"): while the person is away, a
+   * text question in the session's item (`notify`'s key) whose reply becomes the agent's next instruction.
+   */
+  followUp?: { session: string; prompt: string; continued: boolean };
 }
 
 const hash = (value: string): string => createHash("sha256").update(value).digest("hex").slice(0, 32);
@@ -79,6 +84,10 @@ function callIdentity(toolName: string, input: unknown): { kind: string; detail:
 /** The attention/completion notification's key: one per agent session. */
 export const sessionKey = (agent: AgentId, sessionId: string | undefined): string =>
   `${agent}:session:${hash(sessionId ?? "none")}`;
+
+/** A session's own item (sessionKey): a question under it is a follow-up to a finished turn (docs/hooks.md). */
+export const isSessionKey = (key: string | undefined): boolean =>
+  key !== undefined && /^[a-z][a-z-]*:session:[0-9a-f]{32}$/.test(key);
 
 /** The key prefix of every question Notify's hooks open for `agent`. */
 export const toolKeyPrefix = (agent: AgentId): string => `${agent}:tool:`;
@@ -194,12 +203,21 @@ export function planHook(agent: AgentId, event: string, input: HookInput, option
     case "agent-turn-complete": {
       if (input.sessionId !== undefined) plan.settle = { session: input.sessionId };
       const last = input.lastAssistantMessage?.trim();
+      const said = last !== undefined && last !== "" ? last : `${who} finished its turn`;
       plan.notify = {
         key: sessionKey(agent, input.sessionId),
         kind: "completion",
         title: cut(`${who} finished${where}`, 200),
-        message: cut(last !== undefined && last !== "" ? last : `${who} finished its turn`, 4000),
+        message: cut(said, 4000),
       };
+      // Only a Stop hook can continue the turn; Codex's legacy notify (agent-turn-complete) only reports.
+      if (name === "Stop" && input.sessionId !== undefined) {
+        plan.followUp = {
+          session: input.sessionId,
+          prompt: cut(said, PROMPT_LIMIT),
+          continued: input.stopHookActive === true,
+        };
+      }
       return plan;
     }
     case "UserPromptSubmit":

@@ -6,9 +6,10 @@ import { waitUntilSettled } from "../client/settle-wait.js";
 import type { InteractionDto } from "../interactions/types.js";
 import { type AgentId, QUESTION_TTL_SECONDS } from "./agents.js";
 import { answerOf, answersOutput } from "./ask-user-question.js";
-import { type Decision, decisionOutput } from "./decision-output.js";
+import { continueOutput, type Decision, decisionOutput } from "./decision-output.js";
+import type { FollowUpCount } from "./follow-up-count.js";
 import { parseHookInput } from "./hook-input.js";
-import { type HookPlan, planHook, toolKeyPrefix } from "./mapping.js";
+import { type HookPlan, planHook, sessionKey, toolKeyPrefix } from "./mapping.js";
 import type { OpenMarks } from "./open-marks.js";
 
 export interface HookRun {
@@ -33,6 +34,13 @@ export interface HookRun {
    * only withdraws asks the broker nothing. Absent: the broker is always asked.
    */
   marks?: OpenMarks;
+  /** Follow-up replies in a row per session (follow-up-count.ts); absent: a finished turn never asks. */
+  followUps?: FollowUpCount;
+  /**
+   * Claude Code's own cap on Stop blocks in a row (`CLAUDE_CODE_STOP_HOOK_BLOCK_CAP` in the hook's environment,
+   * default CLAUDE_STOP_BLOCK_CAP): a block past it is overridden, so a reply past it would be lost.
+   */
+  stopBlockCap?: number;
 }
 
 /** A mark is cleared only when it is older than this before the broker said none is open (a create in flight). */
@@ -44,6 +52,8 @@ const REQUEST_TIMEOUT_MS = 10_000;
 const EXPIRY_GRACE_MS = 5_000;
 /** The whole run of an event that asks nothing (a notification, a withdrawal). */
 const EVENT_BUDGET_MS = 30_000;
+/** The whole run of a finished turn that may wait for a reply: followUp.waitSeconds is at most a day. */
+const FOLLOW_UP_BUDGET_MS = 86_400_000 + EXPIRY_GRACE_MS + EVENT_BUDGET_MS;
 
 /** A deadline for the whole run: every request of the hook ends by then, whatever the broker does. */
 interface Deadline {
@@ -94,7 +104,10 @@ export async function runHook(run: HookRun): Promise<string | undefined> {
   // The question's expiry plus a few seconds, or a short budget for an event that asks nothing.
   const ttlSeconds = run.ttlSeconds ?? QUESTION_TTL_SECONDS;
   const asks = plan.ask !== undefined || plan.questions !== undefined;
-  const deadline = deadlineIn(asks ? ttlSeconds * 1000 + EXPIRY_GRACE_MS : EVENT_BUDGET_MS);
+  // A finished turn may wait for a reply (up to followUp.waitSeconds, at most a day): its deadline is its own.
+  const deadline = deadlineIn(
+    asks ? ttlSeconds * 1000 + EXPIRY_GRACE_MS : plan.followUp !== undefined ? FOLLOW_UP_BUDGET_MS : EVENT_BUDGET_MS,
+  );
   const producer = new ArcProducer({
     baseUrl: run.broker.baseUrl,
     token: run.broker.token,
@@ -103,6 +116,10 @@ export async function runHook(run: HookRun): Promise<string | undefined> {
   });
   try {
     if (plan.settle !== undefined) await settle(run, producer, plan);
+    if (plan.followUp !== undefined && plan.notify !== undefined && run.followUps !== undefined) {
+      const output = await followUp(run, producer, plan, plan.followUp, plan.notify, run.followUps);
+      if (output !== false) return output;
+    }
     if (plan.notify !== undefined) {
       const { key, kind, title, message } = plan.notify;
       await producer.create({ key, kind, title, message }, { context: plan.context });
@@ -283,6 +300,98 @@ async function askQuestions(
   return undefined;
 }
 
+/** Claude Code honours this many Stop blocks in a row, then overrides the next one (2.1.330; docs/hooks.md). */
+export const CLAUDE_STOP_BLOCK_CAP = 8;
+
+/** GET /v1/follow-up (docs/api.md). */
+interface FollowUpState {
+  wait_seconds: number;
+  max_in_a_row: number;
+  presence: string;
+}
+
+/**
+ * A finished turn (docs/hooks.md, "Follow-ups"). Present, follow-ups off, the chain of replies at
+ * `followUp.maxInARow`, or a broker that does not know follow-ups: `false`, and the turn ends with the plain
+ * "finished" notification. Otherwise the session's item becomes a text question (the agent's last message as its
+ * prompt) and the turn waits for it: a reply is the agent's next instruction (the agent's continuation output);
+ * no reply by the deadline, an empty one, a withdrawal (a prompt typed in the terminal) or the agent stopping the
+ * hook: undefined, and the turn ends as it would have.
+ */
+async function followUp(
+  run: HookRun,
+  producer: ArcProducer,
+  plan: HookPlan,
+  follow: NonNullable<HookPlan["followUp"]>,
+  notify: NonNullable<HookPlan["notify"]>,
+  counts: FollowUpCount,
+): Promise<string | undefined | false> {
+  const inARow = counts.before(run.agent, follow.session, follow.continued);
+  let state: FollowUpState;
+  try {
+    state = await run.client.request<FollowUpState>("GET", "/v1/follow-up", { timeoutMs: REQUEST_TIMEOUT_MS });
+  } catch (error) {
+    run.log(`cannot read the follow-up settings (${describe(error)}); the turn ends`);
+    return false;
+  }
+  if (state.wait_seconds <= 0 || state.presence === "present") return false;
+  if (inARow >= state.max_in_a_row) {
+    run.log(`${inARow} follow-ups in a row (followUp.maxInARow ${state.max_in_a_row}); the turn ends`);
+    return false;
+  }
+  const agentCap = run.agent === "claude-code" ? (run.stopBlockCap ?? CLAUDE_STOP_BLOCK_CAP) : undefined;
+  if (agentCap !== undefined && inARow >= agentCap) {
+    run.log(`${inARow} follow-ups in a row (Claude Code's own cap ${agentCap}); the turn ends`);
+    return false;
+  }
+  const now = run.now ?? Date.now;
+  const expiresAt = new Date(now() + state.wait_seconds * 1000).toISOString();
+  markSession(run, plan);
+  const created = await producer.create(
+    {
+      key: notify.key,
+      kind: "completion",
+      title: notify.title,
+      message: follow.prompt,
+      response: { kind: "text", text_max_length: 2000, expires_at: expiresAt },
+    },
+    { context: plan.context },
+  );
+  const interaction = created.interaction as InteractionDto | null;
+  if (interaction === null) return false;
+  run.log(`waiting up to ${state.wait_seconds} s for a follow-up to interaction ${interaction.id}`);
+  const waitDeadline = AbortSignal.timeout(state.wait_seconds * 1000 + EXPIRY_GRACE_MS);
+  let settled: InteractionDto;
+  try {
+    settled = await waitUntilSettled(run.client, interaction, {
+      signal: AbortSignal.any([run.signal, waitDeadline]),
+      ...(run.backoff !== undefined ? { backoff: run.backoff } : {}),
+      onRetry: (attempt) => {
+        if (attempt === 1) run.log("lost the broker; reconnecting until the follow-up window ends");
+      },
+    });
+  } catch (error) {
+    if (run.signal.aborted) {
+      await producer.resolve(notify.key, "not_needed").catch(() => undefined);
+      run.log(`stopped by the agent; withdrew interaction ${interaction.id}`);
+      return undefined;
+    }
+    if (waitDeadline.aborted) {
+      run.log(`interaction ${interaction.id}: no follow-up while the broker did not answer; the turn ends`);
+      return undefined;
+    }
+    throw error;
+  }
+  const text = settled.status === "answered" ? settled.response?.text?.trim() : undefined;
+  if (text === undefined || text === "") {
+    run.log(`interaction ${interaction.id} ended ${settled.status} without a reply; the turn ends`);
+    return undefined;
+  }
+  counts.replied(run.agent, follow.session, inARow);
+  run.log(`interaction ${interaction.id}: a reply from ${settled.response?.source ?? "notify"} goes to the agent`);
+  return continueOutput(text);
+}
+
 /**
  * Withdraws the question of this tool call, or every open hook question of the session. The open questions are
  * read first (a GET, not rate limited and no write), so the PostToolUse of every tool call that never asked costs
@@ -299,11 +408,14 @@ async function settle(run: HookRun, producer: ArcProducer, plan: HookPlan): Prom
     query: { pending: "true", session, agent: plan.sender.id, limit: "500" },
   });
   const prefix = toolKeyPrefix(run.agent);
+  // A session's end of turn withdraws its tool questions and its follow-up (the session's own item).
+  const followUpKey = session !== undefined ? sessionKey(run.agent, session) : undefined;
   const keys = open
     .map((interaction) => interaction.key)
     .filter(
       (key): key is string =>
-        key !== undefined && ("keys" in target ? target.keys.includes(key) : key.startsWith(prefix)),
+        key !== undefined &&
+        ("keys" in target ? target.keys.includes(key) : key.startsWith(prefix) || key === followUpKey),
     );
   if (keys.length === 0 && "session" in target && session !== undefined) {
     run.marks?.clearIfOlder(run.agent, session, lookedAt - MARK_MARGIN_MS);

@@ -129,6 +129,12 @@ export interface CliBroker {
 }
 
 /** A real broker on port 0 and a temporary data dir; `config` is written to config.json before it starts. */
+/**
+ * config.json for a broker whose finished turns end at once (followUp.waitSeconds 0): for tests of other things that
+ * run a Stop hook. Follow-ups have their own tests (hooks/follow-up.test.ts).
+ */
+export const NO_FOLLOW_UPS = { followUp: { waitSeconds: 0 } };
+
 export async function startCliBroker(config?: Record<string, unknown>): Promise<CliBroker> {
   const dataDir = tempDataDir();
   if (config) writeFileSync(join(dataDir, "config.json"), JSON.stringify(config));

@@ -4,13 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Json } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLI, type CliBroker, cliEnv, runCli, startCliBroker } from "../cli/cli-harness.js";
+import { CLI, type CliBroker, cliEnv, NO_FOLLOW_UPS, runCli, startCliBroker } from "../cli/cli-harness.js";
 import { claude } from "./fixtures.js";
 
 let cli: CliBroker;
 let home: string;
 beforeAll(async () => {
-  cli = await startCliBroker();
+  cli = await startCliBroker(NO_FOLLOW_UPS);
   home = mkdtempSync(join(tmpdir(), "notify-hooks-home-"));
 });
 afterAll(async () => {

@@ -5,7 +5,7 @@ import type { Json } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBroker } from "../../src/broker.js";
 import { hookTokenPath, rotateHookToken } from "../../src/hooks/hook-token.js";
-import { type CliBroker, startCliBroker, tempDataDir } from "../cli/cli-harness.js";
+import { type CliBroker, NO_FOLLOW_UPS, startCliBroker, tempDataDir } from "../cli/cli-harness.js";
 import { claude } from "./fixtures.js";
 
 /**
@@ -15,7 +15,7 @@ import { claude } from "./fixtures.js";
 let cli: CliBroker;
 let hookToken: string;
 beforeAll(async () => {
-  cli = await startCliBroker();
+  cli = await startCliBroker(NO_FOLLOW_UPS);
   hookToken = rotateHookToken(cli.dataDir);
 });
 afterAll(async () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Json } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hookTokenPath, rotateHookToken } from "../../src/hooks/hook-token.js";
-import { type CliBroker, cliEnv, runCli, startCliBroker } from "../cli/cli-harness.js";
+import { type CliBroker, cliEnv, NO_FOLLOW_UPS, runCli, startCliBroker } from "../cli/cli-harness.js";
 import { claude } from "./fixtures.js";
 
 /**
@@ -15,7 +15,7 @@ import { claude } from "./fixtures.js";
 let cli: CliBroker;
 const homes: string[] = [];
 beforeAll(async () => {
-  cli = await startCliBroker();
+  cli = await startCliBroker(NO_FOLLOW_UPS);
 });
 afterAll(async () => {
   await cli?.close();
@@ -72,7 +72,9 @@ describe("notify hooks install claude-code --kind http (issue 33, item 1)", () =
         headers: { Authorization: "Bearer $NOTIFY_HOOK_TOKEN" },
         allowedEnvVars: ["NOTIFY_HOOK_TOKEN"],
       });
-      expect(entry.timeout).toBe(event === "PermissionRequest" || event === "PreToolUse" ? 660 : 40);
+      expect(entry.timeout).toBe(
+        event === "Stop" ? 86_460 : event === "PermissionRequest" || event === "PreToolUse" ? 660 : 40,
+      );
     }
     // The token the broker accepts, and not the main bearer token.
     expect(document.env.NOTIFY_HOOK_TOKEN).toBe(storedToken());

@@ -73,7 +73,13 @@ describe("notify hooks install / uninstall (issue 12, item 1)", () => {
     ]);
     expect(settings.hooks.Stop[0]).toEqual({
       hooks: [
-        { type: "command", command: "/usr/bin/node /opt/notify/dist/cli/main.js hook claude-code Stop", timeout: 660 },
+        // A finished turn may wait a day for a follow-up (docs/hooks.md, "Follow-ups"), and says so meanwhile.
+        {
+          type: "command",
+          command: "/usr/bin/node /opt/notify/dist/cli/main.js hook claude-code Stop",
+          timeout: 86_460,
+          statusMessage: entries.STOP_STATUS_MESSAGE,
+        },
       ],
     });
     expect(Object.keys(settings.hooks).sort()).toEqual([
@@ -183,7 +189,16 @@ describe("notify hooks install / uninstall (issue 12, item 1)", () => {
     expect(install("claude-code", "user", moved).changed).toBe(true);
     const settings: Json = JSON.parse(readFileSync(join(home, ".claude", "settings.json"), "utf8"));
     expect(settings.hooks.Stop).toEqual([
-      { hooks: [{ type: "command", command: "notify hook claude-code Stop", timeout: 660 }] },
+      {
+        hooks: [
+          {
+            type: "command",
+            command: "notify hook claude-code Stop",
+            timeout: 86_460,
+            statusMessage: entries.STOP_STATUS_MESSAGE,
+          },
+        ],
+      },
     ]);
     // Still removed entirely: Notify created the file, and nothing but Notify changed it.
     uninstall("claude-code", "user", moved);
@@ -239,8 +254,10 @@ describe("http hook entries (issue 33, item 1)", () => {
     expect(httpHook(47821, "Stop")).toMatchObject({
       headers: { Authorization: "Bearer $NOTIFY_HOOK_TOKEN" },
       allowedEnvVars: ["NOTIFY_HOOK_TOKEN"],
-      timeout: 40,
+      timeout: 86_460,
+      statusMessage: entries.STOP_STATUS_MESSAGE,
     });
+    expect(httpHook(47821, "PostToolUse")).toMatchObject({ timeout: 40 });
     expect(uninstall("claude-code", "user", context).changed).toBe(true);
     expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ hooks: { Stop: [{ hooks: [foreign] }] } });
   });

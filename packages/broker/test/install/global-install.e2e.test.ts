@@ -204,7 +204,8 @@ describe("the README's Install block on Debian's Node 20 (issue 32, items 1 and 
       { HOME: home, PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" },
       {
         cwd: work,
-        input: JSON.stringify({ ...claude.stop.input, session_id: "install-test", cwd: work }),
+        // Notification, not Stop: a finished turn of a person not known present would wait for a follow-up.
+        input: JSON.stringify({ ...claude.notificationIdle.input, session_id: "install-test", cwd: work }),
       },
     );
     expect(hook.code, hook.stderr).toBe(0);

@@ -10,7 +10,7 @@ import type { Json } from "@notify/test-kit";
 import { untilValue } from "@notify/test-kit";
 import { afterEach, describe, expect, it } from "vitest";
 import { SYSTEMD_DEFAULT_PATH } from "../../src/cli/doctor/command-start.js";
-import { CLI, type CliBroker, cliEnv, closedPort, runCli, startCliBroker } from "../cli/cli-harness.js";
+import { CLI, type CliBroker, cliEnv, closedPort, NO_FOLLOW_UPS, runCli, startCliBroker } from "../cli/cli-harness.js";
 import { tempDir } from "../helpers.js";
 import { claude } from "../hooks/fixtures.js";
 
@@ -70,7 +70,7 @@ const node = realpathSync(process.execPath);
 
 describe("commands Notify writes run without PATH (issue 32, item 3)", () => {
   it("a hook written by `notify hooks install` runs under env -i with systemd's default PATH", async () => {
-    const broker = await startCliBroker();
+    const broker = await startCliBroker(NO_FOLLOW_UPS);
     brokers.push(broker);
     const env = home();
     expect((await runCli(["hooks", "install", "claude-code", "--kind", "command", ...broker.target], env)).code).toBe(

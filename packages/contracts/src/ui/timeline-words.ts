@@ -101,6 +101,15 @@ export function timelineLine(entry: TimelineEntry, time: (iso: string) => string
     case "settled":
       switch (entry.status) {
         case "answered": {
+          if (entry.follow_up) {
+            const from =
+              entry.answered_via === "ui"
+                ? "web"
+                : entry.answered_via === "toast"
+                  ? "toast"
+                  : (entry.source ?? "Notify");
+            return `Reply from ${from}: sent to the agent`;
+          }
           const what = entry.choice_label === undefined ? "Answered" : `Answered “${entry.choice_label}”`;
           const who = answeredFrom(entry.source, entry.answered_via);
           return who ? `${what} ${who}` : what;

@@ -89,6 +89,8 @@ export const TimelineEntry = z.discriminatedUnion("event", [
     source: z.string().optional(),
     answered_via: z.enum(ANSWERED_VIA).optional(),
     choice_label: z.string().optional(),
+    /** A reply to a finished turn, handed to the agent as its next instruction (docs/hooks.md, "Follow-ups"). */
+    follow_up: z.literal(true).optional(),
   }),
 ]);
 export type TimelineEntry = z.infer<typeof TimelineEntry>;

@@ -1,6 +1,7 @@
 import { fstatSync, readSync } from "node:fs";
 import { brokerTarget, type ClientOptions, createClient } from "../../client/client.js";
 import { AGENTS, isAgent } from "../../hooks/agents.js";
+import { FollowUpCount } from "../../hooks/follow-up-count.js";
 import { OpenMarks } from "../../hooks/open-marks.js";
 import { runHook } from "../../hooks/run-hook.js";
 import { ExitError } from "../exit-error.js";
@@ -52,6 +53,8 @@ export async function hook(options: HookOptions): Promise<void> {
       pid: process.ppid,
       log,
       marks: new OpenMarks(target.dataDir),
+      followUps: new FollowUpCount(target.dataDir),
+      ...stopBlockCap(process.env.CLAUDE_CODE_STOP_HOOK_BLOCK_CAP),
       ...(ttl !== undefined && Number.isInteger(ttl) && ttl > 0 ? { ttlSeconds: ttl } : {}),
     });
     if (output !== undefined) process.stdout.write(`${output}\n`);
@@ -85,4 +88,10 @@ async function readStdin(): Promise<string> {
     }
   }
   return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Claude Code's Stop block cap as its environment sets it (a positive integer), else nothing (the default). */
+function stopBlockCap(value: string | undefined): { stopBlockCap?: number } {
+  const cap = value !== undefined && /^\d+$/.test(value.trim()) ? Number(value.trim()) : undefined;
+  return cap !== undefined && cap > 0 ? { stopBlockCap: cap } : {};
 }

@@ -35,6 +35,24 @@ export const HOOK_TOKEN_VARIABLE = "NOTIFY_HOOK_TOKEN";
 const REPORT_TIMEOUT_SECONDS = 40;
 /** Events that open a question wait up to its expiry, like the command hook (agents.ts). */
 const ASKING_EVENTS = new Set(["PermissionRequest", "PreToolUse"]);
+/**
+ * A finished turn may wait for a follow-up up to config.json `followUp.waitSeconds` (at most a day): the Stop entry's
+ * timeout covers the longest window, so changing the setting needs no new install. Both agents kill a hook at 600 s
+ * unless its entry says otherwise; the hook itself ends at the window the broker names (run-hook.ts).
+ */
+export const STOP_TIMEOUT_SECONDS = 86_400 + 60;
+/**
+ * What the agent shows while the Stop hook runs (Claude Code: "running Stop hook" and, after a reply, the line naming
+ * the hook; Codex: beside "Working"): it says what the wait is and how to leave it.
+ */
+export const STOP_STATUS_MESSAGE =
+  "Notify: waiting for a follow-up from your phone or chat (type here or Esc to go on)";
+
+/** The timeout (and status line) of Notify's entry for `event`. */
+function entryTiming(event: string, asking: number, reporting: number): Json {
+  if (event === "Stop") return { timeout: STOP_TIMEOUT_SECONDS, statusMessage: STOP_STATUS_MESSAGE };
+  return { timeout: ASKING_EVENTS.has(event) ? asking : reporting };
+}
 
 /**
  * Claude Code's `"type": "http"` entry for one event: the broker on loopback (its request guard allows 127.0.0.1),
@@ -47,7 +65,7 @@ export function httpHook(port: number, event: string): Json {
     url: `http://127.0.0.1:${port}${HTTP_HOOK_PATH}`,
     headers: { Authorization: `Bearer $${HOOK_TOKEN_VARIABLE}` },
     allowedEnvVars: [HOOK_TOKEN_VARIABLE],
-    timeout: ASKING_EVENTS.has(event) ? HOOK_TIMEOUT_SECONDS : REPORT_TIMEOUT_SECONDS,
+    ...entryTiming(event, HOOK_TIMEOUT_SECONDS, REPORT_TIMEOUT_SECONDS),
   };
 }
 
@@ -111,7 +129,11 @@ export function notifyGroups(
     const hook =
       http !== undefined && agent === "claude-code" && !COMMAND_ONLY_EVENTS.has(event)
         ? httpHook(http.port, event)
-        : { type: "command", command: hookCommand(program, agent, event, extra), timeout: HOOK_TIMEOUT_SECONDS };
+        : {
+            type: "command",
+            command: hookCommand(program, agent, event, extra),
+            ...entryTiming(event, HOOK_TIMEOUT_SECONDS, HOOK_TIMEOUT_SECONDS),
+          };
     groups[event] = matcher !== undefined ? { matcher, hooks: [hook] } : { hooks: [hook] };
   }
   return groups;

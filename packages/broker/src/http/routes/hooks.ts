@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
 import { createClient } from "../../client/client.js";
+import { FollowUpCount } from "../../hooks/follow-up-count.js";
 import { type HookRuns, silentConnections } from "../../hooks/hook-runs.js";
 import type { HookTokenFile } from "../../hooks/hook-token.js";
 import { OpenMarks } from "../../hooks/open-marks.js";
@@ -26,6 +27,7 @@ export const CLAUDE_CODE_HOOK_PATH = "/v1/hooks/claude-code";
  */
 export const hookRoutes: FastifyPluginAsync<HookRouteOptions> = async (app, options) => {
   const marks = new OpenMarks(options.dataDir);
+  const followUps = new FollowUpCount(options.dataDir);
   const dropSilent = silentConnections(app.server);
   app.addHook("preClose", (done) => {
     dropSilent();
@@ -49,6 +51,7 @@ export const hookRoutes: FastifyPluginAsync<HookRouteOptions> = async (app, opti
         client: createClient({ port: String(port), token: options.authToken, dataDir: options.dataDir }, {}),
         signal,
         marks,
+        followUps,
         log: (line) => request.log.debug({ hook: "claude-code" }, line),
       }),
     );

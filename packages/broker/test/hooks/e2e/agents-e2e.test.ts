@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Json, type ModelMock, type Reply, startModelMock, type Turn } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliBroker, cliEnv, runCli, startCliBroker } from "../../cli/cli-harness.js";
+import { type CliBroker, cliEnv, NO_FOLLOW_UPS, runCli, startCliBroker } from "../../cli/cli-harness.js";
 import {
   agentEnv,
   agentSandbox,
@@ -70,7 +70,7 @@ let deadProxy: string;
 
 beforeAll(async () => {
   if (skipped) return;
-  cli = await startCliBroker();
+  cli = await startCliBroker(NO_FOLLOW_UPS);
   ({ home, work, deadProxy } = await agentSandbox("notify-agents-e2e-", "project"));
   mock = await startMock("true");
   for (const agent of ["claude-code", "codex"]) {

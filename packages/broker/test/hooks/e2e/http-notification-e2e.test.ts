@@ -6,7 +6,7 @@ import { type Json, type ModelMock, type Reply, startModelMock, type Turn } from
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rotateHookToken } from "../../../src/hooks/hook-token.js";
 import { HOOK_TOKEN_VARIABLE, HTTP_HOOK_PATH, httpHook } from "../../../src/hooks/install/entries.js";
-import { type CliBroker, startCliBroker } from "../../cli/cli-harness.js";
+import { type CliBroker, NO_FOLLOW_UPS, startCliBroker } from "../../cli/cli-harness.js";
 import {
   agentEnv,
   agentSandbox,
@@ -68,7 +68,7 @@ const asksFor =
 
 beforeAll(async () => {
   if (skipped) return;
-  cli = await startCliBroker();
+  cli = await startCliBroker(NO_FOLLOW_UPS);
   hookToken = rotateHookToken(cli.dataDir);
   ({ home, work, deadProxy } = await agentSandbox("notify-http-notification-", "project"));
   mock = await startModelMock({ reply: asksFor(`touch ${join(work, "never.marker")}`), models: [] });
