@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { tempDir } from "@notify/test-kit";
-import { afterEach, expect } from "vitest";
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
 
 /** The built binary: these suites test what users run, so `npx tsc -b` must come first (as `npm test` does). */
@@ -156,6 +156,41 @@ export async function startCliBroker(config?: Record<string, unknown>): Promise<
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * One {@link startCliBroker} broker for all the tests of the calling file (started before the first, closed after the
+ * last), and `notify(...args)`, which runs the CLI against it. `cli` always speaks for that broker.
+ */
+export function sharedCliBroker(): { cli: CliBroker; notify(...args: string[]): Promise<CliResult> } {
+  let running: CliBroker | undefined;
+  beforeAll(async () => {
+    running = await startCliBroker();
+  });
+  afterAll(async () => {
+    await running?.close();
+  });
+  const current = (): CliBroker => {
+    if (running === undefined) throw new Error("the CLI broker runs only while the file's tests do");
+    return running;
+  };
+  const cli: CliBroker = {
+    get broker() {
+      return current().broker;
+    },
+    get dataDir() {
+      return current().dataDir;
+    },
+    get token() {
+      return current().token;
+    },
+    get target() {
+      return current().target;
+    },
+    api: (method, path, body) => current().api(method, path, body),
+    close: () => current().close(),
+  };
+  return { cli, notify: (...args) => runCli([...args, ...cli.target]) };
 }
 
 /** A data dir of the test's own, removed when the test file ends. */
