@@ -4,8 +4,9 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { tempDir } from "@notify/test-kit";
-import { afterAll, afterEach, beforeAll, expect } from "vitest";
+import { afterEach, expect } from "vitest";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
+import { hookFixture } from "../hook-fixture.js";
 
 /** The built binary: these suites test what users run, so `npx tsc -b` must come first (as `npm test` does). */
 export const CLI = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
@@ -158,38 +159,29 @@ export async function startCliBroker(config?: Record<string, unknown>): Promise<
   };
 }
 
-/**
- * One {@link startCliBroker} broker for all the tests of the calling file (started before the first, closed after the
- * last), and `notify(...args)`, which runs the CLI against it. `cli` always speaks for that broker.
- */
-export function sharedCliBroker(): { cli: CliBroker; notify(...args: string[]): Promise<CliResult> } {
-  let running: CliBroker | undefined;
-  beforeAll(async () => {
-    running = await startCliBroker();
-  });
-  afterAll(async () => {
-    await running?.close();
-  });
-  const current = (): CliBroker => {
-    if (running === undefined) throw new Error("the CLI broker runs only while the file's tests do");
-    return running;
-  };
-  const cli: CliBroker = {
-    get broker() {
-      return current().broker;
-    },
-    get dataDir() {
-      return current().dataDir;
-    },
-    get token() {
-      return current().token;
-    },
-    get target() {
-      return current().target;
-    },
-    api: (method, path, body) => current().api(method, path, body),
-    close: () => current().close(),
-  };
+/** A {@link startCliBroker} broker kept by vitest hooks, and `notify(...args)`, which runs the CLI against it. */
+export interface CliBrokerFixture {
+  /** Always the broker running now (see hookFixture). */
+  cli: CliBroker;
+  notify(...args: string[]): Promise<CliResult>;
+}
+
+/** One broker for all the tests of the calling file: started before the first, closed after the last. */
+export function sharedCliBroker(): CliBrokerFixture {
+  return cliBrokerFixture("file");
+}
+
+/** A fresh broker for each test of the calling file (or describe): started before it, closed after it. */
+export function cliBrokerPerTest(): CliBrokerFixture {
+  return cliBrokerFixture("test");
+}
+
+function cliBrokerFixture(scope: "file" | "test"): CliBrokerFixture {
+  const cli = hookFixture(
+    scope,
+    () => startCliBroker(),
+    (broker) => broker.close(),
+  );
   return { cli, notify: (...args) => runCli([...args, ...cli.target]) };
 }
 

@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, beforeEach, expect } from "vitest";
+import { expect } from "vitest";
 import { PRIORITIES } from "../../../src/notifications/types.js";
 import type { DeliveryResult, OutboundPayload } from "../../../src/outbox/types.js";
+import { hookFixture } from "../../hook-fixture.js";
 import { samplePayload } from "./delivery-fixtures.js";
 
 /** One request as the provider saw it. `headers` leaves out `host` and `connection`, which are transport. */
@@ -64,30 +65,9 @@ export async function loopbackHttp(): Promise<LoopbackServer> {
   };
 }
 
-/**
- * A fresh {@link loopbackHttp} server for each test of the calling `describe`: opened before each test, closed after
- * it. The object returned always speaks for the running test's server.
- */
+/** A fresh {@link loopbackHttp} server for each test of the calling `describe` (see hookFixture). */
 export function loopbackHttpPerTest(): LoopbackServer {
-  let current: LoopbackServer | undefined;
-  beforeEach(async () => {
-    current = await loopbackHttp();
-  });
-  afterEach(() => current?.close());
-  const server = (): LoopbackServer => {
-    if (current === undefined) throw new Error("the loopback server runs only inside a test");
-    return current;
-  };
-  return {
-    get origin() {
-      return server().origin;
-    },
-    get requests() {
-      return server().requests;
-    },
-    respond: (responder) => server().respond(responder),
-    close: () => server().close(),
-  };
+  return hookFixture("test", loopbackHttp, (server) => server.close());
 }
 
 /** A port on 127.0.0.1 that nothing listens on (bound, then released). */
