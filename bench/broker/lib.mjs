@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
@@ -229,6 +230,16 @@ export async function startBroker(label, { rateLimitPerSecond = 1_000_000, cli =
     log: stderr.lines,
     stop: () => stopChild(child),
   };
+}
+
+/** Rows in a stopped broker's notifications table (checked against the 201s a run counted). */
+export function countNotifications(dbPath) {
+  const db = new DatabaseSync(dbPath, { readOnly: true });
+  try {
+    return Number(db.prepare("SELECT count(*) AS n FROM notifications").get().n);
+  } finally {
+    db.close();
+  }
 }
 
 /** Starts the bare-fastify baseline server as a child process; it prints {"port": N} on stdout. */

@@ -5,11 +5,11 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join, resolve } from "node:path";
-import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import {
   BENCH_DIR,
   BROKER_CLI,
+  countNotifications,
   ensureDir,
   machineBusySeconds,
   procMemory,
@@ -108,15 +108,6 @@ process.once("SIGINT", () => {
 function removeDataDir(dir) {
   if (args["keep-data"]) progress(`kept ${dir}`);
   else rmSync(dir, { recursive: true, force: true });
-}
-
-function countNotifications(dbPath) {
-  const db = new DatabaseSync(dbPath, { readOnly: true });
-  try {
-    return Number(db.prepare("SELECT count(*) AS n FROM notifications").get().n);
-  } finally {
-    db.close();
-  }
 }
 
 async function main() {

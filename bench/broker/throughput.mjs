@@ -105,6 +105,9 @@ export function combine(label, connections, runs) {
     sliceRequestsPerSecond: runs.map((run) => round(run.latencies.length / run.elapsedSeconds, 0)),
     latencyMs: Object.fromEntries(Object.entries(summarize(latencies)).map(([k, v]) => [k, round(v, 3)])),
     serverCpuPercent: round((100 * serverCpu) / wall, 1),
+    // Server CPU per response, over all slices and per slice: the figure least moved by other load on the machine.
+    serverCpuMsPerResponse: round((1000 * serverCpu) / latencies.length, 4),
+    sliceServerCpuMsPerResponse: runs.map((run) => round((1000 * run.serverCpuSeconds) / run.latencies.length, 4)),
     clientCpuPercent: round((100 * clientCpu) / wall, 1),
     // Everything else the machine did meanwhile (other processes, kernel threads), in % of one CPU: the machine
     // may be shared, and this shows how quiet it was.
@@ -123,15 +126,25 @@ function describe(run) {
 /**
  * For each connection count: bare-fastify POST baseline, broker GET /health, broker POST /v1/notifications.
  * Each target gets a warm-up; then the measured time (`durationSeconds` per target) is cut into `slices` and the
- * targets take turns slice by slice, so a burst of load from elsewhere on the machine hits all of them alike.
- * The broker POST slices are amount-based (the previous slice's rate sets the amount) so that every 201 can be
- * matched with a row.
+ * targets take turns slice by slice, in alternating order, so a burst of load from elsewhere on the machine hits
+ * all of them alike. The broker POST slices are amount-based (the previous slice's rate sets the amount) so that
+ * every 201 can be matched with a row. `brokers` ({ name: broker }) instead of `broker` measures several builds in
+ * the same turns (bench/ab.mjs): their rows are keyed `name:broker_health` and `name:broker_create`, and
+ * `created201` counts each one's 201s.
  */
-export async function runThroughput({ broker, baseline, connectionCounts, durationSeconds, warmupSeconds, slices }) {
+export async function runThroughput({
+  broker,
+  brokers,
+  baseline,
+  connectionCounts,
+  durationSeconds,
+  warmupSeconds,
+  slices,
+}) {
   const rows = [];
-  const brokerPostHeaders = { "content-type": "application/json", authorization: `Bearer ${broker.token}` };
+  const named = brokers ? Object.entries(brokers) : [["", broker]];
   const body = JSON.stringify(NOTIFICATION_BODY);
-  let brokerCreated201 = 0;
+  const created201 = Object.fromEntries(named.map(([name]) => [name, 0]));
   const sliceSeconds = durationSeconds / slices;
 
   for (const connections of connectionCounts) {
@@ -147,51 +160,58 @@ export async function runThroughput({ broker, baseline, connectionCounts, durati
           cpuPid: baseline.pid,
         },
       },
-      {
-        key: "broker_health",
-        label: `broker GET /health (c=${connections})`,
-        spec: { url: `${broker.url}/health`, method: "GET", cpuPid: broker.pid },
-      },
-      {
-        key: "broker_create",
-        label: `broker POST /v1/notifications (c=${connections})`,
-        spec: {
-          url: `${broker.url}/v1/notifications`,
-          method: "POST",
-          headers: brokerPostHeaders,
-          body,
-          cpuPid: broker.pid,
-        },
-        counted: true,
-      },
     ];
+    for (const [name, target] of named) {
+      const prefix = name ? `${name}:` : "";
+      targets.push(
+        {
+          key: `${prefix}broker_health`,
+          label: `${prefix}broker GET /health (c=${connections})`,
+          spec: { url: `${target.url}/health`, method: "GET", cpuPid: target.pid },
+        },
+        {
+          key: `${prefix}broker_create`,
+          label: `${prefix}broker POST /v1/notifications (c=${connections})`,
+          spec: {
+            url: `${target.url}/v1/notifications`,
+            method: "POST",
+            headers: { "content-type": "application/json", authorization: `Bearer ${target.token}` },
+            body,
+            cpuPid: target.pid,
+          },
+          counted: name,
+        },
+      );
+    }
     const row = { connections };
     for (const target of targets) {
+      const counted = target.counted !== undefined;
       // Warm-up. For the counted target it is amount-based too (no request left in flight).
       const warmupAmount = Math.max(connections * 20, warmupSeconds * 2500);
       const warmup = await cannon({
         ...target.spec,
         connections,
-        ...(target.counted ? { amount: warmupAmount } : { duration: warmupSeconds }),
+        ...(counted ? { amount: warmupAmount } : { duration: warmupSeconds }),
         label: `${target.label} warm-up`,
       });
-      if (target.counted) brokerCreated201 += warmup.statuses[201] ?? 0;
+      if (counted) created201[target.counted] += warmup.statuses[201] ?? 0;
       target.rate = warmup.latencies.length / warmup.elapsedSeconds;
       target.runs = [];
       target.warmup = combine(`${target.label} warm-up`, connections, [warmup]);
       progress(describe(target.warmup));
     }
     for (let slice = 0; slice < slices; slice++) {
-      for (const target of targets) {
-        const amount = target.counted ? Math.max(connections * 10, Math.round(target.rate * sliceSeconds)) : undefined;
+      for (const target of slice % 2 === 0 ? targets : [...targets].reverse()) {
+        const counted = target.counted !== undefined;
+        const amount = counted ? Math.max(connections * 10, Math.round(target.rate * sliceSeconds)) : undefined;
         const run = await cannon({
           ...target.spec,
           connections,
           ...(amount ? { amount } : { duration: sliceSeconds }),
           label: `${target.label} slice ${slice + 1}/${slices}`,
         });
-        if (target.counted) {
-          brokerCreated201 += run.statuses[201] ?? 0;
+        if (counted) {
+          created201[target.counted] += run.statuses[201] ?? 0;
           target.rate = run.latencies.length / run.elapsedSeconds;
         }
         target.runs.push(run);
@@ -206,5 +226,6 @@ export async function runThroughput({ broker, baseline, connectionCounts, durati
     }
     rows.push(row);
   }
-  return { rows, brokerCreated201, slices, sliceSeconds };
+  const brokerCreated201 = Object.values(created201).reduce((sum, count) => sum + count, 0);
+  return { rows, brokerCreated201, ...(brokers ? { created201 } : {}), slices, sliceSeconds };
 }

@@ -3,6 +3,9 @@ import type { DatabaseSync, DatabaseSync as RouterDatabase } from "node:sqlite";
 import type { UpstreamTimeouts } from "@notify/router";
 import { AGENT_ACCOUNTS_KEY, parseAgentAccounts } from "@notify/router/host";
 import type { FastifyInstance } from "fastify";
+import { type AttentionOptions, AttentionRouter } from "./attention/attention-router.js";
+import { PresenceMonitor } from "./attention/presence-monitor.js";
+import { ItemTimelines } from "./attention/timeline.js";
 import { ConfigError, readConfigFile } from "./config/config-file.js";
 import { resolveDataDir } from "./config/paths.js";
 import { PresentationSettingsFile } from "./config/presentation-settings.js";
@@ -23,24 +26,21 @@ import { InteractionService } from "./interactions/service.js";
 import type { InteractionDto } from "./interactions/types.js";
 import { WaitRegistry } from "./interactions/waiters.js";
 import { createFileLogger, type Logger } from "./log/logger.js";
+import type { OtherTools } from "./model-router/other-tools.js";
+import { RouterSettingsFile } from "./model-router/router-settings.js";
+import { routerWiring } from "./model-router/wiring.js";
 import { NotificationService } from "./notifications/service.js";
 import { TypeRegistry } from "./notifications/type-ids.js";
 import type { NotificationDto } from "./notifications/types.js";
-import { type AttentionOptions, AttentionRouter } from "./outbox/attention.js";
 import { Dispatcher, type DispatcherOptions } from "./outbox/dispatcher.js";
 import { InteractionOutbox, routableOf } from "./outbox/interaction-outbox.js";
 import { OutboundService } from "./outbox/outbound-service.js";
 import { ADAPTERS } from "./outbox/providers/registry.js";
-import { PresenceMonitor } from "./presence/presence-monitor.js";
 import { type DesktopOptions, startDesktop } from "./presentation/desktop.js";
 import type { Presenter } from "./presentation/presenter.js";
 import { SoundLibrary } from "./presentation/sounds/sound-library.js";
 import { itemIdOfToastKey } from "./presentation/toast.js";
 import { RelayAdmin } from "./relay/relay-admin.js";
-import type { OtherTools } from "./router/other-tools.js";
-import { RouterSettingsFile } from "./router/router-settings.js";
-import { routerWiring } from "./router/wiring.js";
-import { ItemTimelines } from "./routing/timeline.js";
 import { SecretSealer } from "./secrets/sealer.js";
 import { SqliteArcEventStore } from "./store/arc-event-store.js";
 import { ChatStore } from "./store/chat-store.js";
@@ -113,7 +113,7 @@ export interface BrokerOptions {
   chat?: ChatTimings;
   /** WAL checkpoints on a worker thread instead of inside commits (the served broker turns this on). */
   backgroundCheckpoints?: boolean;
-  /** Test hook: short upstream timeouts for the provider router (the spec's defaults otherwise). */
+  /** Test hook: short upstream timeouts for the provider router (docs/router.md, "Timeouts", otherwise). */
   routerTimeouts?: UpstreamTimeouts;
   /** Test hook: the provider origins other tools' keys belong to (the vendors' public APIs otherwise). */
   keyOrigins?: OtherTools["keyOrigins"];
@@ -194,7 +194,7 @@ export function createBroker(options: BrokerOptions): Broker {
       },
     },
   );
-  // Spec 1, Outbound delivery rule 1: no network I/O inline; the dispatcher is signalled after commit. A new
+  // docs/outbound.md, "Delivery rules", rule 1: no network I/O inline; the dispatcher is signalled after commit. A new
   // notification's routes go into its own row (the folded outbox: the notification's INSERT is the durable record,
   // expanded into items by the dispatcher); a dedup refresh writes its items in its unit of work.
   const notifications = new NotificationService(
@@ -239,7 +239,7 @@ export function createBroker(options: BrokerOptions): Broker {
     (interaction) => routableOf(interaction, notificationOfQuestion(interaction)).priority,
     options.attention,
   );
-  // Questions travel through the same outbox to relay routes (spec 1, Outbound delivery rule 8).
+  // Questions travel through the same outbox to relay routes (docs/outbound.md, "Delivery rules", rule 8).
   const questionOutbox = new InteractionOutbox(
     outbound,
     outbox,
@@ -254,10 +254,16 @@ export function createBroker(options: BrokerOptions): Broker {
     relay: questionOutbox,
     notificationFor: nativeNotificationFor(notifications),
   });
-  // In-transaction subscribers, in this order: a settled question closes its condition, then the outbox.
+  // The in-transaction subscribers (`bus.onRecorded`: their writes commit or roll back with the change), in the order
+  // they run; docs/architecture.md lists them as they read here:
+  //   1. a settled question closes its condition (resolves its notification);
+  //   2. the notification outbox: a refresh's items, the marker of a new notification;
+  //   3. the question outbox: a new question's relay items, a settled one's "closed" notice;
+  //   4. attention routing: a routed item's decision (sent, held or never), the held rows of a settled item voided.
   closeConditions(bus, (id) => interactionStore.notificationIdOf(id), notifications);
   outbound.subscribe(bus);
   questionOutbox.subscribe(bus);
+  attention.subscribe(bus);
   const surfaces = new SurfaceSupervisor(
     { outbound, interactions, store: chatStore, cursors: new RelayCursorStore(db), bus, unit, clock, logger },
     SURFACES,
@@ -278,7 +284,6 @@ export function createBroker(options: BrokerOptions): Broker {
   const events = new ArcConsumer(new SqliteArcEventStore(db), notifications, interactions, clock, unit);
   const waiters = new WaitRegistry(bus, interactions, { log: (line) => logger.info(line) });
   const sounds = new SoundLibrary(settings.dataDir);
-  attention.subscribe(bus);
   // The provider router (built on first use) and the agent connectors that point Codex and Claude Code at it.
   const otherTools: OtherTools = { env: agentEnv, ...(options.keyOrigins ? { keyOrigins: options.keyOrigins } : {}) };
   const routing = routerWiring({
@@ -398,7 +403,7 @@ export function createBroker(options: BrokerOptions): Broker {
   // The screen saver is read only where there is a session bus, its dbus code loaded then (docs/routing.md).
   const presenceBus = options.desktop?.address;
   if (presenceBus) {
-    void import("./presence/screensaver-source.js").then(({ startScreenSaverSource }) => {
+    void import("./attention/screensaver-source.js").then(({ startScreenSaverSource }) => {
       if (!closing) startScreenSaverSource({ address: presenceBus, logger, ...options.presence }, presence);
     });
   }
@@ -503,7 +508,8 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     await logger.close();
     throw error;
   }
-  // DESIGN.md, Desktop presentation: toasts when there is a session bus; without one, one WARN and go on.
+  // docs/desktop.md, "When there is a session bus": toasts when there is a session bus; without one, one WARN and go
+  // on.
   const busAddress = env.DBUS_SESSION_BUS_ADDRESS;
   if (!busAddress) logger.warn("desktop: DBUS_SESSION_BUS_ADDRESS is not set; no toasts or sounds");
   const broker = createBroker({

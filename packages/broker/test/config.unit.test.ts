@@ -6,7 +6,7 @@ import { resolveDataDir } from "../src/config/paths.js";
 import { loadSettings } from "../src/config/settings.js";
 import { tempDir } from "./helpers.js";
 
-describe("config.json (spec 1, config table; DESIGN operational contract)", () => {
+describe("config.json (docs/config.md, 'config.json'; docs/config.md, 'How config.json is read and written')", () => {
   it("first run generates authToken from 32 random bytes and writes it with mode 0600", () => {
     const dir = tempDir();
     const settings = loadSettings(dir, { env: {} });

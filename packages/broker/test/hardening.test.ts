@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type RunningBroker, startBroker } from "../src/broker.js";
 import { readConfigFile } from "../src/config/config-file.js";
 import { type Json, TOKEN, testBroker } from "./helpers.js";
-import { raw, startRouterBroker } from "./router/harness.js";
+import { raw, startRouterBroker } from "./model-router/harness.js";
 
 /** Issue 10: each defect found by the hostile pass, pinned by a test that fails without its fix. */
 
@@ -60,7 +60,7 @@ function bodyOf(response: string): Json {
   return JSON.parse(response.slice(start, start + length));
 }
 
-describe("1. a router switched on in config.json has a key (spec 3: generated when first enabled)", () => {
+describe("1. a router switched on in config.json has a key (docs/router.md, 'config.json keys': generated when first enabled)", () => {
   it("RouterEnabled: true written before start gets a RouterKey at start, and the key works", async () => {
     const dir = dataDir({ authToken: TOKEN, RouterEnabled: true });
     const broker = await started(dir);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type Json, TOKEN, testBroker } from "./helpers.js";
 
-describe("health (spec 1, HealthResponse)", () => {
+describe("health (docs/api.md, 'GET /v1/health')", () => {
   it("GET /health needs no token", async () => {
     const broker = testBroker();
     const reply = await broker.app.inject({ method: "GET", url: "/health" });
@@ -27,7 +27,7 @@ describe("health (spec 1, HealthResponse)", () => {
   });
 });
 
-describe("bearer auth (spec 1, Authentication)", () => {
+describe("bearer auth (docs/api.md, 'Authentication')", () => {
   const routes: [string, string][] = [
     ["GET", "/v1/health"],
     ["GET", "/v1/notifications"],
@@ -82,7 +82,7 @@ describe("bearer auth (spec 1, Authentication)", () => {
   });
 });
 
-describe("rate limit (spec 1, Limits)", () => {
+describe("rate limit (docs/api.md, 'Limits')", () => {
   it("limits POSTs per one-second window with 429, Retry-After: 1; the next window is open again", async () => {
     const broker = testBroker({ rateLimitPerSecond: 5 });
     const statuses: number[] = [];
@@ -126,7 +126,7 @@ describe("rate limit (spec 1, Limits)", () => {
   });
 });
 
-describe("body limit and malformed input (spec 1, Errors)", () => {
+describe("body limit and malformed input (docs/api.md, 'Errors')", () => {
   it("413 with an empty body for a body over maxRequestBodyBytes, before auth and routing", async () => {
     const broker = testBroker({ maxRequestBodyBytes: 1024 });
     const big = JSON.stringify({ title: "t", message: "x".repeat(2000) });

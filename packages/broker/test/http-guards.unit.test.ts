@@ -29,7 +29,7 @@ describe("every route is behind its prefix's guard (http/plugins/)", () => {
     expect(routes.length).toBeGreaterThan(60);
     const outside = routes.filter((route) => !PREFIXES.some((prefix) => route.url.startsWith(prefix)));
     expect(outside).toEqual([]);
-    // /health is the one route without a guard (spec 1: unauthenticated liveness).
+    // /health is the one route without a guard (docs/api.md, "GET /health": unauthenticated liveness).
     expect(routes.filter((route) => route.url.startsWith("/health")).map((route) => route.url)).toEqual([
       "/health",
       "/health",

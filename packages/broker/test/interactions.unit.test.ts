@@ -27,7 +27,7 @@ function answerFor(interaction: Json, extra: Record<string, unknown> = {}) {
   };
 }
 
-describe("POST /v1/interactions/request (spec 1)", () => {
+describe("POST /v1/interactions/request (docs/api.md, 'POST /v1/interactions/request')", () => {
   it("creates a pending interaction with every field, digest and nonce (201)", async () => {
     const broker = testBroker();
     const reply = await open(broker, {
@@ -284,7 +284,7 @@ describe("GET /v1/interactions and GET /v1/interactions/{id}", () => {
   });
 });
 
-describe("POST /v1/interactions/{id}/respond: the ordered checks (spec 2, answer check order)", () => {
+describe("POST /v1/interactions/{id}/respond: the ordered checks (docs/api.md, 'POST /v1/interactions/{id}/respond')", () => {
   it("accepts the first valid answer: answered, response set, 200", async () => {
     const broker = testBroker();
     const created = (await open(broker)).body as Json;

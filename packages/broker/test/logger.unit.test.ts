@@ -7,7 +7,7 @@ import { tempDir } from "./helpers.js";
 
 const LINE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} \[(INFO|WARN|ERROR)\] .+$/;
 
-describe("logs (spec 1, presentation rule 8)", () => {
+describe("logs (docs/desktop.md, 'Local presentation rules', rule 8)", () => {
   it("writes daily files with lines `YYYY-MM-DD HH:mm:ss.fff [LEVEL] message`", async () => {
     const dir = tempDir();
     const clock = new ManualClock(new Date(2026, 2, 4, 23, 59, 59, 7).getTime());

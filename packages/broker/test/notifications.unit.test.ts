@@ -3,7 +3,7 @@ import { type Json, testBroker } from "./helpers.js";
 
 const create = (extra: Record<string, unknown> = {}) => ({ title: "Build finished", message: "All green", ...extra });
 
-describe("POST /v1/notifications (spec 1)", () => {
+describe("POST /v1/notifications (docs/api.md, 'POST /v1/notifications')", () => {
   it("creates with defaults: agent unknown, type info, priority normal, status active", async () => {
     const broker = testBroker();
     const reply = await broker.call("POST", "/v1/notifications", create());
@@ -169,7 +169,7 @@ describe("POST /v1/notifications (spec 1)", () => {
   });
 });
 
-describe("GET /v1/notifications (spec 1)", () => {
+describe("GET /v1/notifications (docs/api.md, 'GET /v1/notifications')", () => {
   async function seeded() {
     const broker = testBroker();
     const rows = [
@@ -239,7 +239,7 @@ describe("GET /v1/notifications (spec 1)", () => {
   });
 });
 
-describe("PATCH /v1/notifications/{id} and dismiss (spec 1, Notification status)", () => {
+describe("PATCH /v1/notifications/{id} and dismiss (docs/api.md, 'Notification status transitions (as implemented)')", () => {
   async function active() {
     const broker = testBroker();
     const created = (await broker.call("POST", "/v1/notifications", create({ key: "k" }))).body as Json;

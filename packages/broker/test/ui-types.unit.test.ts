@@ -5,7 +5,7 @@ import { type Json, testBroker } from "./helpers.js";
 
 const UI = { "x-notify-ui": "1" };
 
-describe("/ui/api/types: custom type definitions in config.json (spec 1, presentation rule 7)", () => {
+describe("/ui/api/types: custom type definitions in config.json (docs/desktop.md, 'Local presentation rules', rule 7)", () => {
   it("PUT replaces the definitions, keeps other config keys, and changes default priorities at once", async () => {
     const broker = testBroker();
     writeFileSync(join(broker.dataDir, "config.json"), JSON.stringify({ authToken: "x", theme: "dark" }));

@@ -11,7 +11,7 @@ const answer = (interaction: Json, responseId = "r-1") => ({
   choice_id: "allow",
 });
 
-describe("GET /v1/interactions/{id}/wait (spec 1)", () => {
+describe("GET /v1/interactions/{id}/wait (docs/api.md, 'GET /v1/interactions/{id}/wait')", () => {
   it("returns at once with 200 when the interaction is already terminal", async () => {
     const broker = testBroker();
     const created = await open(broker);

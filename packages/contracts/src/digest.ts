@@ -18,7 +18,8 @@ export interface DigestInput {
 }
 
 /**
- * The object that is canonicalized (RFC 8785) and hashed. Field list, in the spec's words "what is displayed":
+ * The object that is canonicalized (RFC 8785) and hashed. Field list, "what is displayed"
+ * (docs/api.md, "Request digest"):
  * `kind`, `prompt`, `choices` (each `{id, label}` plus `detail` when present, in display order; `[]` for text),
  * and `text_max_length`. Nothing else: not the id, key, agent, project, timestamps or nonce, so an unchanged
  * question re-asked under the same key keeps its digest (docs/api.md, "Request digest").

@@ -6,17 +6,20 @@
  * `packages/*\/src`.
  */
 
-/** Notification and ARC priorities, lowest first (spec 1, Notification fields; spec 2, ARC priority). */
+/**
+ * Notification and ARC priorities, lowest first (docs/api.md, "Notification object";
+ * docs/arc.md, "Kind to type and priority").
+ */
 export const PRIORITIES = ["low", "normal", "high", "critical"] as const;
 export type Priority = (typeof PRIORITIES)[number];
 
-/** ARC request kinds (spec 2, `request.kind`). */
+/** ARC request kinds (docs/arc.md, "Event types"). */
 export const ARC_REQUEST_KINDS = ["information", "question", "permission", "blocked", "failure", "completion"] as const;
 
-/** How an ARC request ended (spec 2, `request.resolved`'s `outcome`). */
+/** How an ARC request ended (docs/arc.md, "Resolution"). */
 export const ARC_OUTCOMES = ["answered", "expired", "cancelled", "superseded", "not_needed"] as const;
 
-/** ARC event types (spec 2), in the order a request lives them. */
+/** ARC event types (docs/arc.md, "Event types"), in the order a request lives them. */
 export const ARC_EVENT_TYPES = [
   "request.created",
   "request.updated",
@@ -24,21 +27,21 @@ export const ARC_EVENT_TYPES = [
   "request.resolved",
 ] as const;
 
-/** An ARC extension key (spec 2, Extensions): `x-` and a vendor's name. */
+/** An ARC extension key (docs/arc.md, "Validation"): `x-` and a vendor's name. */
 export const EXTENSION_KEY_PATTERN = /^x-[a-z0-9][a-z0-9.-]{0,63}$/;
 
-/** A notification type id (spec 1, Type IDs; ARC's `x-notify.notification_type`). */
+/** A notification type id (docs/api.md, "Type IDs"; ARC's `x-notify.notification_type`). */
 export const NOTIFICATION_TYPE_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 
-/** The kinds of question (spec 1, Interaction fields). */
+/** The kinds of question (docs/api.md, "Interaction object"). */
 export const INTERACTION_KINDS = ["permission", "single_choice", "text"] as const;
 export type InteractionKind = (typeof INTERACTION_KINDS)[number];
 
-/** A notification's status (spec 1, Notification status transitions). */
+/** A notification's status (docs/api.md, "Notification status transitions (as implemented)"). */
 export const NOTIFICATION_STATUSES = ["active", "dismissed", "resolved"] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
-/** A question's status (spec 1, Interaction status). */
+/** A question's status (docs/api.md, "Interaction status (as implemented)"). */
 export const INTERACTION_STATUSES = ["pending", "answered", "expired", "cancelled", "superseded"] as const;
 export type InteractionStatus = (typeof INTERACTION_STATUSES)[number];
 
@@ -50,7 +53,7 @@ export type ItemKind = (typeof ITEM_KINDS)[number];
 export const ANSWERED_VIA = ["ui", "toast"] as const;
 export type AnsweredVia = (typeof ANSWERED_VIA)[number];
 
-/** An outbox item's state (spec 1, Outbound delivery: `Pending`, `Retry`, `DeadLetter`; and `Delivered`). */
+/** An outbox item's state (docs/outbound.md, "Delivery rules": `Pending`, `Retry`, `DeadLetter`; and `Delivered`). */
 export const OUTBOX_STATUSES = ["Pending", "Retry", "Delivered", "DeadLetter"] as const;
 export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
 
@@ -58,9 +61,9 @@ export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
 export const STREAM_EVENTS = ["created", "changed", "settled"] as const;
 
 /**
- * What kind of provider a router preset is (docs/router.md, Presets), in smart switching's cost order (spec 3,
- * Smart switching 2: another tool's sign-in, the flat plan, this computer, per token last). The router's
- * COST_ORDER is this list, so its order is behaviour.
+ * What kind of provider a router preset is (docs/router.md, "Presets"), in smart switching's cost order
+ * (docs/router.md, "Smart switching", rule 2: another tool's sign-in, the flat plan, this computer, per token last).
+ * The router's COST_ORDER is this list, so its order is behaviour.
  */
 export const PRESET_KINDS = ["subscription", "flat_plan", "local", "per_token"] as const;
 export type PresetKind = (typeof PRESET_KINDS)[number];
@@ -81,11 +84,11 @@ export type ToastState = (typeof TOAST_STATES)[number];
 export const SOUND_FORMATS = ["wav", "mp3"] as const;
 export type SoundFormat = (typeof SOUND_FORMATS)[number];
 
-/** A provider router route: an alias (one target) or a combo (1-8 targets, spec 3). */
+/** A provider router route: an alias (one target) or a combo (1-8 targets, docs/router.md, "Limits"). */
 export const ROUTER_ROUTE_KINDS = ["alias", "combo"] as const;
 export type RouterRouteKind = (typeof ROUTER_ROUTE_KINDS)[number];
 
-/** The host agents the router's connectors manage (spec 3, Agent connectors). */
+/** The host agents the router's connectors manage (docs/connectors.md, "Agent connectors"). */
 export const CONNECTOR_AGENTS = ["codex", "claude-code"] as const;
 export type ConnectorAgentId = (typeof CONNECTOR_AGENTS)[number];
 
@@ -97,5 +100,5 @@ export type InstallScope = (typeof INSTALL_SCOPES)[number];
 export const SERVICE_PLATFORMS = ["systemd", "launchd"] as const;
 export type ServicePlatform = (typeof SERVICE_PLATFORMS)[number];
 
-/** A choice id (spec 2: 1-64 letters, digits, `_` or `-`); also the shape of an answer's `source`. */
+/** A choice id (docs/arc.md, "Questions": 1-64 letters, digits, `_` or `-`); also the shape of an answer's `source`. */
 export const CHOICE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;

@@ -18,7 +18,7 @@ export {
 } from "./producer.js";
 export * from "./relay/api.js";
 export { RELAY_CONTRACT_VERSION, RelayAnswer, RelayInteractionRequest } from "./relay/schemas.js";
-export { type BackoffOptions, backoffMs, type HeaderBag, retryAfterMs } from "./retry.js";
+export { type BackoffOptions, backoffMs, delay, type HeaderBag, MAX_TIMER_MS, retryAfterMs } from "./retry.js";
 export * from "./routing.js";
 export {
   formatProblems,

@@ -25,7 +25,7 @@ export interface ArcEventOptions {
   extensions?: ArcExtensions;
 }
 
-/** The broker's notification (spec 1, NotificationDto), as returned by POST /v1/events. */
+/** The broker's notification (docs/api.md, "Notification object"), as returned by POST /v1/events. */
 export interface ArcNotification {
   id: string;
   key?: string;
@@ -47,7 +47,7 @@ export interface ArcNotification {
 
 export type ArcInteractionStatus = InteractionStatus;
 
-/** The broker's durable question (spec 1, InteractionDto). It holds the nonce: keep it out of logs. */
+/** The broker's durable question (docs/api.md, "Interaction object"). It holds the nonce: keep it out of logs. */
 export interface ArcInteraction {
   id: string;
   key?: string;

@@ -48,3 +48,24 @@ export function cappedServerDelayMs(delayMs: number | undefined, capMs: number =
   if (delayMs === undefined || Number.isNaN(delayMs)) return 0;
   return Math.min(Math.max(0, delayMs), capMs);
 }
+
+/** The longest a timer can wait: past 2^31-1 ms (about 24.8 days) setTimeout fires at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The one wait, in every package: resolves after `ms` (clamped to 0..MAX_TIMER_MS), or as soon as `signal` aborts,
+ * before or during the wait. It never rejects: a caller that must stop checks `signal.aborted` (or
+ * `signal.throwIfAborted()`) after it.
+ */
+export function delay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, Math.min(Math.max(0, Number.isNaN(ms) ? 0 : ms), MAX_TIMER_MS));
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}

@@ -9,9 +9,9 @@ import {
 } from "./ui/routing-summary.js";
 
 /**
- * Attention routing (DESIGN.md, "Attention routing"; docs/routing.md): the options a delivery route carries on top
+ * Attention routing (docs/routing.md, "Route options"): the options a delivery route carries on top
  * of its gates, and the presence the broker reports. The shapes only; the policy lives in the broker
- * (packages/broker/src/routing/policy.ts). The plain values, messages and the one-line summary are zod-free in
+ * (packages/broker/src/attention/policy.ts). The plain values, messages and the one-line summary are zod-free in
  * ui/routing-summary.ts (the web page imports them from there) and re-exported here.
  */
 

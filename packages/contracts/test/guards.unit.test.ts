@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { bearerCredential, isLoopbackHost, secretMatches } from "../src/guards.js";
 import { randomHex } from "../src/ids.js";
 
-describe("shared request guards (spec 1 Authentication and Web interface routes; spec 3 Authentication)", () => {
+describe("shared request guards (docs/api.md, 'Authentication' and Web interface routes; docs/router.md, 'Authentication')", () => {
   it("accepts only loopback literals as Host, with any port", () => {
     for (const host of ["127.0.0.1", "127.0.0.1:47821", "localhost", "LOCALHOST:80", "[::1]", "[::1]:47821"]) {
       expect(isLoopbackHost(host), host).toBe(true);

@@ -53,7 +53,7 @@ describe("checked-in JSON Schemas (packages/contracts/schemas)", () => {
     }
   });
 
-  it("each ARC schema pins its event_type and arc_version 0.2 (spec 2, Versioning 1)", () => {
+  it("each ARC schema pins its event_type and arc_version 0.2 (docs/arc.md, 'Versioning')", () => {
     for (const [type, file] of Object.entries(ARC_FILES)) {
       const properties = (generated[file] as { properties: Record<string, Json> }).properties;
       expect(properties.event_type?.const).toBe(type);
@@ -79,7 +79,7 @@ describe("JSON Schemas agree with the zod validator", () => {
     fc.assert(
       fc.property(mutated(anyEvent()), ({ mutation, expressible, value }) => {
         expect(validateArcEvent(value).ok, mutation).toBe(false);
-        // Choice ids must be unique (spec 2, request.response), which JSON Schema cannot say about one property
+        // Choice ids must be unique (docs/arc.md, "Questions"), which JSON Schema cannot say about one property
         // of array items (uniqueItems compares whole items). The schemas accept such an event; the validator and
         // therefore the broker reject it. Everything else the schemas reject as well.
         expect(schemasAccept(value), mutation).toBe(!expressible);

@@ -42,7 +42,7 @@ describe("validateArcEvent reports every problem with its JSON path", () => {
     );
   });
 
-  it("unknown core fields are reported one by one at their own path (spec 2: unknown core fields are rejected)", () => {
+  it("unknown core fields are reported one by one at their own path (docs/arc.md, 'Validation': unknown core fields are rejected)", () => {
     expect(
       paths({
         ...base,
@@ -118,7 +118,7 @@ describe("validateArcEvent reports every problem with its JSON path", () => {
     expect(paths({ ...base, event_type: "request.deleted", request: { key: "k" } })).toEqual(["$.event_type"]);
   });
 
-  it("arc_version other than 0.2 is rejected (spec 2, Versioning 1)", () => {
+  it("arc_version other than 0.2 is rejected (docs/arc.md, 'Versioning')", () => {
     for (const version of ["0.1", "0.2.0", "1.0", 0.2, null]) {
       expect(paths({ ...base, arc_version: version, event_type: "request.resolved", request: { key: "k" } })).toContain(
         "$.arc_version",

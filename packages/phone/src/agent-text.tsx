@@ -2,7 +2,7 @@ import { bidiParts, showBidiControls } from "@notify/contracts/text";
 
 /**
  * Text an agent wrote (a prompt, a command, a name), isolated from the page's direction, with every bidi control
- * shown as a marked `<U+202E>` token instead of reordering what follows it (docs/phone.md, "Bidi controls").
+ * shown as a marked `<U+202E>` token instead of reordering what follows it (docs/security.md, "Bidi controls").
  */
 export function AgentText({ text }: { text: string }) {
   const parts = bidiParts(text);

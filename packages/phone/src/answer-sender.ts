@@ -1,8 +1,12 @@
 import type { RelayAnswer } from "@notify/contracts/relay-schemas";
 import { RELAY_CONTRACT_VERSION } from "@notify/contracts/relay-version";
+import { backoffMs, delay } from "@notify/contracts/retry";
 import type { CardState, QuestionCard } from "./cards.js";
 import { postAnswer } from "./relay-client.js";
 import { get, type Pairing, put } from "./storage.js";
+
+/** Between two sends of an answer the relay did not take: 0.5 s, doubling, at most 8 s, with jitter. */
+const RESEND_BACKOFF = { baseMs: 500, maxMs: 8_000 };
 
 /** Answer bodies stored before their first POST, by interaction id (Phone behaviour 3). */
 type Outbox = Record<string, { body: string; expiresAt: string; label: string }>;
@@ -80,7 +84,7 @@ export async function deliver(
       await setOutbox((outbox) => delete outbox[interactionId]);
       return { kind: "refused", status };
     }
-    await new Promise((resolve) => setTimeout(resolve, Math.min(8000, 500 * 2 ** attempt)));
+    await delay(backoffMs(attempt + 1, RESEND_BACKOFF));
   }
 }
 

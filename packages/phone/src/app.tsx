@@ -1,3 +1,4 @@
+import { backoffMs, delay } from "@notify/contracts/retry";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { deliver, pendingBodies, type SendOutcome, sendAnswer } from "./answer-sender.js";
 import { type CardState, type NoticeCard, type Opened, openCard, type QuestionCard } from "./cards.js";
@@ -8,6 +9,9 @@ import { PairScreen } from "./pair-screen.js";
 import { claim, envelopes, RelayStatusError } from "./relay-client.js";
 import { type DeviceKeys, get, type Pairing, put, remove, UNPAIRED_REASON, wipePairing } from "./storage.js";
 import { useNow } from "./use-now.js";
+
+/** Between two failed polls of the relay: 2 s, doubling, at most 30 s, with jitter. */
+const POLL_BACKOFF = { baseMs: 2_000, maxMs: 30_000 };
 
 interface Inbox {
   questions: QuestionCard[];
@@ -178,7 +182,7 @@ export function App() {
             return;
           }
           failures++;
-          await new Promise((resolve) => setTimeout(resolve, Math.min(30_000, 1000 * 2 ** failures)));
+          await delay(backoffMs(failures, POLL_BACKOFF), controller.signal);
         }
       }
     })();

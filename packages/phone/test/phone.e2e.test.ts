@@ -427,7 +427,7 @@ describe.runIf(run)("phone PWA in Chromium against the real relay and broker", (
     const card = page.getByRole("article", { name: "Question from goose" });
     await visible(card.getByRole("button", { name: "Allow" }));
     // The real relay answers 403 only for a foreign device or installation, which this phone cannot produce; the
-    // status is injected on this one request to check what the phone does with it (spec 2, Errors 3).
+    // status is injected on this one request to check what the phone does with it (docs/phone.md, "What you see").
     await page.route("**/v1/interaction-responses", (route) =>
       route.fulfill({ status: 403, contentType: "application/json", body: '{"error":{"code":"forbidden"}}' }),
     );

@@ -59,7 +59,8 @@ export async function startRelay(settings: RelaySettings, logger: RelayLogger): 
   const { app } = buildApp({
     store,
     enrollmentToken: token,
-    // Filled in once the port is known when RELAY_PUBLIC_URL is unset (DESIGN.md: default http://HOST:PORT).
+    // Filled in once the port is known when RELAY_PUBLIC_URL is unset (docs/relay.md, "Running": default
+    // http://HOST:PORT).
     publicUrl: () => publicUrl,
     push,
     vapidPublicKey: vapid.publicKey,

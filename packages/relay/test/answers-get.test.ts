@@ -3,7 +3,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HOUR, ManualClock } from "../src/domain/clock.js";
 import { type Enrolled, type Paired, RelayHarness, type Transport, until } from "./helpers.js";
 
-/** Spec 2, "Relay: GET {relay}/v1/interaction-responses": statuses, cursor rules and the first poll window. */
+/**
+ * docs/relay.md, "`GET /v1/interaction-responses?installation_id=<id>&since=<cursor>[&wait=N]` (installation token)":
+ * statuses, cursor rules and the first poll window.
+ */
 describe.each<Transport>(["inject", "socket"])("GET /v1/interaction-responses over %s", (transport) => {
   let relay: ReturnType<typeof RelayHarness.sqlite>;
   let clock: ManualClock;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Enrolled, type Paired, RelayHarness, type Transport } from "./helpers.js";
 
-/** Spec 2, "Relay: POST {relay}/v1/interaction-responses": every ordered check and every status row. */
+/** docs/relay.md, "`POST /v1/interaction-responses` (device token)": every ordered check and every status row. */
 describe.each<Transport>(["inject", "socket"])("POST /v1/interaction-responses over %s", (transport) => {
   let relay: ReturnType<typeof RelayHarness.sqlite>;
   let installation: Enrolled;

@@ -12,7 +12,7 @@ const MAIN = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 const cli = (args: string[], env: Record<string, string> = {}) =>
   run(process.execPath, [MAIN, ...args], { env: { ...process.env, ...env } });
 
-/** DESIGN.md, Relay: the `notify-relay` commands, flags and environment variables. */
+/** docs/relay.md, "Running": the `notify-relay` commands, flags and environment variables. */
 describe("notify-relay CLI", () => {
   let dir: ReturnType<typeof tempDir>;
   beforeEach(() => {

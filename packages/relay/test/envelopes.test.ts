@@ -1,7 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Enrolled, envelopeFor, type Paired, RelayHarness, type Transport, until } from "./helpers.js";
 
-/** DESIGN.md, Relay: POST /v1/envelopes (installation) and GET /v1/envelopes (device), same cursor rules. */
+/**
+ * docs/relay.md, "`POST /v1/envelopes` (installation token)": POST /v1/envelopes (installation) and GET /v1/envelopes
+ * (device), same cursor rules.
+ */
 describe.each<Transport>(["inject", "socket"])("envelopes over %s", (transport) => {
   let relay: ReturnType<typeof RelayHarness.sqlite>;
   let installation: Enrolled;

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ManualClock, MINUTE } from "../src/domain/clock.js";
 import { ENROLLMENT_TOKEN, type Enrolled, RelayHarness, type Transport, until, x25519Jwk } from "./helpers.js";
 
-/** DESIGN.md, Relay: enrollment, pairing, devices. */
+/** docs/relay.md, "Routes": enrollment, pairing, devices. */
 describe.each<Transport>(["inject", "socket"])("enrollment, pairing and devices over %s", (transport) => {
   let relay: ReturnType<typeof RelayHarness.sqlite>;
   let clock: ManualClock;

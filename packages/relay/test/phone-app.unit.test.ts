@@ -1,5 +1,5 @@
-// DESIGN.md: the relay serves the phone PWA under /app. Its files get a CSP of their own (self only, nothing
-// inline); the API keeps `default-src 'none'`; nothing outside the app's directory is reachable.
+// docs/phone.md, "Phone app": the relay serves the phone PWA under /app. Its files get a CSP of their own (self only,
+// nothing inline); the API keeps `default-src 'none'`; nothing outside the app's directory is reachable.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";

@@ -8,7 +8,7 @@ import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { type Enrolled, envelopeFor, RelayHarness, tempDir } from "./helpers.js";
 import { PushService, Subscriber } from "./push-service.js";
 
-/** DESIGN.md, Relay: a content-free Web Push (VAPID, aes128gcm) wakes each recipient with a subscription. */
+/** docs/relay.md, "Web Push": a content-free Web Push (VAPID, aes128gcm) wakes each recipient with a subscription. */
 describe("Web Push wake-ups", () => {
   let service: PushService;
   let relay: RelayHarness;

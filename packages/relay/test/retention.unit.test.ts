@@ -3,7 +3,9 @@ import { DAY, HOUR, ManualClock } from "../src/domain/clock.js";
 import { pruneOnce } from "../src/domain/retention.js";
 import { type Enrolled, envelopeFor, type Paired, RelayHarness } from "./helpers.js";
 
-/** Spec 2, Limits: relay retention, driven through the routes (a cursor acknowledges only when sent back). */
+/**
+ * docs/relay.md, "Retention": relay retention, driven through the routes (a cursor acknowledges only when sent back).
+ */
 let relay: ReturnType<typeof RelayHarness.sqlite>;
 let clock: ManualClock;
 let installation: Enrolled;

@@ -4,7 +4,7 @@ export type CollectedReply = { ok: true; reply: Reply } | { ok: false; code: str
 
 /**
  * Gathers a stream of parts into one reply: for a client that asked for one response from an upstream that only
- * streams (spec 3, "Subscription upstreams", rule 1), and for checking streams in tests.
+ * streams (docs/router.md, "`plan_signin_a`: the sign-in's own backend"), and for checking streams in tests.
  */
 export async function collectReply(parts: ReadableStream<StreamPart>): Promise<CollectedReply> {
   const content: ReplyPart[] = [];

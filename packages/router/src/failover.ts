@@ -1,6 +1,9 @@
 import { retryAfterMs } from "@notify/contracts/retry";
 
-/** Statuses after which the next target is tried (spec 3, Failover rule 2), when no byte reached the client. */
+/**
+ * Statuses after which the next target is tried (docs/router.md, "Failover and cooldowns", rule 2), when no byte
+ * reached the client.
+ */
 export const FAILOVER_STATUSES: ReadonlySet<number> = new Set([
   400, 401, 402, 403, 404, 408, 429, 500, 502, 503, 504, 529,
 ]);
@@ -8,8 +11,8 @@ export const FAILOVER_STATUSES: ReadonlySet<number> = new Set([
 export const MAX_COOLDOWN_MS = 10 * 60_000;
 
 /**
- * Cooldown by cause (spec 3, Failover table). Retry-After wins when present (capped at 10 minutes); 400 cools
- * nothing (it concerns this one request).
+ * Cooldown by cause (docs/router.md, "Failover and cooldowns"). Retry-After wins when present (capped at 10 minutes);
+ * 400 cools nothing (it concerns this one request).
  */
 export function cooldownMs(
   failure: { status?: number; connectionError?: boolean; headers?: Record<string, string | string[] | undefined> },

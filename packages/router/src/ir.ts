@@ -1,5 +1,5 @@
 /**
- * The internal representation every wire decodes into and encodes from (spec 3, "Protocol translation"). No vendor
+ * The internal representation every wire decodes into and encodes from (docs/router.md, "Translation"). No vendor
  * format is the hub: three decoders and three encoders give all nine pairs.
  */
 
@@ -74,12 +74,12 @@ export interface Request {
   topP?: number;
   stop?: string[];
   stream: boolean;
-  /** Effort as the client wrote it; spec 3 "Effort mapping" rewrites it per target later. */
+  /** Effort as the client wrote it; docs/router.md, "Effort mapping" rewrites it per target later. */
   reasoningEffort?: string;
   parallelToolCalls?: boolean;
 }
 
-/** Lossy but harmless input: the request still goes out, and the ledger notes it (spec 3, request ledger). */
+/** Lossy but harmless input: the request still goes out, and the ledger notes it (docs/router.md, "Ledger"). */
 export type WarningCode = "tools_dropped" | "blocks_dropped";
 
 export interface Warning {

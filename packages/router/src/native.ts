@@ -2,8 +2,9 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { Upstream } from "./config/records.js";
 
 /**
- * The agent's own native models (spec 3): the host vendor's family, its public API, and which of the client's
- * headers travel to it. Pure data and functions; the attempt itself is proxy/native-attempt.ts.
+ * The agent's own native models (docs/router.md, "The agent's own native models"): the host vendor's family, its public
+ * API, and which of the client's headers travel to it. Pure data and functions; the attempt itself is
+ * proxy/native-attempt.ts.
  */
 
 /** The vendor's public API (config key RouterNativeBaseUrl); `/messages` and `/messages/count_tokens` are appended. */

@@ -1,6 +1,6 @@
 import { isObject, type JsonObject } from "./json.js";
 
-/** The only identifiers the responses wire accepts (spec 3, "Replayed conversation identifiers", rule 1). */
+/** The only identifiers the responses wire accepts (docs/router.md, "Passthrough"). */
 const ACCEPTED_ID = /^[A-Za-z0-9_-]+$/;
 
 export interface StrippedIds {

@@ -61,7 +61,7 @@ const DAY_MS = 86_400_000;
 
 /**
  * Builds the router before anything mounts it: configuration, ledger (with its retention: pruned now and once a
- * day, spec 3 Request ledger), cooldowns, the upstream client and the proxy.
+ * day, docs/router.md, "Ledger"), cooldowns, the upstream client and the proxy.
  */
 export function createRouter(options: RouterOptions): RouterServices {
   const now = options.now ?? Date.now;

@@ -26,7 +26,7 @@ export type Selection =
   | { ok: true; targets: Target[]; routeKind: RouteKind; routeName: string | null }
   | { ok: false; error: SelectionError };
 
-/** HTTP status of each selection error (spec 3, Errors 2). */
+/** HTTP status of each selection error (docs/router.md, "Errors"). */
 export const SELECTION_STATUS: Record<SelectionError, number> = {
   no_enabled_target: 503,
   ambiguous_model: 400,
@@ -68,9 +68,9 @@ function byRouteOrExplicit(snapshot: ConfigSnapshot, model: string): Selection |
 }
 
 /**
- * Route selection (spec 3): a pure function of one configuration snapshot and the requested model string.
- * 1 combo or alias by name; 2 explicit provider/model; 3 the agent's native model (`selectNative`); 4 a bare
- * ID declared by exactly one enabled upstream (two or more: ambiguous_model); 5 the default route (also for a
+ * Route selection (docs/router.md, "Route selection"): a pure function of one configuration snapshot and the requested
+ * model string. 1 combo or alias by name; 2 explicit provider/model; 3 the agent's native model (`selectNative`); 4 a
+ * bare ID declared by exactly one enabled upstream (two or more: ambiguous_model); 5 the default route (also for a
  * request with no model; none set: missing_model); 6 unknown_model. With smart switching on (`switch_strategy` not
  * `off`), rule 4 takes every provider that lists the model, and every resolved list is expanded with the same
  * model at the other providers (smart-switching.ts).

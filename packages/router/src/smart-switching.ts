@@ -4,8 +4,8 @@ import { FLAT_PLAN_BASES } from "./presets/catalogue.js";
 import type { Selection, Target } from "./select.js";
 
 /**
- * Smart switching (spec 3, rules 1-6): expansion of a resolved target list with the same model at every other
- * enabled provider that lists it, in cost-kind order, and the per-group start of `ordered`, `sticky` and
+ * Smart switching (docs/router.md, "Smart switching"): expansion of a resolved target list with the same model at every
+ * other enabled provider that lists it, in cost-kind order, and the per-group start of `ordered`, `sticky` and
  * `round_robin`. Expansion is a pure function of the snapshot; the strategies' memory is `SwitchState`.
  */
 

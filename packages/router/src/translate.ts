@@ -33,8 +33,8 @@ export interface TranslatedRequest {
 }
 
 /**
- * A client request of one wire as the body for an upstream of another. A same-wire hop is passthrough (spec 3,
- * "Protocol translation"): the body goes as it is, except `model` and, on the responses wire, unacceptable replayed
+ * A client request of one wire as the body for an upstream of another. A same-wire hop is passthrough (docs/router.md,
+ * "Passthrough"): the body goes as it is, except `model` and, on the responses wire, unacceptable replayed
  * identifiers. Throws a TranslationError when the body cannot be read or the target cannot express it.
  */
 export function translateRequest(
@@ -98,7 +98,8 @@ export interface TranslateStreamOptions {
 
 /**
  * An upstream's SSE bytes as stream parts. A failure of the upstream body itself (a reset connection) becomes an
- * error part, so a committed client stream always ends with its wire's own error event (spec 3, "Failover", rule 5).
+ * error part, so a committed client stream always ends with its wire's own error event
+ * (docs/router.md, "Failover and cooldowns", rule 4).
  */
 export function decodeUpstreamStream(
   upstreamWire: Wire,

@@ -1,6 +1,6 @@
 /**
  * Input that matters and cannot be expressed on the target wire, or a body the router cannot read at all. The codes
- * are spec 3 "Errors" codes; the HTTP edge maps them to the inbound wire's error shape.
+ * are docs/router.md, "Errors" codes; the HTTP edge maps them to the inbound wire's error shape.
  */
 export type TranslationErrorCode = "invalid_request" | "not_supported" | "unsupported_previous_response_id";
 

@@ -4,7 +4,7 @@ import { isObject } from "./json.js";
 const PROVIDER_CODE = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /**
- * The provider's short error code, when it has one we may repeat (spec 3 "Errors", rule 1): taken from
+ * The provider's short error code, when it has one we may repeat (docs/router.md, "Errors", rule 1): taken from
  * `error.code`, `error.type`, `detail.code`, or a top-level `code` or `type`, and only when it is an identifier of at
  * most 64 characters from [A-Za-z0-9_.-]. The provider's own message is never read.
  */

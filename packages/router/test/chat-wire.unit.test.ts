@@ -9,7 +9,7 @@ import {
 } from "../src/index.js";
 import { decodeSse, deterministic, encodeParts, summarize } from "./helpers.js";
 
-describe("chat wire: decode request (spec 3, Mappings on decode, chat row)", () => {
+describe("chat wire: decode request (docs/router.md, 'Request mappings', chat row)", () => {
   it("reads system and developer messages, user strings and parts, assistant tool calls and tool messages", () => {
     const { request, warnings } = decodeChatRequest({
       model: "deepseek-chat",

@@ -2,7 +2,7 @@ import { DatabaseSync } from "node:sqlite";
 import { beforeEach, describe, expect, it } from "vitest";
 import { destinationProblem, type KeySealer, RouterConfig, RouterConfigError } from "../src/index.js";
 
-/** Spec 3 records and rules: upstreams, routes, settings, the destination rule and the deletion rules. */
+/** docs/router.md, "Records and rules": upstreams, routes, settings, the destination rule and the deletion rules. */
 
 /** Seals by wrapping; enough to see that the store keeps only what the sealer gave it. */
 const sealer: KeySealer = {

@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { allCoolingAnswer, CooldownBook, cooldownMs, FAILOVER_STATUSES } from "../src/index.js";
 
-/** Spec 3, Failover: which failures fail over, the cooldown table, and the answer when every target cools. */
+/**
+ * docs/router.md, "Failover and cooldowns": which failures fail over, the cooldown table, and the answer when every
+ * target cools.
+ */
 
 const NOW = Date.parse("2026-03-01T12:00:00.000Z");
 const SECOND = 1000;

@@ -10,7 +10,10 @@ import {
   writeEffort,
 } from "../src/index.js";
 
-/** Effort mapping (spec 3) as pure functions: families, automatic tables, decisions, overrides, wire fields. */
+/**
+ * Effort mapping (docs/router.md, "Effort mapping") as pure functions: families, automatic tables, decisions,
+ * overrides, wire fields.
+ */
 
 const family = (id: string) => {
   const found = EFFORT_FAMILIES.find((candidate) => candidate.id === id);

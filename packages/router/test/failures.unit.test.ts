@@ -14,7 +14,9 @@ function lastEvent(text: string): { event?: string; data: string } {
   return event === undefined ? { data } : { event, data };
 }
 
-/** Spec 3, "Failover" rule 5: a committed stream that fails ends with the wire's own error event. */
+/**
+ * docs/router.md, "Failover and cooldowns", rule 4: a committed stream that fails ends with the wire's own error event.
+ */
 function expectWireError(client: Wire, output: string) {
   const last = lastEvent(output);
   switch (client) {
@@ -87,7 +89,7 @@ describe.each(WIRES)("a %s upstream stream", (upstream) => {
 });
 
 describe("an error the upstream reports mid-stream", () => {
-  // Spec 3, "Errors" rule 1: never the provider's message, only its short code.
+  // docs/router.md, "Errors", rule 1: never the provider's message, only its short code.
   const cases: { wire: Wire; sse: string }[] = [
     {
       wire: "messages",

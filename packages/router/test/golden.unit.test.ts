@@ -13,7 +13,7 @@ import {
   summarize,
 } from "./helpers.js";
 
-// Spec 3, "Protocol translation": every upstream stream reaches every client wire with the same text, the same
+// docs/router.md, "Translation": every upstream stream reaches every client wire with the same text, the same
 // tool-call arguments, the same usage and the same finish, whatever the chunk boundaries.
 const FIXTURES: { wire: Wire; name: string }[] = [
   ...WIRES.flatMap((wire) =>

@@ -42,7 +42,7 @@ function attempt(requestId: string, startedMs: number): AttemptRecord {
   };
 }
 
-describe("ledger (spec 3, Request ledger record)", () => {
+describe("ledger (docs/router.md, 'Ledger')", () => {
   it("keeps one request with its attempts, newest first, and prunes rows past the retention period", () => {
     const db = new DatabaseSync(":memory:");
     migrateRouterDatabase(db);

@@ -9,7 +9,7 @@ import {
 } from "../src/index.js";
 import { decodeSse, deterministic, encodeParts, summarize } from "./helpers.js";
 
-describe("messages wire: decode request (spec 3, Mappings on decode, messages row)", () => {
+describe("messages wire: decode request (docs/router.md, 'Request mappings', messages row)", () => {
   it("reads system blocks and joins mid-conversation system messages to it", () => {
     const { request } = decodeMessagesRequest({
       model: "claude-sonnet-4-5",
@@ -193,7 +193,7 @@ describe("messages wire: encode request", () => {
     stream: true,
   };
 
-  it("uses max_tokens 8192 when the request has none (spec 3)", () => {
+  it("uses max_tokens 8192 when the request has none (docs/router.md, 'Request mappings')", () => {
     expect(DEFAULT_MAX_TOKENS).toBe(8192);
     expect(encodeMessagesRequest(request).max_tokens).toBe(8192);
     expect(encodeMessagesRequest({ ...request, maxOutputTokens: 100 }).max_tokens).toBe(100);

@@ -5,7 +5,10 @@ import { clientCredential, isNativeFamily, nativeReplyHeaders, nativeRequestHead
 import { SwitchState } from "../src/smart-switching.js";
 import { upstreamRecord } from "./helpers.js";
 
-/** The agent's own native models (spec 3): selection rule 3, the credential, headers, and rule 6's rest. */
+/**
+ * The agent's own native models (docs/router.md, "The agent's own native models"): selection rule 3, the credential,
+ * headers, and rule 6's rest.
+ */
 
 const upstream = (slug: string, models: string[]): Upstream =>
   upstreamRecord(slug, models, { created_at: `2026-01-01T00:00:0${slug.length % 10}.000Z` });

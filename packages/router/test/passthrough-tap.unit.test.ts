@@ -31,7 +31,7 @@ const responses = [
   'event: response.completed\ndata: {"type":"response.completed","sequence_number":2,"response":{"id":"resp_1","usage":{"input_tokens":30,"input_tokens_details":{"cached_tokens":4},"output_tokens":8,"output_tokens_details":{"reasoning_tokens":1}}}}',
 ].join("\n\n");
 
-describe("passthrough tap (spec 3: streamed bytes relayed unchanged while a tap parses usage for the ledger)", () => {
+describe("passthrough tap (docs/router.md, 'Passthrough': streamed bytes relayed unchanged while a tap parses usage for the ledger)", () => {
   for (const size of [1, 7, 4096]) {
     it(`reads usage and the terminal event of each wire, chunks of ${size} bytes`, () => {
       const chatTap = new PassthroughTap("chat");

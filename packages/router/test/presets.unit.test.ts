@@ -13,7 +13,7 @@ import {
 import { costKind } from "../src/smart-switching.js";
 import { upstreamRecord } from "./helpers.js";
 
-/** The preset catalogue (spec 3, Preset catalogue): the table's counts, base URLs and the per-model wire rules. */
+/** The preset catalogue (docs/router.md, "Presets"): the table's counts, base URLs and the per-model wire rules. */
 
 const hasOtherWires = (slug: string): boolean =>
   (presetBySlug(slug)?.prefix_rules ?? []).some((rule) => rule.wire !== null);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { stripReplayedIds } from "../src/index.js";
 
-describe("replayed conversation identifiers (spec 3, responses wire hops)", () => {
+describe("replayed conversation identifiers (docs/router.md, 'Passthrough')", () => {
   it("strips identifiers the wire cannot accept and drops such reasoning items whole", () => {
     const body = {
       model: "gpt-5",

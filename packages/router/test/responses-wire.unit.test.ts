@@ -9,7 +9,7 @@ import {
 } from "../src/index.js";
 import { decodeSse, deterministic, encodeParts, summarize } from "./helpers.js";
 
-describe("responses wire: decode request (spec 3, Mappings on decode, responses row)", () => {
+describe("responses wire: decode request (docs/router.md, 'Request mappings', responses row)", () => {
   it("joins instructions, system and developer messages into the system text", () => {
     const { request } = decodeResponsesRequest({
       model: "gpt-5",

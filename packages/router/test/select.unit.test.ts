@@ -3,7 +3,10 @@ import type { ConfigSnapshot, Route, RouterSettings, Upstream } from "../src/ind
 import { selectTargets } from "../src/index.js";
 import { upstreamRecord } from "./helpers.js";
 
-/** Route selection (spec 3): a pure function of one configuration snapshot and the requested model string. */
+/**
+ * Route selection (docs/router.md, "Route selection"): a pure function of one configuration snapshot and the requested
+ * model string.
+ */
 
 const upstream = (slug: string, models: string[] = [], enabled = true): Upstream =>
   upstreamRecord(slug, models, { enabled, updated_at: "2026-01-01T00:00:00.000Z" });

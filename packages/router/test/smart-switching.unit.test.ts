@@ -12,7 +12,7 @@ import {
 } from "../src/smart-switching.js";
 import { upstreamRecord } from "./helpers.js";
 
-/** Smart switching (spec 3, rules 1-5): expansion is pure; the strategies' memory is SwitchState. */
+/** Smart switching (docs/router.md, "Smart switching"): expansion is pure; the strategies' memory is SwitchState. */
 
 let added = 0;
 function upstream(slug: string, models: string[], fields: Partial<Upstream> = {}): Upstream {

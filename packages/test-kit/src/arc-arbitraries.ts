@@ -1,5 +1,5 @@
 /**
- * fast-check arbitraries for ARC 0.2 (spec 2), shared by the contracts property tests and the broker's
+ * fast-check arbitraries for ARC 0.2 (docs/arc.md), shared by the contracts property tests and the broker's
  * POST /v1/events property tests: VALID events of every type, and single-field mutations that break the schema.
  *
  * Lengths count Unicode code points, as the validator (zod 4) and JSON Schema do: a surrogate pair is one character.
@@ -333,7 +333,7 @@ function dropping(path: Path): Mutation {
   };
 }
 
-/** Limits of every bounded string (spec 2, Limits), by path. */
+/** Limits of every bounded string (docs/arc.md, "Limits"), by path. */
 const STRING_LIMITS: [Path, number, number][] = [
   [["event_id"], 1, 512],
   [["sender", "id"], 1, 100],

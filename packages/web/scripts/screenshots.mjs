@@ -242,6 +242,7 @@ const pages = [
   ["outbound", "/ui/outbound"],
   ["outbound-routes", "/ui/outbound", "Routes"],
   ["outbound-delivery", "/ui/outbound", "Routes"],
+  ["outbound-discord", "/ui/outbound"],
   ["router-routing", "/ui/router/routing"],
   ["router-effort", "/ui/router/effort"],
   ["router-effort-models", "/ui/router/effort"],
@@ -308,6 +309,24 @@ try {
             element.scrollIntoView({ block: "start" });
             window.scrollBy(0, -(document.querySelector("header")?.offsetHeight ?? 0) - 48);
           });
+        }
+        if (name === "outbound-discord") {
+          // A new Discord provider filled in (docs/discord.md), the form under the list of providers.
+          const form = page.locator("details.add-form", { hasText: "Add a provider" });
+          await form.locator("summary").click();
+          await form.getByRole("combobox", { name: "Kind" }).selectOption("discord_app");
+          await form.getByRole("textbox", { name: "Name" }).fill("team-discord");
+          await form
+            .getByRole("textbox", { name: "Settings (JSON)" })
+            .fill('{"channelId": "1187459032118706216", "allowedUserIds": ["402915583128649729"]}');
+          await form.getByLabel("botToken").fill("MTE4NzQ1OTAzMjExODcwNjIxNg.Gx7kQp.screenshot-only-not-a-token");
+          await form.getByLabel("botToken").blur();
+          // On a desktop its bottom at the foot of the screen, the providers above it in view; on a phone its top
+          // under the navigation bar.
+          await form.evaluate((element, phone) => {
+            element.scrollIntoView({ block: phone ? "start" : "end" });
+            window.scrollBy(0, phone ? -(document.querySelector("header")?.offsetHeight ?? 0) - 16 : 16);
+          }, device === "phone");
         }
         if (name === "relay") {
           await page.getByRole("button", { name: "Pair a phone" }).click();

@@ -1,7 +1,7 @@
+import { brokerTarget, type ClientOptions, nonEmpty } from "../client/client.js";
 import { AGENTS, type AgentId, isAgent } from "../hooks/agents.js";
 import { HookInstallError, type InstallContext } from "../hooks/install/installer.js";
 import { SCOPES, type Scope } from "../hooks/install/targets.js";
-import { brokerTarget, type ClientOptions, nonEmpty } from "./client.js";
 import { ExitError } from "./exit-error.js";
 import { stableCommand } from "./stable-command.js";
 

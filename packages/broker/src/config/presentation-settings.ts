@@ -15,9 +15,9 @@ const schemas = (): typeof import("@notify/contracts/ui") => requireModule("@not
 export const PRESENTATION_KEYS = Object.keys(PRESENTATION_DEFAULTS) as (keyof PresentationSettings)[];
 
 /**
- * The local presentation keys (spec 1, Local presentation rules; `soundCommand` from DESIGN.md) as top-level
- * config.json keys. A value that does not fit its rule is ignored with a warning and the default used, like the
- * broker's other keys. Changes from the page or `notify apply` are written through atomically and announced to
+ * The local presentation keys (docs/desktop.md, "Local presentation rules"; `soundCommand`: docs/desktop.md, "Sounds")
+ * as top-level config.json keys. A value that does not fit its rule is ignored with a warning and the default used,
+ * like the broker's other keys. Changes from the page or `notify apply` are written through atomically and announced to
  * `onChange` listeners (the toast presenter applies them live).
  */
 export class PresentationSettingsFile {

@@ -6,7 +6,7 @@ import { ConfigError, readConfigFile, updateConfigFile } from "./config-file.js"
 export const DEFAULT_PORT = 47821;
 export const DEFAULT_MAX_REQUEST_BODY_BYTES = 65536;
 export const DEFAULT_RATE_LIMIT_PER_SECOND = 30;
-/** DESIGN.md, "Attention routing": idle this long on the session bus, or no page activity, and the person is away. */
+/** docs/routing.md, "Presence": idle this long on the session bus, or no page activity, and the person is away. */
 export const DEFAULT_AWAY_AFTER_SECONDS = 300;
 
 /** The broker's effective settings, after defaults, environment and CLI options. */
@@ -43,7 +43,7 @@ function positiveInteger(value: unknown, fallback: number, name: string, warn: (
     warn(`config.json: ${name} must be an integer; using ${fallback}`);
     return fallback;
   }
-  // Spec 1, config table: a value <= 0 is reset to the default.
+  // docs/config.md, "config.json": a value <= 0 is reset to the default.
   if (value <= 0) {
     warn(`config.json: ${name} ${value} <= 0 reset to ${fallback}`);
     return fallback;

@@ -6,8 +6,8 @@ import { CONNECTOR_AGENTS, type ConnectorAgentId } from "@notify/contracts/enums
 import type { AgentAccountEntry } from "@notify/router";
 
 /**
- * The two hosts with connectors (spec 3, Agent connectors): host A is Codex, host B is Claude Code. The list is the
- * contract's (issue 34: each enum once).
+ * The two hosts with connectors (docs/connectors.md, "Agent connectors"): host A is Codex, host B is Claude Code. The
+ * list is the contract's (issue 34: each enum once).
  */
 export { CONNECTOR_AGENTS };
 export type ConnectorAgent = ConnectorAgentId;

@@ -1,12 +1,13 @@
 import { ROUTER_KEY_HEADER } from "./codex-config.js";
 
 /**
- * Host B's settings (spec 3, Agent connectors 3), written into the account's `settings.json` by a JSON merge that
- * touches only these keys (https://code.claude.com/docs/en/settings "Environment variables", "Available settings";
- * https://code.claude.com/docs/en/model-config "Environment variables"; https://code.claude.com/docs/en/llm-gateway):
+ * Host B's settings (docs/connectors.md, "Claude Code: settings.json"), written into the account's `settings.json` by a
+ * JSON merge that touches only these keys (https://code.claude.com/docs/en/settings "Environment variables", "Available
+ * settings"; https://code.claude.com/docs/en/model-config "Environment variables";
+ * https://code.claude.com/docs/en/llm-gateway):
  * - `env.ANTHROPIC_BASE_URL`: Claude Code appends `/v1/messages`, so it is the broker's `/router`.
  * - `env.ANTHROPIC_CUSTOM_HEADERS`: newline-separated `Name: value` lines; the router key line goes after the
- *   owner's lines, so the agent's own credential stays its own (spec 3, Authentication 2).
+ *   owner's lines, so the agent's own credential stays its own (docs/router.md, "Authentication").
  * - `env.ANTHROPIC_DEFAULT_OPUS_MODEL`, `_SONNET_MODEL`, `_HAIKU_MODEL`: the models behind the built-in entries.
  * - `env.CLAUDE_CODE_SUBAGENT_MODEL`: the subagent model.
  * - `modelPicker` `{options: [{model, label, description, behavesAs}], replaceBuiltInOptions}`: one picker row per

@@ -4,7 +4,7 @@ import type { ConfigSnapshot } from "@notify/router";
 import { routedSelectors, type Selector } from "./selectors.js";
 
 /**
- * Host A's model catalogue (spec 3, Agent connectors 2). Codex reads the file named by `model_catalog_json` in
+ * Host A's model catalogue (docs/connectors.md, "The catalogue"). Codex reads the file named by `model_catalog_json` in
  * config.toml instead of its built-in list: a `ModelsResponse`, `{"models": [ModelInfo, ...]}`, at least one entry
  * (codex-rs/protocol/src/openai_models.rs `ModelInfo`/`ModelsResponse`; the key is listed in the pinned 0.169.0
  * binary's `ConfigToml` and documented at https://ngrok.com/docs/ai-gateway/agents/codex "Loads model details from
@@ -18,7 +18,9 @@ export const ROUTER_INSTRUCTIONS = [
   "to inspect files and check your work. Say briefly what you did and what is left.",
 ].join(" ");
 
-/** Every entry declares this window (spec 3: "Every entry declares a 200k context window"). */
+/**
+ * Every entry declares this window (docs/connectors.md, "The catalogue": every entry declares a 200k context window).
+ */
 export const CONTEXT_WINDOW = 200_000;
 
 /**

@@ -43,8 +43,8 @@ export type AccountView = AgentAccountView;
 export const EFFORTS = EFFORT_LEVELS;
 
 /**
- * Agent connectors (spec 3, Agent connectors 1-5): point every installed account of Codex or Claude Code at the
- * router, rewrite them when the router's configuration or key changes, and take Notify's part out again.
+ * Agent connectors (docs/connectors.md, "Agent connectors"): point every installed account of Codex or Claude Code at
+ * the router, rewrite them when the router's configuration or key changes, and take Notify's part out again.
  */
 export class ConnectorService {
   readonly backups: BackupStore;

@@ -5,8 +5,8 @@ import { parse, TomlError } from "smol-toml";
  * the file with a TOML parser first (a file Codex cannot read is refused, naming the line, and never appended to),
  * edits it line by line so every byte Notify did not write is kept, and parses the result before it is written.
  *
- * The router's lines (spec 3, Agent connectors 4: "only the router's own lines are edited (marker-comment regions in
- * the TOML file)") live between a `# >>> notify router ...` and a `# <<< notify router ...` comment; an owner's line
+ * The router's lines (docs/connectors.md, "Writing rules": Notify edits only its own lines, in marker-comment regions
+ * of the TOML file) live between a `# >>> notify router ...` and a `# <<< notify router ...` comment; an owner's line
  * that Notify's region would contradict is commented out with OWNER_PREFIX and un-commented when the region goes.
  * The MCP server is one table, `[mcp_servers.notify]`, found by describeLines (mcp/install.ts). The parser only
  * reads: re-emitting the owner's file from a parse would lose its layout and comments.

@@ -2,8 +2,9 @@
  * The one catalogue of the errors the broker answers (docs/api.md, "Errors"): a code, the HTTP status, the `error`
  * text when it is fixed, and for the few whose words depend on the case, none (the thrower words them). Routes and
  * services throw `DomainError`s with these codes; the HTTP edge (http/errors.ts) is the one place that turns them
- * into responses, so a status or a text is written here once. The /v1 texts are the spec's, byte for byte (spec 1,
- * "Errors"). The provider router's own wire errors (spec 3) are the router package's and not listed here.
+ * into responses, so a status or a text is written here once. The /v1 texts are the documented ones, byte for byte
+ * (docs/api.md, "Errors"). The provider router's own wire errors (docs/router.md, "Errors") are the router package's
+ * and not listed here.
  */
 export interface CatalogueEntry {
   /** The status; a list when the thrower picks one of them (the first is the default); `4xx`: any client error. */
@@ -33,7 +34,7 @@ export const ERRORS = {
   shutting_down: { status: 503, message: "broker is shutting down" },
   internal: { status: 500, message: "internal error" },
 
-  // The domain (spec 1, "Errors").
+  // The domain (docs/api.md, "Errors").
   /** A body, query or state transition the rules refuse; the text names the problem, `field` the option. */
   validation: { status: 400 },
   notification_not_found: { status: 404, message: "notification not found" },

@@ -28,7 +28,7 @@ export interface ArcResult {
 const WITHDRAWN_ON_RESOLVE = "cancelled" as const;
 
 /**
- * The ARC 0.2 consumer (spec 2): validates an event, applies the condition lifecycle, and records the event's
+ * The ARC 0.2 consumer (docs/arc.md): validates an event, applies the condition lifecycle, and records the event's
  * identity so a retry replays. Everything an event changes is written in one transaction; knows no HTTP.
  */
 export class ArcConsumer {
@@ -108,7 +108,8 @@ export class ArcConsumer {
   private createOrRefresh(event: RequestCreatedEvent | RequestUpdatedEvent): ArcResult {
     const nowMs = this.clock.now();
     const spec = event.request.response;
-    // The question is checked before anything is written (spec 1: rejected before anything is stored).
+    // The question is checked before anything is written (docs/arc.md, "Questions": rejected before anything is
+    // stored).
     const question = spec ? toInteractionInput(event, spec, nowMs) : undefined;
     const { notification, created } = this.notifications.create(toNotificationInput(event));
     const key = event.request.key;
@@ -141,7 +142,8 @@ export class ArcConsumer {
     const answer: RespondInput = {
       response_id: response.response_id,
       request_digest: response.digest,
-      // A consumer that issued a nonce requires it back (spec 2, rule 5); an absent one fails that rule.
+      // A consumer that issued a nonce requires it back (docs/arc.md, "Answers (`response.submitted`)", check 5); an
+      // absent one fails that rule.
       nonce: response.nonce ?? "",
       source: response.source ?? (SOURCE_PATTERN.test(event.sender.id) ? event.sender.id : "arc"),
     };
@@ -160,8 +162,8 @@ export class ArcConsumer {
     const notification = this.notifications.resolve(latest.id);
     const question = this.interactions.latestByKey(key);
     let interaction: InteractionDto | null = null;
-    // Any open question under the key is withdrawn (spec 2) and reported; a closed one only when it is this
-    // condition's own, not a question of an earlier lifecycle under the same key.
+    // Any open question under the key is withdrawn (docs/arc.md, "Resolution") and reported; a closed one only when it
+    // is this condition's own, not a question of an earlier lifecycle under the same key.
     if (question?.status === "pending") interaction = this.interactions.withdraw(question.id, WITHDRAWN_ON_RESOLVE);
     else if (question && this.interactions.notificationIdOf(question.id) === latest.id) interaction = question;
     return { status: 200, notification, interaction };

@@ -3,7 +3,7 @@ import { invalid } from "../domain/errors.js";
 import type { InteractionInput } from "../interactions/types.js";
 import type { NotificationInput, Priority } from "../notifications/types.js";
 
-/** Spec 2, "ARC kind to local notification mapping". */
+/** docs/arc.md, "Kind to type and priority". */
 export const KIND_MAPPING: Record<ArcRequestKind, { type: string; priority: Priority; title: string }> = {
   information: { type: "info", priority: "normal", title: "Information" },
   question: { type: "input_required", priority: "high", title: "Question" },
@@ -36,7 +36,7 @@ function projectOf(context: RequestEvent["context"]): string | undefined {
 }
 
 /**
- * Projects sender, context, kind, title, message, priority and key into a notification (spec 2). Other
+ * Projects sender, context, kind, title, message, priority and key into a notification (docs/arc.md, "Fields"). Other
  * extensions are never copied; correlation hints go to `metadata.arc` for display only.
  */
 export function toNotificationInput(event: RequestEvent): NotificationInput {
@@ -62,8 +62,8 @@ export function toNotificationInput(event: RequestEvent): NotificationInput {
     const value = context?.[field];
     if (value) arc[field] = value;
   }
-  // Spec 1 bounds metadata at 8192 serialized bytes; odd inputs (escaped control characters) could pass it, so the
-  // correlation hints are dropped before the limit is crossed rather than failing the event.
+  // docs/api.md, "Limits", bounds metadata at 8192 serialized bytes; odd inputs (escaped control characters) could pass
+  // it, so the correlation hints are dropped before the limit is crossed rather than failing the event.
   const metadata = { arc };
   if (Buffer.byteLength(JSON.stringify(metadata)) > 8192) {
     for (const field of [
@@ -95,7 +95,7 @@ function codePoints(value: string): number {
 
 /**
  * The durable question of an answerable event. Invalid questions are rejected before anything is stored
- * (spec 1, POST /v1/events): the prompt is the message and must fit 2000 characters, and `expires_at` must lie
+ * (docs/api.md, "POST /v1/events"): the prompt is the message and must fit 2000 characters, and `expires_at` must lie
  * in the future.
  */
 export function toInteractionInput(event: RequestEvent, spec: ArcAnswerSpec, nowMs: number): InteractionInput {

@@ -3,8 +3,9 @@ import { CONNECTOR_AGENTS, type ConnectorAgentId } from "@notify/contracts/enums
 
 export type AgentId = ConnectorAgentId;
 /**
- * The agents Notify installs itself into (DESIGN.md, Agent hooks): the contract's agents in name order, Claude Code
- * first, the order `notify hooks status` lists them and an unknown agent's message names them in.
+ * The agents Notify installs itself into (docs/hooks.md, "Agent hooks: Claude Code and Codex CLI"): the contract's
+ * agents in name order, Claude Code first, the order `notify hooks status` lists them and an unknown agent's message
+ * names them in.
  */
 export const AGENTS: readonly AgentId[] = [...CONNECTOR_AGENTS].sort();
 

@@ -96,7 +96,9 @@ export function projectOf(cwd: string | undefined, exists: (path: string) => boo
   return basename(cwd) || undefined;
 }
 
-/** ARC context limits (spec 2): a value over its limit is left out rather than failing the whole event. */
+/**
+ * ARC context limits (docs/arc.md, "Limits"): a value over its limit is left out rather than failing the whole event.
+ */
 function contextOf(input: HookInput, project: string | undefined, pid: number | undefined): ArcContext {
   const context: ArcContext = {};
   const within = (value: string | undefined, limit: number): string | undefined =>

@@ -1,7 +1,9 @@
 import type { AgentId } from "./agents.js";
 import { displayName } from "./agents.js";
 
-/** A question's prompt is at most 2000 characters (spec 1); the rest of this budget is the framing text. */
+/**
+ * A question's prompt is at most 2000 characters (docs/api.md, "Limits"); the rest of this budget is the framing text.
+ */
 export const PROMPT_LIMIT = 2000;
 const DETAIL_LIMIT = 1500;
 

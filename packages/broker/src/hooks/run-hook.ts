@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { ArcHttpError, ArcProducer } from "@notify/contracts/producer";
-import type { BrokerClient } from "../cli/client.js";
-import { waitUntilSettled } from "../cli/settle-wait.js";
+import { backoffMs, delay } from "@notify/contracts/retry";
+import type { BrokerClient } from "../client/client.js";
+import { waitUntilSettled } from "../client/settle-wait.js";
 import type { InteractionDto } from "../interactions/types.js";
 import { type AgentId, QUESTION_TTL_SECONDS } from "./agents.js";
 import { answerOf, answersOutput } from "./ask-user-question.js";
@@ -122,6 +123,9 @@ function retriable(error: unknown): boolean {
   return error instanceof Error && error.name === "TimeoutError";
 }
 
+/** Between two sends of a question the broker did not take: about 1 s, doubling, at most 5 s. */
+const RETRY_BACKOFF = { baseMs: 1_000, maxMs: 5_000 };
+
 async function ask(
   run: HookRun,
   producer: ArcProducer,
@@ -153,7 +157,9 @@ async function ask(
       }
       if (run.signal.aborted || !retriable(error)) throw error;
       if (attempt === 1) run.log("the broker does not answer; trying again until the question would expire");
-      await sleep(Math.min(1_000 * attempt, 5_000), AbortSignal.any([run.signal, deadline.signal]));
+      const stop = AbortSignal.any([run.signal, deadline.signal]);
+      await delay(backoffMs(attempt, RETRY_BACKOFF), stop);
+      stop.throwIfAborted();
     }
   }
   const interaction = created.interaction as InteractionDto | null;
@@ -332,20 +338,4 @@ function describe(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof TypeError) return "cannot reach the broker; the agent decides";
   return `${message}; the agent decides`;
-}
-
-/** Waits `ms`, or rejects when `signal` aborts first. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", abort);
-      resolve();
-    }, ms);
-    const abort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", abort, { once: true });
-  });
 }

@@ -107,14 +107,15 @@ export function buildApp(options: AppOptions): FastifyInstance {
       server.setTimeout(timeouts.connectionTimeout ?? 0);
       return server;
     },
-    // Requests Node's parser rejects (malformed, headers too large, too slow) get the spec's error shape too.
+    // Requests Node's parser rejects (malformed, headers too large, too slow) get the documented error shape too
+    // (docs/api.md, "Errors").
     clientErrorHandler: answerClientError,
     // So do URLs the framework cannot route.
     frameworkErrors,
     logger: false,
     bodyLimit: options.maxRequestBodyBytes,
     forceCloseConnections: "idle",
-    // While closing, new requests get the spec's error shape (below) rather than fastify's own 503 body.
+    // While closing, new requests get the documented error shape (below) rather than fastify's own 503 body.
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
     schemaController: { compilersFactory: lazyCompilers as never },
@@ -150,14 +151,15 @@ export function buildApp(options: AppOptions): FastifyInstance {
     sendError(reply, "not_found");
   });
 
-  // The body limit is enforced from Content-Length before routing and auth (spec 1: 413, no body), for every path,
-  // known or not, so before the plugins' guards. Chunked bodies without a length are cut by fastify's bodyLimit
-  // while being read, with the same 413.
+  // The body limit is enforced from Content-Length before routing and auth (docs/api.md, "Body limit": 413, no body),
+  // for every path, known or not, so before the plugins' guards. Chunked bodies without a length are cut by fastify's
+  // bodyLimit while being read, with the same 413.
   app.addHook("onRequest", async (request, reply) => {
     const length = request.headers["content-length"];
-    // Router routes have their own limit (RouterMaxRequestBodyBytes, spec 3 Limits).
+    // Router routes have their own limit (RouterMaxRequestBodyBytes, docs/router.md, "Limits").
     if (request.url.startsWith("/router/")) return undefined;
-    // Sound files have theirs (spec 1, presentation rule 6: at most 10 MB), checked by the sounds route.
+    // Sound files have theirs (docs/desktop.md, "Local presentation rules", rule 6: at most 10 MB), checked by the
+    // sounds route.
     if (request.url.startsWith(SOUND_UPLOAD_PREFIX)) return undefined;
     if (length !== undefined && Number(length) > options.maxRequestBodyBytes) return sendEmpty413(reply);
     return undefined;
@@ -184,7 +186,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
   });
 
   // One plugin per prefix, each with its guard as its own onRequest hook (after the two above, before the body is
-  // read): a route added inside a plugin is guarded without being named here. /health has no guard (spec 1).
+  // read): a route added inside a plugin is guarded without being named here. /health has no guard
+  // (docs/api.md, "GET /health").
   app.register(livenessRoute);
   app.register(v1Api, { ...options.v1, prefix: "/v1" });
   app.register(routerMount, { ...options.router, prefix: ROUTER_PREFIX });

@@ -16,11 +16,14 @@ export class BodyShapeError extends DomainError {
  */
 export const ERROR_CODE = Symbol.for("notify.errorCode");
 
-/** Where error bodies may say which option is at fault: the web page's own API (spec 1 leaves its shapes open). */
+/**
+ * Where error bodies may say which option is at fault: the web page's own API (docs/api.md, "Web UI API: `/ui/api`":
+ * its shapes are the page's own).
+ */
 const FIELD_PREFIX = "/ui/api/";
 
 /**
- * Answers with a catalogue error: `{error}` with the entry's status (spec 1, "Errors"), plus `field` on /ui/api
+ * Answers with a catalogue error: `{error}` with the entry's status (docs/api.md, "Errors"), plus `field` on /ui/api
  * when the error names one. The one place an error body is written.
  */
 export function sendError(reply: FastifyReply, error: DomainError | ErrorCode): FastifyReply {
@@ -51,7 +54,7 @@ function fixed(code: ErrorCode): Pick<DomainError, "code" | "status" | "message"
 }
 
 /**
- * The one place thrown errors become HTTP responses (spec 1, "Errors"): catalogue errors as they are, 413 with no
+ * The one place thrown errors become HTTP responses (docs/api.md, "Errors"): catalogue errors as they are, 413 with no
  * body, the framework's refusals by their kind, anything unexpected a 500 whose details stay in the log (scrubbed),
  * never in the response.
  */
@@ -87,7 +90,7 @@ export function sendEmpty413(reply: FastifyReply): FastifyReply {
 }
 
 /**
- * A request Node's HTTP parser refused before any route saw it: answered on the raw socket in the spec's shape
+ * A request Node's HTTP parser refused before any route saw it: answered on the raw socket in the documented shape
  * (`{error}`), then the connection is closed. A reset connection gets nothing.
  */
 export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {

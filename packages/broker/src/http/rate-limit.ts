@@ -1,5 +1,5 @@
 /**
- * Fixed one-second window, one counter per token (spec 1, Limits). Protects the store from a runaway agent loop;
+ * Fixed one-second window, one counter per token (docs/api.md, "Limits"). Protects the store from a runaway agent loop;
  * reads and PATCH are never limited.
  */
 export class FixedWindowLimiter {

@@ -1,5 +1,6 @@
 import { requestDigest } from "@notify/contracts/digest";
 import { secretMatches } from "@notify/contracts/guards";
+import { MAX_TIMER_MS } from "@notify/contracts/retry";
 import type { DomainBus } from "../domain/bus.js";
 import { type Clock, isoTime } from "../domain/clock.js";
 import { alreadyAnswered, interactionNotFound, invalid } from "../domain/errors.js";
@@ -49,7 +50,7 @@ export interface InteractionLinks {
 }
 
 /**
- * Durable questions (spec 1, interaction sections). Knows no HTTP. Every change is recorded on the bus inside its
+ * Durable questions (docs/api.md, "Interactions"). Knows no HTTP. Every change is recorded on the bus inside its
  * unit of work (`interaction.created`, `interaction.changed`): what a change triggers subscribes there.
  */
 export class InteractionService {
@@ -181,10 +182,11 @@ export class InteractionService {
   }
 
   /**
-   * Submits an answer from the HTTP API. The checks run in the spec's order (spec 2, "The answer check order"):
-   * 1 unknown id 404; 2 already answered: the same response_id replays the acceptance (200), anything else 409;
-   * 3 not open 400; 4 digest 400; 5 nonce (constant time) 400; 6 answer shape 400. The body's structure is
-   * checked after rule 2, so a replay or a conflicting second answer is recognised whatever else it carries.
+   * Submits an answer from the HTTP API. The checks run in this order
+   * (docs/api.md, "POST /v1/interactions/{id}/respond"): 1 unknown id 404; 2 already answered: the same response_id
+   * replays the acceptance (200), anything else 409; 3 not open 400; 4 digest 400; 5 nonce (constant time) 400; 6
+   * answer shape 400. The body's structure is checked after rule 2, so a replay or a conflicting second answer is
+   * recognised whatever else it carries.
    */
   respond(id: string, body: unknown, via?: AnsweredVia): InteractionDto {
     const current = this.get(id);
@@ -272,7 +274,7 @@ export class InteractionService {
     if (this.expiryTimer) clearTimeout(this.expiryTimer);
     this.expiryAt = atMs;
     // setTimeout holds at most ~24.8 days; longer expiries are re-armed when the timer fires.
-    const delay = Math.min(Math.max(0, atMs - this.clock.now()) + 5, 2 ** 31 - 1);
+    const delay = Math.min(Math.max(0, atMs - this.clock.now()) + 5, MAX_TIMER_MS);
     this.expiryTimer = setTimeout(() => this.onExpiryTimer(), delay);
     this.expiryTimer.unref();
   }

@@ -11,8 +11,8 @@ import {
 export { type AnsweredVia, INTERACTION_KINDS, INTERACTION_STATUSES, type InteractionKind, type InteractionStatus };
 
 /**
- * InteractionDto (spec 1, snake_case). Absent optional fields are omitted. The shape is the contract's
- * (`ArcInteraction` in @notify/contracts, what producers get back), declared once there.
+ * InteractionDto (docs/api.md, "Interaction object", snake_case). Absent optional fields are omitted. The shape is the
+ * contract's (`ArcInteraction` in @notify/contracts, what producers get back), declared once there.
  */
 export type InteractionDto = ArcInteraction;
 export type Choice = ArcInteraction["choices"][number];

@@ -13,11 +13,14 @@ import {
   type RespondInput,
 } from "./types.js";
 
-/** The contract's pattern (issue 34: each pattern once); an answer's `source` has a choice id's shape (spec 2). */
+/**
+ * The contract's pattern (issue 34: each pattern once); an answer's `source` has a choice id's shape
+ * (docs/arc.md, "Limits").
+ */
 export { CHOICE_ID_PATTERN };
 export const SOURCE_PATTERN = CHOICE_ID_PATTERN;
 
-/** CreateInteractionRequest (spec 1, POST /v1/interactions/request). */
+/** CreateInteractionRequest (docs/api.md, "POST /v1/interactions/request"). */
 export function parseCreateInteraction(body: unknown): InteractionInput {
   const fields = new FieldReader(body);
   const key = fields.string("key", { max: 100 });
@@ -105,8 +108,8 @@ function parseChoices(raw: unknown, fields: FieldReader): Choice[] {
 }
 
 /**
- * RespondInteractionRequest (spec 1). Only the structure is checked here; digest, nonce, state and shape against
- * the interaction are the service's ordered checks.
+ * RespondInteractionRequest (docs/api.md, "POST /v1/interactions/{id}/respond"). Only the structure is checked here;
+ * digest, nonce, state and shape against the interaction are the service's ordered checks.
  */
 export function parseRespond(body: unknown): RespondInput {
   const fields = new FieldReader(body);
@@ -132,7 +135,7 @@ export function parseRespond(body: unknown): RespondInput {
   return input;
 }
 
-/** GET /v1/interactions query (spec 1). */
+/** GET /v1/interactions query (docs/api.md, "GET /v1/interactions"). */
 export function parseInteractionFilter(query: Query): InteractionFilter {
   const filter: InteractionFilter = { limit: parseLimit(query) };
   const pending = parseBoolean(query, "pending");
@@ -165,8 +168,9 @@ export function parseWaitTimeout(query: Query): number {
 
 /**
  * `abandon=cancel` on POST /v1/interactions/request and GET .../wait (docs/mcp.md, "When the asker dies"): an opt-in
- * beyond spec 1 that withdraws the interaction once nobody has waited on it for a few seconds. Absent, an interaction
- * behaves as spec 1 says; any other value is refused, so a typo does not silently leave a question to its TTL.
+ * of Notify's own (docs/api.md, "POST /v1/interactions/request") that withdraws the interaction once nobody has waited
+ * on it for a few seconds. Absent, an interaction behaves as the plain API says; any other value is refused, so a typo
+ * does not silently leave a question to its TTL.
  */
 export function parseAbandon(query: Query): boolean {
   const value = queryValue(query, "abandon");

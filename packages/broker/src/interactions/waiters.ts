@@ -31,7 +31,8 @@ export class WaitRegistry {
   private readonly waiters = new Map<string, Set<Waiter>>();
   /**
    * The pending interactions that live only while someone waits on them (opted in with `abandon=cancel`), each with
-   * its withdrawal timer while nobody does. Only those: every other interaction waits for its expiry as spec 1 says.
+   * its withdrawal timer while nobody does. Only those: every other interaction waits for its expiry as
+   * docs/api.md, "Expiry sweeping", says.
    */
   private readonly abandonable = new Map<string, NodeJS.Timeout | undefined>();
   private readonly abandonGraceMs: number;

@@ -19,7 +19,7 @@ export interface Logger {
 
 const pad = (value: number, width = 2): string => String(value).padStart(width, "0");
 
-/** `YYYY-MM-DD HH:mm:ss.fff`, local time (spec 1, presentation rule 8). */
+/** `YYYY-MM-DD HH:mm:ss.fff`, local time (docs/desktop.md, "Local presentation rules", rule 8). */
 export function formatTimestamp(milliseconds: number): string {
   const date = new Date(milliseconds);
   return (

@@ -25,8 +25,8 @@ export const SERVER_NAME = "notify";
 
 /**
  * How long the host lets one tool call run. ask_person holds its call until the question settles, and a question
- * lives at most 3600 s (spec 1, ttl_seconds), so the call gets that plus a minute: the question expires first and
- * the model reads `expired`, instead of the host killing the call.
+ * lives at most 3600 s (docs/api.md, "POST /v1/interactions/request"), so the call gets that plus a minute: the
+ * question expires first and the model reads `expired`, instead of the host killing the call.
  */
 export const TOOL_TIMEOUT_SECONDS = 3660;
 /** Codex waits 10 s for a server's initialize by default; a loaded machine starting Node needs more room. */

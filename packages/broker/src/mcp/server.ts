@@ -1,9 +1,9 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
-import type { BrokerClient } from "../cli/client.js";
-import { HttpFailure } from "../cli/client.js";
-import { BrokerLost, waitUntilSettled } from "../cli/settle-wait.js";
+import type { BrokerClient } from "../client/client.js";
+import { HttpFailure } from "../client/client.js";
+import { BrokerLost, waitUntilSettled } from "../client/settle-wait.js";
 import { projectOf } from "../hooks/mapping.js";
 import type { InteractionDto } from "../interactions/types.js";
 import type { NotificationDto } from "../notifications/types.js";
@@ -86,7 +86,8 @@ export function agentOf(clientName: string | undefined): string {
 /**
  * The host's session, when it says which: a `_meta` field of the call (Claude Code's `claudecode/sessionId`, or a
  * plain `sessionId`/`session_id`), else the environment the host started this server with (Claude Code's
- * CLAUDE_CODE_SESSION_ID, Codex's CODEX_THREAD_ID). Spec 1 caps session_id at 100 characters; a longer one is left out.
+ * CLAUDE_CODE_SESSION_ID, Codex's CODEX_THREAD_ID). docs/api.md, "POST /v1/interactions/request", caps session_id at
+ * 100 characters; a longer one is left out.
  */
 export function sessionOf(meta: Record<string, unknown> | undefined, env: NodeJS.ProcessEnv): string | undefined {
   const candidates = [

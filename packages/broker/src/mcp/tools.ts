@@ -10,12 +10,13 @@ import { z } from "zod";
 import type { InteractionDto } from "../interactions/types.js";
 
 /**
- * The two tools of `notify mcp` (DESIGN.md, "Agents asking through MCP"): their schemas, the descriptions a model
+ * The two tools of `notify mcp` (docs/mcp.md, "The tools"): their schemas, the descriptions a model
  * reads to decide when to call them, and how a settled question becomes a tool result. No I/O here.
  *
- * The input limits repeat the broker's (spec 1, CreateInteractionRequest and CreateNotificationRequest), so a model
- * learns them from the schema instead of from a refused call; the broker stays the judge of the rest (a
- * single_choice without choices, a text question with choices), whose 400 message becomes the tool error.
+ * The input limits repeat the broker's (docs/api.md, "POST /v1/interactions/request";
+ * docs/api.md, "POST /v1/notifications"), so a model learns them from the schema instead of from a refused call; the
+ * broker stays the judge of the rest (a single_choice without choices, a text question with choices), whose 400 message
+ * becomes the tool error.
  */
 
 export const ASK_PERSON = "ask_person";

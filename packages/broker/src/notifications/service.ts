@@ -25,7 +25,7 @@ export interface OutboundMarker {
 
 const noMarker: OutboundMarker = { markerFor: () => null };
 
-/** Notifications: creation with dedup, listing, status transitions (spec 1). Knows no HTTP. */
+/** Notifications: creation with dedup, listing, status transitions (docs/api.md, "Notifications"). Knows no HTTP. */
 export class NotificationService {
   constructor(
     private readonly store: NotificationStore,
@@ -115,8 +115,8 @@ export class NotificationService {
   }
 
   /**
-   * Spec 1, "Notification status": active -> dismissed | resolved; dismissed | resolved -> active (reopen);
-   * anything else is an illegal transition (400).
+   * docs/api.md, "Notification status transitions (as implemented)": active -> dismissed | resolved; dismissed |
+   * resolved -> active (reopen); anything else is an illegal transition (400).
    */
   changeStatus(id: string, next: NotificationStatus): NotificationDto {
     return this.unit.run(() => {

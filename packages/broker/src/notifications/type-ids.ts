@@ -2,7 +2,7 @@ import { NOTIFICATION_TYPE_PATTERN } from "@notify/contracts/enums";
 import type { TypeDefinition } from "@notify/contracts/ui";
 import type { Priority } from "./types.js";
 
-/** Spec 1, "Type IDs". */
+/** docs/api.md, "Type IDs". */
 export const BUILT_IN_TYPE_IDS = [
   "info",
   "input_required",
@@ -40,13 +40,13 @@ export class TypeRegistry {
     this.byId = new Map(definitions.map((definition) => [definition.id, definition]));
   }
 
-  /** The enabled definition of a type, if any (spec 1, presentation rule 7). */
+  /** The enabled definition of a type, if any (docs/desktop.md, "Local presentation rules", rule 7). */
   enabled(typeId: string): TypeDefinition | undefined {
     const definition = this.byId.get(typeId);
     return definition?.enabled ? definition : undefined;
   }
 
-  /** Spec 1, Type IDs rule 4: the custom definition's default, otherwise `normal`. */
+  /** docs/api.md, "Type IDs" rule 4: the custom definition's default, otherwise `normal`. */
   defaultPriority(typeId: string): Priority {
     return this.enabled(typeId)?.defaultPriority ?? "normal";
   }

@@ -6,7 +6,8 @@ import { NOTIFICATION_STATUSES, type NotificationStatus, PRIORITIES, type Priori
 export { NOTIFICATION_STATUSES, type NotificationStatus, PRIORITIES, type Priority };
 
 /**
- * NotificationDto (spec 1). Absent optional fields are omitted. The shape is the contract's (`ArcNotification` in
+ * NotificationDto (docs/api.md, "Notification object"). Absent optional fields are omitted. The shape is the contract's
+ * (`ArcNotification` in
  * @notify/contracts, what producers get back), declared once there.
  */
 export type NotificationDto = ArcNotification;

@@ -12,7 +12,7 @@ import {
 
 export const METADATA_MAX_BYTES = 8192;
 
-/** CreateNotificationRequest (spec 1, POST /v1/notifications). */
+/** CreateNotificationRequest (docs/api.md, "POST /v1/notifications"). */
 export function parseCreateNotification(body: unknown): NotificationInput {
   const fields = new FieldReader(body);
   const title = fields.string("title", { max: 200, required: true });
@@ -113,7 +113,7 @@ export function parseText(query: Query, name: string): string | undefined {
   return value === undefined || value === "" ? undefined : value;
 }
 
-/** GET /v1/notifications query (spec 1). */
+/** GET /v1/notifications query (docs/api.md, "GET /v1/notifications"). */
 export function parseNotificationFilter(query: Query): NotificationFilter {
   const filter: NotificationFilter = { limit: parseLimit(query) };
   const unresolved = parseBoolean(query, "unresolved");

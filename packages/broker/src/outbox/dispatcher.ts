@@ -1,4 +1,4 @@
-import { MAX_SERVER_DELAY_MS } from "@notify/contracts/retry";
+import { MAX_SERVER_DELAY_MS, MAX_TIMER_MS } from "@notify/contracts/retry";
 import type { Clock } from "../domain/clock.js";
 import type { UnitOfWork } from "../domain/unit-of-work.js";
 import type { Logger } from "../log/logger.js";
@@ -11,9 +11,9 @@ import { decideRetry } from "./retry-decision.js";
 import type { DeliveryResult, OutboxItem } from "./types.js";
 
 export interface DispatcherOptions {
-  /** Spec 1: at most 6 attempts, then DeadLetter. */
+  /** At most 6 attempts, then DeadLetter (docs/outbound.md, "Delivery rules", rule 6). */
   maxAttempts?: number;
-  /** Spec 1: 15 s per attempt by default. */
+  /** 15 s per attempt by default (docs/outbound.md, "Delivery rules", rule 6). */
   attemptTimeoutMs?: number;
   baseBackoffMs?: number;
   maxBackoffMs?: number;
@@ -216,7 +216,7 @@ export class Dispatcher {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (next === undefined) return;
-    const delay = Math.min(Math.max(0, next - this.clock.now()), 2 ** 31 - 1);
+    const delay = Math.min(Math.max(0, next - this.clock.now()), MAX_TIMER_MS);
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.pump();
@@ -254,7 +254,8 @@ export class Dispatcher {
     try {
       secrets = this.outbound.openSecrets(profile.id);
     } catch (error) {
-      // Spec 1, rule 5: retried within the bound (a restored key file heals it), then DeadLetter.
+      // docs/outbound.md, "Delivery rules", rule 5: retried within the bound (a restored key file heals it), then
+      // DeadLetter.
       if (error instanceof SecretsUnreadableError) return { ok: false, retryable: true, code: error.code };
       return { ok: false, retryable: true, code: "provider_secrets_unreadable" };
     }

@@ -1,10 +1,10 @@
+import { type AttentionRouter, hasRoutingOptions } from "../attention/attention-router.js";
 import type { DomainBus } from "../domain/bus.js";
 import type { Clock } from "../domain/clock.js";
 import type { UnitOfWork } from "../domain/unit-of-work.js";
 import { type InteractionDto, isTerminal } from "../interactions/types.js";
 import type { NotificationDto, Priority } from "../notifications/types.js";
 import type { OutboxStore } from "../store/outbox-store.js";
-import { type AttentionRouter, hasRoutingOptions } from "./attention.js";
 import { routeMatches } from "./matching.js";
 import type { OutboundService } from "./outbound-service.js";
 import type { OutboundRoute } from "./types.js";
@@ -13,9 +13,9 @@ import type { OutboundRoute } from "./types.js";
 export type Routable = Pick<NotificationDto, "type" | "priority" | "agent" | "project">;
 
 /**
- * The gates of a question (spec 1, Outbound delivery rule 8). A question opened for a notification (ARC) passes
- * the gates as that notification; a native question is `permission_required` (permission) or `input_required`
- * (choice, text), priority `high`, as ARC maps its question kinds (spec 2, kind mapping).
+ * The gates of a question (docs/outbound.md, "Delivery rules", rule 8). A question opened for a notification (ARC)
+ * passes the gates as that notification; a native question is `permission_required` (permission) or `input_required`
+ * (choice, text), priority `high`, as ARC maps its question kinds (docs/arc.md, "Kind to type and priority").
  */
 export function routableOf(interaction: InteractionDto, notification: NotificationDto | undefined): Routable {
   if (notification) return notification;

@@ -8,7 +8,7 @@ const BURST_REQUESTS = 50;
 const BUSY_SPACING_MS = 20;
 
 /**
- * Deliveries never slow the API that creates them (spec 1, Outbound delivery): every 100 ms the event loop's
+ * Deliveries never slow the API that creates them (docs/outbound.md, "Delivery rules"): every 100 ms the event loop's
  * utilization and the API requests of the interval are sampled; when API requests arrived and the loop was over
  * half busy, or more than BURST_REQUESTS arrive within one sample, the dispatcher drops to one attempt at a time
  * with a pause between them. The durable outbox absorbs the backlog and drains it at full speed once the API is

@@ -6,8 +6,8 @@ const sameText = (a: string, b: string | undefined): boolean =>
   b !== undefined && a.trim().toLowerCase() === b.trim().toLowerCase();
 
 /**
- * Spec 1, Outbound delivery rule 2: the route and its provider are enabled, priority >= MinimumPriority, TypeId
- * (when set) equals the normalized type, Project and Agent (when set) equal the notification's, trimmed and
+ * docs/outbound.md, "Delivery rules", rule 2: the route and its provider are enabled, priority >= MinimumPriority,
+ * TypeId (when set) equals the normalized type, Project and Agent (when set) equal the notification's, trimmed and
  * case-insensitive.
  */
 export function routeMatches(

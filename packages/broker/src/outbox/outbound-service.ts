@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import { hasRoutingOptions } from "../attention/attention-router.js";
 import type { DomainBus } from "../domain/bus.js";
 import { type Clock, isoTime } from "../domain/clock.js";
 import { DomainError, invalid } from "../domain/errors.js";
@@ -9,7 +10,6 @@ import { type SecretSealer, SecretsUnreadableError } from "../secrets/sealer.js"
 import type { OutboundStore, StoredProfile } from "../store/outbound-store.js";
 import { encodeMarker } from "../store/outbox-marker.js";
 import type { OutboxStore } from "../store/outbox-store.js";
-import { hasRoutingOptions } from "./attention.js";
 import { routeMatches } from "./matching.js";
 import {
   mergeSecrets,

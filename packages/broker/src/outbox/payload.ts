@@ -5,11 +5,14 @@ import type { OutboundPayload, OutboxItem } from "./types.js";
 
 /**
  * What leaves the machine: payloads are built here, from the rows the outbox store reads, when an item is read
- * (so a notification goes out as it is at send time). The IncludeMessage redaction (spec 1, Outbound delivery
- * rule 3) is applied here and nowhere else.
+ * (so a notification goes out as it is at send time). The IncludeMessage redaction (docs/outbound.md,
+ * "Delivery rules", rule 3) is applied here and nowhere else.
  */
 
-/** The fixed payload of the provider Test action: small and the same every time (spec 1, rule 7). */
+/**
+ * The fixed payload of the provider Test action: small and the same every time (docs/outbound.md, "Delivery rules",
+ * rule 7).
+ */
 export function testPayload(nowIso: string): OutboundPayload {
   return {
     id: "ntf_test",

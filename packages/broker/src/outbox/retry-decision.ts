@@ -1,7 +1,7 @@
 import { backoffMs, cappedServerDelayMs } from "@notify/contracts/retry";
 import type { DeliveryResult, OutboxStatus } from "./types.js";
 
-/** The retry bounds of spec 1, Outbound delivery (the dispatcher's options). */
+/** The retry bounds of docs/outbound.md, "Delivery rules" (the dispatcher's options). */
 export interface RetryPolicy {
   /** At most this many attempts, then DeadLetter. */
   maxAttempts: number;

@@ -10,7 +10,7 @@ export interface OutboundPayload {
   /** The notification id. */
   id: string;
   title: string;
-  /** Absent when the route has IncludeMessage off (spec 1, Outbound delivery rule 3). */
+  /** Absent when the route has IncludeMessage off (docs/outbound.md, "Delivery rules", rule 3). */
   message?: string;
   type: string;
   priority: Priority;
@@ -36,11 +36,12 @@ export interface OutboundQuestion {
 
 /**
  * A provider profile and an outbound route as stored and as /ui/api returns them: the one definition lives in
- * @notify/contracts/ui (DESIGN.md: shared API shapes in one place), named here as the broker always has.
+ * @notify/contracts/ui (docs/api.md, "Web UI API: `/ui/api`": shared API shapes in one place), named here as the broker
+ * always has.
  */
 export type { OutboundProvider as ProviderProfile, OutboundRoute } from "@notify/contracts/ui";
 
-/** What an outbox item delivers (DESIGN.md: the outbox carries any deliverable). */
+/** What an outbox item delivers (docs/relay.md, "Outbox items for questions": the outbox carries any deliverable). */
 export type OutboxSubject = ItemKind;
 
 export interface OutboxItemBase {
@@ -66,8 +67,8 @@ export interface NotificationOutboxItem extends OutboxItemBase {
 }
 
 /**
- * A question for a relay route (spec 1, Outbound delivery rule 8). `payload` is a summary for listings (the prompt
- * as title); the adapter gets the whole interaction at send time through `sendInteraction`.
+ * A question for a relay route (docs/outbound.md, "Delivery rules", rule 8). `payload` is a summary for listings (the
+ * prompt as title); the adapter gets the whole interaction at send time through `sendInteraction`.
  */
 export interface InteractionOutboxItem extends OutboxItemBase {
   subject: "interaction";

@@ -2,9 +2,9 @@ import type { CloseReason } from "./policy.js";
 import type { Toast } from "./toast.js";
 
 /**
- * The platform seam (docs/desktop.md, "Adapter interface"). The freedesktop adapter implements it on Linux; a macOS
- * (UNUserNotificationCenter) or Windows (toast notifications) adapter would implement the same four methods and
- * report the same three events. Ids are the platform's own toast ids.
+ * The platform seam (docs/desktop.md, "Adapter interface (macOS and Windows)"). The freedesktop adapter implements it
+ * on Linux; a macOS (UNUserNotificationCenter) or Windows (toast notifications) adapter would implement the same four
+ * methods and report the same three events. Ids are the platform's own toast ids.
  */
 export interface DesktopNotifier {
   /** Connects in the background and keeps reconnecting; reports through the listener; never throws. */

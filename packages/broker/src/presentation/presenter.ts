@@ -177,7 +177,7 @@ export class Presenter {
           const id = previous.then(async (replaces) => {
             if (replaces === undefined) return undefined;
             const platformId = await this.options.notifier.show(effect.toast, replaces).catch(() => replaces);
-            // The spec says a replacement keeps its id; a server that hands out a new one is followed all the same.
+            // The Desktop Notifications Specification says a replacement keeps its id; a server that hands out a new one is followed all the same.
             if (platformId !== replaces) {
               this.keys.delete(replaces);
               this.keys.set(platformId, key);

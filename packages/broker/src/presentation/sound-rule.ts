@@ -7,9 +7,9 @@ import { DEFAULT_TYPE_SOUNDS, stylingOf } from "./toast.js";
 export const NO_SOUND = "none";
 
 /**
- * Spec 1, presentation rule 5, literally: a sound plays if and only if soundsEnabled and not pauseNotifications and
- * (not doNotDisturb or (critical and playCriticalSoundsDuringDoNotDisturb)). Rule 6: at volume 0 nothing is audible,
- * so nothing is played at all.
+ * docs/desktop.md, "Local presentation rules", rule 5, literally: a sound plays if and only if soundsEnabled and not
+ * pauseNotifications and (not doNotDisturb or (critical and playCriticalSoundsDuringDoNotDisturb)). Rule 6: at volume 0
+ * nothing is audible, so nothing is played at all.
  */
 export function soundPlays(settings: PresentationSettings, priority: Priority): boolean {
   const ruleFive =

@@ -3,7 +3,9 @@ import type { InteractionDto } from "../interactions/types.js";
 import type { TypeRegistry } from "../notifications/type-ids.js";
 import type { NotificationDto, Priority } from "../notifications/types.js";
 
-/** Spec 1, presentation rule 7: the lifetime of a toast whose type has no enabled definition. */
+/**
+ * docs/desktop.md, "Local presentation rules", rule 7: the lifetime of a toast whose type has no enabled definition.
+ */
 export const FALLBACK_TOAST_MS = 7000;
 
 /** One button on a toast: `choice:<choice_id>` answers a question, `default` opens the web UI at the item. */
@@ -13,8 +15,9 @@ export interface ToastAction {
 }
 
 /**
- * What a desktop adapter shows; platform-neutral (docs/desktop.md, "Adapter interface"). Title, body and action
- * labels carry no bidi control: each is shown as a visible `<U+202E>` token (docs/security.md, "Bidi controls").
+ * What a desktop adapter shows; platform-neutral (docs/desktop.md, "Adapter interface (macOS and Windows)"). Title,
+ * body and action labels carry no bidi control: each is shown as a visible `<U+202E>` token
+ * (docs/security.md, "Bidi controls").
  */
 export interface Toast {
   /** `n:<notification id>` or `q:<interaction id>` for a question that has no notification of its own. */
@@ -68,8 +71,9 @@ export interface Styling {
 }
 
 /**
- * Spec 1, rule 7: an enabled custom definition supplies the presentation fields; a built-in type has its own icon;
- * any other type ID falls back to `info` styling. The lifetime is the definition's `toastSeconds`, else 7 seconds.
+ * docs/desktop.md, "Local presentation rules", rule 7: an enabled custom definition supplies the presentation fields; a
+ * built-in type has its own icon; any other type ID falls back to `info` styling. The lifetime is the definition's
+ * `toastSeconds`, else 7 seconds.
  */
 export function stylingOf(typeId: string, types: TypeRegistry): Styling {
   const definition = types.enabled(typeId);

@@ -23,7 +23,10 @@ export function relaySettings(settings: Record<string, unknown>): RelaySettings 
   return { url: settings.url as string, installationId: settings.installationId as string };
 }
 
-/** The companion notification of a relay route (spec 2: anything not `interaction-request` is a notification). */
+/**
+ * The companion notification of a relay route (docs/relay.md, "The question payload": anything not
+ * `interaction-request` is a notification).
+ */
 export function notificationPayload(payload: OutboundPayload): NotificationPayload {
   const notification: NotificationPayload["notification"] = {
     id: payload.id,

@@ -116,7 +116,7 @@ export class RelayAdmin {
 
   /**
    * Enrolls this broker at a relay with the operator's enrollment token, then saves the relay provider and a
-   * route to it, both enabled (the owner asked; DESIGN.md). Enrolling again replaces the installation.
+   * route to it, both enabled (the owner asked; docs/relay.md, "Commands"). Enrolling again replaces the installation.
    */
   async enroll(input: { url?: unknown; enrollmentToken?: unknown; name?: unknown }): Promise<ProviderProfile> {
     if (typeof input.url !== "string" || !/^https?:\/\//.test(input.url)) throw invalid("url must be an http(s) URL");

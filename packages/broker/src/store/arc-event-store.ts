@@ -15,7 +15,10 @@ export interface ArcEventRecord {
   created_at: string;
 }
 
-/** Accepted ARC events by (sender.id, event_id): the identity that makes a retry a replay (spec 2, Events 2). */
+/**
+ * Accepted ARC events by (sender.id, event_id): the identity that makes a retry a replay
+ * (docs/arc.md, "Event identity and replay").
+ */
 export interface ArcEventStore {
   find(senderId: string, eventId: string): ArcEventRecord | undefined;
   insert(record: ArcEventRecord): void;

@@ -5,7 +5,8 @@ import type { DatabaseSync } from "node:sqlite";
  * AUTOINCREMENT would cost one more page write per insert for a guarantee not needed here.
  *
  * Numbered migrations; `PRAGMA user_version` holds how many have run. Append only: a shipped migration is never
- * edited. Every list filter of spec 1 has an index ending in `seq`, the creation order used for "newest first".
+ * edited. Every list filter of the API (docs/api.md) has an index ending in `seq`, the creation order used for "newest
+ * first".
  */
 export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
   // 1: notifications and interactions.
@@ -68,8 +69,8 @@ export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
       CREATE INDEX interactions_by_session ON interactions(session_id, seq);
     `);
   },
-  // 2: ARC event identities (spec 2: the same sender and event pair is a retry) and the notification an
-  // interaction belongs to (an answered ARC question resolves its notification).
+  // 2: ARC event identities (docs/arc.md, "Event identity and replay": the same sender and event pair is a retry) and
+  // the notification an interaction belongs to (an answered ARC question resolves its notification).
   (db) => {
     db.exec(`
       CREATE TABLE arc_events (
@@ -88,7 +89,7 @@ export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
       CREATE INDEX notifications_by_key ON notifications(key, seq) WHERE key IS NOT NULL;
     `);
   },
-  // 3: outbound delivery (spec 1, "Outbound delivery"): provider profiles with sealed secrets, routes, and the
+  // 3: outbound delivery (docs/outbound.md, "Delivery rules"): provider profiles with sealed secrets, routes, and the
   // durable outbox written in the same transaction as the notification it delivers.
   (db) => {
     db.exec(`
@@ -188,10 +189,10 @@ export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
       UPDATE outbox_meta SET expanded_through = (SELECT coalesce(max(seq), 0) FROM notifications);
     `);
   },
-  // 6: the outbox carries any deliverable (DESIGN.md): an item is a notification or an interaction (a question
-  // for a relay route), named by `subject` and the subject's row. Existing rows are notifications. Only
-  // interaction items are indexed (publish is idempotent per interaction and provider), so enqueueing a
-  // notification still touches no index.
+  // 6: the outbox carries any deliverable (docs/relay.md, "Outbox items for questions"): an item is a notification or
+  // an interaction (a question for a relay route), named by `subject` and the subject's row. Existing rows are
+  // notifications. Only interaction items are indexed (publish is idempotent per interaction and provider), so
+  // enqueueing a notification still touches no index.
   (db) => {
     db.exec(`
       ALTER TABLE outbox RENAME COLUMN notification_seq TO subject_seq;
@@ -199,9 +200,9 @@ export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
       CREATE INDEX outbox_by_interaction ON outbox(subject_seq) WHERE subject = 'interaction';
     `);
   },
-  // 7: the relay answer poll's durable cursor, one per relay provider (spec 2: the broker keeps its cursor in
-  // durable local state). `stopped` holds the HTTP status that stopped the poll (401/403) and `stopped_for` the
-  // profile version it applied to: saving the profile again (a new token) starts the poll again.
+  // 7: the relay answer poll's durable cursor, one per relay provider (docs/relay.md, "The answer poll": the broker
+  // keeps its cursor in durable local state). `stopped` holds the HTTP status that stopped the poll (401/403) and
+  // `stopped_for` the profile version it applied to: saving the profile again (a new token) starts the poll again.
   (db) => {
     db.exec(`
       CREATE TABLE relay_cursors (

@@ -44,7 +44,7 @@ const INTERACTION_ITEMS = `SELECT o.seq, o.provider_id, o.status FROM outbox o I
 const INSERT_INTERACTION_ITEM = `INSERT INTO outbox (subject, subject_seq, route_id, provider_id, include_message,
   status, next_attempt_ms, created_ms, updated_ms)
   SELECT 'interaction', seq, ?2, ?3, 1, 'Pending', ?4, ?4, ?4 FROM interactions WHERE id = ?1`;
-// The delivery timeline's reads (routing/timeline.ts), run when a person opens an item. A notification's items have
+// The delivery timeline's reads (attention/timeline.ts), run when a person opens an item. A notification's items have
 // no index of their own (enqueueing one touches none, migration 6): a scan of the outbox. A question's use the
 // interaction index.
 const SUBJECT_COLUMNS =

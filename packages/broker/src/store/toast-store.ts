@@ -4,7 +4,7 @@ import type { ToastState } from "@notify/contracts/enums";
 /**
  * The desktop notifications of an item (migration 12), for its delivery timeline: when the desktop service
  * accepted a toast, and when and why it closed one. Written by the presenter (presentation/presenter.ts), read by
- * routing/timeline.ts. Holds ids and times only, never a toast's text.
+ * attention/timeline.ts. Holds ids and times only, never a toast's text.
  */
 
 /** The contract's toast states (issue 34: each enum once). */

@@ -21,8 +21,9 @@ export type SettleOutcome =
 
 /**
  * Answers a question from a chat app through the one answer path every surface uses (InteractionService.answer:
- * spec 2's check order, first valid answer wins). The digest and nonce are read here, on this machine: a button
- * carries neither. Returns once the answer is committed, so the caller may then acknowledge the update.
+ * the ordered checks of docs/api.md, "POST /v1/interactions/{id}/respond", first valid answer wins). The digest and
+ * nonce are read here, on this machine: a button carries neither. Returns once the answer is committed, so the caller
+ * may then acknowledge the update.
  */
 export async function settleFromChat(
   interactions: InteractionService,

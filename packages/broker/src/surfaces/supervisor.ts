@@ -1,4 +1,4 @@
-import { backoffMs, cappedServerDelayMs, MAX_SERVER_DELAY_MS } from "@notify/contracts/retry";
+import { backoffMs, cappedServerDelayMs, delay, MAX_SERVER_DELAY_MS } from "@notify/contracts/retry";
 import type { OutboundConnection } from "@notify/contracts/ui";
 import type { DomainBus } from "../domain/bus.js";
 import { type Clock, isoTime } from "../domain/clock.js";
@@ -266,7 +266,8 @@ export class SurfaceSupervisor {
       close: (interactionId) => this.close(interactionId),
       backoff,
       within: (...signals) => AbortSignal.any([signal, ...signals, AbortSignal.timeout(timings.requestTimeoutMs)]),
-      sleep: (ms) => sleep(ms, signal),
+      // A server's `retry_after` past the timer limit would make a 429 a hot loop: at most MAX_SERVER_DELAY_MS.
+      sleep: (ms) => delay(cappedServerDelayMs(ms), signal),
       keepStats: (initial) => {
         if (!signal.aborted) this.counters.set(profile.id, initial);
         return initial;
@@ -362,21 +363,4 @@ export class SurfaceSupervisor {
     for (const runner of runners) runner.controller.abort();
     await Promise.all(runners.map((runner) => runner.done));
   }
-}
-
-/**
- * An abortable wait of at most MAX_SERVER_DELAY_MS: a server's `retry_after` past the timer limit (2^31-1 ms)
- * would make setTimeout fire at once, and a 429 a hot loop.
- */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, cappedServerDelayMs(ms));
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

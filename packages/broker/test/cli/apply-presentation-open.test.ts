@@ -5,7 +5,8 @@ import { readConfigFile } from "../../src/config/config-file.js";
 import { cliBrokerPerTest, runCli, spawnCli, tempDataDir } from "./cli-harness.js";
 import { fileDirPerTest } from "./outbound-helpers.js";
 
-// `notify apply` with a `presentation` section, and `notify open --print` (DESIGN.md, Operational contract).
+// `notify apply` with a `presentation` section, and `notify open --print` (docs/cli.md, "notify open";
+// docs/apply.md, "`presentation`").
 
 const { cli } = cliBrokerPerTest();
 const files = fileDirPerTest();

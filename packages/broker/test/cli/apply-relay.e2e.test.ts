@@ -1,4 +1,4 @@
-// DESIGN.md, Broker and CLI: `notify apply FILE [--prune]` has a `relay` section (docs/apply.md). Against a real
+// docs/apply.md, "`relay`": `notify apply FILE [--prune]` has a `relay` section. Against a real
 // notify-relay (in-process, loopback) and a real broker: the file enrolls once, a second run changes nothing (no new
 // installation, so no phone is unpaired), outbound --prune leaves the relay provider and its route alone, a bad
 // section changes nothing, and the enrollment token is printed nowhere and stored nowhere.

@@ -7,7 +7,7 @@ import { recordingServer } from "../outbox/webhook-server.js";
 import { cliBrokerPerTest, runCli, secretCheckedCli, tempDataDir } from "./cli-harness.js";
 import { brokerState, fileDirPerTest, filesContaining, type Json, uiGet, waitFor } from "./outbound-helpers.js";
 
-// Docs/apply.md and DESIGN.md "Operational contract": `notify apply FILE` upserts declarative configuration;
+// docs/apply.md, "How a run proceeds": `notify apply FILE` upserts declarative configuration;
 // secrets are sealed on import and never printed back; --prune deletes what the file does not name.
 
 const SECRET = "whsec-apply-7f3a9c1e5b";
@@ -16,7 +16,7 @@ const { cli } = cliBrokerPerTest();
 const hook = hookFixture("test", recordingServer, (server) => server.close());
 const files = fileDirPerTest();
 
-// No output of any run in any test may carry the secret (DESIGN.md: never printed back).
+// No output of any run in any test may carry the secret (docs/apply.md, "Secrets": never printed back).
 const { notify, keep } = secretCheckedCli(SECRET, () => cli);
 
 const yamlFile = (url: string, extra = "") => `# Notify configuration
@@ -510,7 +510,8 @@ describe("notify apply: a failure while applying", () => {
         ["route", "all", false],
         ["route", "deploys", false],
       ]);
-      // `X-Notify-UI: 1` on every /ui/api change (spec 1); no token exists in this data dir, so none is sent.
+      // `X-Notify-UI: 1` on every /ui/api change (docs/api.md, "Web UI API: `/ui/api`"); no token exists in this data
+      // dir, so none is sent.
       for (const request of requests) {
         expect(request.headers.authorization).toBeUndefined();
         expect(request.headers["x-notify-ui"]).toBe(request.method === "GET" ? undefined : "1");

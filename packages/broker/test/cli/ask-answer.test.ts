@@ -49,7 +49,7 @@ describe("ask and answer end to end", () => {
 
     const result = await ask.done;
     expect(result).toMatchObject({ code: 0, stdout: "ship\n" });
-    // Spec 1, Interaction: the nonce is a single-use secret; the CLI never prints it.
+    // docs/api.md, "Interaction object": the nonce is a single-use secret; the CLI never prints it.
     expect(result.stdout + result.stderr + answer.stdout + answer.stderr).not.toContain(pending.nonce);
     expect(result.stderr).not.toContain(cli.token);
     const { body: answered } = await cli.api<Json>("GET", `/v1/interactions/${id}`);
@@ -87,7 +87,8 @@ describe("ask and answer end to end", () => {
 
 describe("ask ending without an answer", () => {
   it("exits 5 when the interaction is cancelled while it waits", async () => {
-    // Spec 1, States: cancel wakes waiters; issue 12: ask's exit codes tell the endings apart (docs/cli.md).
+    // docs/api.md, "Interaction status (as implemented)": cancel wakes waiters; issue 12: ask's exit codes tell the
+    // endings apart (docs/cli.md).
     const { ask, id } = await startAsk("Run the migration?");
     const cancelled = await cli.api<Json>("POST", `/v1/interactions/${id}/cancel`);
     expect(cancelled.body.status).toBe("cancelled");
@@ -98,7 +99,8 @@ describe("ask ending without an answer", () => {
   });
 
   it("exits 6 when a changed request with the same key supersedes it", async () => {
-    // Spec 1, States: a request with the same key and a changed request supersedes the pending one.
+    // docs/api.md, "Keyed reuse and supersede": a request with the same key and a changed request supersedes the
+    // pending one.
     const { ask, id } = await startAsk("Use tabs?", "--key", "style-question");
     const { status } = await cli.api<Json>("POST", "/v1/interactions/request", {
       key: "style-question",

@@ -100,8 +100,9 @@ describe("notify ask exit codes (docs/cli.md)", () => {
   });
 
   it("expired: exit 4", async () => {
-    // An ARC question expiring in two seconds, shared through its key (native ttl_seconds is at least 30).
-    const expiresAt = new Date(Date.now() + 2_000).toISOString();
+    // An ARC question expiring in eight seconds, shared through its key (native ttl_seconds is at least 30). Two
+    // seconds were too few on a loaded machine: the question expired before `notify ask` joined it.
+    const expiresAt = new Date(Date.now() + 8_000).toISOString();
     const created = await cli.api<Json>("POST", "/v1/events", {
       arc_version: "0.2",
       event_id: "expiring",

@@ -1,6 +1,6 @@
 // Issue 32, item 4: `notify start`, `notify stop` and `notify logs [-f] [-n N]` run the broker in the background
-// without a service manager (docs/cli.md, "notify start"). Real processes throughout: the CLI as users run it, the
-// broker it starts detached, and the port and pid file as another program would see them.
+// without a service manager (docs/cli.md, "notify start, notify stop, notify logs"). Real processes throughout: the CLI
+// as users run it, the broker it starts detached, and the port and pid file as another program would see them.
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -95,8 +95,9 @@ export function runCli(args: string[], env?: NodeJS.ProcessEnv, cwd?: string): P
 }
 
 /**
- * For a suite whose secret must never be printed back (DESIGN.md): `notify(...args)` runs the CLI against the
- * current broker, and every output it (or `keep`) collects is checked after each test to carry `secret` nowhere.
+ * For a suite whose secret must never be printed back (docs/apply.md, "Secrets"): `notify(...args)` runs the CLI
+ * against the current broker, and every output it (or `keep`) collects is checked after each test to carry `secret`
+ * nowhere.
  */
 export function secretCheckedCli(
   secret: string,

@@ -3,7 +3,7 @@ import { recordingServer } from "../outbox/webhook-server.js";
 import { type CliBroker, runCli, startCliBroker } from "./cli-harness.js";
 import { type Json, uiGet, uiSend, waitFor } from "./outbound-helpers.js";
 
-// `notify outbound list|test|retry|dead-letters` over /ui/api/outbound (spec 1, Outbound delivery).
+// `notify outbound list|test|retry|dead-letters` over /ui/api/outbound (docs/outbound.md, "Delivery rules").
 
 const SECRET = "whsec-outbound-31c9d2";
 

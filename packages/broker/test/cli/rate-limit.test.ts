@@ -3,7 +3,7 @@ import { type CliBroker, runCli, startCliBroker } from "./cli-harness.js";
 
 let cli: CliBroker;
 beforeAll(async () => {
-  // Spec 1, Limits: `rateLimitPerSecond` from config.json, one counter per token, fixed one-second window.
+  // docs/api.md, "Limits": `rateLimitPerSecond` from config.json, one counter per token, fixed one-second window.
   cli = await startCliBroker({ rateLimitPerSecond: 1 });
 });
 afterAll(async () => {
@@ -11,8 +11,8 @@ afterAll(async () => {
 });
 
 it("send prints the 429 status and message and exits 1", async () => {
-  // Spec 1, presentation rule 9: a 429 from send prints the status and message and exits 1. A background loop
-  // keeps every window spent, so the CLI's POST lands in a full window whenever it arrives.
+  // docs/desktop.md, "Local presentation rules", rule 9: a 429 from send prints the status and message and exits 1. A
+  // background loop keeps every window spent, so the CLI's POST lands in a full window whenever it arrives.
   let filling = true;
   const filler = (async () => {
     while (filling) {

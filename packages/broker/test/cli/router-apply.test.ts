@@ -7,9 +7,10 @@ import { cliBrokerPerTest, runCli, secretCheckedCli, tempDataDir } from "./cli-h
 import { brokerState, fileDirPerTest, filesContaining, type Json } from "./outbound-helpers.js";
 import { mockChatUpstream, routerState } from "./router-helpers.js";
 
-// DESIGN.md "Operational contract": `notify apply FILE` upserts router upstreams, routes and settings; secrets are
-// sealed on import and never printed back; --prune deletes what the file does not name. Spec 3: the upstream key
-// is stored sealed and never returned; an upstream or route still named by a route or a setting cannot be deleted.
+// docs/apply.md, "`router`": `notify apply FILE` upserts router upstreams, routes and settings; secrets are
+// sealed on import and never printed back; --prune deletes what the file does not name. docs/router.md, "Upstream": the
+// upstream key is stored sealed and never returned; an upstream or route still named by a route or a setting cannot be
+// deleted.
 
 const KEY = "sk-router-apply-9c4e2b7f1a";
 
@@ -17,7 +18,7 @@ const { cli } = cliBrokerPerTest();
 const upstream = hookFixture("test", mockChatUpstream, (mock) => mock.close());
 const files = fileDirPerTest();
 
-// No output of any run in any test may carry the secret (DESIGN.md: never printed back).
+// No output of any run in any test may carry the secret (docs/apply.md, "Secrets": never printed back).
 const { notify, keep } = secretCheckedCli(KEY, () => cli);
 
 const routerYaml = (baseUrl: string) => `router:
@@ -434,7 +435,8 @@ router:
   it("checks every entry with the router's own rules before the first change (no partial apply)", async () => {
     expect((await notify("apply", files.write("router.yaml", routerYaml(upstream.url)))).code).toBe(0);
     const before = { router: await routerState(cli), rest: await brokerState(cli) };
-    // The notification type and the first upstream are fine; every later entry breaks one rule of spec 3.
+    // The notification type and the first upstream are fine; every later entry breaks one rule of
+    // docs/router.md, "Records and rules".
     const file = `notificationTypes:
   - id: deploy
 router:

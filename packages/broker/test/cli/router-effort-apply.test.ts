@@ -6,7 +6,7 @@ import { cliBrokerPerTest } from "./cli-harness.js";
 import { fileDirPerTest, type Json, uiGet } from "./outbound-helpers.js";
 import { mockChatUpstream, routerState } from "./router-helpers.js";
 
-// docs/apply.md, router.effort: effort override sets (spec 3, Effort mapping 4) per family id and per
+// docs/apply.md, router.effort: effort override sets (docs/router.md, "Effort mapping") per family id and per
 // provider/model, upserted whole, `null` removing one, --prune removing the sets a listed scope does not name. The
 // router's own rules (known family, bounded, monotonic) are rehearsed before the first change.
 

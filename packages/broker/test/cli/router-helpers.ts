@@ -16,8 +16,8 @@ export async function routerState(cli: CliBroker): Promise<{ status: Json; upstr
 export const MOCK_TOKENS = { input: 12, cached: 0, output: 7, reasoning: 0 } as const;
 
 /**
- * A chat-wire model provider on loopback (the kit's mock; spec 3, Endpoints: the router appends `/chat/completions`
- * to a chat-wire upstream's base_url, its `url`). Requests are recorded in `hits`.
+ * A chat-wire model provider on loopback (the kit's mock; docs/router.md, "Endpoints": the router appends
+ * `/chat/completions` to a chat-wire upstream's base_url, its `url`). Requests are recorded in `hits`.
  */
 export const mockChatUpstream = (): Promise<ModelMock> =>
   startModelMock({ wire: "chat", text: "Hello from the mock.", usage: MOCK_TOKENS });

@@ -6,7 +6,7 @@ import { cliBrokerPerTest, cliEnv, runCli, secretCheckedCli, tempDataDir } from 
 import { fileDirPerTest, type Json, uiSend } from "./outbound-helpers.js";
 import { MOCK_TOKENS, mockChatUpstream } from "./router-helpers.js";
 
-// Spec 3, Agent connectors 5 and DESIGN.md "Operational contract": `notify router status` (on or off, base URLs),
+// docs/connectors.md, "CLI", and docs/cli.md, "notify router": `notify router status` (on or off, base URLs),
 // `notify router key` (prints the key from the local config), `notify router activity` (the ledger).
 
 const UPSTREAM_KEY = "sk-mock-upstream-5e1c9a7d";
@@ -15,7 +15,7 @@ const { cli } = cliBrokerPerTest();
 const upstream = hookFixture("test", mockChatUpstream, (mock) => mock.close());
 const files = fileDirPerTest();
 
-// No output of any run in any test may carry the upstream key (DESIGN.md: never printed back).
+// No output of any run in any test may carry the upstream key (docs/apply.md, "Secrets": never printed back).
 const { notify } = secretCheckedCli(UPSTREAM_KEY, () => cli);
 
 const routerKeyInConfig = (dataDir: string): unknown =>
@@ -218,7 +218,7 @@ describe("notify router activity", () => {
       tokens: { input: MOCK_TOKENS.input, output: MOCK_TOKENS.output },
       attempts: [{ ordinal: expect.any(Number), upstream_slug: "mock", model: "mock-model", status: 200 }],
     });
-    // The ledger never holds keys (spec 3, Request ledger record).
+    // The ledger never holds keys (docs/router.md, "Ledger").
     expect(json.stdout).not.toContain(key);
   });
 

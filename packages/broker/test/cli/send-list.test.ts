@@ -60,20 +60,20 @@ describe("notify send", () => {
   });
 
   it("normalizes hyphens in --type to underscores", async () => {
-    // Spec 1, Type IDs 3: the CLI accepts hyphens in type IDs and normalizes them to underscores.
+    // docs/api.md, "Type IDs", rule 3: the CLI accepts hyphens in type IDs and normalizes them to underscores.
     const result = await notify("send", "Need input", "Pick one", "--type", "input-required", "--json");
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).type).toBe("input_required");
   });
 
   it("exits 2 on a wrong token", async () => {
-    // Spec 1, presentation rule 9: send exits 2 on a 401.
+    // docs/desktop.md, "Local presentation rules", rule 9: send exits 2 on a 401.
     const result = await notify("send", "t", "m", "--token", "not-the-token");
     expect(result).toMatchObject({ code: 2, stdout: "", stderr: "notify: 401 unauthorized\n" });
   });
 
   it("exits 1 on a 400 and prints the server's message, naming the flag (issue 21, item 21)", async () => {
-    // Spec 1, presentation rule 9: 1 on any other failed response.
+    // docs/desktop.md, "Local presentation rules", rule 9: 1 on any other failed response.
     const result = await notify("send", "t", "m", "--priority", "urgent");
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
@@ -104,7 +104,7 @@ describe("notify list", () => {
     expect(table.stderr).toBe("");
     const lines = table.stdout.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^ID\s+STATUS\s+PRIORITY\s+TYPE\s+AGENT\s+PROJECT\s+CREATED\s+TITLE$/);
-    // Spec 1, Endpoints: listings return newest first.
+    // docs/api.md, "Notify local API (v1)": listings return newest first.
     expect(lines.slice(1).map((line) => line.split(/\s+/)[0])).toEqual([third, second, first]);
     // Aligned: every column starts at the same offset as its header.
     const titleColumn = lines[0]?.indexOf("TITLE") ?? -1;
@@ -145,13 +145,15 @@ describe("notify dismiss and resolve", () => {
   });
 
   it("exit 1 with the server's message on failure", async () => {
-    // Spec 1, presentation rule 9: commands other than send exit 1 on failure; Errors: 404 `notification not found`.
+    // docs/desktop.md, "Local presentation rules", rule 9: commands other than send exit 1 on failure; Errors: 404
+    // `notification not found`.
     expect(await notify("dismiss", "ntf_missing")).toMatchObject({
       code: 1,
       stdout: "",
       stderr: "notify: 404 notification not found\n",
     });
-    // Spec 1, States: a dismissed notification cannot become resolved (400).
+    // docs/api.md, "Notification status transitions (as implemented)": a dismissed notification cannot become resolved
+    // (400).
     const id = (await notify("send", "dismiss then resolve", "m")).stdout.trim();
     await notify("dismiss", id);
     const result = await notify("resolve", id);
@@ -174,7 +176,7 @@ describe("notify status", () => {
 
     const json = await notify("status", "--json");
     expect(json.code).toBe(0);
-    // Spec 1, Health: the HealthResponse fields.
+    // docs/api.md, "GET /v1/health": the HealthResponse fields.
     expect(JSON.parse(json.stdout)).toMatchObject({ status: "ok", apiVersion: "v1", pid: process.pid });
   });
 });

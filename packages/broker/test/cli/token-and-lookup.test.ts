@@ -13,7 +13,8 @@ afterAll(async () => {
 
 describe("notify token", () => {
   it("prints the raw authToken from config.json, unchanged by NOTIFY_TOKEN", async () => {
-    // Spec 1, presentation rule 9: `token` prints the config file's token without environment overrides.
+    // docs/desktop.md, "Local presentation rules", rule 9: `token` prints the config file's token without environment
+    // overrides.
     const plain = await runCli(["token", "--data-dir", cli.dataDir]);
     expect(plain).toMatchObject({ code: 0, stdout: `${cli.token}\n`, stderr: "" });
     const withEnv = await runCli(["token", "--data-dir", cli.dataDir], cliEnv({ NOTIFY_TOKEN: "from-env" }));
@@ -26,7 +27,7 @@ describe("notify token", () => {
   });
 
   it("exits 1 with a clear message before the broker has ever run", async () => {
-    // Spec 1, Authentication 4: until the broker has run once, no token exists.
+    // docs/config.md, "Token": until the broker has run once, no token exists.
     const empty = tempDataDir();
     try {
       const result = await runCli(["token", "--data-dir", empty]);
@@ -40,7 +41,7 @@ describe("notify token", () => {
 });
 
 describe("token lookup order", () => {
-  // Spec 1, Authentication 4: `--token`, then env NOTIFY_TOKEN, then the config file. `send` exits 2 on a 401
+  // docs/config.md, "Token": `--token`, then env NOTIFY_TOKEN, then the config file. `send` exits 2 on a 401
   // (presentation rule 9), which tells which token was presented.
   const send = (extraArgs: string[], env: Record<string, string> = {}) =>
     runCli(["send", "lookup", "order", ...cli.target, ...extraArgs], cliEnv(env));
@@ -62,7 +63,7 @@ describe("token lookup order", () => {
 });
 
 describe("port lookup order", () => {
-  // Spec 1, "What the service does" 1: port from config `port` or env NOTIFY_PORT; `--port` wins over both.
+  // docs/cli.md, "Finding the broker": port from config `port` or env NOTIFY_PORT; `--port` wins over both.
   it("uses NOTIFY_PORT when --port is absent", async () => {
     const result = await runCli(
       ["status", "--data-dir", cli.dataDir],
@@ -103,7 +104,7 @@ describe("unreachable broker", () => {
     const expected = `notify: cannot reach the broker at ${url} (is \`notify serve\` running?)\n`;
     const status = await runCli(["status", "--port", String(port), "--data-dir", cli.dataDir]);
     expect(status).toMatchObject({ code: 1, stdout: "", stderr: expected });
-    // Spec 1, presentation rule 9: only a 401 makes send exit 2; everything else is 1.
+    // docs/desktop.md, "Local presentation rules", rule 9: only a 401 makes send exit 2; everything else is 1.
     const send = await runCli(["send", "t", "m", "--port", String(port), "--data-dir", cli.dataDir]);
     expect(send).toMatchObject({ code: 1, stdout: "", stderr: expected });
   });

@@ -91,7 +91,7 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 const codexDir = () => join(home, ".codex");
 const claudeDir = () => join(home, ".claude");
 
-describe("Codex config.toml (spec 3, Agent connectors 2 and 4)", () => {
+describe("Codex config.toml (docs/connectors.md, 'The catalogue'; docs/connectors.md, 'Writing rules')", () => {
   const connection = {
     baseUrl: "http://127.0.0.1:47821/router/v1",
     routerKey: "nrk_k",
@@ -163,7 +163,7 @@ describe("Codex config.toml (spec 3, Agent connectors 2 and 4)", () => {
   });
 });
 
-describe("Claude Code settings.json (spec 3, Agent connectors 3)", () => {
+describe("Claude Code settings.json (docs/connectors.md, 'Claude Code: settings.json')", () => {
   it("merges env and picker rows, keeps every other key, appends the key header after the owner's lines", () => {
     const owner = JSON.parse(fixture("claude-settings.json"));
     const merged = connectClaudeSettings(owner, recordPrior(owner), {
@@ -215,7 +215,7 @@ describe("Claude Code settings.json (spec 3, Agent connectors 3)", () => {
   });
 });
 
-describe("ConnectorService (spec 3, Agent connectors 1, 4)", () => {
+describe("ConnectorService (docs/connectors.md, 'Accounts'; docs/connectors.md, 'Writing rules')", () => {
   it("an agent that is not installed is refused and no directory is created for it", () => {
     expect(() => service.connect("codex", {})).toThrow(ConnectorError);
     expect(() => service.connect("claude-code", {})).toThrow(/not installed/);

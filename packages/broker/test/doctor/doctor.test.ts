@@ -1,4 +1,4 @@
-// Issue 22, part 4: `notify doctor [--json]` (DESIGN.md, Installed as a tool): one line per check with ok, warn or
+// Issue 22, part 4: `notify doctor [--json]` (docs/install.md, "notify doctor"): one line per check with ok, warn or
 // fail and what to run; exit 1 on any fail. Each check is driven to its states against a real broker, a real
 // dbus-daemon with and without a notification server, real hook files and a real data directory.
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";

@@ -1,6 +1,6 @@
 /**
- * ARC 0.2 conformance of POST /v1/events. Each test cites the rule it checks: "spec 2" is
- * spec/2-arc-and-relay-contracts.md, "spec 1" is spec/1-broker-local-api.md, "docs/arc.md" a documented decision.
+ * ARC 0.2 conformance of POST /v1/events. Each test cites the rule it checks in docs/arc.md (the ARC rules and the
+ * documented decisions) or docs/api.md (the endpoint).
  */
 import { requestDigest } from "@notify/contracts";
 import { describe, expect, it } from "vitest";
@@ -56,7 +56,10 @@ function ask(key: string | undefined, spec: Json = permission(), request: Json =
   });
 }
 
-/** A well-formed answer to `interaction` (digest and nonce from the interaction object, spec 2 Endpoints). */
+/**
+ * A well-formed answer to `interaction` (digest and nonce from the interaction object,
+ * docs/arc.md, "Answers (`response.submitted`)").
+ */
 function answer(interaction: Json, extra: Json = {}): Json {
   return {
     response_id: "r-1",
@@ -79,7 +82,7 @@ async function expectNothingStored(broker: TestBroker): Promise<void> {
   expect(await listed(broker)).toEqual({ notifications: [], interactions: [] });
 }
 
-/** spec 1, POST /v1/events: the body is always `{notification, interaction}`. */
+/** docs/api.md, "POST /v1/events": the body is always `{notification, interaction}`. */
 function body(reply: Reply): { notification: Json; interaction: Json } {
   expect(Object.keys(reply.body as Json).sort()).toEqual(["interaction", "notification"]);
   return reply.body as { notification: Json; interaction: Json };
@@ -102,7 +105,7 @@ async function notificationOf(broker: TestBroker, id: string): Promise<Json> {
   return (await broker.call("GET", `/v1/notifications/${id}`)).body as Json;
 }
 
-describe("the four event types and their per-type shapes (spec 2, Events; request, Per event type)", () => {
+describe("the four event types and their per-type shapes (docs/arc.md, 'Event types'; docs/arc.md, 'Validation')", () => {
   it("a full lifecycle uses all four types: created 201, updated 200, response.submitted 200, resolved 200", async () => {
     const broker = testBroker();
     const open = await post(broker, created({ key: "build" }));
@@ -117,7 +120,7 @@ describe("the four event types and their per-type shapes (spec 2, Events; reques
     expect((await post(broker, resolved("build", { outcome: "answered" }))).status).toBe(200);
   });
 
-  // spec 2: "request.created and request.updated: no outcome, no top-level response."
+  // docs/arc.md, "Validation": request.created and request.updated carry no outcome and no top-level response.
   it.each([
     ["created", () => created({ key: "k", outcome: "answered" }), "$.request.outcome"],
     [
@@ -139,8 +142,8 @@ describe("the four event types and their per-type shapes (spec 2, Events; reques
     await expectNothingStored(broker);
   });
 
-  // spec 2: "request.resolved: request contains key and optionally outcome only. It holds no kind, title,
-  // message, priority or response. No top-level response."
+  // docs/arc.md, "Validation": request.resolved: request contains key and optionally outcome only. It holds no kind,
+  // title, message, priority or response. No top-level response."
   it.each([
     ["kind", { kind: "information" }],
     ["title", { title: "Done" }],
@@ -156,7 +159,7 @@ describe("the four event types and their per-type shapes (spec 2, Events; reques
     expect((await listed(broker)).notifications[0].status).toBe("active");
   });
 
-  it("request.resolved with a top-level response is 400; with key and outcome it is accepted (spec 2)", async () => {
+  it("request.resolved with a top-level response is 400; with key and outcome it is accepted (docs/arc.md, 'Validation')", async () => {
     const broker = testBroker();
     await post(broker, created({ key: "k" }));
     const forbidden = await post(
@@ -169,7 +172,7 @@ describe("the four event types and their per-type shapes (spec 2, Events; reques
     expect(ok.status).toBe(200);
   });
 
-  // spec 2: "response.submitted: request holds only key. Top-level response is required."
+  // docs/arc.md, "Validation": response.submitted: request holds only key; top-level response is required.
   it("response.submitted whose request holds more than key is 400", async () => {
     const broker = testBroker();
     const asked = body(await post(broker, ask("k")));
@@ -190,7 +193,7 @@ describe("the four event types and their per-type shapes (spec 2, Events; reques
     expect((reply.body as Json).error).toContain("$.response");
   });
 
-  // spec 2, request table: key "Required on updated, resolved, response.submitted. Optional on created."
+  // docs/arc.md, "Validation": key is required on updated, resolved, response.submitted; optional on created.
   it.each([
     ["request.updated", { kind: "information", message: "m" }, {}],
     ["request.resolved", {}, {}],
@@ -202,7 +205,7 @@ describe("the four event types and their per-type shapes (spec 2, Events; reques
     expect((reply.body as Json).error).toContain("$.request.key");
   });
 
-  // spec 2, request table: kind and message "Required on created and updated."
+  // docs/arc.md, "Validation": kind and message are required on created and updated.
   it.each([
     ["request.created", "kind"],
     ["request.created", "message"],
@@ -218,7 +221,7 @@ describe("the four event types and their per-type shapes (spec 2, Events; reques
     expect((reply.body as Json).error).toContain(`$.request.${field}`);
   });
 
-  // spec 2, response table: "Exactly one of choice_id and text is present."
+  // docs/arc.md, "Answers (`response.submitted`)": exactly one of choice_id and text is present.
   it.each([
     ["both", { choice_id: "allow", text: "yes" }],
     ["neither", {}],
@@ -233,8 +236,8 @@ describe("the four event types and their per-type shapes (spec 2, Events; reques
   });
 });
 
-describe("envelope validation (spec 2, Event envelope; spec 1, POST /v1/events 400)", () => {
-  // spec 2: "Unknown core fields are rejected."
+describe("envelope validation (docs/arc.md, 'Validation'; docs/api.md, 'POST /v1/events' 400)", () => {
+  // docs/arc.md, "Validation": unknown core fields are rejected.
   it.each([
     ["top level", (e: Json) => ({ ...e, priority: "high" }), "$.priority"],
     ["sender", (e: Json) => ({ ...e, sender: { id: "codex", email: "c@example.com" } }), "$.sender.email"],
@@ -270,7 +273,7 @@ describe("envelope validation (spec 2, Event envelope; spec 1, POST /v1/events 4
     expect((await interactionOf(broker, asked.interaction.id)).status).toBe("pending");
   });
 
-  // spec 2 Versioning 1 and Errors 1: arc_version other than 0.2, including 0.1, is rejected.
+  // docs/arc.md, "Versioning" and docs/arc.md, "Statuses": arc_version other than 0.2, including 0.1, is rejected.
   it.each([["0.1"], ["0.2.0"], ["1.0"], [0.2]])("arc_version %j is 400", async (version) => {
     const broker = testBroker();
     const reply = await post(broker, { ...created({ key: "k" }), arc_version: version });
@@ -284,7 +287,7 @@ describe("envelope validation (spec 2, Event envelope; spec 1, POST /v1/events 4
     expectError(await post(broker, rest), 400, /\$\.arc_version/);
   });
 
-  // spec 2, Event envelope: event_type is one of the four; event_id 1-512; occurred_at RFC 3339.
+  // docs/arc.md, "Validation": event_type is one of the four; event_id 1-512; occurred_at RFC 3339.
   it.each([
     ["event_type", "request.deleted"],
     ["event_id", ""],
@@ -308,7 +311,7 @@ describe("envelope validation (spec 2, Event envelope; spec 1, POST /v1/events 4
     expect(reply.status).toBe(201);
   });
 
-  // spec 2, extensions: keys `x-<vendor>` matching ^x-[a-z0-9][a-z0-9.-]{0,63}$.
+  // docs/arc.md, "Validation": extension keys `x-<vendor>` matching ^x-[a-z0-9][a-z0-9.-]{0,63}$.
   it.each([["acme"], ["X-Acme"], ["x-"], ["x-.acme"], ["x-acme_co"], [`x-${"a".repeat(65)}`]])(
     "extension key %j is 400",
     async (key) => {
@@ -319,7 +322,7 @@ describe("envelope validation (spec 2, Event envelope; spec 1, POST /v1/events 4
     },
   );
 
-  // spec 2, extensions: "Unknown fields inside x-notify are rejected."
+  // docs/arc.md, "Validation": unknown fields inside x-notify are rejected.
   it("an unknown field inside x-notify is 400, and so is a notification_type off its pattern", async () => {
     const broker = testBroker();
     const unknown = await post(
@@ -337,7 +340,7 @@ describe("envelope validation (spec 2, Event envelope; spec 1, POST /v1/events 4
     await expectNothingStored(broker);
   });
 
-  // spec 1, Errors: every problem is listed, each at its JSON path.
+  // docs/api.md, "Errors": every problem is listed, each at its JSON path.
   it("every problem is reported with its JSON path in one 400", async () => {
     const broker = testBroker();
     const reply = await post(broker, {
@@ -351,7 +354,7 @@ describe("envelope validation (spec 2, Event envelope; spec 1, POST /v1/events 4
     expect(error).toContain("$.sender.id: ");
   });
 
-  // spec 1, Errors: "Malformed JSON never crashes the broker."
+  // docs/api.md, "Errors": "Malformed JSON never crashes the broker."
   it.each([
     ["an array", []],
     ["a string", "event"],
@@ -370,7 +373,7 @@ describe("envelope validation (spec 2, Event envelope; spec 1, POST /v1/events 4
     expectError(reply, 400, /^\$: /);
   });
 
-  // spec 1 Authentication 2.
+  // docs/api.md, "Authentication".
   it("without the bearer token it is 401 and nothing is stored", async () => {
     const broker = testBroker();
     const reply = await broker.call("POST", "/v1/events", created(), { authorization: "Bearer wrong" });
@@ -379,8 +382,8 @@ describe("envelope validation (spec 2, Event envelope; spec 1, POST /v1/events 4
   });
 });
 
-describe("an answerable event with an invalid question is rejected before anything is stored (spec 1, POST /v1/events 400)", () => {
-  // docs/arc.md: the message of an answerable request is the prompt (spec 1: prompt 1-2000 chars).
+describe("an answerable event with an invalid question is rejected before anything is stored (docs/api.md, 'POST /v1/events' 400)", () => {
+  // docs/arc.md: the message of an answerable request is the prompt (docs/api.md, "Limits": prompt 1-2000 chars).
   it("message over 2000 characters", async () => {
     const broker = testBroker();
     const reply = await post(broker, ask("k", permission(), { message: "m".repeat(2001) }));
@@ -400,7 +403,7 @@ describe("an answerable event with an invalid question is rejected before anythi
     );
   });
 
-  it("a non-answerable message may use the full 4000 characters (spec 2, request.message 1-4000)", async () => {
+  it("a non-answerable message may use the full 4000 characters (docs/arc.md, 'Limits': request.message 1-4000)", async () => {
     const broker = testBroker();
     expect((await post(broker, created({ message: "m".repeat(4000) }))).status).toBe(201);
   });
@@ -453,7 +456,7 @@ describe("an answerable event with an invalid question is rejected before anythi
   });
 });
 
-describe("ARC condition lifecycle (spec 2, States and transitions)", () => {
+describe("ARC condition lifecycle (docs/arc.md, 'Condition lifecycle')", () => {
   // Row: none | created without request.key | active | identity from sender.id and event_id; a replay returns the
   // original result, even after resolution.
   it("row 1: created without a key opens a condition (201) identified by sender.id + event_id", async () => {
@@ -804,7 +807,7 @@ describe("ARC condition lifecycle (spec 2, States and transitions)", () => {
     expect(body(again)).toEqual(first);
   });
 
-  // spec 2 Errors 1 / spec 1: 404 for a missing target of a resolution.
+  // docs/arc.md, "Statuses": 404 for a missing target of a resolution.
   it("resolved with no condition under the key is 404 and creates nothing", async () => {
     const broker = testBroker();
     expectError(await post(broker, resolved("ghost")), 404, "notification not found");
@@ -823,7 +826,7 @@ describe("ARC condition lifecycle (spec 2, States and transitions)", () => {
   });
 });
 
-describe("response.submitted: the answer check order (spec 2, rules 1-6, first failing rule answers)", () => {
+describe("response.submitted: the answer check order (docs/arc.md, 'Answers (`response.submitted`)', checks 1-6, first failing rule answers)", () => {
   // Every test breaks the rule it names AND every later rule, so only the order decides the answer.
   const wrong = { digest: "f".repeat(64), nonce: "not-the-nonce", choice_id: "maybe" };
 
@@ -959,7 +962,7 @@ describe("response.submitted: the answer check order (spec 2, rules 1-6, first f
     expect(body(reply).interaction).toMatchObject({ status: "answered", response: { text: "x".repeat(10) } });
   });
 
-  it("every later answer is refused once one is accepted, including one from another device (spec 2)", async () => {
+  it("every later answer is refused once one is accepted, including one from another device (docs/arc.md, 'Answers (`response.submitted`)')", async () => {
     const broker = testBroker();
     const first = body(await post(broker, ask("deploy")));
     await post(broker, submitted("deploy", answer(first.interaction, { device_id: "laptop" })));
@@ -981,7 +984,7 @@ describe("response.submitted: the answer check order (spec 2, rules 1-6, first f
   });
 });
 
-describe("response.submitted is the same acceptance path as POST /v1/interactions/{id}/respond (spec 2, Endpoints)", () => {
+describe("response.submitted is the same acceptance path as POST /v1/interactions/{id}/respond (docs/arc.md, 'Answers (`response.submitted`)')", () => {
   it("an answer accepted by /respond is replayed by response.submitted with the same response_id, and refused with another", async () => {
     const broker = testBroker();
     const first = body(await post(broker, ask("deploy")));
@@ -1046,7 +1049,7 @@ describe("response.submitted is the same acceptance path as POST /v1/interaction
   });
 });
 
-describe("statuses and the response body (spec 1, POST /v1/events)", () => {
+describe("statuses and the response body (docs/api.md, 'POST /v1/events')", () => {
   it("201 for a new request, 200 for update / answer / resolution / in-place refresh / replay, and always both fields", async () => {
     const broker = testBroker();
     const statuses: number[] = [];
@@ -1075,7 +1078,7 @@ describe("statuses and the response body (spec 1, POST /v1/events)", () => {
   });
 });
 
-describe("projection into the local notification (spec 2, ARC kind to local notification mapping)", () => {
+describe("projection into the local notification (docs/arc.md, 'Kind to type and priority')", () => {
   it.each([
     ["information", "info", "normal", "Information"],
     ["question", "input_required", "high", "Question"],
@@ -1197,7 +1200,7 @@ describe("projection into the local notification (spec 2, ARC kind to local noti
     expect((await broker.call("GET", "/v1/notifications?project=notify")).body).toEqual([reply.notification]);
   });
 
-  // spec 2, extensions: "Other valid x-<vendor> extensions are ignored and not copied into notification metadata."
+  // docs/arc.md, "Fields": other valid x-<vendor> extensions are ignored and not copied into notification metadata.
   it("other vendors' extensions are accepted, ignored and never copied into metadata", async () => {
     const broker = testBroker();
     const reply = await post(
@@ -1273,7 +1276,7 @@ describe("projection into the local notification (spec 2, ARC kind to local noti
       native_request_id: "nr-1",
       kind: "text",
       choices: [],
-      // text_max_length defaults to 500 (spec 2, request.response).
+      // text_max_length defaults to 500 (docs/arc.md, "Questions").
       text_max_length: 500,
       // The offset is honoured: 02:00+01:00 is 01:00Z.
       expires_at: "2026-01-01T01:00:00.000Z",
@@ -1281,8 +1284,8 @@ describe("projection into the local notification (spec 2, ARC kind to local noti
   });
 });
 
-describe("rate limit (spec 1, Limits: it applies to POST /v1/events)", () => {
-  it("rate limit applies to POST /v1/events (spec 1, Limits): 429 with Retry-After: 1, nothing stored", async () => {
+describe("rate limit (docs/api.md, 'Limits': it applies to POST /v1/events)", () => {
+  it("rate limit applies to POST /v1/events (docs/api.md, 'Limits'): 429 with Retry-After: 1, nothing stored", async () => {
     const broker = testBroker({ rateLimitPerSecond: 2 });
     expect((await post(broker, created({ key: "a" }))).status).toBe(201);
     expect((await post(broker, created({ key: "b" }))).status).toBe(201);

@@ -1,6 +1,7 @@
 /**
- * Property tests of POST /v1/events (spec 2 through spec 1's endpoint) with fast-check. The arbitraries live with
- * the contracts tests (packages/test-kit/src/arc-arbitraries.ts) so both packages test the same events.
+ * Property tests of POST /v1/events (docs/arc.md through docs/api.md, "POST /v1/events") with fast-check. The
+ * arbitraries live with the contracts tests (packages/test-kit/src/arc-arbitraries.ts) so both packages test the same
+ * events.
  */
 
 import {
@@ -67,7 +68,7 @@ async function bindAnswer(broker: TestBroker, event: Json): Promise<void> {
       : { ...response, digest: open.request_digest, nonce: open.nonce, choice_id: open.choices[0].id };
 }
 
-describe("valid events through the broker (spec 2 via spec 1, POST /v1/events)", () => {
+describe("valid events through the broker (docs/arc.md via docs/api.md, 'POST /v1/events')", () => {
   it("every valid request.created gets 201 (new) or 200 (in place / replay) and projects as documented", async () => {
     const broker = testBroker(SETTINGS);
     const seen = new Map<string, string>();
@@ -145,7 +146,7 @@ describe("valid events through the broker (spec 2 via spec 1, POST /v1/events)",
             reply.status,
           );
         }
-        // spec 2: one open question per condition key, and it belongs to an active condition.
+        // docs/arc.md, "Questions": one open question per condition key, and it belongs to an active condition.
         const notifications = (await broker.call("GET", "/v1/notifications?limit=500")).body as Json[];
         const interactions = (await broker.call("GET", "/v1/interactions?pending=true&limit=500")).body as Json[];
         const activeKeys = notifications.filter((n) => n.status === "active" && n.key !== undefined).map((n) => n.key);

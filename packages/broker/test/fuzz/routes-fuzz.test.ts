@@ -28,7 +28,7 @@ import { type RunningBroker, startBroker } from "../../src/broker.js";
 import { readConfigFile } from "../../src/config/config-file.js";
 import { ERROR_CODE } from "../../src/http/errors.js";
 import { TOKEN } from "../helpers.js";
-import { type RawReply, raw } from "../router/harness.js";
+import { type RawReply, raw } from "../model-router/harness.js";
 import { type Family, type Fixtures, fillPath, type Json, ROUTE_CASES, type RouteCase } from "./route-cases.js";
 
 const ROUTER_MAX_BODY = 1_048_576;

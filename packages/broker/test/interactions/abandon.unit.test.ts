@@ -3,7 +3,8 @@ import { ABANDON_GRACE_MS } from "../../src/interactions/waiters.js";
 import { type Json, type TestBroker, testBroker } from "../helpers.js";
 
 // Issue 31, item 7 (docs/mcp.md, "When the asker dies"): `abandon=cancel` withdraws a question nobody waits on any
-// more, after a grace; without it, an interaction keeps spec 1's behaviour and waits for its TTL.
+// more, after a grace; without it, an interaction keeps the plain API's behaviour (docs/api.md, "Expiry sweeping") and
+// waits for its TTL.
 
 let broker: TestBroker;
 beforeEach(() => {

@@ -4,7 +4,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Json } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { brokerTarget, createClient } from "../../src/cli/client.js";
+import { brokerTarget, createClient } from "../../src/client/client.js";
 import { createNotifyMcp } from "../../src/mcp/server.js";
 import { type CliBroker, startCliBroker } from "../cli/cli-harness.js";
 

@@ -185,7 +185,7 @@ describe("notify mcp over stdio with the official SDK client (issue 26)", () => 
     const calls = ["First?", "Second?", "Third?"].map((prompt) => callAsk(mcp, { prompt }));
     const ids = await Promise.all(calls.map((call) => call.id));
     for (const call of calls) call.result.catch(() => undefined);
-    // A plain /v1 client that opens a question and hangs up its long-poll: spec 1's behaviour, left until its TTL.
+    // A plain /v1 client that opens a question and hangs up its long-poll: the plain API's behaviour, left until its TTL.
     const plain = (await cli.api<Json>("POST", "/v1/interactions/request", { prompt: "Mine, no opt-in?" })).body;
     const hangUp = new AbortController();
     const plainWait = fetch(`${cli.broker.url}/v1/interactions/${plain.id}/wait?timeout=120`, {
@@ -305,7 +305,7 @@ describe("notify mcp over stdio with the official SDK client (issue 26)", () => 
         },
         /id/,
       ],
-      // Valid for the schema, refused by the broker (spec 1): its message comes back.
+      // Valid for the schema, refused by the broker (docs/api.md, "Limits"): its message comes back.
       [{ prompt: "x", kind: "single_choice" }, /choices/],
       [
         {

@@ -1,5 +1,6 @@
-// DESIGN.md: the outbox carries any deliverable, a notification to a provider route or an interaction to a relay
-// route (issue 14). These tests pin the generic item: its migration, its listing, and its way through the dispatcher.
+// docs/relay.md, "Outbox items for questions": the outbox carries any deliverable, a notification to a provider route
+// or an interaction to a relay route (issue 14). These tests pin the generic item: its migration, its listing, and its
+// way through the dispatcher.
 import { describe, expect, it } from "vitest";
 import type { InteractionDto } from "../../src/interactions/types.js";
 import { createMemoryLogger } from "../../src/log/logger.js";

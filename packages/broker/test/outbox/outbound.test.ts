@@ -85,7 +85,7 @@ const provider = (enabled = true): ProviderProfile => ({
   updatedAt: "x",
 });
 
-describe("route matching (spec 1, Outbound delivery rule 2)", () => {
+describe("route matching (docs/outbound.md, 'Delivery rules', rule 2)", () => {
   it("needs the route and its provider enabled", () => {
     expect(routeMatches(route(), provider(), notification())).toBe(true);
     expect(routeMatches(route({ enabled: false }), provider(), notification())).toBe(false);
@@ -122,7 +122,7 @@ describe("route matching (spec 1, Outbound delivery rule 2)", () => {
   });
 });
 
-describe("outbox (spec 1, Outbound delivery)", () => {
+describe("outbox (docs/outbound.md, 'Delivery rules')", () => {
   it("creation enqueues one item per matching enabled route, delivers it, and never does network I/O inline", async () => {
     const broker = manualBroker();
     const hook = await server();
@@ -371,7 +371,7 @@ describe("/ui/api/outbound/kinds", () => {
   });
 });
 
-describe("/ui/api rules (spec 1, Web interface routes)", () => {
+describe("/ui/api rules (docs/api.md, 'Web UI API: `/ui/api`')", () => {
   it("refuses a non-loopback Host and changes without X-Notify-UI: 1; needs a session or the bearer", async () => {
     const broker = manualBroker();
     // Beyond the spec: a page session or the bearer token (docs/security.md, "The web page's session").

@@ -4,7 +4,7 @@ import { decideRetry, type RetryPolicy } from "../../src/outbox/retry-decision.j
 const policy: RetryPolicy = { maxAttempts: 6, baseBackoffMs: 2_000, maxBackoffMs: 300_000, maxRetryAfterMs: 600_000 };
 const now = 1_000_000;
 
-describe("decideRetry (spec 1, Outbound delivery: the retry bound)", () => {
+describe("decideRetry (docs/outbound.md, 'Delivery rules', rule 6: the retry bound)", () => {
   it("a delivered attempt is final", () => {
     expect(decideRetry({ ok: true, status: 200 }, 1, now, policy, () => 1)).toEqual({
       status: "Delivered",

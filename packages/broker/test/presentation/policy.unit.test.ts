@@ -20,7 +20,7 @@ const closed = (effects: Effect[]) =>
   effects.filter((effect) => effect.kind === "close").map((effect) => (effect.kind === "close" ? effect.key : ""));
 const sounds = (effects: Effect[]) => effects.filter((effect) => effect.kind === "sound");
 
-describe("spec 1 rule 5: the sound rule, every combination of its four switches and every priority", () => {
+describe("docs/desktop.md, 'Local presentation rules', rule 5: the sound rule, every combination of its four switches and every priority", () => {
   const cases: { soundsEnabled: boolean; pause: boolean; dnd: boolean; critical: boolean; priority: string }[] = [];
   for (const soundsEnabled of [true, false])
     for (const pause of [true, false])
@@ -79,7 +79,7 @@ describe("spec 1 rule 5: the sound rule, every combination of its four switches 
   });
 });
 
-describe("spec 1 rule 2: the queue under bursts", () => {
+describe("docs/desktop.md, 'Local presentation rules', rule 2: the queue under bursts", () => {
   it.each([1, 5, 20])(
     "maxVisibleToasts %i: a burst of 100 shows in order, none lost, each close frees a slot",
     (max) => {
@@ -175,7 +175,7 @@ describe("spec 1 rule 2: the queue under bursts", () => {
   });
 });
 
-describe("spec 1 rule 1: pause", () => {
+describe("docs/desktop.md, 'Local presentation rules', rule 1: pause", () => {
   it("paused: no toast, no sound, nothing queued; unpaused: new ones show again", () => {
     const { policy } = policyWith({ pauseNotifications: true });
     policy.notificationCreated(notification("a", { priority: "critical" }));
@@ -201,7 +201,7 @@ describe("spec 1 rule 1: pause", () => {
   });
 });
 
-describe("spec 1 rule 7: lifetimes and the 7-second fallback (injected clock)", () => {
+describe("docs/desktop.md, 'Local presentation rules', rule 7: lifetimes and the 7-second fallback (injected clock)", () => {
   const types = new TypeRegistry([
     { id: "deploy", label: "Deploy", enabled: true, toastSeconds: 20, icon: "rocket" },
     { id: "muted", label: "Muted", enabled: false, toastSeconds: 60 },

@@ -26,7 +26,7 @@ function library(): SoundLibrary {
 const MP3_FRAME = Buffer.concat([Buffer.from([0xff, 0xfb, 0x90, 0x64]), Buffer.alloc(413)]);
 const peak = (samples: Int16Array) => samples.reduce((max, value) => Math.max(max, Math.abs(value)), 0);
 
-describe("built-in tones (spec 1 rule 6), synthesized in code", () => {
+describe("built-in tones (docs/desktop.md, 'Local presentation rules', rule 6), synthesized in code", () => {
   it.each(BUILT_IN_TONES)("%s is a playable 16-bit mono WAV, louder with volume", (tone) => {
     const loud = toneSamples(tone, 100);
     const soft = toneSamples(tone, 20);

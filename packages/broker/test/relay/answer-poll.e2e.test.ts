@@ -1,7 +1,7 @@
 // Issue 14, "Must show" 3: the real relay (in-process on loopback) and a real broker (listening on loopback, its
 // dispatcher and relay poll running). A question opened on the broker reaches a simulated phone (an X25519 key
 // from node:crypto) as a sealed envelope; the phone's answer, posted to the relay, is settled by the broker's poll
-// with source relay and the device_id, and the agent's GET /wait returns (spec 2, GET /v1/interaction-responses).
+// with source relay and the device_id, and the agent's GET /wait returns (docs/relay.md, "The answer poll").
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -66,7 +66,7 @@ async function setUp() {
   };
 }
 
-describe("relay answer poll against the real relay (spec 2)", () => {
+describe("relay answer poll against the real relay (docs/relay.md, 'The answer poll')", () => {
   it("a phone's answer settles the question with source relay and its device_id, and the agent's wait returns", async () => {
     const world = await setUp();
     try {

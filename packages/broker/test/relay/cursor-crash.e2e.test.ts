@@ -1,4 +1,4 @@
-// Spec 2, GET /v1/interaction-responses rule 4: the broker keeps its cursor in durable local state. A broker
+// docs/relay.md, "The answer poll", step 3: the broker keeps its cursor in durable local state. A broker
 // process killed with SIGKILL resumes from the stored cursor: answers it already settled (and refusals it already
 // logged) are not read again, and an answer posted while it was down is settled after the restart.
 import { randomUUID } from "node:crypto";

@@ -1,4 +1,4 @@
-// DESIGN.md, Relay, "The broker side": notify relay enroll URL --enrollment-token T (provider and route enabled),
+// docs/relay.md, "Commands": notify relay enroll URL --enrollment-token T (provider and route enabled),
 // notify relay pair [--json] (code, link, a QR code drawn in the terminal), notify relay devices, notify relay
 // revoke DEVICE_ID; against the real relay (in-process, loopback) and a real broker.
 import { ENROLLMENT_TOKEN } from "@notify/test-kit";

@@ -1,7 +1,8 @@
 // Issue 14, "Must show" 2: a question is sealed in the broker per paired device and opened with the device's
-// private key: the plaintext is exactly spec 2's relay interaction-request payload, contract_version 1, digest
-// and nonce verbatim. Notifications go as notification payloads, which never carry a nonce (spec 1: the nonce
-// is not forwarded to unrelated services), and a route with IncludeMessage off carries no question at all.
+// private key: the plaintext is exactly the question payload (docs/relay.md, "The question payload"), contract_version
+// 1, digest and nonce verbatim. Notifications go as notification payloads, which never carry a nonce
+// (docs/api.md, "Interaction object": the nonce is not forwarded to unrelated services), and a route with
+// IncludeMessage off carries no question at all.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -24,7 +25,7 @@ const question = {
   key: "deploy",
 };
 
-describe("sealing questions for paired phones (spec 2, relay interaction-request payload)", () => {
+describe("sealing questions for paired phones (docs/relay.md, 'The question payload')", () => {
   it("every paired device opens the same payload: exactly the spec's fields, digest and nonce verbatim", async () => {
     const relay = await startRelay();
     const installation = await relay.enroll("laptop");

@@ -1,5 +1,5 @@
-// Issue 22, part 3: `notify service install|uninstall|status [--print]` (DESIGN.md, Installed as a tool, and run as a
-// service). The unit is checked by systemd's own `systemd-analyze verify`, its ExecStart line is run for real, the
+// Issue 22, part 3: `notify service install|uninstall|status [--print]` (docs/install.md,
+// "Run as a service"). The unit is checked by systemd's own `systemd-analyze verify`, its ExecStart line is run for real, the
 // launchd plist is parsed and its keys checked, and install/uninstall run against a temporary XDG_CONFIG_HOME. Here
 // `systemctl --user` finds no manager, so the path under test is the one that prints the commands to run;
 // user-manager.e2e.test.ts starts a real `systemd --user` and enables, starts, restarts and stops the unit through it.

@@ -1,4 +1,4 @@
-// Spec 3, Subscription upstreams 5, seen from the Providers page in Chromium: a saved account's key is typed once,
+// docs/router.md, "Saved accounts", seen from the Providers page in Chromium: a saved account's key is typed once,
 // never shown again, chosen as a provider's key ("Key from"), used by real /router/v1 requests, and its removal
 // fails the attempt with provider_key_unreadable. An admin-only key is never offered.
 import { readFileSync } from "node:fs";

@@ -9,7 +9,10 @@ import { axeViolations, chromiumAvailable, signedInPage, type UiBroker, useBrows
 const run = chromiumAvailable();
 const CODEX_BEFORE = '# mine\nmodel = "gpt-owner"\n';
 
-/** The Agents page (spec 3, Web interface pages; Agent connectors): connect and disconnect from the browser. */
+/**
+ * The Agents page (docs/router.md, "Web pages"; docs/connectors.md, "Agent connectors"): connect and disconnect from
+ * the browser.
+ */
 describe.skipIf(!run)("Agents page in Chromium", () => {
   const browser = useBrowser();
   let root: string;

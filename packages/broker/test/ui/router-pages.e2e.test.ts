@@ -12,7 +12,7 @@ const run = chromiumAvailable();
 const REFUSED = "console: Failed to load resource: the server responded with a status of 400 (Bad Request)";
 
 /**
- * The Router area's Routing and Effort mapping pages in Chromium (spec 3, Web interface pages): what the page
+ * The Router area's Routing and Effort mapping pages in Chromium (docs/router.md, "Web pages"): what the page
  * saves is checked through the broker's own /ui/api/router, and routes made in the page carry real /router/v1
  * requests to loopback providers.
  */

@@ -1,7 +1,7 @@
 import * as z from "zod";
 
 /**
- * ARC 0.2 (spec 2). One zod schema per part; `toJsonSchema` in ../json-schema.ts emits the 2020-12 files and the
+ * ARC 0.2 (docs/arc.md). One zod schema per part; `toJsonSchema` in ../json-schema.ts emits the 2020-12 files and the
  * TypeScript types below come from the same source (`z.infer`). Unknown core fields are rejected everywhere
  * (strict objects); only `extensions` admits unknown, correctly namespaced keys.
  */

@@ -1,7 +1,7 @@
 import * as z from "zod";
 
 /**
- * The relay's HTTP bodies beyond spec 2's answer and interaction-request payload (DESIGN.md, "Relay"): what the
+ * The relay's HTTP bodies beyond the answer body and the question payload (docs/relay.md, "Routes"): what the
  * broker's relay client and the phone read and send. `notify-relay`'s route tests parse every reply with these.
  */
 
@@ -36,7 +36,10 @@ export const RelayClaimRequest = z.object({
 /** POST /v1/pairings/claim -> 201. */
 export const RelayClaim = z.object({ device_id: z.string(), token: z.string(), owner_id: z.string() });
 
-/** GET /v1/device. `installation_id` is null for a normally paired phone (spec 2). */
+/**
+ * GET /v1/device. `installation_id` is null for a normally paired phone
+ * (docs/relay.md, "`GET /v1/device` (device token)").
+ */
 export const RelayDeviceInfo = z.object({
   device_id: z.string(),
   device_name: z.string(),
@@ -97,7 +100,7 @@ export const RelayStoredAnswer = z.object({
 /** GET /v1/interaction-responses -> 200. */
 export const RelayAnswerPage = z.object({ responses: z.array(RelayStoredAnswer), next_cursor: Cursor });
 
-/** Error bodies: a string on the GET feeds (spec 2), an object elsewhere. */
+/** Error bodies: a string on the GET feeds (docs/relay.md, "Errors"), an object elsewhere. */
 export const RelayFeedErrorBody = z.object({ error: z.string() });
 export const RelayErrorBody = z.object({ error: z.object({ code: z.string(), message: z.string().optional() }) });
 

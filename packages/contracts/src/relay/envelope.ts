@@ -2,7 +2,7 @@ import { GeneralEncrypt, type GeneralJWE, generalDecrypt, importJWK, type JWK } 
 import { RELAY_CONTRACT_VERSION } from "./version.js";
 
 /**
- * The relay envelope (DESIGN.md, Relay): `{envelope_version: "1", sender_id, jwe}`, the JWE in General JSON
+ * The relay envelope (docs/relay.md, "Model"): `{envelope_version: "1", sender_id, jwe}`, the JWE in General JSON
  * Serialization with one recipient per device (`kid` = device_id, `ECDH-ES+A256KW` on the device's X25519 key)
  * and the content encrypted once with `A256GCM`. The relay reads only the outer shape and the kids.
  */

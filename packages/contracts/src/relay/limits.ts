@@ -1,5 +1,5 @@
 /**
- * The bounds of the relay answer body (spec 2, "Relay answer body" and Limits), in characters. Zod-free, so
+ * The bounds of the relay answer body (docs/relay.md, "The answer body"), in characters. Zod-free, so
  * `RelayAnswer` (schemas.ts) and notify-relay's hand-written answer check (which must not load zod: docs/relay.md,
  * "Answer checks") read the same numbers and cannot drift apart.
  */

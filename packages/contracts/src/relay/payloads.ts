@@ -1,7 +1,7 @@
 import type { ArcInteraction } from "../producer.js";
 import { RELAY_CONTRACT_VERSION } from "./version.js";
 
-/** The plaintext of a question envelope (spec 2, Relay interaction-request payload). */
+/** The plaintext of a question envelope (docs/relay.md, "The question payload"). */
 export interface InteractionRequestPayload {
   payload_kind: "interaction-request";
   contract_version: typeof RELAY_CONTRACT_VERSION;
@@ -25,9 +25,9 @@ export interface InteractionRequestPayload {
 }
 
 /**
- * A notification payload (spec 2: anything that is not `interaction-request`): the companion notification of a
- * relay route, and (beyond v1) `interaction_status` when a question settled elsewhere, so the phone closes its
- * card. Never a nonce or digest.
+ * A notification payload (docs/relay.md, "The question payload": anything that is not `interaction-request`): the
+ * companion notification of a relay route, and (beyond v1) `interaction_status` when a question settled elsewhere, so
+ * the phone closes its card. Never a nonce or digest.
  */
 export interface NotificationPayload {
   payload_kind: "notification";
@@ -51,8 +51,9 @@ export interface NotificationPayload {
 export type RelayPayload = InteractionRequestPayload | NotificationPayload;
 
 /**
- * The interaction-request payload of a pending question: exactly the spec's fields (absent optional ones as
- * null), the digest and nonce verbatim. Host correlation values the spec does not list (`turn_id`,
+ * The interaction-request payload of a pending question: exactly the fields of docs/relay.md, "The question payload"
+ * (absent optional ones as null), the digest and nonce verbatim. Host correlation values that payload does not list
+ * (`turn_id`,
  * `native_request_id`) stay on the machine.
  */
 export function interactionRequestPayload(interaction: ArcInteraction): InteractionRequestPayload {

@@ -1,7 +1,10 @@
 import * as z from "zod";
 import { CHOICE_ID_PATTERN, INTERACTION_KINDS } from "../enums.js";
 
-/** Relay contract version 1 (spec 2): the answer body a phone posts and the plaintext of an interaction request. */
+/**
+ * Relay contract version 1 (docs/relay.md, "The relay contract (version 1)"): the answer body a phone posts and the
+ * plaintext of an interaction request.
+ */
 import { RELAY_ANSWER_LIMITS } from "./limits.js";
 import { RELAY_CONTRACT_VERSION } from "./version.js";
 

@@ -1,5 +1,5 @@
 /**
- * /ui/api/router/agents (spec 3, Agent connectors; docs/connectors.md): the accounts of the two host agents as the
+ * /ui/api/router/agents (docs/connectors.md, "Agent connectors"): the accounts of the two host agents as the
  * Agents page and `notify router agents` show them, and the copies taken before every change. The broker's
  * connector service returns these shapes; the page reads them.
  */
@@ -28,7 +28,7 @@ export interface AgentAccountView {
   files: string[];
 }
 
-/** One copy of an agent file taken before Notify changed it (spec 3, Agent connectors 4). */
+/** One copy of an agent file taken before Notify changed it (docs/connectors.md, "Writing rules"). */
 export interface AgentFileBackup {
   id: string;
   agent: ConnectorAgentId;

@@ -10,7 +10,8 @@ import type { OutboxStatus, Priority, RouterRouteKind, SoundFormat } from "../en
 import type { QuietHours, RouteWhen } from "../routing.js";
 
 /**
- * GET/PUT /ui/api/types: a custom notification type (spec 1, presentation rule 7), as config.json holds it under
+ * GET/PUT /ui/api/types: a custom notification type (docs/desktop.md, "Local presentation rules", rule 7), as
+ * config.json holds it under
  * `notificationTypes` (docs/config.md).
  */
 export interface TypeDefinition {

@@ -8,22 +8,25 @@ import type { PresentationSettings } from "./schemas.js";
 
 export * from "../enums.js";
 
-/** Smart switching strategies (spec 3, Smart switching), in the order the page lists them. */
+/** Smart switching strategies (docs/router.md, "Smart switching"), in the order the page lists them. */
 export const SWITCH_STRATEGIES = ["off", "ordered", "sticky", "round_robin"] as const;
 export type SwitchStrategy = (typeof SWITCH_STRATEGIES)[number];
 
-/** The most targets a combo has (spec 3: a combo has 1-8 targets; an alias has exactly one). */
+/** The most targets a combo has (docs/router.md, "Limits": a combo has 1-8 targets; an alias has exactly one). */
 export const MAX_COMBO_TARGETS = 8;
 
-/** The five effort names (spec 3, Effort mapping 1), lowest first. */
+/** The five effort names (docs/router.md, "Effort mapping"), lowest first. */
 export const EFFORT_LEVELS = ["low", "medium", "high", "xhigh", "max"] as const;
 export type EffortLevel = (typeof EFFORT_LEVELS)[number];
 
-/** Record wires (spec 3 names them so in records; the router's IR says `responses` etc.). */
+/** Record wires (docs/router.md names them so in records; the router's IR says `responses` etc.). */
 export const RECORD_WIRES = ["responses_wire", "chat_wire", "messages_wire"] as const;
 export type RecordWire = (typeof RECORD_WIRES)[number];
 
-/** How an upstream authenticates: an API key, or one of the plan sign-ins (spec 3, Subscription upstreams). */
+/**
+ * How an upstream authenticates: an API key, or one of the plan sign-ins
+ * (docs/router.md, "Subscriptions and saved accounts").
+ */
 export const UPSTREAM_AUTHS = ["api_key", "plan_signin_a", "plan_signin_b"] as const;
 export type UpstreamAuth = (typeof UPSTREAM_AUTHS)[number];
 
@@ -39,7 +42,10 @@ export const ROUTE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** A route target: `provider/model`. */
 export const ROUTE_TARGET_PATTERN = /^[^/]+\/.+$/;
 
-/** The local presentation keys' defaults (spec 1, Local presentation rules; PresentationSettings in schemas.ts). */
+/**
+ * The local presentation keys' defaults (docs/desktop.md, "Local presentation rules"; PresentationSettings in
+ * schemas.ts).
+ */
 export const PRESENTATION_DEFAULTS: PresentationSettings = {
   pauseNotifications: false,
   doNotDisturb: false,
@@ -50,9 +56,9 @@ export const PRESENTATION_DEFAULTS: PresentationSettings = {
   soundCommand: null,
 };
 
-// The delivery timeline's values (ui/timeline.ts's schema; the broker's routing/timeline.ts checks stored rows against
+// The delivery timeline's values (ui/timeline.ts's schema; the broker's attention/timeline.ts checks stored rows against
 // them), here so that a reader needs no zod.
-/** Why a route with options waited (the policy's WaitReason, routing/policy.ts). */
+/** Why a route with options waited (the policy's WaitReason, attention/policy.ts). */
 export const TIMELINE_HOLD_REASONS = ["delay", "presence", "quiet_hours"] as const;
 /** Why a delivery left (the policy's DeliverReason; `immediate` also for a route without options). */
 export const TIMELINE_SEND_REASONS = ["immediate", "delay_elapsed", "presence", "critical_in_quiet_hours"] as const;

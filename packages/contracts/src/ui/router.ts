@@ -14,8 +14,8 @@ import {
 } from "./constants.js";
 
 /**
- * /ui/api/router shapes (spec 3; docs/router.md, Management routes): the router parses its writes with these
- * schemas (packages/router/src/config/config-service.ts) and the page types what it sends from them. Each field
+ * /ui/api/router shapes (docs/router.md, "Management routes (`/ui/api/router`)"): the router parses its writes with
+ * these schemas (packages/router/src/config/config-service.ts) and the page types what it sends from them. Each field
  * carries the one message the router answers with in its 400 `{error}` (pinned by tests and docs/apply.md), so a
  * schema issue is the user's message as it is.
  */
@@ -90,7 +90,8 @@ const routeShape = {
 
 /**
  * POST /ui/api/router/routes, and the route a PATCH leaves. An alias has exactly one target, a combo 1 to
- * MAX_COMBO_TARGETS (spec 3); that every target's provider is an upstream is the router's check after this parse.
+ * MAX_COMBO_TARGETS (docs/router.md, "Limits"); that every target's provider is an upstream is the router's check after
+ * this parse.
  */
 export const RouterRouteInput = z.strictObject(routeShape, unknownField("route")).superRefine((route, context) => {
   const count = route.targets.length;

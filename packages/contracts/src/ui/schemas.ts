@@ -5,8 +5,8 @@ import type { ArcInteraction, ArcNotification } from "../producer.js";
 export type { ArcInteraction, ArcNotification } from "../producer.js";
 
 /**
- * The /ui/api bodies (docs/api.md, "/ui/api"): one place that the broker validates with and the web page types
- * itself from. Response objects that the /v1 API already defines (NotificationDto, InteractionDto) are the
+ * The /ui/api bodies (docs/api.md, "Web UI API: `/ui/api`"): one place that the broker validates with and the web page
+ * types itself from. Response objects that the /v1 API already defines (NotificationDto, InteractionDto) are the
  * contract's own types, not copies.
  */
 
@@ -15,8 +15,8 @@ export type UiNotification = ArcNotification;
  * A question as /ui/api serves it: the /v1 InteractionDto plus two display-only facts (docs/api.md, /ui/api).
  * `notification_id`: the notification raised with the question (its "notification half"); the page shows the two
  * as one item. `answered_via: "ui"`: the answer came through POST /ui/api/interactions/{id}/respond, the page
- * itself; `"toast"`: a desktop notification's button. Both store `source: "desktop"` (DESIGN.md), which alone would
- * not tell them apart.
+ * itself; `"toast"`: a desktop notification's button. Both store `source: "desktop"` (docs/api.md, "Inbox"), which
+ * alone would not tell them apart.
  */
 export type UiInteraction = ArcInteraction & { notification_id?: string; answered_via?: AnsweredVia };
 
@@ -37,7 +37,10 @@ export const UiRespondBody = z.strictObject({
 });
 export type UiRespondBody = z.infer<typeof UiRespondBody>;
 
-/** Spec 1, Local presentation rules, plus `soundCommand` (DESIGN.md, Desktop presentation). */
+/**
+ * The local presentation keys (docs/desktop.md, "Local presentation rules"), plus `soundCommand`
+ * (docs/desktop.md, "Sounds").
+ */
 export const PresentationSettings = z.strictObject({
   pauseNotifications: z.boolean(),
   doNotDisturb: z.boolean(),
@@ -84,7 +87,7 @@ export interface LoginLink {
 }
 
 /**
- * The `{error}` body every refusal carries (spec 1, Errors). /ui/api adds `field` when a refusal concerns one
+ * The `{error}` body every refusal carries (docs/api.md, "Errors"). /ui/api adds `field` when a refusal concerns one
  * option (`quiet_hours.end`), so the page puts it next to that input without reading the text (docs/api.md).
  */
 export interface ErrorBody {

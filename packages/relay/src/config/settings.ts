@@ -4,7 +4,7 @@ import { join } from "node:path";
 import envPaths from "env-paths";
 import { newToken } from "../domain/tokens.js";
 
-/** DESIGN.md, Relay: flags win over environment variables, which win over defaults. */
+/** docs/relay.md, "Running": flags win over environment variables, which win over defaults. */
 export interface RelaySettings {
   port: number;
   host: string;

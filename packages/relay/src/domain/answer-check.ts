@@ -6,10 +6,10 @@ import { RelayError } from "./errors.js";
 export { RELAY_CONTRACT_VERSION };
 
 /**
- * The answer body a phone posts (spec 2, "Relay answer body"), with exactly one of choice_id and text: the
+ * The answer body a phone posts (docs/relay.md, "The answer body"), with exactly one of choice_id and text: the
  * contract's stored answer without the relay's `received_at`. The relay checks it by hand rather than with the
  * contract's zod schema: zod would be the relay's only use of it and costs about 17 MB of RSS at start
- * (docs/relay.md, "Answer checks"), and the spec's check order decides the status, not a schema's.
+ * (docs/relay.md, "Answer checks"), and the contract's check order decides the status, not a schema's.
  */
 export type CheckedAnswer = Omit<RelayStoredAnswer, "received_at">;
 
@@ -18,10 +18,11 @@ const present = (value: unknown): boolean => value !== undefined && value !== nu
 const isText = (value: unknown): value is string => typeof value === "string";
 
 /**
- * Checks 2 to 6 of POST /v1/interaction-responses, in the spec's order, so a body failing two checks gets the
- * earlier one's status (check 1, the token, runs before the body is read; check 7 needs the store). The relay
- * checks shape only: digest, nonce and expiry are the broker's to re-check. Unknown fields are not answer fields:
- * they are dropped, never stored or served.
+ * Checks 2 to 6 of POST /v1/interaction-responses, in the documented order
+ * (docs/relay.md, "`POST /v1/interaction-responses` (device token)"), so a body failing two checks gets the earlier
+ * one's status (check 1, the token, runs before the body is read; check 7 needs the store). The relay checks shape
+ * only: digest, nonce and expiry are the broker's to re-check. Unknown fields are not answer fields: they are dropped,
+ * never stored or served.
  */
 export function checkAnswer(body: unknown, deviceId: string): CheckedAnswer {
   const fields = (typeof body === "object" && body !== null && !Array.isArray(body) ? body : {}) as Record<

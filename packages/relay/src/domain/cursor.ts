@@ -2,8 +2,8 @@ import { DAY } from "./clock.js";
 
 /**
  * The opaque cursor of GET /v1/interaction-responses and GET /v1/envelopes: the store position of the last row
- * served, and the time floor set by the first poll (an empty `since` covers the last 24 hours, spec 2). Clients pass
- * it back verbatim; it is base64url so it survives a query string untouched.
+ * served, and the time floor set by the first poll (an empty `since` covers the last 24 hours,
+ * docs/relay.md, "Cursors"). Clients pass it back verbatim; it is base64url so it survives a query string untouched.
  */
 export interface CursorState {
   /** Null before the first row was served. */

@@ -7,7 +7,10 @@ import { parsePushSubscription } from "./push-subscription.js";
 export const reaches = (installation: Installation, device: Device): boolean =>
   device.ownerId === installation.ownerId || device.directInstallationId === installation.id;
 
-/** GET /v1/device. `installation_id` is null for a normally paired phone (spec 2). */
+/**
+ * GET /v1/device. `installation_id` is null for a normally paired phone
+ * (docs/relay.md, "`GET /v1/device` (device token)").
+ */
 export function describeDevice(device: Device) {
   return {
     device_id: device.id,
@@ -39,7 +42,11 @@ export async function revokeDevice(deps: DomainDeps, installation: Installation,
   if (!revoked) throw new RelayError("not_found", "no such device");
 }
 
-/** PUT /v1/device/push-subscription (beyond DESIGN.md): a phone whose subscription changed re-registers it. */
+/**
+ * PUT /v1/device/push-subscription (Notify's own addition,
+ * docs/relay.md, "`PUT /v1/device/push-subscription` (device token)"): a phone whose subscription changed re-registers
+ * it.
+ */
 export async function updatePushSubscription(deps: DomainDeps, device: Device, body: unknown): Promise<void> {
   const value = (body as Record<string, unknown> | undefined)?.push_subscription;
   const subscription = value === null ? null : JSON.stringify(parsePushSubscription(value, deps.pushEndpoints));

@@ -13,7 +13,7 @@ const isText = (value: unknown): value is string => typeof value === "string" &&
 
 /**
  * The envelope's outer shape only: the relay cannot read the JWE and does not try. One recipient per device, named
- * by `kid` (DESIGN.md, Relay).
+ * by `kid` (docs/relay.md, "`POST /v1/envelopes` (installation token)").
  */
 function recipientsOf(body: unknown, installation: Installation): { envelope: object; kids: string[] } {
   const bad = (why: string) => new RelayError("invalid_request", why);

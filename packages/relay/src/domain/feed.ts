@@ -24,8 +24,9 @@ const RECHECK_FIRST_MS = 20;
 const RECHECK_MAX_MS = 1000;
 
 /**
- * One cursor feed (answers for an installation, envelopes for a device), with spec 2's rules: `since` empty means
- * the last 24 hours; sending back a cursor acknowledges what it covers; an empty page returns the same cursor.
+ * One cursor feed (answers for an installation, envelopes for a device), with the contract's rules
+ * (docs/relay.md, "Cursors"): `since` empty means the last 24 hours; sending back a cursor acknowledges what it covers;
+ * an empty page returns the same cursor.
  */
 export class Feed {
   /** Last position acknowledged per reader in this process: a repeated cursor costs no write. */

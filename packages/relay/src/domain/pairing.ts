@@ -17,8 +17,8 @@ const objectBody = (body: unknown): Record<string, unknown> => {
 };
 
 /**
- * POST /v1/pairings. `direct: true` (beyond DESIGN.md) makes a legacy direct link: the device then belongs to this
- * installation instead of its owner.
+ * POST /v1/pairings. `direct: true` (Notify's own addition, docs/relay.md, "Model") makes a legacy direct link: the
+ * device then belongs to this installation instead of its owner.
  */
 export async function createPairing(deps: DomainDeps, installation: Installation, body: unknown) {
   const { direct } = objectBody(body);

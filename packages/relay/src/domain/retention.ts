@@ -1,7 +1,7 @@
 import type { RelayStore } from "../store/types.js";
 import { type Clock, DAY } from "./clock.js";
 
-/** Spec 2, Limits: kept 7 days, or 24 hours after the owning reader's acknowledged cursor passed it. */
+/** docs/relay.md, "Retention": kept 7 days, or 24 hours after the owning reader's acknowledged cursor passed it. */
 export const MAX_AGE = 7 * DAY;
 export const ACK_REST = DAY;
 export const PRUNE_BATCH = 1000;

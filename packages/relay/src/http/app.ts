@@ -25,7 +25,7 @@ import { defaultAppDir, phoneAppRoutes } from "./routes/phone-app.js";
 /** How long GET /healthz waits for the database before calling it unreachable. */
 const HEALTH_TIMEOUT = 3000;
 
-/** Spec 2: the relay body limit, on every route. */
+/** The relay body limit, on every route (docs/relay.md, "Routes"). */
 export const BODY_LIMIT = 64 * 1024;
 
 export interface AppOptions {

@@ -26,8 +26,8 @@ const limited = (limits: Limits, name: LimitName, key: string): void => {
 type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 /**
- * onRequest hooks: they run before the body is read, so a bad token gets 401 ahead of 415 and 413 (spec 2 lists the
- * token as check 1), and a flood of bad tokens costs no body parsing.
+ * onRequest hooks: they run before the body is read, so a bad token gets 401 ahead of 415 and 413
+ * (docs/relay.md, "Routes", lists the token as check 1), and a flood of bad tokens costs no body parsing.
  */
 export function installationAuth(guards: Guards, limit: LimitName): Hook {
   return async (request) => {

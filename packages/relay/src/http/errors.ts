@@ -3,9 +3,9 @@ import { RelayError } from "../domain/errors.js";
 import type { RelayLogger } from "../log.js";
 
 /**
- * How a route writes its errors. Spec 2 gives GET /v1/interaction-responses a string (`{error: "unauthorized"}`);
- * POST /v1/interaction-responses and the other routes an object (`{error: {code, message}}`). The GET envelope
- * feed follows its answer twin.
+ * How a route writes its errors (docs/relay.md, "Errors"). The contract gives GET /v1/interaction-responses a string
+ * (`{error: "unauthorized"}`); POST /v1/interaction-responses and the other routes an object (`{error: {code,
+ * message}}`). The GET envelope feed follows its answer twin.
  */
 export type ErrorStyle = "string" | "object";
 

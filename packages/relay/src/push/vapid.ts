@@ -17,8 +17,9 @@ export function generateVapidKeys(): VapidKeys {
 }
 
 /**
- * The relay's VAPID key pair, generated into the data dir on first run (DESIGN.md). Phones subscribe with the
- * public key, so every relay process behind one load balancer must share this file (docs/relay.md, Deployment).
+ * The relay's VAPID key pair, generated into the data dir on first run (docs/relay.md, "Web Push"). Phones subscribe
+ * with the public key, so every relay process behind one load balancer must share this file (docs/relay.md,
+ * Deployment).
  */
 export function loadVapidKeys(dataDir: string): VapidKeys {
   const text = readOrCreate(dataDir, "vapid.json", () => JSON.stringify(generateVapidKeys()));

@@ -58,11 +58,11 @@ function upstreamLeft(input: Input, existing: Upstream | undefined): Input {
 }
 
 /**
- * Upstreams, routes and settings with every rule of spec 3. A change is parsed with the contract's schema
- * (packages/contracts/src/ui/router.ts: slug pattern, declared models, model_wires, alias one target, combo 1-8),
- * then the checks that need the store run in order: slug and name clashes, the destination rule, saved accounts,
- * targets naming upstreams, and the deletion rules (docs/router.md): an upstream or route still named by a route
- * or a setting cannot be deleted. Keys are sealed and never returned.
+ * Upstreams, routes and settings with every rule of docs/router.md, "Records and rules". A change is parsed with the
+ * contract's schema (packages/contracts/src/ui/router.ts: slug pattern, declared models, model_wires, alias one target,
+ * combo 1-8), then the checks that need the store run in order: slug and name clashes, the destination rule, saved
+ * accounts, targets naming upstreams, and the deletion rules (docs/router.md): an upstream or route still named by a
+ * route or a setting cannot be deleted. Keys are sealed and never returned.
  */
 export class RouterConfig {
   private readonly store: RouterConfigStore;
@@ -114,8 +114,8 @@ export class RouterConfig {
 
   /**
    * Calls `listener` after upstreams, routes, settings or effort overrides changed (the broker rewrites connected
-   * agents, spec 3 Agent connectors 4). Called once per turn of the event loop however many changes it held, after
-   * the change's transaction committed. Returns the unsubscribe function.
+   * agents, docs/connectors.md, "Writing rules"). Called once per turn of the event loop however many changes it held,
+   * after the change's transaction committed. Returns the unsubscribe function.
    */
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
@@ -208,7 +208,7 @@ export class RouterConfig {
   /**
    * The credential_ref a change leaves: `null`, `api_account:<id>` (a saved account that exists and can send model
    * requests: an admin-only key is refused) or `profile:<directory>`. A typed key, or its removal, replaces an
-   * `api_account:` reference (spec 3, Subscription upstreams 5); sending both in one change is refused.
+   * `api_account:` reference (docs/router.md, "Saved accounts"); sending both in one change is refused.
    */
   private credentialRefOf(change: RouterUpstreamInput, existing: Upstream | undefined): string | null {
     const ref = change.credential_ref;

@@ -2,7 +2,7 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { EFFORT_LEVELS, familyById, familyOf } from "../effort/families.js";
 import { automaticTable, type EffortOverride, effortTable, overrideProblem } from "../effort/mapping.js";
 
-/** Spec 3, Effort override sets: one per family id, one per `provider/model`. */
+/** docs/router.md, "Effort mapping": one per family id, one per `provider/model`. */
 export interface EffortOverrides {
   families: Record<string, EffortOverride>;
   models: Record<string, EffortOverride>;

@@ -15,7 +15,9 @@ export {
   type UpstreamAuth,
 } from "@notify/contracts/ui-constants";
 
-/** Spec 3 names wires `responses_wire`, `chat_wire`, `messages_wire` in records; the IR says `responses` etc. */
+/**
+ * docs/router.md names wires `responses_wire`, `chat_wire`, `messages_wire` in records; the IR says `responses` etc.
+ */
 export const toWire = (wire: RecordWire): Wire => wire.replace("_wire", "") as Wire;
 
 export interface Upstream {
@@ -66,8 +68,8 @@ export function wireFor(upstream: Upstream, model: string): Wire {
 }
 
 /**
- * Destination rule (spec 3): absolute https, or http only to a loopback literal; no user info, query or fragment.
- * Returns the problem, or undefined when the URL is acceptable.
+ * Destination rule (docs/router.md, "Destination rule"): absolute https, or http only to a loopback literal; no user
+ * info, query or fragment. Returns the problem, or undefined when the URL is acceptable.
  */
 export function destinationProblem(baseUrl: string): string | undefined {
   // Parsers disagree on these (WHATWG reads a backslash as `/` and drops tabs and newlines; others read another

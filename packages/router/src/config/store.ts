@@ -34,15 +34,15 @@ const MIGRATIONS: string[] = [
      upstream_wire TEXT NOT NULL, status INTEGER, error_code TEXT, duration_ms INTEGER, bytes_streamed INTEGER NOT NULL,
      started_at TEXT NOT NULL, started_ms INTEGER NOT NULL, PRIMARY KEY (request_id, ordinal)) STRICT;
 `,
-  // The auth and model_wires columns are added to an older store in place (spec 3, Upstream record).
+  // The auth and model_wires columns are added to an older store in place (docs/router.md, "Upstream").
   `ALTER TABLE upstreams ADD COLUMN auth TEXT NOT NULL DEFAULT 'api_key';
    ALTER TABLE upstreams ADD COLUMN model_wires TEXT NOT NULL DEFAULT '{}';
    ALTER TABLE upstreams ADD COLUMN credential_ref TEXT;`,
-  // Effort override sets (spec 3): per family id and per provider/model.
+  // Effort override sets (docs/router.md, "Effort mapping"): per family id and per provider/model.
   `CREATE TABLE effort_overrides (
      scope TEXT NOT NULL, name TEXT NOT NULL, override TEXT NOT NULL, updated_at TEXT NOT NULL,
      PRIMARY KEY (scope, name)) STRICT;`,
-  // Saved provider accounts (spec 3, "a key saved in live-quota accounts"): a sealed key per account, opened per
+  // Saved provider accounts (docs/router.md, "Saved accounts"): a sealed key per account, opened per
   // attempt by an upstream whose credential_ref is api_account:<id>.
   `CREATE TABLE accounts (
      id TEXT PRIMARY KEY, provider TEXT NOT NULL, label TEXT NOT NULL, sealed_key TEXT NOT NULL,

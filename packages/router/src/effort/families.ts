@@ -1,6 +1,6 @@
 /**
- * Effort families (spec 3, Effort mapping 4): models grouped by model ID (not by aggregator name), each with the
- * effort values its vendor accepts, lowest first. Sources, per family, are listed in docs/router.md.
+ * Effort families (docs/router.md, "Effort mapping"): models grouped by model ID (not by aggregator name), each with
+ * the effort values its vendor accepts, lowest first. Sources, per family, are listed in docs/router.md.
  */
 import { EFFORT_LEVELS } from "@notify/contracts/ui-constants";
 

@@ -1,8 +1,9 @@
 import { EFFORT_LEVELS, type EffortFamily, type EffortLevel, familyOf } from "./families.js";
 
 /**
- * Effort mapping (spec 3): one table per concrete model, built from the automatic table of its family, then the
- * family override, then the per-model override (each level from the first that sets it); applied once per hop.
+ * Effort mapping (docs/router.md, "Effort mapping"): one table per concrete model, built from the automatic table of
+ * its family, then the family override, then the per-model override (each level from the first that sets it); applied
+ * once per hop.
  */
 
 /** What a level maps to: a value sent to the target, or `null` = omit the field. */

@@ -1,6 +1,6 @@
 import type { Wire } from "../ir.js";
 
-/** Spec 3, Errors: the codes the router answers with. */
+/** docs/router.md, "Errors": the codes the router answers with. */
 export type RouterErrorCode =
   | "router_disabled"
   | "unauthorized"
@@ -63,10 +63,11 @@ export interface RelayedStreamState {
 }
 
 /**
- * The event that ends a committed stream when the upstream fails after the first byte (spec 3, Failover rule 5),
- * for passthrough streams whose bytes the router does not re-encode. On the responses wire an `error` event (what
- * the vendor's clients raise on) comes first, then `response.failed` for clients that wait for a terminal event;
- * both continue the upstream's sequence numbers and name its response.
+ * The event that ends a committed stream when the upstream fails after the first byte
+ * (docs/router.md, "Failover and cooldowns", rule 4), for passthrough streams whose bytes the router does not
+ * re-encode. On the responses wire an `error` event (what the vendor's clients raise on) comes first, then
+ * `response.failed` for clients that wait for a terminal event; both continue the upstream's sequence numbers and name
+ * its response.
  */
 export function wireErrorEvent(
   wire: Wire,

@@ -5,7 +5,7 @@ import { transaction } from "../transaction.js";
 
 export type Outcome = "ok" | "upstream_error" | "client_error" | "canceled" | "failed_over_exhausted";
 
-/** One logical request (spec 3, Request ledger record). Never prompts, responses, headers, keys or provider bodies. */
+/** One logical request (docs/router.md, "Ledger"). Never prompts, responses, headers, keys or provider bodies. */
 export interface RequestRecord {
   id: string;
   started_at: string;
@@ -26,7 +26,7 @@ export interface RequestRecord {
   notes: string[];
 }
 
-/** One physical send (spec 3, Attempt record). */
+/** One physical send (docs/router.md, "Ledger"). */
 export interface AttemptRecord {
   request_id: string;
   ordinal: number;

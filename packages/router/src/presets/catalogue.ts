@@ -2,11 +2,11 @@ import type { ModelListSource, PresetKind } from "@notify/contracts/enums";
 import type { RecordWire, UpstreamAuth } from "../config/records.js";
 
 /**
- * The preset catalogue (spec 3, Preset catalogue): fifteen providers a user picks instead of typing a base URL.
+ * The preset catalogue (docs/router.md, "Presets"): fifteen providers a user picks instead of typing a base URL.
  * A preset fills everything but the key: slug, label, wire, base URL, how the upstream authenticates, and which wire
  * each model family uses (prefix rules). Base URLs are the vendors' public ones; every entry names its source.
  *
- * The spec's table, row by row:
+ * The table of docs/router.md, "Presets", row by row:
  * | 2 | subscription sign-in of another tool (plan_signin_a, plan_signin_b) | responses wire |
  * | 1 | flat-plan service with API key, per-model wires                      | chat by default |
  * | 1 | per-token gateway with per-model wires                               | chat by default |
@@ -16,7 +16,9 @@ import type { RecordWire, UpstreamAuth } from "../config/records.js";
  * | 2 | local servers on this computer (loopback)                            | chat wire      |
  */
 
-/** Smart switching's cost kinds (spec 3, Smart switching 2), as a preset declares its own: the contract's list. */
+/**
+ * Smart switching's cost kinds (docs/router.md, "Smart switching"), as a preset declares its own: the contract's list.
+ */
 export type { PresetKind };
 
 /**

@@ -2,7 +2,7 @@ import type { RecordWire } from "../config/records.js";
 import type { PrefixRule } from "./catalogue.js";
 
 /**
- * A preset's prefix rules applied to model IDs (spec 3, Preset catalogue): which wire each model is served on, the
+ * A preset's prefix rules applied to model IDs (docs/router.md, "Presets"): which wire each model is served on, the
  * `model_wires` a saved upstream carries, and the models left out because their wire is one the router does not
  * speak. Pure functions; no HTTP, no storage.
  */

@@ -148,7 +148,8 @@ export async function tryTarget(
       );
       const retryAfter = response.headers["retry-after"];
       // A subscription backend's 401: the sign-in is read again (renewed if it still holds this token) and the
-      // target tried once more, as a new attempt (spec 3, Subscription upstreams 1 and 2).
+      // target tried once more, as a new attempt (docs/router.md, "`plan_signin_a`: the sign-in's own backend";
+      // docs/router.md, "`plan_signin_b`: an exchanged subscription key").
       if (status === 401 && upstream.auth !== "api_key" && options.stale === undefined && key !== undefined) {
         attempt.error_code = code;
         attempt.duration_ms = now() - startedMs;

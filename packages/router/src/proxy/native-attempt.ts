@@ -22,8 +22,8 @@ const MAX_VENDOR_ERROR_BODY = 1024 * 1024;
 const MAX_REPLY_BODY = 256 * 1024 * 1024;
 
 /**
- * One attempt at the agent's own vendor (spec 3, The agent's own native models): the client's body byte for byte,
- * its query string, its own credential and vendor, SDK, user-agent, app and session headers, to the vendor's
+ * One attempt at the agent's own vendor (docs/router.md, "The agent's own native models"): the client's body byte for
+ * byte, its query string, its own credential and vendor, SDK, user-agent, app and session headers, to the vendor's
  * `/messages` or `/messages/count_tokens`. Never cooled down. A refusal moves on to the fallbacks when there are
  * any (`hasFallback`); otherwise, and for any other answer, the vendor's status, body and `retry-after` go back
  * unchanged. The credential goes to this one host, and nowhere else: not the ledger, not a log line.
@@ -134,7 +134,7 @@ export async function tryNative(
   }
 }
 
-/** The native vendor's own answer, unchanged: status, body and retry headers (spec 3, Errors 3). */
+/** The native vendor's own answer, unchanged: status, body and retry headers (docs/router.md, "Errors"). */
 export function sendVendorAnswer(
   context: RequestContext,
   failure: Failure,

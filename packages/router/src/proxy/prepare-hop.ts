@@ -18,7 +18,7 @@ export interface Hop {
   native?: true;
   /**
    * The upstream answers only as a stream but the client asked for one response: the stream is read whole and
-   * collected into one reply (`plan_signin_a`, spec 3 Subscription upstreams 1).
+   * collected into one reply (`plan_signin_a`, docs/router.md, "`plan_signin_a`: the sign-in's own backend").
    */
   collect?: true;
 }

@@ -30,7 +30,7 @@ export function upstreamHeaders(
   key: string | undefined,
 ): Record<string, string> {
   const { call } = context;
-  // NOTE: every upstream request carries the router's own User-Agent (spec 3, Subscription upstreams 4).
+  // NOTE: every upstream request carries the router's own User-Agent (docs/router.md, "The flat-plan session header").
   const headers: Record<string, string> = {
     "content-type": "application/json",
     accept: stream ? "text/event-stream" : "application/json",
@@ -48,7 +48,7 @@ export function upstreamHeaders(
   return headers;
 }
 
-/** The session header of the flat-plan host (spec 3, Subscription upstreams 4). */
+/** The session header of the flat-plan host (docs/router.md, "The flat-plan session header"). */
 export const FLAT_PLAN_SESSION_HEADER = "x-opencode-session";
 
 /**

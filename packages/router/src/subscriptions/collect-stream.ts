@@ -6,7 +6,7 @@ import { STREAM_TRANSFORMERS } from "../wires/transformers.js";
 
 /**
  * A whole upstream event stream (its bytes, read to the end) as one reply: for a client that asked for one response
- * from a backend that answers only as a stream (spec 3, Subscription upstreams 1).
+ * from a backend that answers only as a stream (docs/router.md, "`plan_signin_a`: the sign-in's own backend").
  */
 export function collectStreamBytes(wire: Wire, bytes: Buffer): Promise<CollectedReply> {
   const parser = new SseParser();

@@ -2,8 +2,9 @@ import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 
 /**
- * The agent's own conversation id, for the flat-plan host's session header (spec 3, Subscription upstreams 4):
- * from the inbound request's session or conversation headers (Codex sends `session_id`; Claude Code
+ * The agent's own conversation id, for the flat-plan host's session header
+ * (docs/router.md, "The flat-plan session header"): from the inbound request's session or conversation headers (Codex
+ * sends `session_id`; Claude Code
  * `x-claude-code-session-id`), else from its fields (`prompt_cache_key`, which Codex sets to its conversation id;
  * `session_id`, `conversation_id`, `metadata.session_id`), else one id for this process.
  */

@@ -26,6 +26,6 @@ export const credentialFailure = (status: number, code: RouterErrorCode, message
   failure: { status, code, message },
 });
 
-/** Spec 3, Subscription upstreams 3: a missing or unrenewable sign-in fails the attempt (the chain goes on). */
+/** docs/router.md, "Signed out": a missing or unrenewable sign-in fails the attempt (the chain goes on). */
 export const signedOut = (slug: string): CredentialResult =>
   credentialFailure(503, "subscription_signed_out", `upstream ${slug}: the subscription sign-in is missing or expired`);

@@ -1,6 +1,7 @@
 /**
- * Spec 3, Subscription upstreams 1: the request adjustments for the `plan_signin_a` backend (the ChatGPT backend's
- * responses endpoint behind the Codex sign-in): `store` false, `instructions` "" when missing, no
+ * docs/router.md, "`plan_signin_a`: the sign-in's own backend": the request adjustments for the `plan_signin_a` backend
+ * (the ChatGPT backend's responses endpoint behind the Codex sign-in): `store` false, `instructions` "" when missing,
+ * no
  * `max_output_tokens`, `max_tokens`, `temperature`, `top_p` or `previous_response_id`, and `stream` forced on (the
  * backend refuses `stream: false` with 400). A client that asked for one response gets the stream collected.
  */

@@ -5,8 +5,9 @@ import { jwtChatgptAccountId } from "./jwt.js";
 import { accountDirectory, defaultCodexHome, readSigninFile, type SigninEnv } from "./signin-file.js";
 
 /**
- * Smart switching rule 7 (spec 3): one `plan_signin_a` provider per signed-in account of the host tool (Codex).
- * The monitored accounts are the default one (`$CODEX_HOME`, else `~/.codex`) and the Codex entries of
+ * Smart switching rule 7 (docs/router.md, "Smart switching rule 7: one provider per signed-in account"): one
+ * `plan_signin_a` provider per signed-in account of the host tool (Codex). The monitored accounts are the default one
+ * (`$CODEX_HOME`, else `~/.codex`) and the Codex entries of
  * `RouterAgentAccounts`. Pure planning here; router.ts applies the plan through the configuration's own rules.
  */
 

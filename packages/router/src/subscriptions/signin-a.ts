@@ -11,7 +11,7 @@ import {
   writeRenewedTokens,
 } from "./signin-file.js";
 
-/** Spec 3, Limits: a token is renewed within five minutes of its expiry. */
+/** docs/router.md, "Limits": a token is renewed within five minutes of its expiry. */
 export const RENEW_WINDOW_MS = 5 * 60 * 1000;
 
 /**
@@ -38,7 +38,8 @@ export function loginHint(directory: string | undefined, env: SigninEnv): string
 }
 
 /**
- * `plan_signin_a` (spec 3, Subscription upstreams 1): every attempt reads the sign-in file of the account named by
+ * `plan_signin_a` (docs/router.md, "`plan_signin_a`: the sign-in's own backend"): every attempt reads the sign-in file
+ * of the account named by
  * `credential_ref`. A token within five minutes of expiry, or the one the backend just refused (`stale`), is not
  * sent: the file is read again (the tool may have renewed it), and only when it still holds that token is it renewed
  * at the auth server with the tool's own client, and the new tokens written back. One renewal per file at a time.

@@ -5,7 +5,7 @@ import { type CredentialResult, credential, credentialFailure, signedOut } from 
 import { loginHint } from "./signin-a.js";
 import { accountDirectory, readSigninFile, type SigninEnv } from "./signin-file.js";
 
-/** Spec 3, Limits: the subscription key is held in memory for 23 hours. */
+/** docs/router.md, "Limits": the subscription key is held in memory for 23 hours. */
 export const EXCHANGED_KEY_TTL_MS = 23 * 60 * 60 * 1000;
 
 export interface ExchangeDeps {
@@ -18,10 +18,10 @@ export interface ExchangeDeps {
 }
 
 /**
- * `plan_signin_b` (spec 3, Subscription upstreams 2): the identity token of the tool's sign-in file is exchanged at
- * the vendor's key endpoint for a subscription API key (Codex's own `obtain_api_key`, see auth-server.ts). The key
- * is held in memory only, for 23 hours, per sign-in file; a 401 from the backend drops it and exchanges again. Only
- * the file is read (never an OS keychain) and it is never written.
+ * `plan_signin_b` (docs/router.md, "`plan_signin_b`: an exchanged subscription key"): the identity token of the tool's
+ * sign-in file is exchanged at the vendor's key endpoint for a subscription API key (Codex's own `obtain_api_key`, see
+ * auth-server.ts). The key is held in memory only, for 23 hours, per sign-in file; a 401 from the backend drops it and
+ * exchanges again. Only the file is read (never an OS keychain) and it is never written.
  */
 export class SigninB {
   private readonly keys = new Map<string, { key: string; untilMs: number }>();

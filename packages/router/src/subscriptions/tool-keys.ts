@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { defaultCodexHome, SIGNIN_FILE_NAME, type SigninEnv } from "./signin-file.js";
 
 /**
- * Plain API keys another tool holds for a provider (spec 3, Subscription upstreams 5): read only when the owner asks
+ * Plain API keys another tool holds for a provider (docs/router.md, "Saved accounts"): read only when the owner asks
  * (saving one as an account, or fetching a model list with it), then sealed like a typed key and never returned.
  * OAuth sign-ins of the tool are not reused this way (they are `plan_signin_a` / `plan_signin_b`).
  *

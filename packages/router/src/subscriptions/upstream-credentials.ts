@@ -34,9 +34,10 @@ export interface CredentialDeps {
 }
 
 /**
- * The credential of one attempt, by the upstream's `auth` and `credential_ref` (spec 3, Upstream record and
- * Subscription upstreams): a typed key (sealed in router.db), a saved account's key (`api_account:<id>`, opened per
- * attempt), a sign-in file's access token (`plan_signin_a`) or an exchanged subscription key (`plan_signin_b`).
+ * The credential of one attempt, by the upstream's `auth` and `credential_ref` (docs/router.md, "Upstream";
+ * docs/router.md, "Subscriptions and saved accounts"): a typed key (sealed in router.db), a saved account's key
+ * (`api_account:<id>`, opened per attempt), a sign-in file's access token (`plan_signin_a`) or an exchanged
+ * subscription key (`plan_signin_b`).
  * `stale` is the secret the backend just answered 401 to: it is not sent again.
  */
 export class UpstreamCredentials {

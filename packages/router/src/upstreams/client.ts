@@ -7,7 +7,7 @@ export interface UpstreamTimeouts {
   bodyMs: number;
 }
 
-/** Spec 3: 30 s to connect, 300 s to response headers, 300 s of silence between chunks. */
+/** docs/router.md, "Timeouts": 30 s to connect, 300 s to response headers, 300 s of silence between chunks. */
 export const DEFAULT_TIMEOUTS: UpstreamTimeouts = { connectMs: 30_000, headersMs: 300_000, bodyMs: 300_000 };
 
 /**

@@ -2,7 +2,7 @@ import { parseObject } from "../json.js";
 
 /**
  * A responses-wire custom tool takes free text. Other wires only know JSON-object arguments, so it travels as a
- * function with one required string parameter `input` (spec 3, "Mappings on decode", responses row).
+ * function with one required string parameter `input` (docs/router.md, "Request mappings", responses row).
  */
 export const CUSTOM_TOOL_PARAMETERS: Record<string, unknown> = {
   type: "object",

@@ -73,7 +73,8 @@ function Answer({ q }: { q: UiInteraction }) {
   const [text, setText] = useState("");
   const textId = `a-${q.id}`;
 
-  // One response_id per click, made here and kept for a retry of the same answer (spec 1, respond: replay).
+  // One response_id per click, made here and kept for a retry of the same answer
+  // (docs/api.md, "POST /v1/interactions/{id}/respond": replay).
   const send = async (body: UiRespondBody) => {
     setSending({ state: "sending" });
     try {

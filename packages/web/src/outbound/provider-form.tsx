@@ -106,6 +106,7 @@ export function ProviderForm({
         <label>
           <span>Settings (JSON)</span>
           <textarea
+            className="settings-json"
             rows={2}
             value={settings}
             aria-describedby={example ? `settings-hint-${provider?.id ?? "new"}` : undefined}

@@ -143,7 +143,7 @@ function fieldOf(failure: unknown): Field {
 }
 
 /**
- * A new outbound route with its gates (spec 1, Outbound delivery rule 2; new routes start disabled) and its
+ * A new outbound route with its gates (docs/outbound.md, "Delivery rules", rule 2; new routes start disabled) and its
  * delivery options (docs/routing.md), or an edit of one: an emptied gate is cleared (`null`), and so is a delivery
  * option put back to its default. A refusal is shown next to the field it names, in the broker's words.
  */

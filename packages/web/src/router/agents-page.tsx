@@ -10,8 +10,9 @@ const AGENTS = [
 ] as const;
 
 /**
- * The Agents page (spec 3, Web interface pages; Agent connectors 1-5): each host agent with its accounts, a model
- * to point them at, Connect and Disconnect, and the copies of their files Notify took before every change.
+ * The Agents page (docs/router.md, "Web pages"; docs/connectors.md, "Agent connectors"): each host agent with its
+ * accounts, a model to point them at, Connect and Disconnect, and the copies of their files Notify took before every
+ * change.
  * `nested`: shown inside the Router area (its heading is then an h2 under the area's h1).
  */
 export function AgentsPage({ nested = false }: { nested?: boolean }) {

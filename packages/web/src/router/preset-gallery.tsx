@@ -11,7 +11,7 @@ const GROUPS: { kind: PresetView["kind"]; title: string }[] = [
   { kind: "local", title: "Servers on this computer" },
 ];
 
-/** The preset gallery (spec 3, Web interface pages): pick a preset, or a custom provider, and set it up. */
+/** The preset gallery (docs/router.md, "Web pages"): pick a preset, or a custom provider, and set it up. */
 export function PresetGallery({ taken, onSaved }: { taken: ReadonlySet<string>; onSaved: (label: string) => void }) {
   const presets = useLoad(providersApi.presets);
   // undefined: nothing picked; null: a custom provider.

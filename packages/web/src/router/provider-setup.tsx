@@ -50,8 +50,8 @@ export function ProviderSetup({
         ...keyFields(),
       });
       setFetched(result);
-      // Every fetched model starts ticked (docs/router.md, "Providers"): a person fetches models to use them, and
-      // an untouched list once saved a provider with no model at all. A fetch again keeps what was unticked.
+      // Every fetched model starts ticked (docs/router.md, "Fetching model lists"): a person fetches models to use
+      // them, and an untouched list once saved a provider with no model at all. A fetch again keeps what was unticked.
       const before = new Set(fetched?.models.map((model) => model.id));
       setTicked(new Set(result.models.map((model) => model.id).filter((id) => ticked.has(id) || !before.has(id))));
     } catch (failure) {

@@ -39,7 +39,7 @@ function ProviderSwitch({
 }
 
 /**
- * The provider list (spec 3, Web interface pages: Providers): each provider with its own switch, its edit form and
+ * The provider list (docs/router.md, "Web pages"): each provider with its own switch, its edit form and
  * delete, and the preset gallery to add one. `onChanged` lets a host page reload what depends on providers.
  */
 export function ProvidersSection({ onChanged }: { onChanged?: () => void }) {

@@ -13,7 +13,7 @@ export interface RouterSubPage {
 }
 
 /**
- * The Router area's sub-pages, in sub-navigation order (spec 3, Web interface pages). The first one also answers
+ * The Router area's sub-pages, in sub-navigation order (docs/router.md, "Web pages"). The first one also answers
  * /ui/router itself. A new page is one file (`<page>-page.tsx`) and one line here.
  */
 export const ROUTER_PAGES: readonly RouterSubPage[] = [

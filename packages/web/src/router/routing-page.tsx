@@ -5,7 +5,7 @@ import { actionRunner, useLoad } from "../use-load.js";
 import { RoutesCard } from "./routes-card.js";
 import { Choices, ROUTE_CHOICES, routeChoices, TARGET_CHOICES, targetChoices } from "./targets-editor.js";
 
-/** One line per strategy (spec 3, Smart switching; docs/router.md). */
+/** One line per strategy (docs/router.md, "Smart switching"). */
 const STRATEGY_HELP: Record<SwitchStrategy, string> = {
   off: "Only the route's own targets, in their order. No other provider is added.",
   ordered:

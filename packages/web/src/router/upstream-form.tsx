@@ -118,7 +118,8 @@ export function UpstreamForm({ upstream, onSaved }: { upstream?: RouterUpstream;
 
 /**
  * What a save changes about the key's source: choosing a saved account sends `credential_ref: api_account:<id>`;
- * going back to "the key typed above" drops the reference (a typed key replaces it by itself, spec 3).
+ * going back to "the key typed above" drops the reference (a typed key replaces it by itself,
+ * docs/router.md, "Saved accounts").
  */
 function keyFromChange(
   upstream: RouterUpstream | undefined,

@@ -20,7 +20,9 @@ const SWITCHES: { key: keyof PresentationSettings; label: string; help: string }
   },
 ];
 
-/** The spec's presentation keys, each saved to config.json as soon as it changes. */
+/**
+ * The presentation keys (docs/desktop.md, "Local presentation rules"), each saved to config.json as soon as it changes.
+ */
 export function SettingsPage() {
   const { data, error } = useLoad(api.presentation);
   const [settings, setSettings] = useState<PresentationSettings>();

@@ -8,7 +8,7 @@ const NONE = "none";
 /** The select's value for "no choice of my own": PUT sends null and the type plays its default again. */
 const DEFAULT = "";
 
-/** The sound a type plays when nothing is chosen for it (docs/desktop.md, "Which sound a type plays"). */
+/** The sound a type plays when nothing is chosen for it (docs/desktop.md, "Sounds"). */
 function defaultSound(typeId: string, listing: SoundsListing, custom: TypeDefinition | undefined): string {
   const fallback = listing.defaults.info ?? "chime";
   if (custom && !custom.enabled) return fallback;

@@ -1,7 +1,7 @@
+import type { BrokerClient } from "../../client/client.js";
 import { DomainError } from "../../domain/errors.js";
 import { ADAPTERS } from "../../outbox/providers/registry.js";
 import type { OutboundRoute, ProviderProfile } from "../../outbox/types.js";
-import type { BrokerClient } from "../client.js";
 import {
   GATES,
   type OutboundDocument,
@@ -21,10 +21,10 @@ interface KindInfo {
 }
 
 /**
- * `outbound`: provider profiles and routes, upserted by name through /ui/api/outbound (spec 1, Outbound delivery).
- * Order: providers, then routes (a route names its provider), then with --prune the routes and then the providers
- * the file does not name. Fields an entry leaves out keep the broker's value; new entries get the broker's
- * defaults (disabled, spec 1 rule 4).
+ * `outbound`: provider profiles and routes, upserted by name through /ui/api/outbound
+ * (docs/outbound.md, "Delivery rules"). Order: providers, then routes (a route names its provider), then with --prune
+ * the routes and then the providers the file does not name. Fields an entry leaves out keep the broker's value; new
+ * entries get the broker's defaults (disabled, docs/outbound.md, "Delivery rules", rule 4).
  */
 export const outboundSection: ApplySection = {
   key: "outbound",

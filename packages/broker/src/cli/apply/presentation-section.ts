@@ -2,9 +2,10 @@ import { PresentationPatch, type PresentationSettings } from "@notify/contracts/
 import { type ApplySection, isObject, jsonEqual, ui } from "./section.js";
 
 /**
- * `presentation`: the spec 1 presentation keys plus `soundCommand` (docs/apply.md), checked with the same shared
- * schema the broker uses on PUT /ui/api/presentation. Only the keys the file names are set, with one PUT of those
- * that differ; a key the file leaves out keeps the broker's value (there is nothing to prune).
+ * `presentation`: the presentation keys (docs/desktop.md, "Local presentation rules") plus `soundCommand`
+ * (docs/apply.md), checked with the same shared schema the broker uses on PUT /ui/api/presentation. Only the keys the
+ * file names are set, with one PUT of those that differ; a key the file leaves out keeps the broker's value (there is
+ * nothing to prune).
  */
 export const presentationSection: ApplySection = {
   key: "presentation",

@@ -4,7 +4,7 @@ import type { RouterOperation } from "./router-rehearsal.js";
 import { isObject, jsonEqual, type Step, ui, unknownKeys } from "./section.js";
 
 /**
- * `router.effort` of an apply file: effort override sets (spec 3, Effort mapping 4), per family id and per
+ * `router.effort` of an apply file: effort override sets (docs/router.md, "Effort mapping"), per family id and per
  * `provider/model`, each `{levels?: {<level>: value | null}, default?: value | null}` or `null` to remove the set.
  * A listed set replaces the stored one whole. Structure is checked here; the value rules (known family, bounded,
  * monotonic) are the router's own, rehearsed before the first change (router-rehearsal.ts).

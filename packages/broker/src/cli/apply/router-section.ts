@@ -1,6 +1,6 @@
 import type { EffortView } from "@notify/contracts/ui";
 import type { Route, Upstream } from "@notify/router";
-import type { BrokerClient } from "../client.js";
+import type { BrokerClient } from "../../client/client.js";
 import type { RouterStatus } from "../router-api.js";
 import {
   parseRouter,
@@ -16,8 +16,8 @@ import { type RouterOperation, rehearse } from "./router-rehearsal.js";
 import { type ApplySection, type Change, jsonEqual, type PlanContext, type Step, ui } from "./section.js";
 
 /**
- * `router`: the provider router's switch, settings, upstreams, routes and effort override sets (spec 3), through
- * /ui/api/router. Upstreams are upserted by slug, routes by name, effort sets by family id and provider/model.
+ * `router`: the provider router's switch, settings, upstreams, routes and effort override sets (docs/router.md),
+ * through /ui/api/router. Upstreams are upserted by slug, routes by name, effort sets by family id and provider/model.
  * Order: upstreams, then routes (a route names its upstreams), then effort sets (router-effort.ts), then the
  * settings and the switch (a default route may name a route created just before), then with --prune the routes
  * and then the upstreams the file does not name (the router refuses to delete what a route or a setting still

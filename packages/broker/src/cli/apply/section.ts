@@ -1,4 +1,4 @@
-import type { BrokerClient } from "../client.js";
+import type { BrokerClient } from "../../client/client.js";
 
 /**
  * One top-level section of a `notify apply` file (docs/apply.md). A run goes through three phases, and only the

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { terminalText } from "@notify/contracts/text";
+import { type ClientOptions, createClient, HttpFailure, printJson, withoutNonce } from "../../client/client.js";
 import type { InteractionDto } from "../../interactions/types.js";
-import { type ClientOptions, createClient, HttpFailure, printJson, withoutNonce } from "../client.js";
 import { ExitError } from "../exit-error.js";
 
 export interface AnswerOptions extends ClientOptions {
@@ -13,7 +13,7 @@ export interface AnswerOptions extends ClientOptions {
 
 /**
  * `notify answer`: reads the interaction for its current request_digest and nonce, then responds once with a fresh
- * response_id (spec 1, POST /v1/interactions/{id}/respond). Answering again with the answer already given
+ * response_id (docs/api.md, "POST /v1/interactions/{id}/respond"). Answering again with the answer already given
  * reports that answer and exits 0 (a retry, or a second person agreeing); a different answer is the conflict
  * (exit 1). The nonce is never printed.
  */

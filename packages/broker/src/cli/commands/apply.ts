@@ -1,8 +1,8 @@
 import { dirname } from "node:path";
+import { type BrokerClient, type ClientOptions, createClient } from "../../client/client.js";
 import { readApplyFile } from "../apply/read-file.js";
 import { type Change, type ChangeAction, isObject, type ParsedSection, type Step } from "../apply/section.js";
 import { SECTIONS } from "../apply/sections.js";
-import { type BrokerClient, type ClientOptions, createClient } from "../client.js";
 import { ExitError } from "../exit-error.js";
 
 export interface ApplyOptions extends ClientOptions {

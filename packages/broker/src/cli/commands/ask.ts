@@ -1,4 +1,3 @@
-import type { Choice, InteractionDto } from "../../interactions/types.js";
 import {
   type ClientOptions,
   createClient,
@@ -6,9 +5,10 @@ import {
   parseIntegerOption,
   printJson,
   withoutNonce,
-} from "../client.js";
+} from "../../client/client.js";
+import { waitUntilSettled } from "../../client/settle-wait.js";
+import type { Choice, InteractionDto } from "../../interactions/types.js";
 import { ExitError } from "../exit-error.js";
-import { waitUntilSettled } from "../settle-wait.js";
 
 export interface AskOptions extends ClientOptions {
   prompt: string;

@@ -1,5 +1,5 @@
+import { type ClientOptions, createClient, printJson, withoutNonce } from "../../client/client.js";
 import type { InteractionDto } from "../../interactions/types.js";
-import { type ClientOptions, createClient, printJson, withoutNonce } from "../client.js";
 
 export interface CancelOptions extends ClientOptions {
   id: string;

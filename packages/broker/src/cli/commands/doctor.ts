@@ -1,6 +1,7 @@
 import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
 import { terminalText } from "@notify/contracts/text";
+import { brokerTarget, type ClientOptions, createClient, nonEmpty, printJson } from "../../client/client.js";
 import { configPath } from "../../config/config-file.js";
 import type { AgentId } from "../../hooks/agents.js";
 import { HookTokenFile } from "../../hooks/hook-token.js";
@@ -10,7 +11,6 @@ import { installStatus } from "../../hooks/install/installer.js";
 import { targetFor } from "../../hooks/install/targets.js";
 import { mcpStatus } from "../../mcp/install.js";
 import { VERSION } from "../../version.js";
-import { brokerTarget, type ClientOptions, createClient, nonEmpty, printJson } from "../client.js";
 import { type Start, startChecker } from "../doctor/command-start.js";
 import { outboundCheck } from "../doctor/outbound-check.js";
 import { type CheckStatus, managerAnswers, systemdServiceCheck } from "../doctor/service-check.js";
@@ -298,7 +298,7 @@ async function desktopCheck(): Promise<Check> {
   }
 }
 
-/** `notify doctor [--json]` (DESIGN.md, Installed as a tool): one line per check; exit 1 on any fail. */
+/** `notify doctor [--json]` (docs/install.md, "notify doctor"): one line per check; exit 1 on any fail. */
 export async function doctor(options: DoctorOptions): Promise<void> {
   const checks: Check[] = [];
   const { dataDir, baseUrl } = brokerTarget(options);

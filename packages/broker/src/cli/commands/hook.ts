@@ -1,8 +1,8 @@
 import { fstatSync, readSync } from "node:fs";
+import { brokerTarget, type ClientOptions, createClient } from "../../client/client.js";
 import { AGENTS, isAgent } from "../../hooks/agents.js";
 import { OpenMarks } from "../../hooks/open-marks.js";
 import { runHook } from "../../hooks/run-hook.js";
-import { brokerTarget, type ClientOptions, createClient } from "../client.js";
 import { ExitError } from "../exit-error.js";
 
 export interface HookOptions extends ClientOptions {

@@ -1,4 +1,5 @@
 import { terminalText } from "@notify/contracts/text";
+import { brokerTarget, createClient, printJson } from "../../client/client.js";
 import { newHookToken, storeHookToken } from "../../hooks/hook-token.js";
 import { atLeast, claudeCodeVersion, HTTP_HOOKS_SINCE } from "../../hooks/install/claude-version.js";
 import type { HookKind } from "../../hooks/install/entries.js";
@@ -11,7 +12,6 @@ import {
 import { SCOPES, type Scope } from "../../hooks/install/targets.js";
 import { mcpStatus } from "../../mcp/install.js";
 import { type AgentFileOptions, agentAndScope, installContext, runFileChange } from "../agent-files.js";
-import { brokerTarget, createClient, printJson } from "../client.js";
 import { ExitError } from "../exit-error.js";
 import { stableCommand } from "../stable-command.js";
 

@@ -1,7 +1,7 @@
 import { terminalText } from "@notify/contracts/text";
+import { type ClientOptions, createClient, printJson } from "../../client/client.js";
 import { normalizeTypeId } from "../../notifications/type-ids.js";
 import type { NotificationDto } from "../../notifications/types.js";
-import { type ClientOptions, createClient, printJson } from "../client.js";
 
 export interface ListOptions extends ClientOptions {
   unresolved?: boolean | undefined;

@@ -1,6 +1,7 @@
 import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { parseIntegerOption } from "../client.js";
+import { delay } from "@notify/contracts/retry";
+import { parseIntegerOption } from "../../client/client.js";
 import { ExitError } from "../exit-error.js";
 import { absoluteDataDir, backgroundFiles } from "./start.js";
 
@@ -14,8 +15,6 @@ const DEFAULT_LINES = 50;
 const CHUNK = 64 * 1024;
 /** How often `-f` looks for new lines: a person reading a log does not see the difference to an inotify watch. */
 const FOLLOW_EVERY_MS = 200;
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * `notify logs [-n N] [-f]`: the last lines of the log of the broker `notify start` started, and with `-f` every
@@ -45,7 +44,7 @@ export async function logs(options: LogsOptions): Promise<void> {
   }
   let inode = fd === undefined ? undefined : fstatSync(fd).ino;
   for (;;) {
-    await sleep(FOLLOW_EVERY_MS);
+    await delay(FOLLOW_EVERY_MS);
     // A new start may have moved the file aside (rotation) and made a new one: follow the name, not the file.
     let current: number | undefined;
     try {

@@ -1,9 +1,9 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { terminalText } from "@notify/contracts/text";
+import { brokerTarget, type ClientOptions, createClient, printJson } from "../../client/client.js";
 import { installMcp, type McpChangeResult, mcpStatus as readMcpStatus, uninstallMcp } from "../../mcp/install.js";
 import { createNotifyMcp } from "../../mcp/server.js";
 import { type AgentFileOptions, agentAndScope, installContext, runFileChange } from "../agent-files.js";
-import { brokerTarget, type ClientOptions, createClient, printJson } from "../client.js";
 import { stableCommand } from "../stable-command.js";
 
 /**

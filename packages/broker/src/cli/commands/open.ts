@@ -1,6 +1,6 @@
 import type { LoginLink } from "@notify/contracts/ui";
+import { brokerTarget, type ClientOptions, createClient } from "../../client/client.js";
 import { openLoginLink } from "../../presentation/browser-opener.js";
-import { brokerTarget, type ClientOptions, createClient } from "../client.js";
 import { ExitError } from "../exit-error.js";
 
 export interface OpenOptions extends ClientOptions {

@@ -1,12 +1,18 @@
 import { routingSummary } from "@notify/contracts/routing-summary";
 import {
+  type BrokerClient,
+  type ClientOptions,
+  createClient,
+  parseIntegerOption,
+  printJson,
+} from "../../client/client.js";
+import {
   type DeliveryResult,
   OUTBOX_STATUSES,
   type OutboundRoute,
   type OutboxItem,
   type ProviderProfile,
 } from "../../outbox/types.js";
-import { type BrokerClient, type ClientOptions, createClient, parseIntegerOption, printJson } from "../client.js";
 import { ExitError } from "../exit-error.js";
 import { cell, formatTable } from "./list.js";
 
@@ -117,7 +123,10 @@ export async function outboundList(options: OutboundListOptions): Promise<void> 
   process.stdout.write(tables.join("\n"));
 }
 
-/** `notify outbound test <provider>`: the provider Test action (spec 1, Outbound delivery rule 7); exit 1 unless ok. */
+/**
+ * `notify outbound test <provider>`: the provider Test action (docs/outbound.md, "Delivery rules", rule 7); exit 1
+ * unless ok.
+ */
 export async function outboundTest(options: OutboundTestOptions): Promise<void> {
   const client = createClient(options);
   const result = await client.request<DeliveryResult>(

@@ -1,6 +1,6 @@
 import { terminalText } from "@notify/contracts/text";
+import { type ClientOptions, createClient, parseIntegerOption, printJson, withoutNonce } from "../../client/client.js";
 import type { Choice, InteractionDto } from "../../interactions/types.js";
-import { type ClientOptions, createClient, parseIntegerOption, printJson, withoutNonce } from "../client.js";
 
 export interface PendingOptions extends ClientOptions {
   agent?: string | undefined;

@@ -1,6 +1,6 @@
 import type { PresenceResponse } from "@notify/contracts";
 import { terminalText } from "@notify/contracts/text";
-import { type ClientOptions, createClient, printJson } from "../client.js";
+import { type ClientOptions, createClient, printJson } from "../../client/client.js";
 
 export interface PresenceOptions extends ClientOptions {
   json?: boolean | undefined;

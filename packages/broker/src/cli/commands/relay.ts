@@ -1,12 +1,13 @@
+import { type ClientOptions, createClient, printJson } from "../../client/client.js";
 import type { ProviderProfile } from "../../outbox/types.js";
 import type { DeviceSummary, PairingCode, Unenrolled } from "../../relay/relay-admin.js";
-import { type ClientOptions, createClient, printJson } from "../client.js";
 import { wantsColour } from "../colour.js";
 import { cell, formatTable } from "./list.js";
 
 /**
- * `notify relay enroll|pair|devices|revoke|unenroll` (DESIGN.md, Relay; unenroll: issue 32, item 5): through the broker's /ui/api/relay routes, which
- * hold the installation token (sealed like every provider secret); the CLI never sees it.
+ * `notify relay enroll|pair|devices|revoke|unenroll` (docs/relay.md, "Commands"; unenroll: issue 32, item 5): through
+ * the broker's /ui/api/relay routes, which hold the installation token (sealed like every provider secret); the CLI
+ * never sees it.
  */
 
 export interface RelayEnrollOptions extends ClientOptions {

@@ -1,5 +1,5 @@
+import { type ClientOptions, createClient, printJson } from "../../client/client.js";
 import type { NotificationDto } from "../../notifications/types.js";
-import { type ClientOptions, createClient, printJson } from "../client.js";
 
 export interface ReopenOptions extends ClientOptions {
   id: string;

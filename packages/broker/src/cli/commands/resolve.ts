@@ -1,5 +1,5 @@
+import { type ClientOptions, createClient } from "../../client/client.js";
 import type { NotificationDto } from "../../notifications/types.js";
-import { type ClientOptions, createClient } from "../client.js";
 
 export interface ResolveOptions extends ClientOptions {
   id: string;

@@ -1,6 +1,4 @@
 import type { AttemptRecord, RequestRecord } from "@notify/router";
-import { configPath } from "../../config/config-file.js";
-import { resolveDataDir } from "../../config/paths.js";
 import {
   type ClientOptions,
   createClient,
@@ -8,13 +6,15 @@ import {
   parseIntegerOption,
   printJson,
   readConfigOrExit,
-} from "../client.js";
+} from "../../client/client.js";
+import { configPath } from "../../config/config-file.js";
+import { resolveDataDir } from "../../config/paths.js";
 import { ExitError } from "../exit-error.js";
 import { ROUTER_UI, type RouterStatus } from "../router-api.js";
 import { cell, formatTable } from "./list.js";
 
 /**
- * `notify router status|key|activity` (spec 3, Agent connectors 5; DESIGN.md, Operational contract). `status` and
+ * `notify router status|key|activity` (docs/connectors.md, "CLI"; docs/cli.md, "notify router"). `status` and
  * `activity` read /ui/api/router; `key` reads config.json (the broker never returns the router key over HTTP) and
  * asks the running broker only to regenerate it.
  */

@@ -1,6 +1,6 @@
+import { type ClientOptions, createClient, HttpFailure, parseIntegerOption, printJson } from "../../client/client.js";
 import { normalizeTypeId } from "../../notifications/type-ids.js";
 import type { NotificationDto } from "../../notifications/types.js";
-import { type ClientOptions, createClient, HttpFailure, parseIntegerOption, printJson } from "../client.js";
 import { ExitError } from "../exit-error.js";
 
 export interface SendOptions extends ClientOptions {
@@ -47,7 +47,7 @@ export async function send(options: SendOptions): Promise<void> {
   const body: Record<string, unknown> = {
     title: options.title,
     message: options.message,
-    // Spec 1, Type IDs 3: the CLI accepts hyphens and normalizes them to underscores.
+    // docs/api.md, "Type IDs", rule 3: the CLI accepts hyphens and normalizes them to underscores.
     type: options.type !== undefined ? normalizeTypeId(options.type) : undefined,
     priority: options.priority,
     agent: options.agent,
@@ -63,7 +63,8 @@ export async function send(options: SendOptions): Promise<void> {
   try {
     notification = await client.request<NotificationDto>("POST", "/v1/notifications", { body, flags: SEND_FLAGS });
   } catch (error) {
-    // Spec 1, presentation rule 9: send exits 2 on a 401 and 1 on any other failed response (429 included).
+    // docs/desktop.md, "Local presentation rules", rule 9: send exits 2 on a 401 and 1 on any other failed response
+    // (429 included).
     if (error instanceof HttpFailure && error.status === 401) throw new ExitError(2, error.message);
     throw error;
   }

@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { brokerTarget, type ClientOptions, nonEmpty, printJson } from "../../client/client.js";
 import {
   LAUNCHD_LABEL,
   launchdLogPath,
@@ -13,7 +14,6 @@ import {
   systemdUnit,
   systemdUnitPath,
 } from "../../service/service-files.js";
-import { brokerTarget, type ClientOptions, nonEmpty, printJson } from "../client.js";
 import { ExitError } from "../exit-error.js";
 import { stableCommand } from "../stable-command.js";
 

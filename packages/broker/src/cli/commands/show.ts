@@ -1,7 +1,7 @@
 import { terminalText } from "@notify/contracts/text";
+import { type ClientOptions, createClient, HttpFailure, printJson, withoutNonce } from "../../client/client.js";
 import type { InteractionDto } from "../../interactions/types.js";
 import type { NotificationDto } from "../../notifications/types.js";
-import { type ClientOptions, createClient, HttpFailure, printJson, withoutNonce } from "../client.js";
 
 export interface ShowOptions extends ClientOptions {
   id: string;

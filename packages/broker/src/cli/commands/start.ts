@@ -3,15 +3,16 @@ import { closeSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unl
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { delay } from "@notify/contracts/retry";
+import { brokerTarget, type ClientOptions, parseIntegerOption } from "../../client/client.js";
 import { resolveDataDir } from "../../config/paths.js";
-import { brokerTarget, type ClientOptions, parseIntegerOption } from "../client.js";
 import { ExitError } from "../exit-error.js";
 
 /**
  * `notify start`, `stop` and `logs`: the broker in the background where no service manager runs (a container, WSL,
- * an SSH session without lingering), the way `ccr start` runs claude-code-router (docs/cli.md, "notify start").
- * A pid file in the data dir names the broker; its stderr (every log line, and whatever Node prints if it dies)
- * is appended to logs/background.log, which `notify logs` reads.
+ * an SSH session without lingering), the way `ccr start` runs claude-code-router
+ * (docs/cli.md, "notify start, notify stop, notify logs"). A pid file in the data dir names the broker; its stderr
+ * (every log line, and whatever Node prints if it dies) is appended to logs/background.log, which `notify logs` reads.
  */
 export interface StartOptions extends ClientOptions {
   wait?: string;
@@ -95,8 +96,6 @@ export function waitMs(value: string | undefined): number {
   if (seconds < 1) throw new ExitError(1, "--wait must be at least 1 second");
   return seconds * 1000;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * `notify start`: starts `notify serve` detached from the terminal, waits until it answers `/health`, and prints its
@@ -198,7 +197,7 @@ export async function start(options: StartOptions): Promise<void> {
           "`notify logs` shows what it said, `notify stop` stops it",
       );
     }
-    await sleep(100);
+    await delay(100);
   }
 }
 

@@ -1,11 +1,11 @@
 import { terminalText } from "@notify/contracts/text";
-import { type ClientOptions, createClient, printJson } from "../client.js";
+import { type ClientOptions, createClient, printJson } from "../../client/client.js";
 
 export interface StatusOptions extends ClientOptions {
   json?: boolean | undefined;
 }
 
-/** HealthResponse (spec 1, Health). */
+/** HealthResponse (docs/api.md, "GET /v1/health"). */
 interface Health {
   status: string;
   version: string;

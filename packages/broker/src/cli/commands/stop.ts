@@ -1,13 +1,12 @@
 import { unlinkSync } from "node:fs";
-import type { ClientOptions } from "../client.js";
+import { delay } from "@notify/contracts/retry";
+import type { ClientOptions } from "../../client/client.js";
 import { ExitError } from "../exit-error.js";
 import { absoluteDataDir, answeringBroker, backgroundFiles, isBackgroundBroker, readPidFile, waitMs } from "./start.js";
 
 export interface StopOptions extends ClientOptions {
   wait?: string;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * `notify stop`: SIGTERM to the broker the pid file names (it closes its database and exits), a wait for it to be
@@ -43,7 +42,7 @@ export async function stop(options: StopOptions): Promise<void> {
           `is doing (\`kill -KILL ${pid}\` ends it without closing its database)`,
       );
     }
-    await sleep(50);
+    await delay(50);
   }
   if (readPidFile(pidFile) === pid) unlinkSync(pidFile);
   process.stderr.write(`notify: stopped the broker (pid ${pid})\n`);

@@ -1,6 +1,6 @@
+import { nonEmpty, readConfigOrExit } from "../../client/client.js";
 import { configPath } from "../../config/config-file.js";
 import { resolveDataDir } from "../../config/paths.js";
-import { nonEmpty, readConfigOrExit } from "../client.js";
 import { ExitError } from "../exit-error.js";
 
 export interface TokenOptions {
@@ -8,14 +8,14 @@ export interface TokenOptions {
 }
 
 /**
- * `notify token`: the raw `authToken` from config.json. Spec 1, presentation rule 9: no environment override, so
- * NOTIFY_TOKEN never changes what this prints.
+ * `notify token`: the raw `authToken` from config.json. docs/desktop.md, "Local presentation rules", rule 9: no
+ * environment override, so NOTIFY_TOKEN never changes what this prints.
  */
 export async function token(options: TokenOptions): Promise<void> {
   const dataDir = resolveDataDir(options.dataDir);
   const value = nonEmpty(readConfigOrExit(dataDir).authToken);
   if (value === undefined) {
-    // Spec 1, Authentication 4: until the broker has run once, no token exists.
+    // docs/config.md, "Token": until the broker has run once, no token exists.
     throw new ExitError(1, `no token in ${configPath(dataDir)} yet: run \`notify serve\` once to create it`);
   }
   process.stdout.write(`${value}\n`);

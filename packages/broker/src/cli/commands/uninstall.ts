@@ -1,9 +1,9 @@
 import { existsSync, rmSync } from "node:fs";
+import { brokerTarget, type ClientOptions, createClient, HttpFailure } from "../../client/client.js";
 import { installStatus, uninstall as uninstallHooks } from "../../hooks/install/installer.js";
 import { mcpStatus, uninstallMcp } from "../../mcp/install.js";
 import type { Unenrolled } from "../../relay/relay-admin.js";
 import { installContext, runFileChange } from "../agent-files.js";
-import { brokerTarget, type ClientOptions, createClient, HttpFailure } from "../client.js";
 import { ExitError } from "../exit-error.js";
 import { cell } from "./list.js";
 import { unenrolledLines } from "./relay.js";

@@ -1,6 +1,6 @@
 import type { OutboxStatus } from "@notify/contracts/enums";
 import type { OutboundProvider } from "@notify/contracts/ui";
-import type { BrokerClient } from "../client.js";
+import type { BrokerClient } from "../../client/client.js";
 import type { ServiceCheck } from "./service-check.js";
 
 interface OutboxItem {

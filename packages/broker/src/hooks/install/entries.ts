@@ -27,7 +27,7 @@ type Json = Record<string, unknown>;
 /** Which kind of hook an event uses: Claude Code posting to the broker itself, or a `notify hook` process. */
 export type HookKind = "http" | "command";
 
-/** The path of Claude Code's `"type": "http"` hooks (DESIGN.md, "Hooks that cost nothing"). */
+/** The path of Claude Code's `"type": "http"` hooks (docs/hooks.md, "HTTP hooks"). */
 export const HTTP_HOOK_PATH = "/v1/hooks/claude-code";
 /** The variable Claude Code fills the hook's Authorization header from (user settings `env`, never a project's). */
 export const HOOK_TOKEN_VARIABLE = "NOTIFY_HOOK_TOKEN";

@@ -1,10 +1,10 @@
 import type { RouterServices } from "@notify/router";
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
-import type { LazyRouter, RouterModule } from "../../router/lazy-router.js";
+import type { LazyRouter, RouterModule } from "../../model-router/lazy-router.js";
 import { sendError } from "../errors.js";
 import { frameworkErrors, lazyCompilers } from "../fastify-options.js";
 
-/** Where the provider router answers (spec 3). */
+/** Where the provider router answers (docs/router.md, "Endpoints"). */
 export const ROUTER_PREFIX = "/router/v1";
 
 export interface RouterMountOptions {
@@ -19,7 +19,8 @@ export interface RouterMountOptions {
  * /router/v1: everything the router's plugin would match (its routes and its 404, every method) is handed, before
  * its body is read, to the router's own fastify instance (`routerApp`), built on the first such request. The model
  * endpoints of a built router are answered on its lane (http/app.ts) and never come here. Its body limit is the
- * router's own (RouterMaxRequestBodyBytes, spec 3 Limits), so the broker's is not applied here (http/app.ts).
+ * router's own (RouterMaxRequestBodyBytes, docs/router.md, "Limits"), so the broker's is not applied here
+ * (http/app.ts).
  */
 export const routerMount: FastifyPluginAsync<RouterMountOptions> = async (scope, { host, enabled, warn }) => {
   scope.addHook("onRequest", async (request, reply) => {

@@ -1,19 +1,19 @@
 import { isLoopbackHost } from "@notify/contracts/guards";
 import type { FastifyPluginAsync } from "fastify";
+import type { PresenceMonitor } from "../../attention/presence-monitor.js";
+import type { ItemTimelines } from "../../attention/timeline.js";
 import type { PresentationSettingsFile } from "../../config/presentation-settings.js";
 import type { ConnectorService } from "../../connectors/connector-service.js";
 import type { InteractionService } from "../../interactions/service.js";
+import type { LazyRouter } from "../../model-router/lazy-router.js";
+import type { OtherTools } from "../../model-router/other-tools.js";
+import type { RouterSettingsFile } from "../../model-router/router-settings.js";
 import type { NotificationService } from "../../notifications/service.js";
 import type { TypeRegistry } from "../../notifications/type-ids.js";
 import type { Dispatcher } from "../../outbox/dispatcher.js";
 import type { OutboundService } from "../../outbox/outbound-service.js";
-import type { PresenceMonitor } from "../../presence/presence-monitor.js";
 import type { SoundLibrary } from "../../presentation/sounds/sound-library.js";
 import type { RelayAdmin } from "../../relay/relay-admin.js";
-import type { LazyRouter } from "../../router/lazy-router.js";
-import type { OtherTools } from "../../router/other-tools.js";
-import type { RouterSettingsFile } from "../../router/router-settings.js";
-import type { ItemTimelines } from "../../routing/timeline.js";
 import type { OutboxStore } from "../../store/outbox-store.js";
 import { bearerMatches } from "../auth.js";
 import { sendError } from "../errors.js";
@@ -69,10 +69,10 @@ export interface UiApiOptions {
 }
 
 /**
- * /ui/api (spec 1, Web interface routes): a loopback Host always, and `X-Notify-UI: 1` on every change; the page
- * needs no bearer token but a session. The custom header cannot be sent cross-origin without a CORS preflight, which
- * is never granted. The checks are this plugin's onRequest hook: they run before the body is read, for unknown paths
- * too, and every route group registered below gets them.
+ * /ui/api (docs/api.md, "Web UI API: `/ui/api`"): a loopback Host always, and `X-Notify-UI: 1` on every change; the
+ * page needs no bearer token but a session. The custom header cannot be sent cross-origin without a CORS preflight,
+ * which is never granted. The checks are this plugin's onRequest hook: they run before the body is read, for unknown
+ * paths too, and every route group registered below gets them.
  */
 export const uiApi: FastifyPluginAsync<UiApiOptions> = async (api, options) => {
   api.addHook("onRequest", async (request, reply) => {
@@ -85,7 +85,8 @@ export const uiApi: FastifyPluginAsync<UiApiOptions> = async (api, options) => {
     if (request.method !== "GET" && request.method !== "HEAD" && request.headers["x-notify-ui"] !== "1") {
       return sendError(reply, "missing_ui_header");
     }
-    // Beyond the spec: the page's session cookie or the CLI's bearer token (docs/security.md).
+    // Beyond the header rules: the page's session cookie or the CLI's bearer token
+    // (docs/security.md, "The web page's session").
     if (!options.sessions.admit(request.headers)) {
       // The page's sign-in screen names the command as this user runs it, as the refused-link page does; in a
       // header, so the 401 body stays the one every /ui/api route gives.
@@ -153,7 +154,7 @@ const routerManagement: FastifyPluginAsync<RouterManagementOptions> = async (sco
     router,
     settings: options.settings,
     prepareUpstream: async (input, existing) =>
-      (await import("../../router/upstream-input.js")).prepareUpstreamInput(input, existing, otherTools),
+      (await import("../../model-router/upstream-input.js")).prepareUpstreamInput(input, existing, otherTools),
   });
   await scope.register(uiRouterPresetRoutes, { router, tools: otherTools });
   await scope.register(uiRouterAccountsRoutes, { router });

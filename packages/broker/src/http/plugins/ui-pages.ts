@@ -4,8 +4,8 @@ import { sendError } from "../errors.js";
 import { type UiPageOptions, uiPageRoutes } from "../routes/ui-pages.js";
 
 /**
- * The web page (GET /ui, /ui/*, /ui/login): a loopback Host only, as on /ui/api (spec 1, Web interface routes), in
- * this plugin's own onRequest hook. The routes keep their full paths: other methods on /ui fall through to the
+ * The web page (GET /ui, /ui/*, /ui/login): a loopback Host only, as on /ui/api (docs/api.md, "Web UI API: `/ui/api`"),
+ * in this plugin's own onRequest hook. The routes keep their full paths: other methods on /ui fall through to the
  * broker's 404 as before, and an unknown GET under /ui/api is answered by the page's route (a JSON 404).
  */
 export const uiPages: FastifyPluginAsync<UiPageOptions> = async (pages, options) => {

@@ -17,7 +17,7 @@ import { notificationRoutes } from "../routes/notifications.js";
 
 export interface V1Options {
   authToken: string;
-  /** POSTs that create (spec 1, Limits): one window for the token. */
+  /** POSTs that create (docs/api.md, "Limits"): one window for the token. */
   limiter: FixedWindowLimiter;
   notifications: NotificationService;
   interactions: InteractionService;
@@ -35,9 +35,9 @@ export interface V1Options {
 }
 
 /**
- * /v1 (spec 1, Endpoints): the bearer token on every request, then the rate limit, in this plugin's own onRequest
- * hook, so a route added below is guarded without being named anywhere else. The hook runs before the body is read,
- * and for unknown paths too (their 404 is this plugin's, behind the same checks).
+ * /v1 (docs/api.md, "Request pipeline"): the bearer token on every request, then the rate limit, in this plugin's own
+ * onRequest hook, so a route added below is guarded without being named anywhere else. The hook runs before the body is
+ * read, and for unknown paths too (their 404 is this plugin's, behind the same checks).
  */
 export const v1Api: FastifyPluginAsync<V1Options> = async (v1, options) => {
   const hookToken =

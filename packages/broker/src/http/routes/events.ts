@@ -5,7 +5,10 @@ export interface EventRouteOptions {
   events: ArcConsumer;
 }
 
-/** POST /v1/events: one ARC 0.2 event; the body is always `{notification, interaction}` (spec 1). */
+/**
+ * POST /v1/events: one ARC 0.2 event; the body is always `{notification, interaction}`
+ * (docs/api.md, "POST /v1/events").
+ */
 export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, { events }) => {
   app.post("/events", async (request, reply) => {
     await events.ready();

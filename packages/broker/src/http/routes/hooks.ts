@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
-import { createClient } from "../../cli/client.js";
+import { createClient } from "../../client/client.js";
 import { type HookRuns, silentConnections } from "../../hooks/hook-runs.js";
 import type { HookTokenFile } from "../../hooks/hook-token.js";
 import { OpenMarks } from "../../hooks/open-marks.js";
@@ -14,7 +14,7 @@ export interface HookRouteOptions {
   runs: HookRuns;
 }
 
-/** The path Claude Code's `"type": "http"` hooks post to (DESIGN.md, "Hooks that cost nothing"). */
+/** The path Claude Code's `"type": "http"` hooks post to (docs/hooks.md, "HTTP hooks"). */
 export const CLAUDE_CODE_HOOK_PATH = "/v1/hooks/claude-code";
 
 /**

@@ -16,7 +16,7 @@ export interface InteractionRouteOptions {
 
 type IdParams = { Params: { id: string } };
 
-/** Spec 1, interaction endpoints. */
+/** The interaction endpoints (docs/api.md, "Interactions"). */
 export const interactionRoutes: FastifyPluginAsync<InteractionRouteOptions> = async (app, options) => {
   const { interactions, waiters } = options;
 

@@ -13,11 +13,11 @@ export interface NotificationRouteOptions {
 
 type IdParams = { Params: { id: string } };
 
-/** Spec 1, notification endpoints. Thin: parse, call the service, send. */
+/** The notification endpoints (docs/api.md, "Notifications"). Thin: parse, call the service, send. */
 export const notificationRoutes: FastifyPluginAsync<NotificationRouteOptions> = async (app, { notifications }) => {
   app.post("/notifications", async (request, reply) => {
     const { notification } = notifications.create(parseCreateNotification(request.body));
-    // Spec 1: "Response 201 carries a Notification. On dedup the same id is returned" (201 either way).
+    // docs/api.md, "POST /v1/notifications": 201 with the notification, the same id on a dedup (201 either way).
     return reply.code(201).send(notification);
   });
 

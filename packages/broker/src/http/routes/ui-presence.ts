@@ -1,6 +1,6 @@
 import type { PresenceActivityResponse } from "@notify/contracts";
 import type { FastifyPluginAsync } from "fastify";
-import type { PresenceMonitor } from "../../presence/presence-monitor.js";
+import type { PresenceMonitor } from "../../attention/presence-monitor.js";
 import { parseBody } from "../ui/zod-body.js";
 
 export interface UiPresenceOptions {
@@ -8,7 +8,7 @@ export interface UiPresenceOptions {
 }
 
 /**
- * /ui/api/presence (DESIGN.md, "Attention routing"): the combined state with its sources, and the activity a visible
+ * /ui/api/presence (docs/routing.md, "Presence"): the combined state with its sources, and the activity a visible
  * page reports (docs/routing.md, "Presence").
  */
 /** A quarter of awayAfterSeconds, 1-30 s: the default 300 gives 30 s. */

@@ -6,7 +6,10 @@ export interface UiPresentationOptions {
   presentation: PresentationSettingsFile;
 }
 
-/** /ui/api/presentation: the spec 1 presentation keys; a PUT changes the keys it names and keeps the others. */
+/**
+ * /ui/api/presentation: the presentation keys (docs/desktop.md, "Local presentation rules"); a PUT changes the keys it
+ * names and keeps the others.
+ */
 export const uiPresentationRoutes: FastifyPluginAsync<UiPresentationOptions> = async (app, { presentation }) => {
   app.get("/presentation", async () => presentation.get());
   app.put("/presentation", async (request) =>

@@ -1,7 +1,7 @@
 import type { RouterServices } from "@notify/router";
 import type { FastifyPluginAsync } from "fastify";
 import { DomainError, invalid } from "../../domain/errors.js";
-import { routerModule } from "../../router/lazy-router.js";
+import { routerModule } from "../../model-router/lazy-router.js";
 
 export interface UiRouterAccountsOptions {
   router: () => RouterServices;

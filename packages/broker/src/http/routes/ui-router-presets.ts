@@ -1,8 +1,8 @@
 import type { RouterServices } from "@notify/router";
 import type { FastifyPluginAsync } from "fastify";
 import { DomainError, invalid } from "../../domain/errors.js";
-import { routerModule } from "../../router/lazy-router.js";
-import { KEY_SOURCE_LABELS, type OtherTools } from "../../router/other-tools.js";
+import { routerModule } from "../../model-router/lazy-router.js";
+import { KEY_SOURCE_LABELS, type OtherTools } from "../../model-router/other-tools.js";
 import { VERSION } from "../../version.js";
 
 export interface UiRouterPresetOptions {
@@ -44,7 +44,7 @@ export const uiRouterPresetRoutes: FastifyPluginAsync<UiRouterPresetOptions> = a
     if (body === null || typeof body !== "object" || Array.isArray(body)) {
       throw invalid("request body must be a JSON object");
     }
-    const { FetchProblem, fetchModels } = await import("../../router/model-fetch.js");
+    const { FetchProblem, fetchModels } = await import("../../model-router/model-fetch.js");
     try {
       return await fetchModels(
         {

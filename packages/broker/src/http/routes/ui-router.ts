@@ -2,8 +2,8 @@ import type { RouterRoute, RouterStatus, RouterUpstream } from "@notify/contract
 import type { RouterServices, Upstream } from "@notify/router";
 import type { FastifyPluginAsync } from "fastify";
 import { DomainError, invalid } from "../../domain/errors.js";
-import { routerModule } from "../../router/lazy-router.js";
-import type { RouterSettingsFile } from "../../router/router-settings.js";
+import { routerModule } from "../../model-router/lazy-router.js";
+import type { RouterSettingsFile } from "../../model-router/router-settings.js";
 
 /**
  * Registered behind a hook that builds the router first (http/plugins/ui-api.ts): `router()` and `routerModule()`

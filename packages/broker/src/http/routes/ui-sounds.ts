@@ -41,7 +41,8 @@ export const uiSoundRoutes: FastifyPluginAsync<UiSoundsOptions> = async (app, { 
     return reply.code(204).send();
   });
 
-  // The upload reads raw bytes, up to the spec's 10 MB, whatever Content-Type the page or curl sends.
+  // The upload reads raw bytes, up to 10 MB (docs/desktop.md, "Local presentation rules", rule 6), whatever
+  // Content-Type the page or curl sends.
   await app.register(async (upload) => {
     upload.removeAllContentTypeParsers();
     upload.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: MAX_SOUND_BYTES }, (_request, body, done) =>

@@ -1,6 +1,6 @@
 import type { ItemTimeline } from "@notify/contracts/ui";
 import type { FastifyPluginAsync } from "fastify";
-import type { ItemTimelines } from "../../routing/timeline.js";
+import type { ItemTimelines } from "../../attention/timeline.js";
 
 type IdParams = { Params: { id: string } };
 

@@ -13,8 +13,8 @@ export interface UiTypesOptions {
 
 /**
  * /ui/api/types: custom notification type definitions. They are local presentation policy held in config.json
- * (spec 1, presentation rule 7); a PUT replaces the whole list, writes config.json atomically (other keys kept)
- * and takes effect at once.
+ * (docs/desktop.md, "Local presentation rules", rule 7); a PUT replaces the whole list, writes config.json atomically
+ * (other keys kept) and takes effect at once.
  */
 export const uiTypeRoutes: FastifyPluginAsync<UiTypesOptions> = async (app, options) => {
   let registry = options.initial;

@@ -12,9 +12,9 @@ export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 const MAX_PENDING_LINKS = 100;
 
 /**
- * Who may use /ui/api besides the spec's loopback and header rules: a browser holding the session cookie that a
- * one-time login link set, or a client presenting the broker's bearer token (the CLI). Loopback is no boundary
- * between the users of one machine, so neither is optional.
+ * Who may use /ui/api besides the loopback and header rules (docs/api.md, "Web UI API: `/ui/api`"): a browser holding
+ * the session cookie that a one-time login link set, or a client presenting the broker's bearer token (the CLI).
+ * Loopback is no boundary between the users of one machine, so neither is optional.
  *
  * The cookie is stateless (an expiry and random bytes, MACed with a key derived from the bearer token): a broker
  * restart keeps the page signed in, and changing the token signs every browser out. Login links are kept in

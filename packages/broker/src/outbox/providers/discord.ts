@@ -37,7 +37,7 @@ export const discordAdapter: ProviderAdapter = {
     if (settings.wait === true) url.searchParams.set("wait", "true");
     const { title, message } = readableParts(payload);
     const embed: Record<string, unknown> = { title: truncate(title, TITLE_MAX) };
-    // Spec 1, Outbound delivery rule 3: without a message the embed has a title and no description.
+    // docs/outbound.md, "Delivery rules", rule 3: without a message the embed has a title and no description.
     if (message !== undefined) embed.description = truncate(message, DESCRIPTION_MAX);
     embed.color = COLOR[payload.priority];
     if (Number.isFinite(Date.parse(payload.createdAt))) embed.timestamp = payload.createdAt;

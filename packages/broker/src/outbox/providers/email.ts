@@ -14,9 +14,9 @@ const MAX_RECIPIENTS = 20;
 
 /**
  * Email over SMTP, with the broker's own small client (smtp-client.ts; no dependency). The message is plain text:
- * Subject is the title and the body the message, or the title again when the route leaves the message out (spec 1,
- * Outbound delivery rule 3). `Message-ID` is built from the outbox item's idempotency key, so a resend after a lost
- * reply carries the same id and mail clients that thread or de-duplicate by it show one message.
+ * Subject is the title and the body the message, or the title again when the route leaves the message out
+ * (docs/outbound.md, "Delivery rules", rule 3). `Message-ID` is built from the outbox item's idempotency key, so a
+ * resend after a lost reply carries the same id and mail clients that thread or de-duplicate by it show one message.
  *
  * Transport security: `secure: true` is implicit TLS (port 465, RFC 8314); otherwise STARTTLS is required unless
  * `startTls: false`. AUTH (secrets `username` and `password`) is refused without TLS except to a loopback relay.

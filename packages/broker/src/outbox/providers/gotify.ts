@@ -11,7 +11,7 @@ import { truncate } from "./text-limits.js";
  */
 const PRIORITY: Record<Priority, number> = { low: 2, normal: 5, high: 8, critical: 10 };
 
-/** Gotify documents no length limits; the broker's own limits (spec 1, Limits) keep the body bounded. */
+/** Gotify documents no length limits; the broker's own limits (docs/api.md, "Limits") keep the body bounded. */
 const TITLE_MAX = 200;
 const MESSAGE_MAX = 4000;
 
@@ -37,8 +37,8 @@ export const gotifyAdapter: ProviderAdapter = {
     if (!headerSafe(appToken)) return { ok: false, retryable: false, code: "provider_secret_invalid" };
     const readable = readableParts(payload);
     const title = truncate(readable.title, TITLE_MAX);
-    // `message` is required by Gotify: without one the title is the message and no title is sent (spec 1,
-    // Outbound delivery rule 3: only the title leaves the machine).
+    // `message` is required by Gotify: without one the title is the message and no title is sent (docs/outbound.md,
+    // "Delivery rules", rule 3: only the title leaves the machine).
     const message = readable.message;
     const body: Record<string, unknown> =
       message === undefined ? { message: title } : { title, message: truncate(message, MESSAGE_MAX) };

@@ -19,7 +19,7 @@ const PRIORITY: Record<Priority, number> = { low: 2, normal: 3, high: 4, critica
 
 /** ntfy's default `message-size-limit` is 4096 bytes; a longer message becomes an attachment or is refused. */
 const MESSAGE_MAX_BYTES = 4096;
-/** ntfy documents no title limit; the broker's own title limit (spec 1, Limits) keeps it bounded. */
+/** ntfy documents no title limit; the broker's own title limit (docs/api.md, "Limits") keeps it bounded. */
 const TITLE_MAX = 200;
 
 /**
@@ -53,8 +53,8 @@ export const ntfyAdapter: ProviderAdapter = {
     const body: Record<string, unknown> = { topic: settings.topic };
     const message = readable.message;
     if (message === undefined) {
-      // Without a message ntfy would show "triggered" as the body; the title is the body instead (spec 1,
-      // Outbound delivery rule 3: only the title leaves the machine).
+      // Without a message ntfy would show "triggered" as the body; the title is the body instead (docs/outbound.md,
+      // "Delivery rules", rule 3: only the title leaves the machine).
       body.message = title;
     } else {
       body.title = title;

@@ -54,7 +54,8 @@ export const pushoverAdapter: ProviderAdapter = {
     const form = new URLSearchParams({ token: secrets.apiToken ?? "", user: secrets.userKey ?? "" });
     const message = readable.message;
     if (message === undefined) {
-      // `message` is required: the title is the message and no title is sent (spec 1, rule 3).
+      // `message` is required: the title is the message and no title is sent (docs/outbound.md, "Delivery rules", rule
+      // 3).
       form.set("message", title);
     } else {
       form.set("title", title);

@@ -33,7 +33,7 @@ export const slackAdapter: ProviderAdapter = {
     const { title, message } = readableParts(payload);
     let body: Record<string, unknown>;
     if (message === undefined) {
-      // Spec 1, Outbound delivery rule 3: the title alone.
+      // docs/outbound.md, "Delivery rules", rule 3: the title alone.
       body = { text: escapeMrkdwn(truncate(title, TEXT_MAX)) };
     } else {
       body = {

@@ -39,7 +39,10 @@ function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }
 
-/** The message to send, or undefined when the route left it out (spec 1, Outbound delivery rule 3) or it is blank. */
+/**
+ * The message to send, or undefined when the route left it out (docs/outbound.md, "Delivery rules", rule 3) or it is
+ * blank.
+ */
 export function messageOf(payload: { message?: string }): string | undefined {
   return payload.message === undefined || payload.message.trim() === "" ? undefined : payload.message;
 }

@@ -80,7 +80,8 @@ export class FreedesktopNotifier implements DesktopNotifier {
       urgency: new DBusVariant("y", URGENCY[toast.priority]),
       category: new DBusVariant("s", `x-notify.${toast.styleTypeId}`),
       "desktop-entry": new DBusVariant("s", this.options.desktopEntry ?? "notify"),
-      // The broker plays its own sounds (spec 1 rule 5); the server must not add one.
+      // The broker plays its own sounds (docs/desktop.md, "Local presentation rules", rule 5); the server must not add
+      // one.
       "suppress-sound": new DBusVariant("b", true),
     };
     const reply = await this.call(SERVICE, PATH, INTERFACE, "Notify", "susssasa{sv}i", [

@@ -8,7 +8,7 @@ import { isTypeId } from "../../notifications/type-ids.js";
 import { NO_SOUND } from "../sound-rule.js";
 import { BUILT_IN_TONES, isBuiltInTone, toneSamples, wavFile } from "./tones.js";
 
-/** Spec 1, presentation rule 6. */
+/** docs/desktop.md, "Local presentation rules", rule 6. */
 export const MAX_SOUND_BYTES = 10 * 1024 * 1024;
 const NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 

@@ -4,7 +4,7 @@ import { basename, delimiter, join } from "node:path";
 import type { Logger } from "../../log/logger.js";
 import type { SoundLibrary } from "./sound-library.js";
 
-/** DESIGN.md, Desktop presentation: the default `soundCommand` is the first of these found on PATH. */
+/** docs/desktop.md, "Sounds": the default `soundCommand` is the first of these found on PATH. */
 export const DEFAULT_PLAYERS = ["pw-play", "paplay", "aplay"] as const;
 
 export function findOnPath(program: string, path = process.env.PATH ?? ""): string | undefined {

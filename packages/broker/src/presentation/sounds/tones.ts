@@ -1,4 +1,7 @@
-/** Spec 1, presentation rule 6: the built-in tones. Synthesized here, so the package ships no audio files. */
+/**
+ * docs/desktop.md, "Local presentation rules", rule 6: the built-in tones. Synthesized here, so the package ships no
+ * audio files.
+ */
 export const BUILT_IN_TONES = ["chime", "ping", "alert", "knock"] as const;
 export type BuiltInTone = (typeof BUILT_IN_TONES)[number];
 

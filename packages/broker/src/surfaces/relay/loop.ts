@@ -35,7 +35,7 @@ function answerRow(value: unknown): RelayAnswerRow | undefined {
 }
 
 /**
- * The relay answer poll (spec 2, GET /v1/interaction-responses): one continuous, low-frequency loop per enabled
+ * The relay answer poll (docs/relay.md, "The answer poll"): one continuous, low-frequency loop per enabled
  * relay provider. Each answer is settled through the respond rules with `source` = `relay` and its `device_id`
  * (a repeat replays, a different second answer is refused); only then is the page's cursor stored and sent back,
  * so a crash in between replays the page and settles nothing twice. 401/403 stop the loop with the cursor kept
@@ -117,7 +117,10 @@ export async function relayLoop(context: SurfaceLoopContext): Promise<void> {
   }
 }
 
-/** One answer through the respond rules (spec 2, rule 3: source relay); refusals are counted, never thrown. */
+/**
+ * One answer through the respond rules (docs/relay.md, "The answer poll": source relay); refusals are counted, never
+ * thrown.
+ */
 function settle(context: SurfaceLoopContext, value: unknown, installationId: string, stats: PollStats): void {
   const row = answerRow(value);
   if (!row || (row.installation_id !== undefined && row.installation_id !== installationId)) {
@@ -141,7 +144,7 @@ function settle(context: SurfaceLoopContext, value: unknown, installationId: str
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
     // Not found, already answered differently, closed, stale digest or nonce, wrong shape: the broker decides
-    // (spec 2), and the relay keeps the row until retention. No answer text or nonce is logged.
+    // (docs/relay.md, "Retention"), and the relay keeps the row until retention. No answer text or nonce is logged.
     stats.refused++;
     context.logger.info(`relay answer for ${row.interaction_id} refused: HTTP ${error.status}`);
   }

@@ -168,7 +168,7 @@ function userIds(value: unknown): string[] | undefined {
  */
 export function formatText(title: string, message: string | undefined, parseMode: ParseMode | undefined): string {
   const shortTitle = truncate(readableText(title), TEXT_MAX);
-  // Spec 1, Outbound delivery rule 3: without a message only the title is sent.
+  // docs/outbound.md, "Delivery rules", rule 3: without a message only the title is sent.
   const shortMessage =
     message === undefined ? undefined : truncate(readableText(message), Math.max(1, TEXT_MAX - shortTitle.length - 2));
   switch (parseMode) {

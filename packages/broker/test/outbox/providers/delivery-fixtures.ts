@@ -20,7 +20,7 @@ export function samplePayload(overrides: Partial<OutboundPayload> = {}): Outboun
   };
 }
 
-/** The payload of a route with IncludeMessage off (spec 1, Outbound delivery rule 3). */
+/** The payload of a route with IncludeMessage off (docs/outbound.md, "Delivery rules", rule 3). */
 export function titleOnly(overrides: Partial<OutboundPayload> = {}): OutboundPayload {
   const { message: _dropped, ...rest } = samplePayload(overrides);
   return rest;
@@ -30,7 +30,7 @@ export function deliveryContext(signal: AbortSignal = AbortSignal.timeout(5_000)
   return { idempotencyKey: "obx_00112233445566778899aabb", signal };
 }
 
-/** Secrets must never reach a DeliveryResult (spec 1, Outbound delivery rule 6). */
+/** Secrets must never reach a DeliveryResult (docs/outbound.md, "Delivery rules", rule 6). */
 export function expectNoSecrets(result: DeliveryResult, secrets: Record<string, string>): void {
   const json = JSON.stringify(result);
   for (const value of Object.values(secrets)) expect(json).not.toContain(value);

@@ -46,7 +46,7 @@ describe("discord adapter (https://discord.com/developers/docs/resources/webhook
     ]);
   });
 
-  it("sends the title alone, with no description, when the route leaves the message out (spec 1, rule 3)", async () => {
+  it("sends the title alone, with no description, when the route leaves the message out (docs/outbound.md, 'Delivery rules', rule 3)", async () => {
     await discordAdapter.send(titleOnly(), {}, secrets, deliveryContext());
     expect(server.requests[0]?.body).not.toContain(MESSAGE);
     expect((jsonBody(server.requests[0]) as { embeds: object[] }).embeds[0]).toEqual({

@@ -107,7 +107,7 @@ describe("email adapter over SMTP (RFC 5321, RFC 5322)", () => {
     for (const line of (smtp.rawMessages[0] ?? "").split("\r\n")) expect(line.length).toBeLessThanOrEqual(78);
   });
 
-  it("sends the title alone when the route leaves the message out (spec 1, rule 3)", async () => {
+  it("sends the title alone when the route leaves the message out (docs/outbound.md, 'Delivery rules', rule 3)", async () => {
     const smtp = await start();
     await emailAdapter.send(titleOnly(), settings(smtp.port), {}, deliveryContext());
     expect(smtp.rawMessages[0]).not.toContain("tests passed");

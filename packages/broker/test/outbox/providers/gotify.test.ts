@@ -49,7 +49,7 @@ describe("gotify adapter (https://gotify.net/api-docs, POST /message)", () => {
     expect(requests.map((request) => (jsonBody(request) as { priority: number }).priority)).toEqual([2, 5, 8, 10]);
   });
 
-  it("sends the title alone as the required message when the route leaves the message out (spec 1, rule 3)", async () => {
+  it("sends the title alone as the required message when the route leaves the message out (docs/outbound.md, 'Delivery rules', rule 3)", async () => {
     await gotifyAdapter.send(titleOnly(), settings(), SECRETS, deliveryContext());
     expect(server.requests[0]?.body).not.toContain(MESSAGE);
     expect(jsonBody(server.requests[0])).toEqual({ message: "Build done", priority: 5 });

@@ -47,7 +47,7 @@ describe("ntfy adapter (https://docs.ntfy.sh/publish/#publish-as-json)", () => {
     expect(requests.map((request) => (jsonBody(request) as { priority: number }).priority)).toEqual([2, 3, 4, 5]);
   });
 
-  it("sends the title alone as the message when the route leaves the message out (spec 1, rule 3)", async () => {
+  it("sends the title alone as the message when the route leaves the message out (docs/outbound.md, 'Delivery rules', rule 3)", async () => {
     await ntfyAdapter.send(titleOnly(), settings(), SECRETS, deliveryContext());
     const request = server.requests[0];
     expect(request?.body).not.toContain(MESSAGE);

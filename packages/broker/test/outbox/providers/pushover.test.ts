@@ -50,7 +50,7 @@ describe("pushover adapter (https://pushover.net/api)", () => {
     expect(requests.every((request) => !("retry" in form(request.body)))).toBe(true);
   });
 
-  it("sends the title alone as the required message when the route leaves the message out (spec 1, rule 3)", async () => {
+  it("sends the title alone as the required message when the route leaves the message out (docs/outbound.md, 'Delivery rules', rule 3)", async () => {
     await pushoverAdapter.send(titleOnly(), settings(), SECRETS, deliveryContext());
     const fields = form(server.requests[0]?.body);
     expect(Object.values(fields).join("\n")).not.toContain(MESSAGE);

@@ -40,7 +40,7 @@ describe("slack adapter (https://api.slack.com/messaging/webhooks)", () => {
     expect(body.blocks[1]?.text.text).toBe("<!channel> x > y");
   });
 
-  it("sends the title alone when the route leaves the message out (spec 1, rule 3)", async () => {
+  it("sends the title alone when the route leaves the message out (docs/outbound.md, 'Delivery rules', rule 3)", async () => {
     await slackAdapter.send(titleOnly(), {}, secrets, deliveryContext());
     expect(server.requests[0]?.body).not.toContain(MESSAGE);
     expect(jsonBody(server.requests[0])).toEqual({ text: "Build done" });

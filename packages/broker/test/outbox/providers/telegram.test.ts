@@ -44,7 +44,7 @@ describe("telegram adapter (https://core.telegram.org/bots/api#sendmessage)", ()
     expect(formatText("v1.2 (beta)!", "a_b*c", "MarkdownV2")).toBe("*v1\\.2 \\(beta\\)\\!*\n\na\\_b\\*c");
   });
 
-  it("sends the title alone when the route leaves the message out (spec 1, rule 3)", async () => {
+  it("sends the title alone when the route leaves the message out (docs/outbound.md, 'Delivery rules', rule 3)", async () => {
     await telegramAdapter.send(titleOnly(), settings(), SECRETS, deliveryContext());
     expect(server.requests[0]?.body).not.toContain(MESSAGE);
     expect((jsonBody(server.requests[0]) as { text: string }).text).toBe("Build done");

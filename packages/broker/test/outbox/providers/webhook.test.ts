@@ -39,7 +39,7 @@ describe("webhook adapter (docs/outbound.md, webhook)", () => {
     expect(server.requests[0]?.headers["x-team"]).toBe("blue");
   });
 
-  it("sends the title alone when the route leaves the message out (spec 1, Outbound delivery rule 3)", async () => {
+  it("sends the title alone when the route leaves the message out (docs/outbound.md, 'Delivery rules', rule 3)", async () => {
     await webhookAdapter.send(titleOnly(), settings(), SECRETS, deliveryContext());
     const request = server.requests[0];
     expect(request?.body).not.toContain(MESSAGE);
@@ -67,7 +67,7 @@ describe("webhook adapter (docs/outbound.md, webhook)", () => {
     expect(server.requests.map((request) => request.url)).toEqual(["/hooks/notify?team=a"]);
   });
 
-  it("maps 5xx to retryable and 4xx to final, with Retry-After kept (spec 1, Outbound delivery rule 6)", async () => {
+  it("maps 5xx to retryable and 4xx to final, with Retry-After kept (docs/outbound.md, 'Delivery rules', rule 6)", async () => {
     server.respond((_request, response) => response.writeHead(503, { "retry-after": "7" }).end("busy"));
     expect(await webhookAdapter.send(samplePayload(), settings(), SECRETS, deliveryContext())).toEqual({
       ok: false,

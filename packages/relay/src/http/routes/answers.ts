@@ -4,7 +4,7 @@ import type { DomainDeps } from "../../domain/deps.js";
 import { deviceAuth, deviceOf, type Guards, installationAuth, installationOf } from "../auth.js";
 import { abortOnClose, queryValue, waitSeconds } from "./query.js";
 
-/** Spec 2: the phone posts answers, the broker polls them. */
+/** The phone posts answers, the broker polls them (docs/relay.md, "The relay contract (version 1)"). */
 export function answerRoutes(app: FastifyInstance, deps: DomainDeps, guards: Guards): void {
   app.post("/v1/interaction-responses", {
     onRequest: deviceAuth(guards, "answerPost"),

@@ -18,7 +18,10 @@ function idempotencyKey(request: FastifyRequest): string | undefined {
   return value;
 }
 
-/** DESIGN.md, Relay: the broker posts sealed envelopes, the phone fetches them after a wake-up. */
+/**
+ * docs/relay.md, "`POST /v1/envelopes` (installation token)": the broker posts sealed envelopes, the phone fetches them
+ * after a wake-up.
+ */
 export function envelopeRoutes(app: FastifyInstance, deps: DomainDeps, guards: Guards): void {
   app.post("/v1/envelopes", {
     onRequest: installationAuth(guards, "envelopePost"),

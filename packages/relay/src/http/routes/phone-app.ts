@@ -36,8 +36,8 @@ const APP_CSP =
   "worker-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /**
- * The phone app under /app (DESIGN.md: the PWA served by the relay). Files are read once and kept in memory;
- * hashed assets are cached for a year, the page, manifest and service worker are revalidated every time (a new
+ * The phone app under /app (docs/phone.md, "Phone app": the PWA served by the relay). Files are read once and kept in
+ * memory; hashed assets are cached for a year, the page, manifest and service worker are revalidated every time (a new
  * service worker must reach phones). A path that is not a file gets the page (the app routes by hash). A relay
  * without a built app answers 404 `not_found` on /app.
  */

@@ -12,7 +12,10 @@ export function queryValue(request: FastifyRequest, name: string): string | unde
   return value;
 }
 
-/** `wait=N`: seconds, a whole number; anything over 30 is held 30 (beyond the spec: docs/relay.md, Long polls). */
+/**
+ * `wait=N`: seconds, a whole number; anything over 30 is held 30 (Notify's own addition:
+ * docs/relay.md, "Long polls (`wait=N`)").
+ */
 export function waitSeconds(request: FastifyRequest): number {
   const value = queryValue(request, "wait");
   if (value === undefined || value === "") return 0;

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { backoffMs } from "@notify/contracts/retry";
 import pg from "pg";
 import type { RelayLogger } from "../../log.js";
 import { Batcher } from "../batcher.js";
@@ -576,7 +577,7 @@ export class PostgresStore implements RelayStore {
     const first = this.options.retryFirstMs ?? 250;
     const max = this.options.retryMaxMs ?? 5000;
     const attempt = (failures: number) => {
-      const delay = Math.min(first * 2 ** failures, max) * (0.75 + Math.random() * 0.5);
+      const delay = backoffMs(failures + 1, { baseMs: first, maxMs: max });
       setTimeout(() => {
         if (this.closed) {
           this.resubscribing = false;

@@ -13,7 +13,7 @@ import { invalidRequest } from "../../translation-error.js";
 import { ConversationBuilder } from "../conversation.js";
 import { imageFromUrl } from "../images.js";
 
-/** Chat-wire request body to the internal representation (spec 3, "Mappings on decode", chat row). */
+/** Chat-wire request body to the internal representation (docs/router.md, "Request mappings", chat row). */
 export function decodeChatRequest(body: unknown): DecodedRequest {
   const request = requireObject(body, "request body");
   const conversation = new ConversationBuilder();

@@ -37,7 +37,8 @@ export function encodeChatRequest(request: Request): ChatRequest {
     }
   }
   const encoded: ChatRequest = { model: request.model, messages, stream: request.stream };
-  // Usage is always asked for upstream: the ledger needs it even when the client did not (spec 3, chat row).
+  // Usage is always asked for upstream: the ledger needs it even when the client did not
+  // (docs/router.md, "Request mappings").
   if (request.stream) encoded.stream_options = { include_usage: true };
   if (request.tools.length > 0) {
     encoded.tools = request.tools.map((tool) => ({

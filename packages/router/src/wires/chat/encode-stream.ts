@@ -11,9 +11,9 @@ import { encodeChatUsage } from "./usage.js";
 type Delta = ChatCompletionChunk["choices"][number]["delta"];
 
 /**
- * Stream parts to chat-wire SSE frames (spec 3, "Stream framing written to the client"): `chat.completion.chunk`
- * objects, a final usage chunk when the client asked for one, then `data: [DONE]`. A failure ends the stream with an
- * error chunk and no `[DONE]`.
+ * Stream parts to chat-wire SSE frames (docs/router.md, "Stream framing written to the client"):
+ * `chat.completion.chunk` objects, a final usage chunk when the client asked for one, then `data: [DONE]`. A failure
+ * ends the stream with an error chunk and no `[DONE]`.
  */
 /** As a TransformStream, for web-stream pipelines. */
 export function encodeChatStream(options: EncodeOptions): TransformStream<StreamPart, string> {

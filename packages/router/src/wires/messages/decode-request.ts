@@ -11,7 +11,7 @@ import {
 import { invalidRequest } from "../../translation-error.js";
 import { ConversationBuilder } from "../conversation.js";
 
-/** Messages-wire request body to the internal representation (spec 3, "Mappings on decode", messages row). */
+/** Messages-wire request body to the internal representation (docs/router.md, "Request mappings", messages row). */
 export function decodeMessagesRequest(body: unknown): DecodedRequest {
   const request = requireObject(body, "request body");
   const conversation = new ConversationBuilder();
@@ -64,7 +64,8 @@ function blocksOf(content: unknown): JsonObject[] {
 function decodeMessage(message: JsonObject, conversation: ConversationBuilder): void {
   switch (message.role) {
     case "system":
-      // Not part of the public wire, but some clients send it; it joins the system text (spec 3).
+      // Not part of the public wire, but some clients send it; it joins the system text
+      // (docs/router.md, "Request mappings").
       conversation.addSystem(
         typeof message.content === "string" ? message.content : systemText(message.content, conversation),
       );
@@ -122,7 +123,7 @@ function decodeAssistantBlock(block: JsonObject, conversation: ConversationBuild
       break;
     case "thinking":
     case "redacted_thinking":
-      return; // signed by the vendor that made it; no other upstream can use it (spec 3: dropped)
+      return; // signed by the vendor that made it; no other upstream can use it (docs/router.md, "Request mappings": dropped)
     default:
       conversation.warn("blocks_dropped", typeof block.type === "string" ? block.type : "untyped block");
       return;

@@ -2,7 +2,10 @@ import type { Request, ToolChoice } from "../../ir.js";
 import { definedOnly, parseArguments } from "../../json.js";
 import type { MessagesContentBlock, MessagesMessage, MessagesRequest, MessagesToolChoice } from "./messages-api.js";
 
-/** Spec 3: a messages-wire upstream requires `max_tokens`; when the inbound request has none, this is used. */
+/**
+ * docs/router.md, "Request mappings": a messages-wire upstream requires `max_tokens`; when the inbound request has
+ * none, this is used.
+ */
 export const DEFAULT_MAX_TOKENS = 8192;
 
 /** The internal representation to a messages-wire request body. */

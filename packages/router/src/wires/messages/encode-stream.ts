@@ -9,8 +9,8 @@ import type { MessagesStreamEvent } from "./messages-api.js";
 import { encodeMessagesUsage } from "./usage.js";
 
 /**
- * Stream parts to messages-wire SSE frames (spec 3, "Stream framing written to the client"): `message_start`, per
- * content block `content_block_start`, deltas and `content_block_stop`, then `message_delta` and `message_stop`; a
+ * Stream parts to messages-wire SSE frames (docs/router.md, "Stream framing written to the client"): `message_start`,
+ * per content block `content_block_start`, deltas and `content_block_stop`, then `message_delta` and `message_stop`; a
  * failure ends the stream with an `error` event. `message_start` waits for the first content so that input usage,
  * when the upstream reports it up front, can go in it.
  */

@@ -18,8 +18,9 @@ export function decodeMessagesFinishReason(raw: unknown, hasToolCalls: boolean):
 }
 
 /**
- * The unified reason as `stop_reason`, one of the four spec 3 allows. A raw `stop_sequence` from a messages-wire
- * upstream is kept; a filtered reply ends as `end_turn`, the wire's plain stop.
+ * The unified reason as `stop_reason`, one of the four docs/router.md, "Stream framing written to the client", allows.
+ * A raw `stop_sequence` from a messages-wire upstream is kept; a filtered reply ends as `end_turn`, the wire's plain
+ * stop.
  */
 export function encodeMessagesFinishReason(reason: FinishReason, hasToolCalls: boolean): MessagesStopReason {
   switch (reason.unified) {

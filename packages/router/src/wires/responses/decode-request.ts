@@ -17,12 +17,12 @@ import { imageFromUrl } from "../images.js";
 export interface DecodeResponsesRequestOptions {
   /**
    * True when the request goes to an upstream of another wire. `previous_response_id` names state only a
-   * responses-wire upstream holds, so a translated hop must refuse it (spec 3, "Mappings on decode").
+   * responses-wire upstream holds, so a translated hop must refuse it (docs/router.md, "Request mappings").
    */
   translatedHop?: boolean;
 }
 
-/** Responses-wire request body to the internal representation (spec 3, "Mappings on decode", responses row). */
+/** Responses-wire request body to the internal representation (docs/router.md, "Request mappings", responses row). */
 export function decodeResponsesRequest(body: unknown, options: DecodeResponsesRequestOptions = {}): DecodedRequest {
   const request = requireObject(body, "request body");
   if ((options.translatedHop ?? true) && request.previous_response_id != null) {
@@ -100,7 +100,7 @@ function decodeItem(item: JsonObject, conversation: ConversationBuilder): void {
       });
       break;
     case "reasoning":
-      break; // reasoning is the upstream's own state; another wire cannot use it (spec 3: dropped)
+      break; // reasoning is the upstream's own state; another wire cannot use it (docs/router.md, "Request mappings": dropped)
     default:
       conversation.warn("blocks_dropped", typeof type === "string" ? type : "untyped item");
   }

@@ -32,7 +32,8 @@ interface OpenTool {
 }
 
 /**
- * Stream parts to responses-wire SSE frames (spec 3, "Stream framing written to the client"): `response.created`,
+ * Stream parts to responses-wire SSE frames (docs/router.md, "Stream framing written to the client"):
+ * `response.created`,
  * `response.in_progress`, the added/delta/done events of each output item, then `response.completed`,
  * `response.incomplete` or `error` followed by `response.failed`. Every event carries `sequence_number`.
  */
@@ -147,7 +148,8 @@ export function encodeResponsesStreamTransformer(options: EncodeOptions): Transf
     tools.delete(index);
     const { outputIndex, itemId, callId, name, argumentsJson } = tool;
     if (tool.custom) {
-      // A custom tool call is whole only here: its free text is the `input` field of the arguments (spec 3).
+      // A custom tool call is whole only here: its free text is the `input` field of the arguments
+      // (docs/router.md, "Request mappings").
       const input = argumentsToCustomInput(argumentsJson);
       finishItem(outputIndex, {
         type: "custom_tool_call",
