@@ -1,27 +1,20 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { tempDir, x25519Jwk } from "./helpers.js";
-import { postgresAvailable, startPostgres, type TestPostgres } from "./postgres.js";
+import { sharedPostgres } from "./postgres.js";
 import { call, type RelayProcess, spawnRelay } from "./processes.js";
 
 /**
  * Issue 13: SIGKILL of a relay process during a burst of answers; every 201 is found afterwards. Issue 27: 64
  * concurrent posters, so on PostgreSQL the answers travel in batches (group commit) when the process dies.
  */
-const hasPostgres = postgresAvailable();
-let server: TestPostgres | undefined;
-beforeAll(async () => {
-  if (hasPostgres) server = await startPostgres();
-}, 60_000);
-afterAll(async () => server?.stop());
+const postgres = sharedPostgres();
 
-const backends = ["sqlite", ...(hasPostgres ? ["postgres"] : [])] as const;
-
-describe.each(backends)("SIGKILL during a burst (%s)", (backend) => {
+describe.each(postgres.backends)("SIGKILL during a burst (%s)", (backend) => {
   it("every answer that got 201 is served after a restart", async () => {
     const dir = tempDir();
-    const databaseUrl = backend === "postgres" ? await server?.createDatabase() : undefined;
+    const databaseUrl = backend === "postgres" ? await postgres.createDatabase() : undefined;
     const options = { dataDir: dir.path, ...(databaseUrl ? { databaseUrl } : {}) };
     let relay: RelayProcess = await spawnRelay(options);
     try {

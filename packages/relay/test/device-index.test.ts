@@ -1,13 +1,13 @@
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PostgresStore } from "../src/store/postgres/postgres-store.js";
 import { SQL as PG_SQL } from "../src/store/postgres/queries.js";
 import { SQL as SQLITE_SQL } from "../src/store/sqlite/queries.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { tempDir } from "./helpers.js";
-import { postgresAvailable, startPostgres, type TestPostgres } from "./postgres.js";
+import { sharedPostgres } from "./postgres.js";
 
 // The recipients of every envelope and GET /v1/devices read "the owner's devices or this installation's direct
 // ones". Without an index on direct_installation_id that OR is a scan of every device: with 9,000 phones it was the
@@ -78,16 +78,10 @@ describe("devices of an installation: found by index (relay schema 2)", () => {
     }
   });
 
-  const hasPostgres = postgresAvailable();
-  let server: TestPostgres | undefined;
-  beforeAll(async () => {
-    if (hasPostgres) server = await startPostgres();
-  }, 60_000);
-  afterAll(async () => server?.stop());
+  const postgres = sharedPostgres();
 
-  it.runIf(hasPostgres)("PostgreSQL: the plan uses the index where a scan is not forced", async () => {
-    if (!server) throw new Error("no PostgreSQL");
-    const url = await server.createDatabase();
+  it.runIf(postgres.available)("PostgreSQL: the plan uses the index where a scan is not forced", async () => {
+    const url = await postgres.createDatabase();
     const store = await PostgresStore.connect(url);
     try {
       await seed(store);

@@ -3,11 +3,11 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS } from "../src/http/rate-limit.js";
 import { RelayMetrics } from "../src/metrics.js";
 import { ENROLLMENT_TOKEN, envelopeFor, RelayHarness, tempDir, untilValue, x25519Jwk } from "./helpers.js";
-import { postgresAvailable, startPostgres, type TestPostgres } from "./postgres.js";
+import { sharedPostgres } from "./postgres.js";
 import { call, type RelayProcess, spawnRelay } from "./processes.js";
 import { PushService, Subscriber } from "./push-service.js";
 
@@ -16,14 +16,7 @@ import { PushService, Subscriber } from "./push-service.js";
  * graceful shutdown that answers held polls before the process exits.
  */
 const run = promisify(execFile);
-const hasPostgres = postgresAvailable();
-let server: TestPostgres | undefined;
-beforeAll(async () => {
-  if (hasPostgres) server = await startPostgres();
-}, 60_000);
-afterAll(async () => server?.stop());
-
-const backends = ["sqlite", ...(hasPostgres ? ["postgres"] : [])] as const;
+const postgres = sharedPostgres();
 
 /** The value of one sample line (`name{labels} value`), or undefined. */
 function sample(text: string, name: string, labels = ""): number | undefined {
@@ -56,10 +49,10 @@ async function setUp(relay: RelayProcess, dir: string) {
   return { token, installation, phone, answer };
 }
 
-describe.each(backends)("metrics and shutdown (%s)", (backend) => {
+describe.each(postgres.backends)("metrics and shutdown (%s)", (backend) => {
   it("GET /metrics needs the enrollment token and counts requests, held polls, stores and the database", async () => {
     const dir = tempDir();
-    const databaseUrl = backend === "postgres" ? await server?.createDatabase() : undefined;
+    const databaseUrl = backend === "postgres" ? await postgres.createDatabase() : undefined;
     const relay = await spawnRelay({
       dataDir: dir.path,
       ...(databaseUrl ? { databaseUrl } : {}),
@@ -130,7 +123,7 @@ describe.each(backends)("metrics and shutdown (%s)", (backend) => {
 
   it("SIGTERM answers every held poll at once, then the process exits 0", async () => {
     const dir = tempDir();
-    const databaseUrl = backend === "postgres" ? await server?.createDatabase() : undefined;
+    const databaseUrl = backend === "postgres" ? await postgres.createDatabase() : undefined;
     const relay = await spawnRelay({ dataDir: dir.path, ...(databaseUrl ? { databaseUrl } : {}) });
     try {
       const { installation, phone } = await setUp(relay, dir.path);
@@ -163,7 +156,7 @@ describe.each(backends)("metrics and shutdown (%s)", (backend) => {
     const service = new PushService();
     await service.start();
     const dir = tempDir();
-    const databaseUrl = backend === "postgres" ? await server?.createDatabase() : undefined;
+    const databaseUrl = backend === "postgres" ? await postgres.createDatabase() : undefined;
     const relay = await spawnRelay({
       dataDir: dir.path,
       ...(databaseUrl ? { databaseUrl } : {}),

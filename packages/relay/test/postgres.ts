@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
 
 const run = promisify(execFile);
 
@@ -111,6 +112,37 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
     async stop() {
       await as("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]).catch(() => undefined);
       rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** PostgreSQL for a suite that runs on every store backend it can (see sharedPostgres). */
+export interface SharedPostgres {
+  /** Whether PostgreSQL can run here (postgresAvailable). */
+  readonly available: boolean;
+  /** The backends to run on: "sqlite", then "postgres" where it can run. */
+  readonly backends: readonly ("sqlite" | "postgres")[];
+  /** A fresh, empty database on the shared cluster. */
+  createDatabase(): Promise<string>;
+}
+
+/**
+ * One PostgreSQL cluster for the tests of the calling file (or describe) where PostgreSQL can run here: started
+ * before all of them, stopped after.
+ */
+export function sharedPostgres(): SharedPostgres {
+  const available = postgresAvailable();
+  let server: TestPostgres | undefined;
+  beforeAll(async () => {
+    if (available) server = await startPostgres();
+  }, 60_000);
+  afterAll(async () => server?.stop());
+  return {
+    available,
+    backends: available ? ["sqlite", "postgres"] : ["sqlite"],
+    createDatabase() {
+      if (!server) throw new Error("no PostgreSQL");
+      return server.createDatabase();
     },
   };
 }

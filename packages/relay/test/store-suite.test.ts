@@ -1,22 +1,17 @@
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DAY, HOUR } from "../src/domain/clock.js";
 import { ACK_REST, MAX_AGE } from "../src/domain/retention.js";
 import { PostgresStore } from "../src/store/postgres/postgres-store.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import type { Change, RelayStore, StoreTx } from "../src/store/types.js";
 import { createPlainDevices, tempDir } from "./helpers.js";
-import { postgresAvailable, startPostgres, type TestPostgres } from "./postgres.js";
+import { sharedPostgres } from "./postgres.js";
 
 /**
  * ONE storage suite, run against every backend (STYLE.md, from ntfy): what the domain relies on from a store.
  */
-const hasPostgres = postgresAvailable();
-let server: TestPostgres | undefined;
-beforeAll(async () => {
-  if (hasPostgres) server = await startPostgres();
-}, 60_000);
-afterAll(async () => server?.stop());
+const postgres = sharedPostgres();
 
 interface Backend {
   name: "sqlite" | "postgres";
@@ -34,15 +29,14 @@ const backends: Backend[] = [
   {
     name: "postgres",
     async open() {
-      if (!server) throw new Error("no PostgreSQL");
-      return { store: await PostgresStore.connect(await server.createDatabase()), cleanup: () => undefined };
+      return { store: await PostgresStore.connect(await postgres.createDatabase()), cleanup: () => undefined };
     },
   },
 ];
 
 const T0 = Date.parse("2026-03-01T00:00:00Z");
 
-describe.each(backends.filter((backend) => backend.name === "sqlite" || hasPostgres))("store: $name", (backend) => {
+describe.each(backends.filter((backend) => postgres.backends.includes(backend.name)))("store: $name", (backend) => {
   let store: RelayStore;
   let cleanup: () => void;
 

@@ -8,6 +8,7 @@ import type {
   InteractionStatus,
   UiFacts,
 } from "../interactions/types.js";
+import { StatementCache, whereClause } from "./statement-cache.js";
 
 const COLUMNS =
   "id, key, agent, agent_instance, project, session_id, turn_id, native_request_id, kind, prompt, choices, " +
@@ -132,9 +133,10 @@ export class SqliteInteractionStore implements InteractionStore {
   private readonly notificationIdStatement: StatementSync;
   private readonly uiFactsStatement: StatementSync;
   private readonly questionOfNotificationStatement: StatementSync;
-  private readonly listStatements = new Map<string, StatementSync>();
+  private readonly listStatements: StatementCache;
 
-  constructor(private readonly db: DatabaseSync) {
+  constructor(db: DatabaseSync) {
+    this.listStatements = new StatementCache(db);
     this.insertStatement = db.prepare(INSERT);
     this.byIdStatement = db.prepare(SELECT_BY_ID);
     this.pendingByKeyStatement = db.prepare(SELECT_PENDING_BY_KEY);
@@ -256,33 +258,11 @@ export class SqliteInteractionStore implements InteractionStore {
   }
 
   list(filter: InteractionFilter): InteractionDto[] {
-    const clauses: string[] = [];
-    const params: SQLInputValue[] = [];
-    if (filter.pending) clauses.push("status = 'pending'");
-    if (filter.pending === false) clauses.push("status <> 'pending'");
-    if (filter.status !== undefined) {
-      clauses.push("status = ?");
-      params.push(filter.status);
-    }
-    if (filter.agent !== undefined) {
-      clauses.push("agent = ?");
-      params.push(filter.agent);
-    }
-    if (filter.project !== undefined) {
-      clauses.push("project = ?");
-      params.push(filter.project);
-    }
-    if (filter.session !== undefined) {
-      clauses.push("session_id = ?");
-      params.push(filter.session);
-    }
-    const where = clauses.length > 0 ? `WHERE ${clauses.join(" AND ")}` : "";
+    const { where, params } = whereClause(
+      [filter.pending === true && "status = 'pending'", filter.pending === false && "status <> 'pending'"],
+      { status: filter.status, agent: filter.agent, project: filter.project, session_id: filter.session },
+    );
     const sql = `SELECT ${COLUMNS} FROM interactions ${where} ORDER BY seq DESC LIMIT ?`;
-    let statement = this.listStatements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql);
-      this.listStatements.set(sql, statement);
-    }
-    return (statement.all(...params, filter.limit) as unknown as Row[]).map(toDto);
+    return (this.listStatements.get(sql).all(...params, filter.limit) as unknown as Row[]).map(toDto);
   }
 }

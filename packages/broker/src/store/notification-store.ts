@@ -1,5 +1,6 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import type { NotificationDto, NotificationFilter, NotificationStatus, Priority } from "../notifications/types.js";
+import { StatementCache, whereClause } from "./statement-cache.js";
 
 const COLUMNS =
   "id, key, agent, agent_instance, project, type, priority, title, message, cwd, pid, status, created_at, updated_at, resolved_at, metadata";
@@ -107,9 +108,10 @@ export class SqliteNotificationStore implements NotificationStore {
   private readonly activeByKeyStatement: StatementSync;
   private readonly countActiveStatement: StatementSync;
   private readonly latestByKeyStatement: StatementSync;
-  private readonly listStatements = new Map<string, StatementSync>();
+  private readonly listStatements: StatementCache;
 
-  constructor(private readonly db: DatabaseSync) {
+  constructor(db: DatabaseSync) {
+    this.listStatements = new StatementCache(db);
     this.insertStatement = db.prepare(INSERT);
     this.updateContentStatement = db.prepare(UPDATE_CONTENT);
     this.updateStatusStatement = db.prepare(UPDATE_STATUS);
@@ -169,32 +171,13 @@ export class SqliteNotificationStore implements NotificationStore {
 
   /** Newest first (creation order). One prepared statement per combination of filters in use. */
   list(filter: NotificationFilter): NotificationDto[] {
-    const clauses: string[] = [];
-    const params: SQLInputValue[] = [];
-    if (filter.unresolved) clauses.push("status = 'active'");
-    if (filter.status !== undefined) {
-      clauses.push("status = ?");
-      params.push(filter.status);
-    }
-    if (filter.type !== undefined) {
-      clauses.push("type = ?");
-      params.push(filter.type);
-    }
-    if (filter.project !== undefined) {
-      clauses.push("project = ?");
-      params.push(filter.project);
-    }
-    if (filter.agent !== undefined) {
-      clauses.push("agent = ?");
-      params.push(filter.agent);
-    }
-    const where = clauses.length > 0 ? `WHERE ${clauses.join(" AND ")}` : "";
+    const { where, params } = whereClause([filter.unresolved === true && "status = 'active'"], {
+      status: filter.status,
+      type: filter.type,
+      project: filter.project,
+      agent: filter.agent,
+    });
     const sql = `SELECT ${COLUMNS} FROM notifications ${where} ORDER BY seq DESC LIMIT ?`;
-    let statement = this.listStatements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql);
-      this.listStatements.set(sql, statement);
-    }
-    return (statement.all(...params, filter.limit) as unknown as Row[]).map(toDto);
+    return (this.listStatements.get(sql).all(...params, filter.limit) as unknown as Row[]).map(toDto);
   }
 }

@@ -5,6 +5,7 @@ import type { OutboxItem, OutboxItemBase, OutboxStatus, OutboxSubject } from "..
 import { transaction } from "./database.js";
 import { EXPAND_CHUNK, type Expansion, MarkerExpansion } from "./outbox-expansion.js";
 import type { RouteRef } from "./outbox-marker.js";
+import { StatementCache } from "./statement-cache.js";
 
 // Migration 4: a rowid table appended to in creation order. Pending items are read by a rowid cursor; only Retry
 // items (due later) and dead letters have an index, so enqueueing touches the table's last page and nothing else.
@@ -189,7 +190,7 @@ export class SqliteOutboxStore implements OutboxStore {
   private readonly recordStatement: StatementSync;
   private readonly bySeqStatement: StatementSync;
   private readonly countStatement: StatementSync;
-  private readonly listStatements = new Map<string, StatementSync>();
+  private readonly listStatements: StatementCache;
   private readonly interactionItemsStatement: StatementSync;
   private readonly insertInteractionStatement: StatementSync;
   private readonly insertItemStatement: StatementSync;
@@ -205,6 +206,7 @@ export class SqliteOutboxStore implements OutboxStore {
     };
     this.idPrefix = `obx_${meta.namespace}`;
     this.expansion = new MarkerExpansion(db, meta.expanded_through);
+    this.listStatements = new StatementCache(db);
     this.interactionItemsStatement = db.prepare(INTERACTION_ITEMS);
     this.insertInteractionStatement = db.prepare(INSERT_INTERACTION_ITEM);
     this.insertItemStatement = db.prepare(INSERT_ITEM);
@@ -437,11 +439,7 @@ export class SqliteOutboxStore implements OutboxStore {
           ? `SELECT ${ITEM_COLUMNS} FROM outbox o INDEXED BY outbox_dead ${JOINS}
              WHERE o.status = 'DeadLetter' ORDER BY o.seq DESC LIMIT ?`
           : `SELECT ${ITEM_COLUMNS} ${FROM} WHERE o.status = ? ORDER BY o.seq DESC LIMIT ?`;
-    let statement = this.listStatements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql);
-      this.listStatements.set(sql, statement);
-    }
+    const statement = this.listStatements.get(sql);
     const rows =
       filter.status === undefined || filter.status === "DeadLetter"
         ? statement.all(filter.limit)

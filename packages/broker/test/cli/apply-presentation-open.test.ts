@@ -1,23 +1,15 @@
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readConfigFile } from "../../src/config/config-file.js";
-import { type CliBroker, runCli, spawnCli, startCliBroker, tempDataDir } from "./cli-harness.js";
-import { fileDir } from "./outbound-helpers.js";
+import { cliBrokerPerTest, runCli, spawnCli, tempDataDir } from "./cli-harness.js";
+import { fileDirPerTest } from "./outbound-helpers.js";
 
 // `notify apply` with a `presentation` section, and `notify open --print` (docs/cli.md, "notify open";
 // docs/apply.md, "`presentation`").
 
-let cli: CliBroker;
-let files: ReturnType<typeof fileDir>;
-beforeEach(async () => {
-  cli = await startCliBroker();
-  files = fileDir();
-});
-afterEach(async () => {
-  await cli?.close();
-  files?.remove();
-});
+const { cli } = cliBrokerPerTest();
+const files = fileDirPerTest();
 
 describe("notify apply: presentation", () => {
   it("sets the keys the file names, in config.json and live, and reports unchanged on a second run", async () => {

@@ -1,20 +1,12 @@
 // Issue 32, item 6: `notify apply` refuses a secret whose shape docs/outbound.md documents as wrong (a Telegram bot
 // token that is not `<id>:<secret>`, a Slack app token that is not xapp-...), naming the field and never the value,
 // and changes nothing; a well-shaped token is accepted.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type CliBroker, runCli, startCliBroker } from "./cli-harness.js";
-import { fileDir, type Json, uiGet } from "./outbound-helpers.js";
+import { describe, expect, it } from "vitest";
+import { cliBrokerPerTest, runCli } from "./cli-harness.js";
+import { fileDirPerTest, type Json, uiGet } from "./outbound-helpers.js";
 
-let cli: CliBroker;
-let files: ReturnType<typeof fileDir>;
-beforeEach(async () => {
-  cli = await startCliBroker();
-  files = fileDir();
-});
-afterEach(async () => {
-  await cli?.close();
-  files?.remove();
-});
+const { cli } = cliBrokerPerTest();
+const files = fileDirPerTest();
 
 const telegram = (token: string) => `outbound:
   providers:

@@ -1,30 +1,20 @@
 import { createHmac } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders } from "node:http";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { hookFixture } from "../hook-fixture.js";
 import { recordingServer } from "../outbox/webhook-server.js";
-import { type CliBroker, runCli, secretCheckedCli, startCliBroker, tempDataDir } from "./cli-harness.js";
-import { brokerState, fileDir, filesContaining, type Json, uiGet, waitFor } from "./outbound-helpers.js";
+import { cliBrokerPerTest, runCli, secretCheckedCli, tempDataDir } from "./cli-harness.js";
+import { brokerState, fileDirPerTest, filesContaining, type Json, uiGet, waitFor } from "./outbound-helpers.js";
 
 // docs/apply.md, "How a run proceeds": `notify apply FILE` upserts declarative configuration;
 // secrets are sealed on import and never printed back; --prune deletes what the file does not name.
 
 const SECRET = "whsec-apply-7f3a9c1e5b";
 
-let cli: CliBroker;
-let hook: Awaited<ReturnType<typeof recordingServer>>;
-let files: ReturnType<typeof fileDir>;
-
-beforeEach(async () => {
-  cli = await startCliBroker();
-  hook = await recordingServer();
-  files = fileDir();
-});
-afterEach(async () => {
-  await cli?.close();
-  await hook?.close();
-  files?.remove();
-});
+const { cli } = cliBrokerPerTest();
+const hook = hookFixture("test", recordingServer, (server) => server.close());
+const files = fileDirPerTest();
 
 // No output of any run in any test may carry the secret (docs/apply.md, "Secrets": never printed back).
 const { notify, keep } = secretCheckedCli(SECRET, () => cli);

@@ -1,16 +1,8 @@
 import type { Json } from "@notify/test-kit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliBroker, type CliProcess, runCli, spawnCli, startCliBroker } from "./cli-harness.js";
+import { describe, expect, it } from "vitest";
+import { type CliProcess, sharedCliBroker, spawnCli } from "./cli-harness.js";
 
-let cli: CliBroker;
-beforeAll(async () => {
-  cli = await startCliBroker();
-});
-afterAll(async () => {
-  await cli?.close();
-});
-
-const notify = (...args: string[]) => runCli([...args, ...cli.target]);
+const { cli, notify } = sharedCliBroker();
 
 /** Starts `notify ask` and returns it with the interaction id it announced on stderr. */
 async function startAsk(...args: string[]): Promise<{ ask: CliProcess; id: string }> {

@@ -3,19 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Json } from "@notify/test-kit";
 import { spawnBroker } from "@notify/test-kit/broker-process";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
-import { type CliBroker, closedPort, runCli, spawnCli, startCliBroker } from "./cli-harness.js";
+import { closedPort, runCli, sharedCliBroker, spawnCli } from "./cli-harness.js";
 
-let cli: CliBroker;
-beforeAll(async () => {
-  cli = await startCliBroker();
-});
-afterAll(async () => {
-  await cli?.close();
-});
-
-const notify = (...args: string[]) => runCli([...args, ...cli.target]);
+const { cli, notify } = sharedCliBroker();
 const WAITING = /^notify: waiting for an answer to interaction (\S+) \(/m;
 
 async function startAsk(...args: string[]) {

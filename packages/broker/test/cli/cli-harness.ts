@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { tempDir } from "@notify/test-kit";
 import { afterEach, expect } from "vitest";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
+import { hookFixture } from "../hook-fixture.js";
 
 /** The built binary: these suites test what users run, so `npx tsc -b` must come first (as `npm test` does). */
 export const CLI = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
@@ -163,6 +164,32 @@ export async function startCliBroker(config?: Record<string, unknown>): Promise<
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A {@link startCliBroker} broker kept by vitest hooks, and `notify(...args)`, which runs the CLI against it. */
+export interface CliBrokerFixture {
+  /** Always the broker running now (see hookFixture). */
+  cli: CliBroker;
+  notify(...args: string[]): Promise<CliResult>;
+}
+
+/** One broker for all the tests of the calling file: started before the first, closed after the last. */
+export function sharedCliBroker(config?: Record<string, unknown>): CliBrokerFixture {
+  return cliBrokerFixture("file", config);
+}
+
+/** A fresh broker for each test of the calling file (or describe): started before it, closed after it. */
+export function cliBrokerPerTest(): CliBrokerFixture {
+  return cliBrokerFixture("test");
+}
+
+function cliBrokerFixture(scope: "file" | "test", config?: Record<string, unknown>): CliBrokerFixture {
+  const cli = hookFixture(
+    scope,
+    () => startCliBroker(config),
+    (broker) => broker.close(),
+  );
+  return { cli, notify: (...args) => runCli([...args, ...cli.target]) };
 }
 
 /** A data dir of the test's own, removed when the test file ends. */

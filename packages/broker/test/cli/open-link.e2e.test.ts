@@ -8,11 +8,11 @@
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
 import { tempDir } from "../helpers.js";
 import { dbusAvailable, RecordingServer, SessionBus } from "../presentation/dbus-harness.js";
-import { type CliBroker, cliEnv, spawnCli, startCliBroker } from "./cli-harness.js";
+import { cliEnv, sharedCliBroker, spawnCli } from "./cli-harness.js";
 
 const NOBODY = 65534;
 const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
@@ -117,13 +117,7 @@ async function signsIn(url: string): Promise<boolean> {
   return response.status === 303 && /^notify_session=/.test(response.headers.get("set-cookie") ?? "");
 }
 
-let cli: CliBroker;
-beforeAll(async () => {
-  cli = await startCliBroker();
-});
-afterAll(async () => {
-  await cli?.close();
-});
+const { cli } = sharedCliBroker();
 
 describe.runIf(isRoot)(
   "notify open: the login token is in no process's arguments or environment (issue 21, item 1)",

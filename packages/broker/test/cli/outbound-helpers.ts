@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { brokerApi, type Json } from "@notify/test-kit";
+import { hookFixture } from "../hook-fixture.js";
 import type { CliBroker } from "./cli-harness.js";
 
 export type { Json } from "@notify/test-kit";
@@ -29,6 +30,15 @@ export async function brokerState(cli: CliBroker): Promise<{ types: Json[]; prov
     uiGet(cli, "/outbound/routes"),
   ]);
   return { types, providers, routes };
+}
+
+/** A fresh {@link fileDir} for each test of the calling file (or describe), removed after it (see hookFixture). */
+export function fileDirPerTest(): ReturnType<typeof fileDir> {
+  return hookFixture(
+    "test",
+    async () => fileDir(),
+    (dir) => dir.remove(),
+  );
 }
 
 /** A temporary directory for apply files; `write` puts one file in it and returns its path. */

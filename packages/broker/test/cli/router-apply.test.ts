@@ -1,9 +1,10 @@
 import { readFileSync, rmSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type CliBroker, runCli, secretCheckedCli, startCliBroker, tempDataDir } from "./cli-harness.js";
-import { brokerState, fileDir, filesContaining, type Json } from "./outbound-helpers.js";
+import { describe, expect, it } from "vitest";
+import { hookFixture } from "../hook-fixture.js";
+import { cliBrokerPerTest, runCli, secretCheckedCli, tempDataDir } from "./cli-harness.js";
+import { brokerState, fileDirPerTest, filesContaining, type Json } from "./outbound-helpers.js";
 import { mockChatUpstream, routerState } from "./router-helpers.js";
 
 // docs/apply.md, "`router`": `notify apply FILE` upserts router upstreams, routes and settings; secrets are
@@ -13,20 +14,9 @@ import { mockChatUpstream, routerState } from "./router-helpers.js";
 
 const KEY = "sk-router-apply-9c4e2b7f1a";
 
-let cli: CliBroker;
-let upstream: Awaited<ReturnType<typeof mockChatUpstream>>;
-let files: ReturnType<typeof fileDir>;
-
-beforeEach(async () => {
-  cli = await startCliBroker();
-  upstream = await mockChatUpstream();
-  files = fileDir();
-});
-afterEach(async () => {
-  await cli?.close();
-  await upstream?.close();
-  files?.remove();
-});
+const { cli } = cliBrokerPerTest();
+const upstream = hookFixture("test", mockChatUpstream, (mock) => mock.close());
+const files = fileDirPerTest();
 
 // No output of any run in any test may carry the secret (docs/apply.md, "Secrets": never printed back).
 const { notify, keep } = secretCheckedCli(KEY, () => cli);

@@ -1,30 +1,18 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type CliBroker, runCli, startCliBroker } from "./cli-harness.js";
-import { fileDir, type Json, uiGet } from "./outbound-helpers.js";
+import { describe, expect, it } from "vitest";
+import { hookFixture } from "../hook-fixture.js";
+import { cliBrokerPerTest } from "./cli-harness.js";
+import { fileDirPerTest, type Json, uiGet } from "./outbound-helpers.js";
 import { mockChatUpstream, routerState } from "./router-helpers.js";
 
 // docs/apply.md, router.effort: effort override sets (docs/router.md, "Effort mapping") per family id and per
 // provider/model, upserted whole, `null` removing one, --prune removing the sets a listed scope does not name. The
 // router's own rules (known family, bounded, monotonic) are rehearsed before the first change.
 
-let cli: CliBroker;
-let upstream: Awaited<ReturnType<typeof mockChatUpstream>>;
-let files: ReturnType<typeof fileDir>;
-
-beforeEach(async () => {
-  cli = await startCliBroker();
-  upstream = await mockChatUpstream();
-  files = fileDir();
-});
-afterEach(async () => {
-  await cli?.close();
-  await upstream?.close();
-  files?.remove();
-});
-
-const notify = (...args: string[]) => runCli([...args, ...cli.target]);
+const { cli, notify } = cliBrokerPerTest();
+const upstream = hookFixture("test", mockChatUpstream, (mock) => mock.close());
+const files = fileDirPerTest();
 
 const base = (baseUrl: string) => `router:
   enabled: true

@@ -1,8 +1,9 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type CliBroker, cliEnv, runCli, secretCheckedCli, startCliBroker, tempDataDir } from "./cli-harness.js";
-import { fileDir, type Json, uiSend } from "./outbound-helpers.js";
+import { describe, expect, it } from "vitest";
+import { hookFixture } from "../hook-fixture.js";
+import { cliBrokerPerTest, cliEnv, runCli, secretCheckedCli, tempDataDir } from "./cli-harness.js";
+import { fileDirPerTest, type Json, uiSend } from "./outbound-helpers.js";
 import { MOCK_TOKENS, mockChatUpstream } from "./router-helpers.js";
 
 // docs/connectors.md, "CLI", and docs/cli.md, "notify router": `notify router status` (on or off, base URLs),
@@ -10,20 +11,9 @@ import { MOCK_TOKENS, mockChatUpstream } from "./router-helpers.js";
 
 const UPSTREAM_KEY = "sk-mock-upstream-5e1c9a7d";
 
-let cli: CliBroker;
-let upstream: Awaited<ReturnType<typeof mockChatUpstream>>;
-let files: ReturnType<typeof fileDir>;
-
-beforeEach(async () => {
-  cli = await startCliBroker();
-  upstream = await mockChatUpstream();
-  files = fileDir();
-});
-afterEach(async () => {
-  await cli?.close();
-  await upstream?.close();
-  files?.remove();
-});
+const { cli } = cliBrokerPerTest();
+const upstream = hookFixture("test", mockChatUpstream, (mock) => mock.close());
+const files = fileDirPerTest();
 
 // No output of any run in any test may carry the upstream key (docs/apply.md, "Secrets": never printed back).
 const { notify } = secretCheckedCli(UPSTREAM_KEY, () => cli);

@@ -1,16 +1,8 @@
 import type { Json } from "@notify/test-kit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliBroker, runCli, startCliBroker } from "./cli-harness.js";
+import { describe, expect, it } from "vitest";
+import { sharedCliBroker } from "./cli-harness.js";
 
-let cli: CliBroker;
-beforeAll(async () => {
-  cli = await startCliBroker();
-});
-afterAll(async () => {
-  await cli?.close();
-});
-
-const notify = (...args: string[]) => runCli([...args, ...cli.target]);
+const { cli, notify } = sharedCliBroker();
 
 async function fetchNotification(id: string): Promise<Json> {
   const { status, body } = await cli.api<Json>("GET", `/v1/notifications/${id}`);

@@ -1,6 +1,6 @@
 import type { Json } from "@notify/test-kit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliBroker, runCli, startCliBroker } from "./cli-harness.js";
+import { describe, expect, it } from "vitest";
+import { sharedCliBroker } from "./cli-harness.js";
 
 /**
  * Issue 31, item 1: `notify pending`, `show` and `list` printed agent text raw (the prompt, the agent name an MCP
@@ -19,15 +19,7 @@ const PROJECT = "web\u202Egnp.exe";
 const PROMPT = "Run rm -rf build?\r     Run ls?\u009b31m\nsecond line\twith a tab\n\u001b[31mred\u001b[0m \\n stays";
 const LABEL = "Yes\u202E (safe)";
 
-let cli: CliBroker;
-beforeAll(async () => {
-  cli = await startCliBroker();
-});
-afterAll(async () => {
-  await cli?.close();
-});
-
-const notify = (...args: string[]) => runCli([...args, ...cli.target]);
+const { cli, notify } = sharedCliBroker();
 
 async function openQuestion(body: Json): Promise<Json> {
   const { status, body: interaction } = await cli.api<Json>("POST", "/v1/interactions/request", body);

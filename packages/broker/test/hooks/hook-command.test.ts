@@ -1,18 +1,12 @@
 import type { Json } from "@notify/test-kit";
 import { type BrokerProcess, spawnBroker } from "@notify/test-kit/broker-process";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type CliBroker, closedPort, NO_FOLLOW_UPS, startCliBroker } from "../cli/cli-harness.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { closedPort, NO_FOLLOW_UPS, sharedCliBroker, startCliBroker } from "../cli/cli-harness.js";
 import { tempDir } from "../helpers.js";
 import { claude, codex } from "./fixtures.js";
 import { spawnHook, WAITING } from "./hook-harness.js";
 
-let cli: CliBroker;
-beforeAll(async () => {
-  cli = await startCliBroker(NO_FOLLOW_UPS);
-});
-afterAll(async () => {
-  await cli?.close();
-});
+const { cli } = sharedCliBroker(NO_FOLLOW_UPS);
 
 async function respond(id: string, choice: string, source = "desktop"): Promise<number> {
   const { body } = await cli.api<Json>("GET", `/v1/interactions/${id}`);

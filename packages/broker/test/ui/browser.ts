@@ -5,6 +5,7 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from "@notify/test-kit/chromium";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
+import { hookFixture } from "../hook-fixture.js";
 
 export const CHROMIUM = CHROMIUM_PATH;
 /** The flags every headless Chromium runs with: one list (the test kit's `chromium`) for the suites, screenshots and bench. */
@@ -70,6 +71,15 @@ export async function startUiBroker(dataDir = tempDir("notify-ui-")): Promise<Ui
     ui: api.ui,
     close: () => broker.close(),
   };
+}
+
+/** A fresh {@link startUiBroker} broker for each test of the calling `describe` (see hookFixture). */
+export function uiBrokerPerTest(): UiBroker {
+  return hookFixture(
+    "test",
+    () => startUiBroker(),
+    (ui) => ui.close(),
+  );
 }
 
 /** A page signed in through a login link, collecting console errors and failed requests. */

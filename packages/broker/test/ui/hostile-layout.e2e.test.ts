@@ -2,9 +2,9 @@
 // not widen the page at 390 px (a 2,947 px filter select once made the inbox 6,961 px wide), and bidi controls
 // must show as visible tokens rather than reorder a prompt ("invoice<U+202E>txt.exe" read as "invoiceexe.txt").
 import type { Page } from "playwright-core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Json } from "../helpers.js";
-import { axeViolations, chromiumAvailable, signedInPage, startUiBroker, type UiBroker, useBrowser } from "./browser.js";
+import { axeViolations, chromiumAvailable, signedInPage, uiBrokerPerTest, useBrowser } from "./browser.js";
 
 const run = chromiumAvailable();
 
@@ -32,13 +32,7 @@ async function overflowing(page: Page): Promise<string[]> {
 
 describe.skipIf(!run)("web UI with hostile agent text in Chromium", () => {
   const browser = useBrowser();
-  let ui: UiBroker;
-  beforeEach(async () => {
-    ui = await startUiBroker();
-  });
-  afterEach(async () => {
-    await ui.close();
-  });
+  const ui = uiBrokerPerTest();
 
   const seed = async () => {
     const notification = (

@@ -1,19 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { cliCommand } from "../../src/http/ui/status-page.js";
 import type { Json } from "../helpers.js";
-import { axeViolations, chromiumAvailable, signedInPage, startUiBroker, type UiBroker, useBrowser } from "./browser.js";
+import { axeViolations, chromiumAvailable, signedInPage, uiBrokerPerTest, useBrowser } from "./browser.js";
 
 const run = chromiumAvailable();
 
 describe.skipIf(!run)("web UI inbox in Chromium", () => {
   const browser = useBrowser();
-  let ui: UiBroker;
-  beforeEach(async () => {
-    ui = await startUiBroker();
-  });
-  afterEach(async () => {
-    await ui.close();
-  });
+  const ui = uiBrokerPerTest();
 
   const ask = async (body: Json) => (await ui.v1<Json>("POST", "/interactions/request", body)).body;
   const waitFor = (id: string) => ui.v1<Json>("GET", `/interactions/${id}/wait?timeout=30`);

@@ -3,21 +3,15 @@
 // listed, revoke it. The enrollment token never comes back in any /ui/api reply or the page.
 import { generateKeyPairSync } from "node:crypto";
 import { ENROLLMENT_TOKEN } from "@notify/test-kit";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startRelay } from "../relay/relay-harness.js";
-import { axeViolations, chromiumAvailable, signedInPage, startUiBroker, type UiBroker, useBrowser } from "./browser.js";
+import { axeViolations, chromiumAvailable, signedInPage, uiBrokerPerTest, useBrowser } from "./browser.js";
 
 const run = chromiumAvailable();
 
 describe.skipIf(!run)("the Relay page in Chromium", () => {
   const browser = useBrowser();
-  let ui: UiBroker;
-  beforeEach(async () => {
-    ui = await startUiBroker();
-  });
-  afterEach(async () => {
-    await ui.close();
-  });
+  const ui = uiBrokerPerTest();
 
   it("enrolls, shows a pairing QR code and code a phone can claim, lists the device and revokes it", async () => {
     const relay = await startRelay();

@@ -4,6 +4,7 @@ import { OUTBOX_STATUSES } from "@notify/contracts/ui-constants";
 import { Fragment, useState } from "react";
 import { api } from "../api/client.js";
 import { shortTime } from "../format.js";
+import { HeaderWithActions } from "../table-header.js";
 import { actionRunner, messageOf, useLoad } from "../use-load.js";
 import { ProviderForm } from "./provider-form.js";
 import { RouteForm } from "./route-form.js";
@@ -158,18 +159,7 @@ export function OutboundPage() {
         {routes.data && routes.data.length > 0 && (
           <div className="table-scroll">
             <table className="stack-table">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Provider</th>
-                  <th scope="col">Gates</th>
-                  <th scope="col">Message</th>
-                  <th scope="col">Enabled</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
+              <HeaderWithActions columns={["Name", "Provider", "Gates", "Message", "Enabled"]} />
               <tbody>
                 {routes.data.map((route) => (
                   <Fragment key={route.id}>

@@ -1,6 +1,7 @@
 import type { EffortTableView, EffortView } from "@notify/contracts/ui";
 import { EFFORT_LEVELS } from "@notify/contracts/ui-constants";
 import { useState } from "react";
+import { HeaderWithActions } from "../table-header.js";
 import { messageOf } from "../use-load.js";
 import { draftOf, familyFor, LevelTable, setOf, shown } from "./effort-levels.js";
 import { routerApi } from "./router-api.js";
@@ -29,20 +30,7 @@ export function EffortModels({ view, onChanged }: { view: EffortView; onChanged:
           <p className="help">Per-model overrides (–: the family's value applies).</p>
           <table className="effort-table">
             <caption className="visually-hidden">Per-model overrides</caption>
-            <thead>
-              <tr>
-                <th scope="col">Model</th>
-                {EFFORT_LEVELS.map((level) => (
-                  <th key={level} scope="col">
-                    {level}
-                  </th>
-                ))}
-                <th scope="col">default</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <HeaderWithActions columns={["Model", ...EFFORT_LEVELS, "default"]} />
             <tbody>
               {entries.map(([name, set]) => (
                 <tr key={name}>

@@ -1,6 +1,7 @@
 import type { SoundsListing, TypeDefinition } from "@notify/contracts/ui";
 import { useEffect, useState } from "react";
 import { api } from "../api/client.js";
+import { HeaderWithActions } from "../table-header.js";
 import { messageOf, useLoad } from "../use-load.js";
 
 const NONE = "none";
@@ -100,15 +101,7 @@ export function SoundsEditor({ typesRound }: { typesRound: number }) {
           ) : (
             <table>
               <caption>Imported sounds</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Format</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
+              <HeaderWithActions columns={["Name", "Format"]} />
               <tbody>
                 {listing.imported.map((sound) => (
                   <tr key={sound.name}>

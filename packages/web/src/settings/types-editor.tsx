@@ -2,6 +2,7 @@ import type { TypeDefinition } from "@notify/contracts/ui";
 import { PRIORITIES, type Priority } from "@notify/contracts/ui-constants";
 import { useState } from "react";
 import { api } from "../api/client.js";
+import { HeaderWithActions } from "../table-header.js";
 import { messageOf, useLoad } from "../use-load.js";
 
 /** Custom notification types (PUT /ui/api/types replaces the whole list). */
@@ -33,17 +34,7 @@ export function TypesEditor({ onSaved }: { onSaved?: () => void }) {
       {types && types.length === 0 && <p className="muted">No custom types. The built-in ones always work.</p>}
       {types && types.length > 0 && (
         <table>
-          <thead>
-            <tr>
-              <th scope="col">ID</th>
-              <th scope="col">Label</th>
-              <th scope="col">Default priority</th>
-              <th scope="col">Enabled</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <HeaderWithActions columns={["ID", "Label", "Default priority", "Enabled"]} />
           <tbody>
             {types.map((type) => (
               <tr key={type.id}>

@@ -1,41 +1,23 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Priority } from "../../../src/notifications/types.js";
+import { beforeEach, describe, expect, it } from "vitest";
 import { discordAdapter } from "../../../src/outbox/providers/discord.js";
-import {
-  byteLength,
-  deliveryContext,
-  expectNoSecrets,
-  jsonBody,
-  type LoopbackServer,
-  loopbackHttp,
-  MESSAGE,
-  samplePayload,
-  titleOnly,
-} from "./loopback-http.js";
+import { deliveryContext, expectNoSecrets, MESSAGE, samplePayload, titleOnly } from "./delivery-fixtures.js";
+import { expectPost, jsonBody, loopbackHttpPerTest, requestsAtEachPriority } from "./loopback-http.js";
 
 const HOOK_PATH = "/api/webhooks/123456789012345678/discordWebhookTokenValue_abc-DEF";
 
 describe("discord adapter (https://discord.com/developers/docs/resources/webhook#execute-webhook)", () => {
-  let server: LoopbackServer;
+  const server = loopbackHttpPerTest();
   let secrets: { webhookUrl: string };
-  beforeEach(async () => {
-    server = await loopbackHttp();
+  beforeEach(() => {
     secrets = { webhookUrl: `${server.origin}${HOOK_PATH}` };
   });
-  afterEach(() => server.close());
 
   it("POSTs {embeds: [{title, description, color, timestamp}], allowed_mentions} to the secret webhook URL", async () => {
     server.respond((_request, response) => response.writeHead(204).end());
     const result = await discordAdapter.send(samplePayload({ priority: "critical" }), {}, secrets, deliveryContext());
     expect(result).toEqual({ ok: true, status: 204 });
     const [request] = server.requests;
-    expect(request?.method).toBe("POST");
-    expect(request?.url).toBe(HOOK_PATH);
-    expect(request?.headers).toEqual({
-      "content-type": "application/json",
-      "content-length": byteLength(request?.body ?? ""),
-      "user-agent": "notify-outbox",
-    });
+    expectPost(request, HOOK_PATH);
     expect(jsonBody(request)).toEqual({
       embeds: [{ title: "Build done", description: MESSAGE, color: 0xe74c3c, timestamp: "2026-03-04T10:11:12.000Z" }],
       // Agent text can never ping @everyone, a role or a user.
@@ -56,12 +38,12 @@ describe("discord adapter (https://discord.com/developers/docs/resources/webhook
   });
 
   it("colours embeds by priority", async () => {
-    const priorities: Priority[] = ["low", "normal", "high", "critical"];
-    for (const priority of priorities)
-      await discordAdapter.send(samplePayload({ priority }), {}, secrets, deliveryContext());
-    expect(
-      server.requests.map((request) => (jsonBody(request) as { embeds: { color: number }[] }).embeds[0]?.color),
-    ).toEqual([0x95a5a6, 0x3498db, 0xe67e22, 0xe74c3c]);
+    const requests = await requestsAtEachPriority(server, (payload) =>
+      discordAdapter.send(payload, {}, secrets, deliveryContext()),
+    );
+    expect(requests.map((request) => (jsonBody(request) as { embeds: { color: number }[] }).embeds[0]?.color)).toEqual([
+      0x95a5a6, 0x3498db, 0xe67e22, 0xe74c3c,
+    ]);
   });
 
   it("sends the title alone, with no description, when the route leaves the message out (docs/outbound.md, 'Delivery rules', rule 3)", async () => {

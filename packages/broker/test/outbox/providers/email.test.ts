@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { emailAdapter } from "../../../src/outbox/providers/email.js";
 import { encodeSubject, quotedPrintable } from "../../../src/outbox/providers/email-message.js";
 import { dotStuff } from "../../../src/outbox/providers/smtp-client.js";
-import { closedPort, deliveryContext, expectNoSecrets, MESSAGE, samplePayload, titleOnly } from "./loopback-http.js";
+import { deliveryContext, expectNoSecrets, MESSAGE, samplePayload, titleOnly } from "./delivery-fixtures.js";
+import { closedPort } from "./loopback-http.js";
 import { type LoopbackSmtp, loopbackSmtp, type SmtpServerOptions } from "./loopback-smtp.js";
 import { TEST_CERT } from "./tls-fixture.js";
 

@@ -1,26 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Priority } from "../../../src/notifications/types.js";
+import { describe, expect, it } from "vitest";
 import { gotifyAdapter } from "../../../src/outbox/providers/gotify.js";
-import {
-  byteLength,
-  deliveryContext,
-  expectNoSecrets,
-  jsonBody,
-  type LoopbackServer,
-  loopbackHttp,
-  MESSAGE,
-  samplePayload,
-  titleOnly,
-} from "./loopback-http.js";
+import { deliveryContext, expectNoSecrets, MESSAGE, samplePayload, titleOnly } from "./delivery-fixtures.js";
+import { expectPost, jsonBody, loopbackHttpPerTest, requestsAtEachPriority } from "./loopback-http.js";
 
 const SECRETS = { appToken: "AgotifyAppToken.123" };
 
 describe("gotify adapter (https://gotify.net/api-docs, POST /message)", () => {
-  let server: LoopbackServer;
-  beforeEach(async () => {
-    server = await loopbackHttp();
-  });
-  afterEach(() => server.close());
+  const server = loopbackHttpPerTest();
 
   const settings = (extra: Record<string, unknown> = {}) =>
     gotifyAdapter.parseSettings({ serverUrl: server.origin, ...extra });
@@ -34,15 +20,8 @@ describe("gotify adapter (https://gotify.net/api-docs, POST /message)", () => {
     );
     expect(result).toEqual({ ok: true, status: 200 });
     const [request] = server.requests;
-    expect(request?.method).toBe("POST");
     // The token goes in a header, never in `?token=`, so it stays out of access logs.
-    expect(request?.url).toBe("/message");
-    expect(request?.headers).toEqual({
-      "x-gotify-key": SECRETS.appToken,
-      "content-type": "application/json",
-      "content-length": byteLength(request?.body ?? ""),
-      "user-agent": "notify-outbox",
-    });
+    expectPost(request, "/message", { "x-gotify-key": SECRETS.appToken });
     expect(jsonBody(request)).toEqual({
       title: "Build done",
       message: MESSAGE,
@@ -64,13 +43,10 @@ describe("gotify adapter (https://gotify.net/api-docs, POST /message)", () => {
   });
 
   it("maps low/normal/high/critical to Gotify priorities 2/5/8/10", async () => {
-    const priorities: Priority[] = ["low", "normal", "high", "critical"];
-    for (const priority of priorities) {
-      await gotifyAdapter.send(samplePayload({ priority }), settings(), SECRETS, deliveryContext());
-    }
-    expect(server.requests.map((request) => (jsonBody(request) as { priority: number }).priority)).toEqual([
-      2, 5, 8, 10,
-    ]);
+    const requests = await requestsAtEachPriority(server, (payload) =>
+      gotifyAdapter.send(payload, settings(), SECRETS, deliveryContext()),
+    );
+    expect(requests.map((request) => (jsonBody(request) as { priority: number }).priority)).toEqual([2, 5, 8, 10]);
   });
 
   it("sends the title alone as the required message when the route leaves the message out (docs/outbound.md, 'Delivery rules', rule 3)", async () => {

@@ -1,7 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect } from "vitest";
-import type { DeliveryContext, DeliveryResult, OutboundPayload } from "../../../src/outbox/types.js";
+import { PRIORITIES } from "../../../src/notifications/types.js";
+import type { DeliveryResult, OutboundPayload } from "../../../src/outbox/types.js";
+import { hookFixture } from "../../hook-fixture.js";
+import { samplePayload } from "./delivery-fixtures.js";
 
 /** One request as the provider saw it. `headers` leaves out `host` and `connection`, which are transport. */
 export interface RecordedRequest {
@@ -62,6 +65,11 @@ export async function loopbackHttp(): Promise<LoopbackServer> {
   };
 }
 
+/** A fresh {@link loopbackHttp} server for each test of the calling `describe` (see hookFixture). */
+export function loopbackHttpPerTest(): LoopbackServer {
+  return hookFixture("test", loopbackHttp, (server) => server.close());
+}
+
 /** A port on 127.0.0.1 that nothing listens on (bound, then released). */
 export async function closedPort(): Promise<number> {
   const server = createServer();
@@ -71,37 +79,34 @@ export async function closedPort(): Promise<number> {
   return port;
 }
 
-export const MESSAGE = "The build finished: 42 tests passed.";
-
-/** A notification payload as the outbox stores it (docs/outbound.md, Payload). */
-export function samplePayload(overrides: Partial<OutboundPayload> = {}): OutboundPayload {
-  return {
-    id: "ntf_0123456789abcdef",
-    title: "Build done",
-    message: MESSAGE,
-    type: "task_complete",
-    priority: "normal",
-    agent: "claude",
-    project: "notify",
-    createdAt: "2026-03-04T10:11:12.000Z",
-    ...overrides,
-  };
+/**
+ * Checks that `request` is a POST to `url` carrying the outbox's own headers (`content-type`, `content-length` of
+ * the body, `user-agent`) plus `extraHeaders`, and no other header.
+ */
+export function expectPost(
+  request: RecordedRequest | undefined,
+  url: string,
+  extraHeaders: Record<string, string> = {},
+  contentType = "application/json",
+): void {
+  expect(request?.method).toBe("POST");
+  expect(request?.url).toBe(url);
+  expect(request?.headers).toEqual({
+    ...extraHeaders,
+    "content-type": contentType,
+    "content-length": byteLength(request?.body ?? ""),
+    "user-agent": "notify-outbox",
+  });
 }
 
-/** The payload of a route with IncludeMessage off (docs/outbound.md, "Delivery rules", rule 3). */
-export function titleOnly(overrides: Partial<OutboundPayload> = {}): OutboundPayload {
-  const { message: _dropped, ...rest } = samplePayload(overrides);
-  return rest;
-}
-
-export function deliveryContext(signal: AbortSignal = AbortSignal.timeout(5_000)): DeliveryContext {
-  return { idempotencyKey: "obx_00112233445566778899aabb", signal };
-}
-
-/** Secrets must never reach a DeliveryResult (docs/outbound.md, "Delivery rules", rule 6). */
-export function expectNoSecrets(result: DeliveryResult, secrets: Record<string, string>): void {
-  const json = JSON.stringify(result);
-  for (const value of Object.values(secrets)) expect(json).not.toContain(value);
+/** Sends the sample payload once at each priority, lowest first, and returns the requests the server saw. */
+export async function requestsAtEachPriority(
+  server: LoopbackServer,
+  send: (payload: OutboundPayload) => Promise<DeliveryResult>,
+): Promise<RecordedRequest[]> {
+  const before = server.requests.length;
+  for (const priority of PRIORITIES) await send(samplePayload({ priority }));
+  return server.requests.slice(before);
 }
 
 export function jsonBody(request: RecordedRequest | undefined): unknown {

@@ -1,26 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Priority } from "../../../src/notifications/types.js";
+import { describe, expect, it } from "vitest";
 import { ntfyAdapter } from "../../../src/outbox/providers/ntfy.js";
-import {
-  byteLength,
-  deliveryContext,
-  expectNoSecrets,
-  jsonBody,
-  type LoopbackServer,
-  loopbackHttp,
-  MESSAGE,
-  samplePayload,
-  titleOnly,
-} from "./loopback-http.js";
+import { deliveryContext, expectNoSecrets, MESSAGE, samplePayload, titleOnly } from "./delivery-fixtures.js";
+import { expectPost, jsonBody, loopbackHttpPerTest, requestsAtEachPriority } from "./loopback-http.js";
 
 const SECRETS = { token: "tk_ntfytestaccesstoken0123456789" };
 
 describe("ntfy adapter (https://docs.ntfy.sh/publish/#publish-as-json)", () => {
-  let server: LoopbackServer;
-  beforeEach(async () => {
-    server = await loopbackHttp();
-  });
-  afterEach(() => server.close());
+  const server = loopbackHttpPerTest();
 
   const settings = (extra: Record<string, unknown> = {}) =>
     ntfyAdapter.parseSettings({ serverUrl: server.origin, topic: "agents_42", ...extra });
@@ -34,15 +20,8 @@ describe("ntfy adapter (https://docs.ntfy.sh/publish/#publish-as-json)", () => {
     );
     expect(result).toEqual({ ok: true, status: 200 });
     const [request] = server.requests;
-    expect(request?.method).toBe("POST");
     // JSON publishing goes to the root URL, never /<topic> (ntfy docs, "Publish as JSON").
-    expect(request?.url).toBe("/");
-    expect(request?.headers).toEqual({
-      authorization: `Bearer ${SECRETS.token}`,
-      "content-type": "application/json",
-      "content-length": byteLength(request?.body ?? ""),
-      "user-agent": "notify-outbox",
-    });
+    expectPost(request, "/", { authorization: `Bearer ${SECRETS.token}` });
     expect(jsonBody(request)).toEqual({
       topic: "agents_42",
       title: "Build done",
@@ -62,13 +41,10 @@ describe("ntfy adapter (https://docs.ntfy.sh/publish/#publish-as-json)", () => {
   });
 
   it("maps low/normal/high/critical to ntfy priorities 2/3/4/5", async () => {
-    const priorities: Priority[] = ["low", "normal", "high", "critical"];
-    for (const priority of priorities) {
-      await ntfyAdapter.send(samplePayload({ priority }), settings(), {}, deliveryContext());
-    }
-    expect(server.requests.map((request) => (jsonBody(request) as { priority: number }).priority)).toEqual([
-      2, 3, 4, 5,
-    ]);
+    const requests = await requestsAtEachPriority(server, (payload) =>
+      ntfyAdapter.send(payload, settings(), {}, deliveryContext()),
+    );
+    expect(requests.map((request) => (jsonBody(request) as { priority: number }).priority)).toEqual([2, 3, 4, 5]);
   });
 
   it("sends the title alone as the message when the route leaves the message out (docs/outbound.md, 'Delivery rules', rule 3)", async () => {

@@ -1,27 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Priority } from "../../../src/notifications/types.js";
+import { describe, expect, it } from "vitest";
 import { PUSHOVER_API_URL, pushoverAdapter } from "../../../src/outbox/providers/pushover.js";
-import {
-  byteLength,
-  deliveryContext,
-  expectNoSecrets,
-  type LoopbackServer,
-  loopbackHttp,
-  MESSAGE,
-  samplePayload,
-  titleOnly,
-} from "./loopback-http.js";
+import { deliveryContext, expectNoSecrets, MESSAGE, samplePayload, titleOnly } from "./delivery-fixtures.js";
+import { expectPost, loopbackHttpPerTest, requestsAtEachPriority } from "./loopback-http.js";
 
 const SECRETS = { apiToken: "azGDORePK8gMaC0QOYAMyEEuzJnyUi", userKey: "uQiRzpo4DXghDmr9QzzfQu27cmVRsG" };
 
 const form = (body: string | undefined) => Object.fromEntries(new URLSearchParams(body ?? ""));
 
 describe("pushover adapter (https://pushover.net/api)", () => {
-  let server: LoopbackServer;
-  beforeEach(async () => {
-    server = await loopbackHttp();
-  });
-  afterEach(() => server.close());
+  const server = loopbackHttpPerTest();
 
   const settings = (extra: Record<string, unknown> = {}) =>
     pushoverAdapter.parseSettings({ apiUrl: `${server.origin}/1/messages.json`, ...extra });
@@ -35,13 +22,7 @@ describe("pushover adapter (https://pushover.net/api)", () => {
     );
     expect(result).toEqual({ ok: true, status: 200 });
     const [request] = server.requests;
-    expect(request?.method).toBe("POST");
-    expect(request?.url).toBe("/1/messages.json");
-    expect(request?.headers).toEqual({
-      "content-type": "application/x-www-form-urlencoded",
-      "content-length": byteLength(request?.body ?? ""),
-      "user-agent": "notify-outbox",
-    });
+    expectPost(request, "/1/messages.json", {}, "application/x-www-form-urlencoded");
     expect(form(request?.body)).toEqual({
       token: SECRETS.apiToken,
       user: SECRETS.userKey,
@@ -61,13 +42,12 @@ describe("pushover adapter (https://pushover.net/api)", () => {
   });
 
   it("maps low/normal/high/critical to -1/0/1/1 (critical is not emergency priority 2)", async () => {
-    const priorities: Priority[] = ["low", "normal", "high", "critical"];
-    for (const priority of priorities) {
-      await pushoverAdapter.send(samplePayload({ priority }), settings(), SECRETS, deliveryContext());
-    }
-    expect(server.requests.map((request) => form(request.body).priority)).toEqual(["-1", "0", "1", "1"]);
+    const requests = await requestsAtEachPriority(server, (payload) =>
+      pushoverAdapter.send(payload, settings(), SECRETS, deliveryContext()),
+    );
+    expect(requests.map((request) => form(request.body).priority)).toEqual(["-1", "0", "1", "1"]);
     // Emergency priority would need retry and expire; none is ever sent.
-    expect(server.requests.every((request) => !("retry" in form(request.body)))).toBe(true);
+    expect(requests.every((request) => !("retry" in form(request.body)))).toBe(true);
   });
 
   it("sends the title alone as the required message when the route leaves the message out (docs/outbound.md, 'Delivery rules', rule 3)", async () => {

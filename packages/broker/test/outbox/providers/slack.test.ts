@@ -1,39 +1,22 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { slackAdapter } from "../../../src/outbox/providers/slack.js";
-import {
-  byteLength,
-  deliveryContext,
-  expectNoSecrets,
-  jsonBody,
-  type LoopbackServer,
-  loopbackHttp,
-  MESSAGE,
-  samplePayload,
-  titleOnly,
-} from "./loopback-http.js";
+import { deliveryContext, expectNoSecrets, MESSAGE, samplePayload, titleOnly } from "./delivery-fixtures.js";
+import { expectPost, jsonBody, loopbackHttpPerTest } from "./loopback-http.js";
 
 const HOOK_PATH = "/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX";
 
 describe("slack adapter (https://api.slack.com/messaging/webhooks)", () => {
-  let server: LoopbackServer;
+  const server = loopbackHttpPerTest();
   let secrets: { webhookUrl: string };
-  beforeEach(async () => {
-    server = await loopbackHttp();
+  beforeEach(() => {
     secrets = { webhookUrl: `${server.origin}${HOOK_PATH}` };
   });
-  afterEach(() => server.close());
 
   it("POSTs {text, blocks} as JSON to the secret webhook URL", async () => {
     const result = await slackAdapter.send(samplePayload(), {}, secrets, deliveryContext());
     expect(result).toEqual({ ok: true, status: 200 });
     const [request] = server.requests;
-    expect(request?.method).toBe("POST");
-    expect(request?.url).toBe(HOOK_PATH);
-    expect(request?.headers).toEqual({
-      "content-type": "application/json",
-      "content-length": byteLength(request?.body ?? ""),
-      "user-agent": "notify-outbox",
-    });
+    expectPost(request, HOOK_PATH);
     expect(jsonBody(request)).toEqual({
       text: `Build done\n${MESSAGE}`,
       blocks: [

@@ -1,26 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { formatText, TELEGRAM_API_BASE_URL, telegramAdapter } from "../../../src/surfaces/telegram/send.js";
-import {
-  byteLength,
-  closedPort,
-  deliveryContext,
-  expectNoSecrets,
-  jsonBody,
-  type LoopbackServer,
-  loopbackHttp,
-  MESSAGE,
-  samplePayload,
-  titleOnly,
-} from "./loopback-http.js";
+import { deliveryContext, expectNoSecrets, MESSAGE, samplePayload, titleOnly } from "./delivery-fixtures.js";
+import { closedPort, expectPost, jsonBody, loopbackHttpPerTest } from "./loopback-http.js";
 
 const SECRETS = { botToken: "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw" };
 
 describe("telegram adapter (https://core.telegram.org/bots/api#sendmessage)", () => {
-  let server: LoopbackServer;
-  beforeEach(async () => {
-    server = await loopbackHttp();
-  });
-  afterEach(() => server.close());
+  const server = loopbackHttpPerTest();
 
   const settings = (extra: Record<string, unknown> = {}) =>
     telegramAdapter.parseSettings({ apiBaseUrl: server.origin, chatId: "-1001234567890", ...extra });
@@ -29,13 +15,7 @@ describe("telegram adapter (https://core.telegram.org/bots/api#sendmessage)", ()
     const result = await telegramAdapter.send(samplePayload(), settings(), SECRETS, deliveryContext());
     expect(result).toEqual({ ok: true, status: 200 });
     const [request] = server.requests;
-    expect(request?.method).toBe("POST");
-    expect(request?.url).toBe(`/bot${SECRETS.botToken}/sendMessage`);
-    expect(request?.headers).toEqual({
-      "content-type": "application/json",
-      "content-length": byteLength(request?.body ?? ""),
-      "user-agent": "notify-outbox",
-    });
+    expectPost(request, `/bot${SECRETS.botToken}/sendMessage`);
     expect(jsonBody(request)).toEqual({
       chat_id: "-1001234567890",
       text: `Build done\n\n${MESSAGE}`,

@@ -1,27 +1,13 @@
 import { createHmac } from "node:crypto";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { webhookAdapter } from "../../../src/outbox/providers/webhook.js";
-import {
-  byteLength,
-  closedPort,
-  deliveryContext,
-  expectNoSecrets,
-  jsonBody,
-  type LoopbackServer,
-  loopbackHttp,
-  MESSAGE,
-  samplePayload,
-  titleOnly,
-} from "./loopback-http.js";
+import { deliveryContext, expectNoSecrets, MESSAGE, samplePayload, titleOnly } from "./delivery-fixtures.js";
+import { closedPort, expectPost, jsonBody, loopbackHttpPerTest } from "./loopback-http.js";
 
 const SECRETS = { signingSecret: "whsec-test-signing-secret-value" };
 
 describe("webhook adapter (docs/outbound.md, webhook)", () => {
-  let server: LoopbackServer;
-  beforeEach(async () => {
-    server = await loopbackHttp();
-  });
-  afterEach(() => server.close());
+  const server = loopbackHttpPerTest();
 
   const settings = () => webhookAdapter.parseSettings({ url: `${server.origin}/hooks/notify?team=a` });
 
@@ -32,15 +18,10 @@ describe("webhook adapter (docs/outbound.md, webhook)", () => {
     expect(server.requests).toHaveLength(1);
     const [request] = server.requests;
     const body = request?.body ?? "";
-    expect(request?.method).toBe("POST");
-    expect(request?.url).toBe("/hooks/notify?team=a");
     // The signature is checked here independently of the adapter: HMAC-SHA256 over the exact body bytes.
     const signature = `sha256=${createHmac("sha256", SECRETS.signingSecret).update(body).digest("hex")}`;
-    expect(request?.headers).toEqual({
-      "content-type": "application/json",
-      "content-length": byteLength(body),
+    expectPost(request, "/hooks/notify?team=a", {
       "idempotency-key": "obx_00112233445566778899aabb",
-      "user-agent": "notify-outbox",
       "x-notify-signature": signature,
     });
     expect(jsonBody(request)).toEqual({

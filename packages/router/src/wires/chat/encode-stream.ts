@@ -1,9 +1,9 @@
 import type { Transformer } from "node:stream/web";
 import { randomId } from "../../ids.js";
-import type { FinishReason, StreamPart, Usage } from "../../ir.js";
+import type { FinishReason, StreamPart } from "../../ir.js";
 import { encodeSseEvent, jsonEvent } from "../../sse.js";
-import { TRUNCATED_STREAM_MESSAGE } from "../../upstream-error.js";
 import type { EncodeOptions } from "../encode-options.js";
+import { type ContentPart, WireStream } from "../stream-encoder.js";
 import type { ChatCompletionChunk, ChatErrorChunk } from "./chat-api.js";
 import { encodeChatFinishReason } from "./finish-reason.js";
 import { encodeChatUsage } from "./usage.js";
@@ -25,10 +25,8 @@ export function encodeChatStreamTransformer(options: EncodeOptions): Transformer
   const id = (options.newId ?? randomId)("chatcmpl");
   const created = Math.floor((options.now ?? Date.now)() / 1000);
   const chatIndexByPart = new Map<number, number>();
-  let sink: TransformStreamDefaultController<string> | undefined;
-  let usage: Usage | undefined;
+  const stream = new WireStream();
   let sawToolCall = false;
-  let finished = false;
 
   const chunk = (choices: ChatCompletionChunk["choices"], extra: Partial<ChatCompletionChunk> = {}) => {
     const body: ChatCompletionChunk = {
@@ -39,25 +37,24 @@ export function encodeChatStreamTransformer(options: EncodeOptions): Transformer
       choices,
       ...extra,
     };
-    sink?.enqueue(jsonEvent(body));
+    stream.emit(jsonEvent(body));
   };
   const delta = (value: Delta) => chunk([{ index: 0, delta: value, finish_reason: null }]);
   const fail = (code: string, message: string) => {
-    finished = true;
     const body: ChatErrorChunk = { error: { message, type: code, code } };
-    sink?.enqueue(jsonEvent(body));
+    stream.emit(jsonEvent(body));
   };
   const end = (reason: FinishReason) => {
     if (reason.unified === "error") return fail("upstream_error", "upstream finished with an error");
-    finished = true;
     // A tool-call turn that the upstream called a plain stop still has to read as one to a chat client.
     const unified = reason.unified === "stop" && sawToolCall ? "tool_calls" : reason.unified;
     chunk([{ index: 0, delta: {}, finish_reason: encodeChatFinishReason(unified) }]);
+    const { usage } = stream;
     if (options.includeUsage === true && usage !== undefined) chunk([], { usage: encodeChatUsage(usage) });
-    sink?.enqueue(encodeSseEvent({ data: "[DONE]" }));
+    stream.emit(encodeSseEvent({ data: "[DONE]" }));
   };
 
-  const handle = (part: StreamPart) => {
+  const content = (part: ContentPart) => {
     switch (part.type) {
       case "text-start":
       case "text-end":
@@ -80,13 +77,6 @@ export function encodeChatStreamTransformer(options: EncodeOptions): Transformer
         if (index === undefined) return;
         return delta({ tool_calls: [{ index, function: { arguments: part.json } }] });
       }
-      case "usage":
-        usage = part.usage;
-        return;
-      case "finish":
-        return end(part.reason);
-      case "error":
-        return fail(part.code, part.message);
       default: {
         const _exhaustive: never = part;
         throw new Error(`unknown stream part ${JSON.stringify(_exhaustive)}`);
@@ -94,16 +84,10 @@ export function encodeChatStreamTransformer(options: EncodeOptions): Transformer
     }
   };
 
-  return {
-    start(controller) {
-      sink = controller;
-      delta({ role: "assistant", content: "" });
-    },
-    transform(part) {
-      if (!finished) handle(part);
-    },
-    flush() {
-      if (!finished) fail("upstream_error", TRUNCATED_STREAM_MESSAGE);
-    },
-  };
+  return stream.transformer({
+    open: () => delta({ role: "assistant", content: "" }),
+    content,
+    end,
+    fail,
+  });
 }

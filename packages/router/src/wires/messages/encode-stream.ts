@@ -1,9 +1,9 @@
 import type { Transformer } from "node:stream/web";
 import { randomId } from "../../ids.js";
-import type { FinishReason, StreamPart, Usage } from "../../ir.js";
+import type { FinishReason, StreamPart } from "../../ir.js";
 import { namedJsonEvent } from "../../sse.js";
-import { TRUNCATED_STREAM_MESSAGE } from "../../upstream-error.js";
 import type { EncodeOptions } from "../encode-options.js";
+import { type ContentPart, WireStream } from "../stream-encoder.js";
 import { encodeMessagesFinishReason } from "./finish-reason.js";
 import type { MessagesStreamEvent } from "./messages-api.js";
 import { encodeMessagesUsage } from "./usage.js";
@@ -23,17 +23,16 @@ export function encodeMessagesStream(options: EncodeOptions): TransformStream<St
 export function encodeMessagesStreamTransformer(options: EncodeOptions): Transformer<StreamPart, string> {
   const messageId = (options.newId ?? randomId)("msg");
   const toolBlocks = new Map<number, number>();
-  let sink: TransformStreamDefaultController<string> | undefined;
+  const stream = new WireStream();
   let started = false;
   let nextBlock = 0;
   let textBlock: number | undefined;
   let reasoningBlock: number | undefined;
-  let usage: Usage | undefined;
   let sawToolCall = false;
-  let finished = false;
 
-  const send = (event: MessagesStreamEvent) => sink?.enqueue(namedJsonEvent(event.type, event));
-  const wireUsage = () => (usage === undefined ? { input_tokens: 0, output_tokens: 0 } : encodeMessagesUsage(usage));
+  const send = (event: MessagesStreamEvent) => stream.emit(namedJsonEvent(event.type, event));
+  const wireUsage = () =>
+    stream.usage === undefined ? { input_tokens: 0, output_tokens: 0 } : encodeMessagesUsage(stream.usage);
   const ensureStarted = () => {
     if (started) return;
     started = true;
@@ -75,20 +74,18 @@ export function encodeMessagesStreamTransformer(options: EncodeOptions): Transfo
     toolBlocks.clear();
   };
   const fail = (code: string, message: string) => {
-    finished = true;
     send({ type: "error", error: { type: code, message } });
   };
   const end = (reason: FinishReason) => {
     if (reason.unified === "error") return fail("upstream_error", "upstream finished with an error");
     ensureStarted();
     closeAll();
-    finished = true;
     const stopReason = encodeMessagesFinishReason(reason, sawToolCall);
     send({ type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: wireUsage() });
     send({ type: "message_stop" });
   };
 
-  const handle = (part: StreamPart) => {
+  const content = (part: ContentPart) => {
     switch (part.type) {
       case "text-start":
         closeReasoning();
@@ -126,13 +123,6 @@ export function encodeMessagesStreamTransformer(options: EncodeOptions): Transfo
         stopBlock(toolBlocks.get(part.index));
         toolBlocks.delete(part.index);
         return;
-      case "usage":
-        usage = part.usage;
-        return;
-      case "finish":
-        return end(part.reason);
-      case "error":
-        return fail(part.code, part.message);
       default: {
         const _exhaustive: never = part;
         throw new Error(`unknown stream part ${JSON.stringify(_exhaustive)}`);
@@ -140,15 +130,9 @@ export function encodeMessagesStreamTransformer(options: EncodeOptions): Transfo
     }
   };
 
-  return {
-    start(controller) {
-      sink = controller;
-    },
-    transform(part) {
-      if (!finished) handle(part);
-    },
-    flush() {
-      if (!finished) fail("upstream_error", TRUNCATED_STREAM_MESSAGE);
-    },
-  };
+  return stream.transformer({
+    content,
+    end,
+    fail,
+  });
 }

@@ -1,10 +1,10 @@
 import type { Transformer } from "node:stream/web";
 import { randomId } from "../../ids.js";
-import type { FinishReason, StreamPart, Usage } from "../../ir.js";
+import type { FinishReason, StreamPart } from "../../ir.js";
 import { namedJsonEvent } from "../../sse.js";
-import { TRUNCATED_STREAM_MESSAGE } from "../../upstream-error.js";
 import { argumentsToCustomInput } from "../custom-tools.js";
 import type { EncodeOptions } from "../encode-options.js";
+import { type ContentPart, WireStream } from "../stream-encoder.js";
 import { encodeResponsesFinishReason } from "./finish-reason.js";
 import type { ResponsesOutputItem, ResponsesResponse, ResponsesStreamEvent } from "./responses-api.js";
 import { encodeResponsesUsage } from "./usage.js";
@@ -50,15 +50,13 @@ export function encodeResponsesStreamTransformer(options: EncodeOptions): Transf
   const createdAt = Math.floor((options.now ?? Date.now)() / 1000);
   const output: ResponsesOutputItem[] = [];
   const tools = new Map<number, OpenTool>();
-  let sink: TransformStreamDefaultController<string> | undefined;
+  const stream = new WireStream();
   let sequenceNumber = 0;
   let text: OpenItem | undefined;
   let reasoning: OpenItem | undefined;
-  let usage: Usage | undefined;
-  let finished = false;
 
   const send = (event: UnnumberedEvent) =>
-    sink?.enqueue(namedJsonEvent(event.type, { ...event, sequence_number: sequenceNumber++ }));
+    stream.emit(namedJsonEvent(event.type, { ...event, sequence_number: sequenceNumber++ }));
 
   const snapshot = (
     status: ResponsesResponse["status"],
@@ -70,7 +68,7 @@ export function encodeResponsesStreamTransformer(options: EncodeOptions): Transf
     status,
     model: options.model,
     output: [...output],
-    usage: usage === undefined ? null : encodeResponsesUsage(usage),
+    usage: stream.usage === undefined ? null : encodeResponsesUsage(stream.usage),
     error: null,
     incomplete_details: null,
     ...extra,
@@ -177,14 +175,12 @@ export function encodeResponsesStreamTransformer(options: EncodeOptions): Transf
   // The `error` event is what the vendor's clients raise on (a `response.failed` alone reads as a finished, failed
   // response to them); `response.failed` then ends the stream for clients that wait for a terminal response event.
   const fail = (code: string, message: string) => {
-    finished = true;
     send({ type: "error", code, message, param: null });
     send({ type: "response.failed", response: snapshot("failed", { error: { code, message } }) });
   };
   const end = (reason: FinishReason) => {
     closeAll();
     const { status, incompleteDetails } = encodeResponsesFinishReason(reason.unified);
-    finished = true;
     switch (status) {
       case "completed":
         return send({ type: "response.completed", response: snapshot("completed") });
@@ -198,7 +194,7 @@ export function encodeResponsesStreamTransformer(options: EncodeOptions): Transf
     }
   };
 
-  const handle = (part: StreamPart) => {
+  const content = (part: ContentPart) => {
     switch (part.type) {
       case "text-start":
         closeText();
@@ -230,13 +226,6 @@ export function encodeResponsesStreamTransformer(options: EncodeOptions): Transf
       }
       case "tool-call-end":
         return closeTool(part.index);
-      case "usage":
-        usage = part.usage;
-        return;
-      case "finish":
-        return end(part.reason);
-      case "error":
-        return fail(part.code, part.message);
       default: {
         const _exhaustive: never = part;
         throw new Error(`unknown stream part ${JSON.stringify(_exhaustive)}`);
@@ -244,18 +233,13 @@ export function encodeResponsesStreamTransformer(options: EncodeOptions): Transf
     }
   };
 
-  return {
-    start(controller) {
-      sink = controller;
+  return stream.transformer({
+    open() {
       send({ type: "response.created", response: snapshot("in_progress") });
       send({ type: "response.in_progress", response: snapshot("in_progress") });
     },
-    transform(part) {
-      if (!finished) handle(part);
-    },
-    flush() {
-      // Parts that stop without a terminal part are a cut-off upstream, never a quiet success.
-      if (!finished) fail("upstream_error", TRUNCATED_STREAM_MESSAGE);
-    },
-  };
+    content,
+    end,
+    fail,
+  });
 }
