@@ -182,29 +182,11 @@ async function ask(
   const interaction = created.interaction as InteractionDto | null;
   if (interaction === null) return undefined;
   run.log(`waiting for an answer to interaction ${interaction.id}`);
-  let settled: InteractionDto;
-  try {
-    settled = await waitUntilSettled(run.client, interaction, {
-      signal: AbortSignal.any([run.signal, deadline.signal]),
-      ...(run.backoff !== undefined ? { backoff: run.backoff } : {}),
-      onRetry: (attempt) => {
-        if (attempt === 1) run.log("lost the broker; reconnecting until the question expires");
-      },
-    });
-  } catch (error) {
-    if (run.signal.aborted) {
-      // The agent stopped waiting for us (the person answered in its own prompt): withdraw the question.
-      await producer.resolve(question.key, "not_needed").catch(() => undefined);
-      run.log(`stopped by the agent; withdrew interaction ${interaction.id}`);
-      return undefined;
-    }
-    if (deadline.passed()) {
-      // The broker went quiet (stopped, hung) and the question has expired meanwhile: no decision.
-      run.log(`interaction ${interaction.id} expired while the broker did not answer; the agent decides`);
-      return undefined;
-    }
-    throw error;
-  }
+  const settled = await waitForAnswer(run, producer, question.key, interaction, deadline.signal, {
+    lost: "lost the broker; reconnecting until the question expires",
+    quiet: "expired while the broker did not answer; the agent decides",
+  });
+  if (settled === undefined) return undefined;
   if (settled.status === "answered") {
     const choice = settled.response?.choice_id;
     if (choice === "allow" || choice === "deny") {
@@ -218,6 +200,41 @@ async function ask(
   }
   run.log(`interaction ${interaction.id} ended ${settled.status}; the agent decides`);
   return undefined;
+}
+
+/**
+ * Waits for `interaction` to settle. The agent stopping the hook (the person answered or typed in its own terminal)
+ * withdraws the question under `key`; the deadline passing while the broker does not answer ends the wait quietly.
+ * Both: undefined, one line logged.
+ */
+async function waitForAnswer(
+  run: HookRun,
+  producer: ArcProducer,
+  key: string,
+  interaction: InteractionDto,
+  deadline: AbortSignal,
+  words: { lost: string; quiet: string },
+): Promise<InteractionDto | undefined> {
+  try {
+    return await waitUntilSettled(run.client, interaction, {
+      signal: AbortSignal.any([run.signal, deadline]),
+      ...(run.backoff !== undefined ? { backoff: run.backoff } : {}),
+      onRetry: (attempt) => {
+        if (attempt === 1) run.log(words.lost);
+      },
+    });
+  } catch (error) {
+    if (run.signal.aborted) {
+      await producer.resolve(key, "not_needed").catch(() => undefined);
+      run.log(`stopped by the agent; withdrew interaction ${interaction.id}`);
+      return undefined;
+    }
+    if (deadline.aborted) {
+      run.log(`interaction ${interaction.id} ${words.quiet}`);
+      return undefined;
+    }
+    throw error;
+  }
 }
 
 /**
@@ -361,27 +378,11 @@ async function followUp(
   if (interaction === null) return false;
   run.log(`waiting up to ${state.wait_seconds} s for a follow-up to interaction ${interaction.id}`);
   const waitDeadline = AbortSignal.timeout(state.wait_seconds * 1000 + EXPIRY_GRACE_MS);
-  let settled: InteractionDto;
-  try {
-    settled = await waitUntilSettled(run.client, interaction, {
-      signal: AbortSignal.any([run.signal, waitDeadline]),
-      ...(run.backoff !== undefined ? { backoff: run.backoff } : {}),
-      onRetry: (attempt) => {
-        if (attempt === 1) run.log("lost the broker; reconnecting until the follow-up window ends");
-      },
-    });
-  } catch (error) {
-    if (run.signal.aborted) {
-      await producer.resolve(notify.key, "not_needed").catch(() => undefined);
-      run.log(`stopped by the agent; withdrew interaction ${interaction.id}`);
-      return undefined;
-    }
-    if (waitDeadline.aborted) {
-      run.log(`interaction ${interaction.id}: no follow-up while the broker did not answer; the turn ends`);
-      return undefined;
-    }
-    throw error;
-  }
+  const settled = await waitForAnswer(run, producer, notify.key, interaction, waitDeadline, {
+    lost: "lost the broker; reconnecting until the follow-up window ends",
+    quiet: "no follow-up while the broker did not answer; the turn ends",
+  });
+  if (settled === undefined) return undefined;
   const text = settled.status === "answered" ? settled.response?.text?.trim() : undefined;
   if (text === undefined || text === "") {
     run.log(`interaction ${interaction.id} ended ${settled.status} without a reply; the turn ends`);
