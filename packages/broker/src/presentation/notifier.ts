@@ -22,4 +22,6 @@ export interface NotifierListener {
   /** A button was pressed: `choice:<choice_id>` or `default`. */
   actionInvoked(id: number, actionKey: string): void;
   closed(id: number, reason: CloseReason): void;
+  /** A reply typed into a toast's inline reply field (servers with the `inline-reply` capability). */
+  replied?(id: number, text: string): void;
 }

@@ -95,6 +95,7 @@ export class Presenter {
         this.feed(() => this.policy.setAvailable(available));
       },
       actionInvoked: (id, actionKey) => this.withKey(id, (key) => this.actionInvoked(key, actionKey)),
+      replied: (id, text) => this.withKey(id, (key) => this.replied(key, text)),
       closed: (id, reason) =>
         this.withKey(id, (key) => {
           this.keys.delete(id);
@@ -257,6 +258,29 @@ export class Presenter {
       const later = this.keys.get(platformId);
       if (later !== undefined) then(later);
     });
+  }
+
+  /**
+   * A toast's inline reply (a server with `inline-reply`) answers its text question through the normal acceptance
+   * path with source `toast`: a follow-up reply from this computer's desktop.
+   */
+  private replied(key: string, text: string): void {
+    const toast = this.policy.toastOf(key);
+    if (toast?.interactionId === undefined || toast.replyPlaceholder === undefined) return;
+    const { interactions, logger } = this.options;
+    try {
+      const current = interactions.get(toast.interactionId);
+      interactions.answer(current.id, {
+        response_id: `toast-${randomUUID()}`,
+        request_digest: current.request_digest,
+        nonce: current.nonce,
+        text,
+        source: "toast",
+        via: "toast",
+      });
+    } catch (error) {
+      logger.info(`desktop: reply from a toast not taken (${(error as Error).message})`);
+    }
   }
 
   /** A toast button: `choice:<id>` answers through the normal acceptance path with source `desktop`. */

@@ -35,6 +35,11 @@ export interface Toast {
   notificationId?: string;
   /** The pending question whose choices are the toast's actions. */
   interactionId?: string;
+  /**
+   * A pending text question: a server with the `inline-reply` capability shows a reply field (its placeholder
+   * here), and the reply answers the question (a follow-up to a finished turn, docs/hooks.md "Follow-ups").
+   */
+  replyPlaceholder?: string;
 }
 
 /** The public id of a toast's item (a notification's, or a question's without one), from the toast's key. */
@@ -143,6 +148,9 @@ export function questionToast(interaction: InteractionDto, types: TypeRegistry):
 
 /** Adds a pending question's choices to a toast; it then stays until the question settles. */
 export function withQuestion(toast: Toast, interaction: InteractionDto): Toast {
+  if (interaction.status === "pending" && interaction.kind === "text") {
+    return { ...toast, interactionId: interaction.id, replyPlaceholder: `Reply to ${interaction.agent}` };
+  }
   if (!isAnswerableOnToast(interaction)) return { ...toast, interactionId: interaction.id };
   return {
     ...toast,

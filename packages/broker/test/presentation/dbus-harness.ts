@@ -165,6 +165,11 @@ export class RecordingServer extends EventEmitter {
     this.iface.ActionInvoked(id, actionKey);
   }
 
+  /** A reply typed into a toast's inline reply field (KDE's `inline-reply` extension). */
+  reply(id: number, text: string): void {
+    this.iface.NotificationReplied(id, text);
+  }
+
   closeByUser(id: number, reason = 2): void {
     this.iface.NotificationClosed(id, reason);
   }
@@ -228,6 +233,10 @@ class ServerInterface extends dbus.interface.Interface {
   NotificationClosed(id: number, reason: number): unknown[] {
     return [id, reason];
   }
+
+  NotificationReplied(id: number, text: string): unknown[] {
+    return [id, text];
+  }
 }
 
 ServerInterface.configureMembers({
@@ -240,5 +249,6 @@ ServerInterface.configureMembers({
   signals: {
     ActionInvoked: { signature: "us" },
     NotificationClosed: { signature: "uu" },
+    NotificationReplied: { signature: "us" },
   },
 });

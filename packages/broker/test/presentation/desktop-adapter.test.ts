@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TimelineEntry } from "@notify/contracts/ui";
 import { timelineLine } from "@notify/contracts/ui-timeline-words";
+import { untilValue } from "@notify/test-kit";
 import { afterEach, describe, expect, it } from "vitest";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
 import { dbusAvailable, RecordingServer, SessionBus } from "./dbus-harness.js";
@@ -213,6 +214,48 @@ describe.runIf(runs)("freedesktop adapter against a real dbus-daemon and a recor
     const notification = (event.body.notification as { id: string }).id;
     const after = await api("GET", `/v1/notifications/${notification}`);
     expect(after.body.status).toBe("resolved");
+  });
+
+  it("a text question (a follow-up) gets an inline reply where the server offers one; the reply answers it", async () => {
+    const { server, api } = await setup(["actions", "body", "persistence", "inline-reply"]);
+    const asked = await api("POST", "/v1/events", {
+      arc_version: "0.2",
+      event_id: "follow-up-toast",
+      event_type: "request.created",
+      occurred_at: new Date().toISOString(),
+      sender: { id: "claude-code", name: "Claude Code" },
+      request: {
+        key: "claude-code:session:0123456789abcdef0123456789abcdef",
+        kind: "completion",
+        title: "Claude Code finished in notify",
+        message: "Refactored the store.",
+        response: { kind: "text", expires_at: new Date(Date.now() + 600_000).toISOString() },
+      },
+    });
+    expect(asked.status).toBe(201);
+    const [call] = await server.notified(1);
+    expect(call?.actions).toEqual(["default", "Open", "inline-reply", "Reply"]);
+    expect(call?.hints["x-kde-reply-placeholder-text"]).toBe("Reply to claude-code");
+    server.reply(call?.id as number, "Now run the tests.");
+    const id = (asked.body.interaction as { id: string }).id;
+    const answered = await untilValue("the toast's reply to answer the question", async () => {
+      const { body } = await api("GET", `/v1/interactions/${id}`);
+      return body.status === "answered" ? body : undefined;
+    });
+    expect(answered.response).toMatchObject({ text: "Now run the tests.", source: "toast" });
+  });
+
+  it("without the server's inline-reply capability a text question's toast has no reply action", async () => {
+    const { server, api } = await setup();
+    await api("POST", "/v1/interactions/request", {
+      kind: "text",
+      prompt: "Which name?",
+      agent: "codex",
+      ttl_seconds: 60,
+    });
+    const [call] = await server.notified(1);
+    expect(call?.actions).not.toContain("inline-reply");
+    expect(call?.hints["x-kde-reply-placeholder-text"]).toBeUndefined();
   });
 
   it("the queue: maxVisibleToasts 2, NotificationClosed frees a slot, dismissing sends CloseNotification", async () => {

@@ -38,6 +38,9 @@ type Bus = DBus.MessageBus;
  * dbus-next (with xml2js and xmlbuilder, about 60 modules and several MB) loads on the first connection attempt, so
  * a broker without a session bus never loads it (bench/README.md, "Idle cost").
  */
+/** The action key a server with the `inline-reply` capability turns into a reply field (KDE Plasma's extension). */
+const INLINE_REPLY = "inline-reply";
+
 let dbus: typeof DBus | undefined;
 async function loadDbus(): Promise<typeof DBus> {
   dbus ??= (await import("dbus-next")).default as typeof DBus;
@@ -75,6 +78,10 @@ export class FreedesktopNotifier implements DesktopNotifier {
     const actions = this.capabilities.has("actions")
       ? toast.actions.flatMap((action) => [action.key, action.label])
       : [];
+    // KDE's inline reply (the server lists `inline-reply`): an action of that key makes a reply field, and the reply
+    // comes back as NotificationReplied.
+    const inlineReply = toast.replyPlaceholder !== undefined && this.capabilities.has("inline-reply");
+    if (inlineReply) actions.push(INLINE_REPLY, "Reply");
     const body = this.capabilities.has("body-markup") ? escapeMarkup(toast.body) : toast.body;
     const hints = {
       urgency: new DBusVariant("y", URGENCY[toast.priority]),
@@ -83,6 +90,7 @@ export class FreedesktopNotifier implements DesktopNotifier {
       // The broker plays its own sounds (docs/desktop.md, "Local presentation rules", rule 5); the server must not add
       // one.
       "suppress-sound": new DBusVariant("b", true),
+      ...(inlineReply ? { "x-kde-reply-placeholder-text": new DBusVariant("s", toast.replyPlaceholder) } : {}),
     };
     const reply = await this.call(SERVICE, PATH, INTERFACE, "Notify", "susssasa{sv}i", [
       this.options.appName ?? "Notify",
@@ -230,6 +238,8 @@ export class FreedesktopNotifier implements DesktopNotifier {
     if (message.interface === INTERFACE && message.path === PATH) {
       if (message.member === "ActionInvoked") {
         this.listener?.actionInvoked(Number(message.body[0]), String(message.body[1]));
+      } else if (message.member === "NotificationReplied") {
+        this.listener?.replied?.(Number(message.body[0]), String(message.body[1]));
       } else if (message.member === "NotificationClosed") {
         this.listener?.closed(Number(message.body[0]), CLOSE_REASONS[Number(message.body[1])] ?? "undefined");
       }
