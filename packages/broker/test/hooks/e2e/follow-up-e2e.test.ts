@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { type Json, type ModelMock, startModelMock, type Turn } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliBroker, cliEnv, runCli, startCliBroker } from "../../cli/cli-harness.js";
@@ -8,8 +10,11 @@ import {
   CLAUDE,
   CODEX,
   eventually,
+  killTmuxServers,
   mockModelEnv,
   startAgent,
+  startInTmux,
+  writeClaudeState,
   writeCodexConfig,
 } from "../../real-agents.js";
 
@@ -20,7 +25,7 @@ import {
  * instruction. The second Stop (a continued turn) asks again and is cancelled, so the agent ends. A broker with a
  * one-second window: no reply, and the agent ends at the window.
  */
-const run = agentTest("follow-up e2e", { claude: true, codex: true });
+const run = agentTest("follow-up e2e", { claude: true, codex: true, tmux: true });
 const skipped = run !== it;
 
 let mock: ModelMock;
@@ -39,6 +44,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (skipped) return;
+  killTmuxServers();
   await mock?.close();
 });
 
@@ -138,6 +144,44 @@ describe("a reply to a finished turn is the agent's next instruction (issue 35)"
       240_000,
     );
   }
+
+  run(
+    "Claude Code in tmux: a prompt typed in the terminal withdraws the follow-up everywhere, and runs next",
+    async () => {
+      await withBroker({ followUp: { waitSeconds: 300 } }, async (cli) => {
+        // First-run screens answered as a person who used Claude Code before would have them (agents-e2e does so).
+        writeClaudeState(home, work);
+        const settingsFile = join(home, ".claude", "settings.json");
+        const settings: Json = JSON.parse(readFileSync(settingsFile, "utf8"));
+        writeFileSync(settingsFile, JSON.stringify({ ...settings, permissions: { defaultMode: "default" } }, null, 2));
+        const before = mock.turns().length;
+        const claude = startInTmux("claude-follow-up", work, env(), [CLAUDE, "say hello"]);
+        try {
+          const question = await followUpOf(cli, "claude-code");
+          // The terminal says what the wait is (Notify's statusMessage on the Stop entry).
+          await eventually(`the status line; screen:\n${claude.screen()}`, async () =>
+            claude.screen().includes("waiting for a follow-up") ? true : undefined,
+          );
+          claude.keys("-l", "typed at the desk");
+          claude.keys("Enter");
+          await eventually(`the follow-up withdrawn; screen:\n${claude.screen()}`, async () => {
+            const { body } = await cli.api<Json>("GET", `/v1/interactions/${question.id}`);
+            return body.status === "cancelled" ? body : undefined;
+          });
+          // The typed prompt runs next, as the user's own message.
+          await eventually("the typed prompt at the model", async () =>
+            mock
+              .turns()
+              .slice(before)
+              .find((turn) => userTexts(turn).some((text) => text.includes("typed at the desk"))),
+          );
+        } finally {
+          claude.kill();
+        }
+      });
+    },
+    180_000,
+  );
 
   run(
     "no reply: Claude Code ends at the window",
