@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ArcHttpError, ArcProducer } from "@notify/contracts/producer";
 import { backoffMs, delay } from "@notify/contracts/retry";
+import { replySurface } from "@notify/contracts/ui-timeline-words";
 import type { BrokerClient } from "../client/client.js";
 import { waitUntilSettled } from "../client/settle-wait.js";
 import type { InteractionDto } from "../interactions/types.js";
@@ -389,7 +390,8 @@ async function followUp(
     return undefined;
   }
   counts.replied(run.agent, follow.session, inARow);
-  run.log(`interaction ${interaction.id}: a reply from ${settled.response?.source ?? "notify"} goes to the agent`);
+  const from = replySurface(settled.response?.source, undefined);
+  run.log(`interaction ${interaction.id}: a reply from ${from} goes to the agent`);
   return continueOutput(text);
 }
 

@@ -33,6 +33,17 @@ export function answeredFrom(source: string | undefined, via: AnsweredVia | unde
   }
 }
 
+/**
+ * The surface a follow-up reply came from, by the names docs/hooks.md ("Follow-ups") uses: the stored `source` keeps
+ * the API's values (`relay` for the phone, `desktop` for this computer), the line names the surface.
+ */
+export function replySurface(source: string | undefined, via: AnsweredVia | undefined): string {
+  if (via === "ui") return "web";
+  if (via === "toast") return "toast";
+  if (source === "relay") return "phone";
+  return source ?? "Notify";
+}
+
 const HELD_BECAUSE: Record<string, string> = {
   present: " because you were at the computer",
   away: " because you were away",
@@ -101,15 +112,7 @@ export function timelineLine(entry: TimelineEntry, time: (iso: string) => string
     case "settled":
       switch (entry.status) {
         case "answered": {
-          if (entry.follow_up) {
-            const from =
-              entry.answered_via === "ui"
-                ? "web"
-                : entry.answered_via === "toast"
-                  ? "toast"
-                  : (entry.source ?? "Notify");
-            return `Reply from ${from}: sent to the agent`;
-          }
+          if (entry.follow_up) return `Reply from ${replySurface(entry.source, entry.answered_via)}: sent to the agent`;
           const what = entry.choice_label === undefined ? "Answered" : `Answered “${entry.choice_label}”`;
           const who = answeredFrom(entry.source, entry.answered_via);
           return who ? `${what} ${who}` : what;

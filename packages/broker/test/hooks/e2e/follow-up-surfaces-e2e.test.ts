@@ -204,8 +204,8 @@ describe.runIf(run)("a follow-up answered from the phone, Telegram and the web p
     expect(answered.response.device_id).not.toBe(spy.device_id);
     // The phone's answer comes through the relay's poll: source `relay` (docs/api.md lists `relay` or `phone`).
     expect(answered.response.source).toBe("relay");
-    expect(await settledLine(uiGet, id)).toBe("Reply from relay: sent to the agent");
-    expect(result.stderr).toContain(`a reply from ${answered.response.source} goes to the agent`);
+    expect(await settledLine(uiGet, id)).toBe("Reply from phone: sent to the agent");
+    expect(result.stderr).toContain("a reply from phone goes to the agent");
     await expect.poll(() => card.getByRole("status").textContent(), { timeout: E2E_WAIT_MS }).toBe(`Sent: ${reply}`);
     expect((await interaction(otherPrompt.id)).status).toBe("pending");
     await live.call("POST", `/v1/interactions/${otherPrompt.id}/cancel`);
@@ -274,7 +274,7 @@ describe.runIf(run)("a follow-up answered from the web page (issue 35)", () => {
       const { page, context, problems } = await signedInPage(browser(), ui);
       const item = page.getByRole("article").filter({ hasText: prompt });
       const reply = "Keep the old URLs working with redirects.";
-      await item.getByRole("textbox", { name: "Your answer" }).fill(reply);
+      await item.getByRole("textbox", { name: "Reply to Claude Code (sent as its next instruction)" }).fill(reply);
       await item.getByRole("button", { name: "Send" }).click();
       const result = await stop.hook.done;
       expect(result.code, result.stderr).toBe(0);
