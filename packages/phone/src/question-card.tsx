@@ -1,4 +1,6 @@
+import { agentDisplayName, isFollowUp } from "@notify/contracts/markdown";
 import { useId, useState } from "react";
+import { AgentMarkdown } from "./agent-markdown.js";
 import { AgentText, agentString } from "./agent-text.js";
 import type { QuestionCard as Card } from "./cards.js";
 import { remaining } from "./use-now.js";
@@ -38,7 +40,11 @@ function stateLine(card: Card): string | undefined {
   }
 }
 
-/** One question (Phone behaviour 1 and 2): project, agent, the full prompt, a countdown, its choices or a text box. */
+/**
+ * One question (Phone behaviour 1 and 2): project, agent, the full prompt, a countdown, its choices or a text box. A
+ * follow-up (the agent finished a turn, docs/hooks.md "Follow-ups") shows the agent's last message as Markdown and a
+ * reply box.
+ */
 export function QuestionCard({ card, now, onChoice, onText }: QuestionCardProps) {
   const { question } = card;
   const [text, setText] = useState("");
@@ -50,10 +56,14 @@ export function QuestionCard({ card, now, onChoice, onText }: QuestionCardProps)
   const status = stateLine(card);
   // A text answer this phone sent stays in its box, after a reload too (the card's state keeps it).
   const sentText = question.kind === "text" && card.state.kind === "recorded" ? card.state.answer : undefined;
+  const followUp = isFollowUp(question);
+  const agentName = agentString(agentDisplayName(question.agent));
   return (
     <article
-      className={`card${disabled ? " card-closed" : ""}`}
-      aria-label={`Question from ${agentString(question.agent ?? "an agent")}`}
+      className={`card${disabled ? " card-closed" : ""}${followUp ? " follow-up" : ""}`}
+      aria-label={
+        followUp ? `${agentName} finished a turn` : `Question from ${agentString(question.agent ?? "an agent")}`
+      }
     >
       <p className="meta">
         <span className="project">
@@ -63,9 +73,18 @@ export function QuestionCard({ card, now, onChoice, onText }: QuestionCardProps)
           <AgentText text={question.agent ?? "unknown agent"} />
         </span>
       </p>
-      <p className="prompt">
-        <AgentText text={question.prompt} />
-      </p>
+      {followUp ? (
+        <>
+          <p className="follow-up-title">{agentName} finished a turn</p>
+          <div className="prompt follow-up-message">
+            <AgentMarkdown text={question.prompt} />
+          </div>
+        </>
+      ) : (
+        <p className="prompt">
+          <AgentText text={question.prompt} />
+        </p>
+      )}
       {card.state.kind === "recorded" || (card.state.kind === "elsewhere" && !closedAsExpired) ? null : (
         <p className="countdown" role="timer">
           {expired ? "Expired" : `Expires in ${remaining(question.expires_at, now)}`}
@@ -79,7 +98,9 @@ export function QuestionCard({ card, now, onChoice, onText }: QuestionCardProps)
             if (text.trim() !== "") onText(text);
           }}
         >
-          <label htmlFor={textId}>Your answer</label>
+          <label htmlFor={textId}>
+            {followUp ? `Reply to ${agentName} (sent as its next instruction)` : "Your answer"}
+          </label>
           <textarea
             id={textId}
             value={sentText ?? text}

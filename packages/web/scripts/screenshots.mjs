@@ -232,6 +232,32 @@ await call(
   true,
 );
 
+// A follow-up (issue 35): Claude Code finished a turn while the person was away; its last message as Markdown.
+const followUp = await call("POST", "/v1/interactions/request", {
+  kind: "text",
+  key: `claude-code:session:${"5e".repeat(16)}`,
+  agent: "claude-code",
+  project: "shop-api",
+  text_max_length: 2000,
+  prompt: [
+    "Done. The refund rounding bug is fixed and `npm test` passes (412 tests).",
+    "",
+    "**What changed**",
+    "",
+    "- `src/refunds.ts`: amounts are rounded once, in cents, at the end",
+    "- `src/currency.ts`: falls back to the order's currency",
+    "- two new tests in `test/refunds.test.ts`",
+    "",
+    "```ts",
+    "export function refundCents(order: Order, share: number): number {",
+    "  return Math.round(order.totalCents * share);",
+    "}",
+    "```",
+    "",
+    "Shall I update the changelog and open the PR, or do you want to review the diff first?",
+  ].join("\n"),
+});
+
 const only = process.argv.slice(2);
 const pages = [
   ["inbox", "/ui/"],
@@ -250,6 +276,7 @@ const pages = [
   ["providers-fetch", "/ui/router/providers", "Providers"],
   ["router-agents", "/ui/router/agents"],
   ["relay", "/ui/relay"],
+  ["follow-up-web", `/ui/questions/${followUp.id}`],
 ];
 const viewports = [
   ["desktop", { width: 1280, height: 800 }],

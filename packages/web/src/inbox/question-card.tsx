@@ -1,5 +1,7 @@
+import { agentDisplayName, isFollowUp } from "@notify/contracts/markdown";
 import type { UiInteraction, UiRespondBody } from "@notify/contracts/ui";
 import { useEffect, useState } from "react";
+import { AgentMarkdown } from "../agent-markdown.js";
 import { AgentText, agentString } from "../agent-text.js";
 import { ApiError, api } from "../api/client.js";
 import { inboxStore } from "../api/inbox-store.js";
@@ -17,7 +19,10 @@ type Sending =
   | { state: "failed"; message: string; retry?: UiRespondBody }
   | { state: "elsewhere" };
 
-/** A question from an agent: the full prompt, and a way to answer it while it is open. */
+/**
+ * A question from an agent: the full prompt, and a way to answer it while it is open. A follow-up (the agent finished
+ * a turn, docs/hooks.md "Follow-ups") shows the agent's last message as Markdown and a reply box.
+ */
 export function QuestionCard({
   interaction: q,
   detailLink = true,
@@ -26,10 +31,15 @@ export function QuestionCard({
   detailLink?: boolean;
 }) {
   const promptId = `q-${q.id}`;
+  const followUp = isFollowUp(q);
   return (
-    <article className={`card question status-${q.status}`} aria-labelledby={promptId} data-item-id={q.id}>
+    <article
+      className={`card question status-${q.status}${followUp ? " follow-up" : ""}`}
+      aria-labelledby={promptId}
+      data-item-id={q.id}
+    >
       <div className="meta">
-        <span className="badge question-badge">Question · {KIND_LABEL[q.kind]}</span>
+        <span className="badge question-badge">{followUp ? "Follow-up" : `Question · ${KIND_LABEL[q.kind]}`}</span>
         <span className="who">
           <AgentText text={q.agent} />
         </span>
@@ -46,9 +56,20 @@ export function QuestionCard({
           </Link>
         )}
       </div>
-      <h2 id={promptId} className="prompt">
-        <AgentText text={q.prompt} />
-      </h2>
+      {followUp ? (
+        <>
+          <h2 id={promptId} className="follow-up-title">
+            <AgentText text={`${agentDisplayName(q.agent)} finished a turn`} />
+          </h2>
+          <div className="prompt follow-up-message">
+            <AgentMarkdown text={q.prompt} />
+          </div>
+        </>
+      ) : (
+        <h2 id={promptId} className="prompt">
+          <AgentText text={q.prompt} />
+        </h2>
+      )}
       {q.status === "pending" && !answeredElsewhere.has(q.id) ? <Answer q={q} /> : <Outcome q={q} />}
     </article>
   );
@@ -121,7 +142,11 @@ function Answer({ q }: { q: UiInteraction }) {
             if (text.length > 0) void send(bodyFor({ text }));
           }}
         >
-          <label htmlFor={textId}>Your answer</label>
+          <label htmlFor={textId}>
+            {isFollowUp(q)
+              ? `Reply to ${agentString(agentDisplayName(q.agent))} (sent as its next instruction)`
+              : "Your answer"}
+          </label>
           <textarea
             id={textId}
             value={text}
