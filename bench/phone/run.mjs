@@ -5,119 +5,20 @@
 // 2. questions sealed and published per second, through the broker's outbox, for 1 and for 5 paired devices,
 //    beside the bare cost of sealing (sealEnvelope alone, no network) as the baseline.
 // Usage: npm run bench:phone [-- --rounds=200 --questions=300]
-import { generateKeyPairSync, randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { generateKeyPairSync } from "node:crypto";
 import os from "node:os";
-import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { nextQuestion, ROOT, summary, tap, world } from "./lib.mjs";
 
-const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
-const { startBroker } = await import(join(ROOT, "packages/broker/dist/broker.js"));
-const { buildApp } = await import(join(ROOT, "packages/relay/dist/http/app.js"));
-const { SqliteStore } = await import(join(ROOT, "packages/relay/dist/store/sqlite/sqlite-store.js"));
-const { sealEnvelope, openEnvelope } = await import(join(ROOT, "packages/contracts/dist/relay/envelope.js"));
+const { sealEnvelope } = await import(join(ROOT, "packages/contracts/dist/relay/envelope.js"));
 
 const { values: args } = parseArgs({
   options: { rounds: { type: "string", default: "200" }, questions: { type: "string", default: "300" } },
 });
 const rounds = Number(args.rounds);
 const questions = Number(args.questions);
-const ENROLLMENT = "nre_bench-enrollment-token-0123456789abcdef";
 const progress = (message) => process.stderr.write(`[bench:phone] ${message}\n`);
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-const ms = (value) => Math.round(value * 10) / 10;
-
-async function json(url, init = {}) {
-  const response = await fetch(url, init);
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
-
-async function world(devices) {
-  const dirs = [mkdtempSync(join(os.tmpdir(), "bench-relay-")), mkdtempSync(join(os.tmpdir(), "bench-broker-"))];
-  let relayUrl = "";
-  const { app } = buildApp({
-    store: new SqliteStore(join(dirs[0], "relay.db")),
-    enrollmentToken: ENROLLMENT,
-    publicUrl: () => relayUrl,
-    limits: false,
-    appDir: false,
-  });
-  relayUrl = await app.listen({ port: 0, host: "127.0.0.1" });
-  const installation = (
-    await json(`${relayUrl}/v1/installations`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${ENROLLMENT}`, "content-type": "application/json" },
-      body: "{}",
-    })
-  ).body;
-  const phones = [];
-  for (let index = 0; index < devices; index++) {
-    const { publicKey, privateKey } = generateKeyPairSync("x25519");
-    const { x } = publicKey.export({ format: "jwk" });
-    const { code } = (
-      await json(`${relayUrl}/v1/pairings`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${installation.token}`, "content-type": "application/json" },
-        body: "{}",
-      })
-    ).body;
-    const claimed = (
-      await json(`${relayUrl}/v1/pairings/claim`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ code, device_name: `bench ${index}`, public_key: { kty: "OKP", crv: "X25519", x } }),
-      })
-    ).body;
-    phones.push({ ...claimed, privateKey, publicJwk: { kty: "OKP", crv: "X25519", x }, cursor: undefined });
-  }
-  writeFileSync(join(dirs[1], "config.json"), JSON.stringify({ rateLimitPerSecond: 1_000_000 }));
-  const broker = await startBroker({ dataDir: dirs[1], port: 0, env: {} });
-  const headers = {
-    authorization: `Bearer ${broker.settings.authToken}`,
-    "content-type": "application/json",
-    "x-notify-ui": "1",
-  };
-  const call = (method, path, body) =>
-    json(`${broker.url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  await call("POST", "/ui/api/outbound/providers", {
-    kind: "relay",
-    name: "phone",
-    enabled: true,
-    settings: { url: relayUrl, installationId: installation.installation_id },
-    secrets: { installationToken: installation.token },
-  });
-  await call("POST", "/ui/api/outbound/routes", { name: "phone", provider: "phone", enabled: true });
-  return {
-    relayUrl,
-    installation,
-    phones,
-    broker,
-    call,
-    close: async () => {
-      await broker.close();
-      app.server.closeAllConnections();
-      await app.close();
-      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-async function nextQuestion(w, phone) {
-  for (;;) {
-    const query = new URLSearchParams({ wait: "20" });
-    if (phone.cursor) query.set("since", phone.cursor);
-    const page = (
-      await json(`${w.relayUrl}/v1/envelopes?${query}`, { headers: { authorization: `Bearer ${phone.token}` } })
-    ).body;
-    phone.cursor = page.next_cursor;
-    for (const row of page.envelopes) {
-      const payload = await openEnvelope(row.envelope, phone.device_id, phone.privateKey);
-      if (payload.payload_kind === "interaction-request") return { payload, senderId: row.envelope.sender_id };
-    }
-  }
-}
 
 async function answerLatency() {
   const w = await world(1);
@@ -131,20 +32,7 @@ async function answerLatency() {
       // Let the wait register before the clock starts (it is answered from memory once it does).
       await new Promise((resolve) => setImmediate(resolve));
       const started = performance.now();
-      const posted = await json(`${w.relayUrl}/v1/interaction-responses`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${phone.token}`, "content-type": "application/json" },
-        body: JSON.stringify({
-          contract_version: "1",
-          response_id: randomUUID(),
-          interaction_id: payload.interaction.id,
-          request_digest: payload.interaction.request_digest,
-          nonce: payload.interaction.nonce,
-          choice_id: "allow",
-          installation_id: senderId,
-          device_id: phone.device_id,
-        }),
-      });
+      const posted = await tap(w, phone, { payload, senderId }, { choice_id: "allow" });
       const settled = await waiting;
       const elapsed = performance.now() - started;
       if (posted.status !== 201 || settled.body.status !== "answered") throw new Error("round failed");
@@ -153,13 +41,8 @@ async function answerLatency() {
   } finally {
     await w.close();
   }
-  samples.sort((a, b) => a - b);
-  return {
-    p50: ms(percentile(samples, 50)),
-    p90: ms(percentile(samples, 90)),
-    p99: ms(percentile(samples, 99)),
-    max: ms(samples.at(-1)),
-  };
+  const { p50, p90, p99, max } = summary(samples);
+  return { p50, p90, p99, max };
 }
 
 async function publishRate(devices) {
