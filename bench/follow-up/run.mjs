@@ -259,14 +259,27 @@ async function replyChain() {
   }
 }
 
-/** A broker of its own with `config`; `present` posts a visible page's activity first (docs/routing.md). */
+/**
+ * A broker of its own with `config`, Notify's hooks installed for it into a temp HOME (so its hook token exists):
+ * `target` for the CLI, `ui` for /ui/api, `hookToken` for its http hook.
+ */
 async function hookBroker(config) {
   const dataDir = mkdtempSync(join(os.tmpdir(), "bench-follow-up-broker-"));
+  const home = mkdtempSync(join(os.tmpdir(), "bench-follow-up-home-"));
+  mkdirSync(join(home, ".claude"));
   writeFileSync(join(dataDir, "config.json"), JSON.stringify({ rateLimitPerSecond: 1_000_000, ...config }));
   const broker = await startBroker({ dataDir, port: 0, env: {} });
+  const target = ["--port", String(broker.port), "--data-dir", dataDir];
+  const installed = await run(process.execPath, [CLI, "hooks", "install", "claude-code", ...target], {
+    ...cliEnv(),
+    HOME: home,
+    PATH: `${join(ROOT, "node_modules/.bin")}:${process.env.PATH}`,
+  });
+  if (installed.code !== 0) throw new Error(`notify hooks install: ${installed.stderr}`);
   return {
     broker,
-    target: ["--port", String(broker.port), "--data-dir", dataDir],
+    target,
+    hookToken: readFileSync(join(dataDir, "hooks", "hook-token"), "utf8").trim(),
     ui: (path, body) =>
       json(`${broker.url}${path}`, {
         method: body === undefined ? "GET" : "POST",
@@ -280,59 +293,75 @@ async function hookBroker(config) {
     close: async () => {
       await broker.close();
       rmSync(dataDir, { recursive: true, force: true });
+      rmSync(home, { recursive: true, force: true });
     },
   };
 }
 
+/**
+ * Present at the desk: a Stop returns at once with no question held. Each run times one Stop as the command hook
+ * (`notify hook claude-code Stop`, a process, stdin the payload) and as the http hook Claude Code 2.1.330 gets
+ * (`POST /v1/hooks/claude-code`, keep-alive), against a broker with a visible page (followUp.waitSeconds 300) and
+ * one with follow-ups off (waitSeconds 0): the four in turn, the order reversed every other run.
+ */
 async function presentStop() {
-  const present = await hookBroker({ followUp: { waitSeconds: 300 } });
-  const off = await hookBroker({ followUp: { waitSeconds: 0 } });
+  const brokers = {
+    present: await hookBroker({ followUp: { waitSeconds: 300 } }),
+    off: await hookBroker({ followUp: { waitSeconds: 0 } }),
+  };
   const env = cliEnv();
-  const samples = { present: [], off: [] };
+  const cases = [
+    ["present", "command"],
+    ["off", "command"],
+    ["present", "http"],
+    ["off", "http"],
+  ];
+  const samples = Object.fromEntries(cases.map(([name, form]) => [`${name}-${form}`, []]));
   try {
     for (let index = 0; index < presentRuns + 3; index++) {
-      for (const [name, target] of index % 2 === 0
-        ? [
-            ["present", present],
-            ["off", off],
-          ]
-        : [
-            ["off", off],
-            ["present", present],
-          ]) {
+      for (const [name, form] of index % 2 === 0 ? cases : [...cases].reverse()) {
+        const target = brokers[name];
         if (name === "present") {
           const activity = await target.ui("/ui/api/presence/activity", { page: "bench-follow-up", visible: true });
           if (activity.status !== 200) throw new Error(`presence activity: ${activity.status}`);
         }
-        const stop = {
-          session_id: `bench-${name}-${index}`,
+        const stop = JSON.stringify({
+          session_id: `bench-${name}-${form}-${index}`,
           transcript_path: "/tmp/none.jsonl",
           cwd: "/tmp/bench-project",
           permission_mode: "default",
           hook_event_name: "Stop",
           stop_hook_active: false,
           last_assistant_message: "Done.",
-        };
+        });
         const started = performance.now();
-        const result = await run(
-          process.execPath,
-          [CLI, "hook", "claude-code", "Stop", ...target.target],
-          env,
-          JSON.stringify(stop),
-        );
+        let output;
+        if (form === "command") {
+          const result = await run(process.execPath, [CLI, "hook", "claude-code", "Stop", ...target.target], env, stop);
+          if (result.code !== 0) throw new Error(`Stop (${name}, command): ${result.code} ${result.stderr}`);
+          output = result.stdout.trim();
+        } else {
+          const response = await fetch(`${target.broker.url}/v1/hooks/claude-code`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${target.hookToken}`, "content-type": "application/json" },
+            body: stop,
+          });
+          output = (await response.text()).trim();
+          if (response.status !== 200) throw new Error(`Stop (${name}, http): ${response.status} ${output}`);
+        }
         const elapsed = performance.now() - started;
-        if (result.code !== 0 || result.stdout !== "")
-          throw new Error(`Stop (${name}): ${result.code} ${result.stderr}`);
-        if (index >= 3) samples[name].push(elapsed);
+        // No decision: the turn ends (nothing printed, or an http hook's `{}`).
+        if (output !== "" && output !== "{}") throw new Error(`Stop (${name}, ${form}) said ${output}`);
+        if (index >= 3) samples[`${name}-${form}`].push(elapsed);
       }
     }
-    const follow = await present.ui("/v1/follow-up");
+    const follow = await brokers.present.ui("/v1/follow-up");
     if (follow.body.presence !== "present") throw new Error(`presence ${follow.body.presence}`);
-    const pending = await present.ui("/v1/interactions?pending=true");
+    const pending = await brokers.present.ui("/v1/interactions?pending=true");
     if (pending.body.length !== 0) throw new Error("a question was held while present");
   } finally {
-    await present.close();
-    await off.close();
+    await brokers.present.close();
+    await brokers.off.close();
   }
   return samples;
 }
@@ -349,22 +378,28 @@ noteLoad("end");
 
 const followUp = summary(chain.samples.followUp);
 const permission = summary(chain.samples.permission);
-const present = summary(presentSamples.present);
-const off = summary(presentSamples.off);
+const present = Object.fromEntries(Object.entries(presentSamples).map(([name, list]) => [name, summary(list)]));
 const ratio = (a, b) => Math.round((a / b) * 100) / 100;
-const ratios = { p50: ratio(followUp.p50, permission.p50), p99: ratio(followUp.p99, permission.p99) };
+const ratios = {
+  p50: ratio(followUp.p50, permission.p50),
+  p99: ratio(followUp.p99, permission.p99),
+  presentCommand: { p50: ratio(present["present-command"].p50, present["off-command"].p50) },
+  presentHttp: { p50: ratio(present["present-http"].p50, present["off-http"].p50) },
+};
 const row = (name, s) => `| ${name} | ${s.n} | ${s.p50} | ${s.p90} | ${s.p99} | ${s.max} |`;
 const lines = [
   "| path (ms) | n | p50 | p90 | p99 | max |",
   "| --- | --: | --: | --: | --: | --: |",
   row("follow-up: tap to next model request", followUp),
   row("permission: tap to next model request (baseline)", permission),
-  row("present: `notify hook claude-code Stop` process", present),
-  row("followUp.waitSeconds 0: same process (baseline)", off),
+  row("present: Stop, http hook (POST /v1/hooks/claude-code)", present["present-http"]),
+  row("followUp.waitSeconds 0: same (baseline)", present["off-http"]),
+  row("present: Stop, command hook (`notify hook claude-code Stop`)", present["present-command"]),
+  row("followUp.waitSeconds 0: same (baseline)", present["off-command"]),
   "",
   `follow-up / permission: p50 ${ratios.p50}x, p99 ${ratios.p99}x (target within 1.5x)`,
+  `present / off at p50: http ${ratios.presentHttp.p50}x, command ${ratios.presentCommand.p50}x`,
   `Claude Code sessions: follow-up ${chain.sessions.text} (8 replies in a row each, the http Stop hook's cap), permission ${chain.sessions.permission}`,
-  `present / off: p50 ${ratio(present.p50, off.p50)}x, p99 ${ratio(present.p99, off.p99)}x`,
   `load averages (1/5/15 min): ${loads.map((load) => `${load.when} ${load.loadavg.join("/")}`).join("; ")}`,
 ];
 process.stdout.write(`${lines.join("\n")}\n`);
@@ -379,9 +414,9 @@ writeFileSync(
       rounds,
       warmup,
       sessions: chain.sessions,
-      summary: { followUp, permission, ratios, present, off },
+      summary: { followUp, permission, ratios, present },
       loads,
-      raw: { ...chain.samples, present: presentSamples.present, off: presentSamples.off },
+      raw: { ...chain.samples, ...presentSamples },
     },
     null,
     2,
