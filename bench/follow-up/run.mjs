@@ -302,7 +302,10 @@ async function hookBroker(config) {
  * Present at the desk: a Stop returns at once with no question held. Each run times one Stop as the command hook
  * (`notify hook claude-code Stop`, a process, stdin the payload) and as the http hook Claude Code 2.1.330 gets
  * (`POST /v1/hooks/claude-code`, keep-alive), against a broker with followUp.waitSeconds 300 and one with follow-ups
- * off (waitSeconds 0), both with a visible page: the four in turn, the order reversed every other run.
+ * off (waitSeconds 0), both with a visible page. Each run: the http pair, then the command pair, each pair's order
+ * swapped every other run, so the first of a pair (just after the page's report or the last hook process, when the
+ * machine is still busy with it) is each broker's as often. An earlier order that put one broker's http Stop after
+ * a hook process half the time made it 1.3-1.6x slower at p50.
  */
 async function presentStop() {
   const brokers = {
@@ -311,22 +314,22 @@ async function presentStop() {
   };
   const env = cliEnv();
   const cases = [
-    ["present", "command"],
-    ["off", "command"],
     ["present", "http"],
     ["off", "http"],
+    ["present", "command"],
+    ["off", "command"],
   ];
   const samples = Object.fromEntries(cases.map(([name, form]) => [`${name}-${form}`, []]));
   try {
     for (let index = 0; index < presentRuns + 3; index++) {
       // A visible page reports its activity to both brokers at the start of each run (the web page does every 30 s),
-      // so the two differ only in the window: presence itself costs a few ms per Stop (a control run with both at
-      // waitSeconds 0 and the page on one only gave 1.5x at p50), which is not the follow-up's cost.
+      // so the two differ only in the window.
       for (const broker of Object.values(brokers)) {
         const activity = await broker.ui("/ui/api/presence/activity", { page: "bench-follow-up", visible: true });
         if (activity.status !== 200) throw new Error(`presence activity: ${activity.status}`);
       }
-      for (const [name, form] of index % 2 === 0 ? cases : [...cases].reverse()) {
+      const order = index % 2 === 0 ? [0, 1, 2, 3] : [1, 0, 3, 2];
+      for (const [name, form] of order.map((at) => cases[at])) {
         const target = brokers[name];
         const stop = JSON.stringify({
           session_id: `bench-${name}-${form}-${index}`,
