@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { type Json, type ModelMock, startModelMock, type ToolResult } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliBroker, cliEnv, runCli, startCliBroker } from "../../cli/cli-harness.js";
+import { type CliBroker, cliEnv, NO_FOLLOW_UPS, runCli, startCliBroker } from "../../cli/cli-harness.js";
 import {
   agentEnv,
   agentSandbox,
@@ -44,7 +44,8 @@ let deadProxy: string;
 
 beforeAll(async () => {
   if (skipped) return;
-  cli = await startCliBroker();
+  // Its turns end with Stop hooks installed; a finished turn here is not about follow-ups (hooks/follow-up.test.ts).
+  cli = await startCliBroker(NO_FOLLOW_UPS);
   ({ home, work, deadProxy } = await agentSandbox("notify-auq-e2e-", "service", { git: true }));
   // A set-up Claude Code: no first-run dialogs.
   writeClaudeState(home, work);
