@@ -4,6 +4,7 @@ import { backoffMs, delay } from "@notify/contracts/retry";
 import { replySurface } from "@notify/contracts/ui-timeline-words";
 import type { BrokerClient } from "../client/client.js";
 import { waitUntilSettled } from "../client/settle-wait.js";
+import type { FollowUpResponse } from "../http/routes/follow-up.js";
 import type { InteractionDto } from "../interactions/types.js";
 import { type AgentId, QUESTION_TTL_SECONDS } from "./agents.js";
 import { answerOf, answersOutput } from "./ask-user-question.js";
@@ -321,13 +322,6 @@ async function askQuestions(
 /** Claude Code honours this many Stop blocks in a row, then overrides the next one (2.1.330; docs/hooks.md). */
 export const CLAUDE_STOP_BLOCK_CAP = 8;
 
-/** GET /v1/follow-up (docs/api.md). */
-interface FollowUpState {
-  wait_seconds: number;
-  max_in_a_row: number;
-  presence: string;
-}
-
 /**
  * A finished turn (docs/hooks.md, "Follow-ups"). Present, follow-ups off, the chain of replies at
  * `followUp.maxInARow`, or a broker that does not know follow-ups: `false`, and the turn ends with the plain
@@ -345,9 +339,9 @@ async function followUp(
   counts: FollowUpCount,
 ): Promise<string | undefined | false> {
   const inARow = counts.before(run.agent, follow.session, follow.continued);
-  let state: FollowUpState;
+  let state: FollowUpResponse;
   try {
-    state = await run.client.request<FollowUpState>("GET", "/v1/follow-up", { timeoutMs: REQUEST_TIMEOUT_MS });
+    state = await run.client.request<FollowUpResponse>("GET", "/v1/follow-up", { timeoutMs: REQUEST_TIMEOUT_MS });
   } catch (error) {
     run.log(`cannot read the follow-up settings (${describe(error)}); the turn ends`);
     return false;

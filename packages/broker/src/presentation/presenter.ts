@@ -267,20 +267,7 @@ export class Presenter {
   private replied(key: string, text: string): void {
     const toast = this.policy.toastOf(key);
     if (toast?.interactionId === undefined || toast.replyPlaceholder === undefined) return;
-    const { interactions, logger } = this.options;
-    try {
-      const current = interactions.get(toast.interactionId);
-      interactions.answer(current.id, {
-        response_id: `toast-${randomUUID()}`,
-        request_digest: current.request_digest,
-        nonce: current.nonce,
-        text,
-        source: "toast",
-        via: "toast",
-      });
-    } catch (error) {
-      logger.info(`desktop: reply from a toast not taken (${(error as Error).message})`);
-    }
+    this.answerFromToast(toast.interactionId, { response_id: `toast-${randomUUID()}`, text, source: "toast" });
   }
 
   /** A toast button: `choice:<id>` answers through the normal acceptance path with source `desktop`. */
@@ -294,15 +281,28 @@ export class Presenter {
     }
     if (!actionKey.startsWith("choice:") || toast.interactionId === undefined) return;
     const choiceId = actionKey.slice("choice:".length);
+    this.answerFromToast(toast.interactionId, {
+      response_id: `desktop-${randomUUID()}`,
+      choice_id: choiceId,
+      source: "desktop",
+    });
+  }
+
+  /**
+   * A toast's answer (a button's choice or an inline reply's text) through the normal acceptance path, with the
+   * digest and nonce the broker holds for the question now.
+   */
+  private answerFromToast(
+    interactionId: string,
+    answer: { response_id: string; source: string } & ({ choice_id: string } | { text: string }),
+  ): void {
     const { interactions, logger } = this.options;
     try {
-      const current = interactions.get(toast.interactionId);
+      const current = interactions.get(interactionId);
       interactions.answer(current.id, {
-        response_id: `desktop-${randomUUID()}`,
+        ...answer,
         request_digest: current.request_digest,
         nonce: current.nonce,
-        choice_id: choiceId,
-        source: "desktop",
         via: "toast",
       });
     } catch (error) {
