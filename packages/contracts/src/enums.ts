@@ -102,3 +102,11 @@ export type ServicePlatform = (typeof SERVICE_PLATFORMS)[number];
 
 /** A choice id (docs/arc.md, "Questions": 1-64 letters, digits, `_` or `-`); also the shape of an answer's `source`. */
 export const CHOICE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** A hook session's own item (`<agent>:session:<32 hex>`, the broker's hooks/mapping.ts `sessionKey`). */
+export const SESSION_KEY_PATTERN = /^[a-z][a-z-]*:session:[0-9a-f]{32}$/;
+
+/** A follow-up: a text question in a session's own item, asked when the agent finished a turn (docs/hooks.md). */
+export function isFollowUp(question: { kind: string; key?: string | null | undefined }): boolean {
+  return question.kind === "text" && typeof question.key === "string" && SESSION_KEY_PATTERN.test(question.key);
+}

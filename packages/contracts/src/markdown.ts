@@ -56,13 +56,8 @@ export function splitCut(text: string): { body: string; cut: number } {
   return { body: text.slice(0, match.index), cut: Number(match[1]) };
 }
 
-/** A session's own item (`<agent>:session:<32 hex>`), as the broker's `isSessionKey` (hooks/mapping.ts). */
-const SESSION_KEY = /^[a-z][a-z-]*:session:[0-9a-f]{32}$/;
-
-/** A follow-up: a text question in a session's own item, asked when the agent finished a turn (docs/hooks.md). */
-export function isFollowUp(question: { kind: string; key?: string | null | undefined }): boolean {
-  return question.kind === "text" && typeof question.key === "string" && SESSION_KEY.test(question.key);
-}
+// Which questions are follow-ups is the contract's (enums.ts), read by the broker's timeline too.
+export { isFollowUp } from "./enums.js";
 
 const AGENT_NAMES: Readonly<Record<string, string>> = { "claude-code": "Claude Code", codex: "Codex CLI" };
 

@@ -1,4 +1,4 @@
-import type { AnsweredVia } from "@notify/contracts/enums";
+import { type AnsweredVia, isFollowUp } from "@notify/contracts/enums";
 import { PRESENCE_STATES } from "@notify/contracts/routing-summary";
 import type { ItemTimeline, TimelineEntry, TimelineRoute } from "@notify/contracts/ui";
 import {
@@ -7,7 +7,6 @@ import {
   TIMELINE_TOAST_CLOSE_REASONS,
 } from "@notify/contracts/ui-constants";
 import { isoTime } from "../domain/clock.js";
-import { isSessionKey } from "../hooks/mapping.js";
 import type { InteractionService } from "../interactions/service.js";
 import type { InteractionDto } from "../interactions/types.js";
 import type { NotificationService } from "../notifications/service.js";
@@ -254,7 +253,7 @@ function questionSettled(question: InteractionDto, via: AnsweredVia | undefined)
       };
       if (response?.source !== undefined) entry.source = response.source;
       if (via !== undefined) entry.answered_via = via;
-      if (question.kind === "text" && isSessionKey(question.key)) entry.follow_up = true;
+      if (isFollowUp(question)) entry.follow_up = true;
       const choice = question.choices.find((candidate) => candidate.id === response?.choice_id);
       if (choice) entry.choice_label = choice.label;
       return entry;

@@ -85,10 +85,6 @@ function callIdentity(toolName: string, input: unknown): { kind: string; detail:
 export const sessionKey = (agent: AgentId, sessionId: string | undefined): string =>
   `${agent}:session:${hash(sessionId ?? "none")}`;
 
-/** A session's own item (sessionKey): a question under it is a follow-up to a finished turn (docs/hooks.md). */
-export const isSessionKey = (key: string | undefined): boolean =>
-  key !== undefined && /^[a-z][a-z-]*:session:[0-9a-f]{32}$/.test(key);
-
 /** The key prefix of every question Notify's hooks open for `agent`. */
 export const toolKeyPrefix = (agent: AgentId): string => `${agent}:tool:`;
 

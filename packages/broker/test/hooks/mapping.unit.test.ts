@@ -1,3 +1,4 @@
+import { isFollowUp } from "@notify/contracts/enums";
 import { describe, expect, it } from "vitest";
 import { decisionOutput } from "../../src/hooks/decision-output.js";
 import { parseHookInput } from "../../src/hooks/hook-input.js";
@@ -241,5 +242,15 @@ describe("decisions in the agents' output formats", () => {
     expect(JSON.parse(decisionOutput("pre-tool-use", "deny", "cli")).hookSpecificOutput.permissionDecision).toBe(
       "deny",
     );
+  });
+});
+
+describe("a session's key is what the pages and the timeline call a follow-up", () => {
+  it("every agent's sessionKey, with a text question, is a follow-up; a tool key or a choice is not", () => {
+    for (const agent of ["claude-code", "codex"] as const) {
+      expect(isFollowUp({ kind: "text", key: sessionKey(agent, "s-1") })).toBe(true);
+      expect(isFollowUp({ kind: "single_choice", key: sessionKey(agent, "s-1") })).toBe(false);
+      expect(isFollowUp({ kind: "text", key: toolCallKey(agent, "s-1", "Bash", { command: "ls" }) })).toBe(false);
+    }
   });
 });
