@@ -92,6 +92,12 @@ export type RouterRouteKind = (typeof ROUTER_ROUTE_KINDS)[number];
 export const CONNECTOR_AGENTS = ["codex", "claude-code"] as const;
 export type ConnectorAgentId = (typeof CONNECTOR_AGENTS)[number];
 
+/** Each agent's name as a person reads it: the hooks' ARC sender name, the pages' "Claude Code finished a turn". */
+export const AGENT_DISPLAY_NAMES: Readonly<Record<ConnectorAgentId, string>> = {
+  "claude-code": "Claude Code",
+  codex: "Codex CLI",
+};
+
 /** Where the hooks and the MCP entry are installed: the user's own settings, or the current project's. */
 export const INSTALL_SCOPES = ["user", "project"] as const;
 export type InstallScope = (typeof INSTALL_SCOPES)[number];

@@ -10,6 +10,7 @@
  * - only the elements listed in MARKDOWN_ELEMENTS are ever made, with the props set here (never one from the input).
  */
 import { Lexer, type Token, type Tokens } from "marked";
+import { AGENT_DISPLAY_NAMES } from "./enums.js";
 import { bidiParts } from "./text.js";
 
 /** A child of an element: another element or a run of text (the factory escapes text, as React does). */
@@ -59,12 +60,10 @@ export function splitCut(text: string): { body: string; cut: number } {
 // Which questions are follow-ups is the contract's (enums.ts), read by the broker's timeline too.
 export { isFollowUp } from "./enums.js";
 
-const AGENT_NAMES: Readonly<Record<string, string>> = { "claude-code": "Claude Code", codex: "Codex CLI" };
-
 /** The agent's name as a person reads it ("Claude Code" for `claude-code`); an unknown id as it is. */
 export function agentDisplayName(agent: string | null | undefined): string {
   if (agent === null || agent === undefined || agent === "") return "the agent";
-  return AGENT_NAMES[agent] ?? agent;
+  return (AGENT_DISPLAY_NAMES as Readonly<Record<string, string>>)[agent] ?? agent;
 }
 
 const NAMED_ENTITIES: Readonly<Record<string, string>> = {

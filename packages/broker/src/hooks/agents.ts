@@ -1,5 +1,5 @@
 import type { ArcSender } from "@notify/contracts";
-import { CONNECTOR_AGENTS, type ConnectorAgentId } from "@notify/contracts/enums";
+import { AGENT_DISPLAY_NAMES, CONNECTOR_AGENTS, type ConnectorAgentId } from "@notify/contracts/enums";
 
 export type AgentId = ConnectorAgentId;
 /**
@@ -13,8 +13,8 @@ export const isAgent = (value: string): value is AgentId => (AGENTS as readonly 
 
 /** ARC `sender` per agent: `sender.id` becomes the notification's and the question's `agent`. */
 export const SENDERS: Record<AgentId, ArcSender> = {
-  "claude-code": { id: "claude-code", name: "Claude Code" },
-  codex: { id: "codex", name: "Codex CLI" },
+  "claude-code": { id: "claude-code", name: AGENT_DISPLAY_NAMES["claude-code"] },
+  codex: { id: "codex", name: AGENT_DISPLAY_NAMES.codex },
 };
 
 /** The agent's name as a person reads it in a prompt or a title. */
