@@ -46,6 +46,7 @@ import { SecretSealer } from "./secrets/sealer.js";
 import { SqliteArcEventStore } from "./store/arc-event-store.js";
 import { ChatStore } from "./store/chat-store.js";
 import { checkpointsUnderLoad } from "./store/checkpointer.js";
+import { SqliteContextStore } from "./store/context-store.js";
 import {
   DATABASE_FILE_NAME,
   enableGroupCommit,
@@ -167,6 +168,8 @@ export function createBroker(options: BrokerOptions): Broker {
   // outbox, the conditions) or listens after commit (waiters, presenter, live stream): docs/architecture.md.
   const bus = new DomainBus(unit);
   const interactionStore = new SqliteInteractionStore(db);
+  // Questions' contexts (docs/api.md, "Item context"): posted first, bound by the question's event.
+  const contexts = new SqliteContextStore(db);
   const outbox = new SqliteOutboxStore(db);
   // Answers from chat apps (issue 25): Telegram and Slack app questions carry buttons whose handles live here.
   const chatStore = new ChatStore(db);
@@ -188,7 +191,8 @@ export function createBroker(options: BrokerOptions): Broker {
       // Read at send time through `get`, which sweeps an overdue question to expired first.
       interaction: (id) => {
         try {
-          return interactions.get(id);
+          const context = contexts.forInteraction(id);
+          return context === undefined ? interactions.get(id) : { ...interactions.get(id), context };
         } catch {
           return undefined;
         }
@@ -282,7 +286,7 @@ export function createBroker(options: BrokerOptions): Broker {
   // A used link's redirect page goes at once (cli/commands/open.ts, issue 21 item 1).
   const uiSessions = new UiSessions(settings.authToken, clock, (token) => removeLoginPage(settings.dataDir, token));
   const presentation = new PresentationSettingsFile(settings.dataDir, (message) => logger.warn(message));
-  const events = new ArcConsumer(new SqliteArcEventStore(db), notifications, interactions, clock, unit);
+  const events = new ArcConsumer(new SqliteArcEventStore(db), notifications, interactions, clock, unit, contexts);
   const waiters = new WaitRegistry(bus, interactions, { log: (line) => logger.info(line) });
   const sounds = new SoundLibrary(settings.dataDir);
   // The provider router (built on first use) and the agent connectors that point Codex and Claude Code at it.
@@ -334,6 +338,7 @@ export function createBroker(options: BrokerOptions): Broker {
       startedAt: clock.now(),
       hooks: { dataDir: settings.dataDir, addSecret: (secret) => logger.addSecret(secret), runs: hookRuns },
       followUp: { settings: settings.followUp ?? DEFAULT_FOLLOW_UP, presence },
+      contexts: { store: contexts, unit },
     },
     router: {
       host: routing.router,
@@ -371,6 +376,10 @@ export function createBroker(options: BrokerOptions): Broker {
         outbound,
         questionOf: (notificationId) => interactionStore.questionOfNotification(notificationId)?.id,
       }),
+      contexts: {
+        contexts,
+        questionOf: (notificationId) => interactionStore.questionOfNotification(notificationId)?.id,
+      },
     },
   });
   app.server.on("request", () => {

@@ -227,6 +227,7 @@ describe("one catalogue of errors (issue 34, item 3)", () => {
     const cookie = String(login.headers["set-cookie"]).split(";")[0] ?? "";
     await bare("POST", "/ui/api/session/link", { cookie, ...UI });
     await call("DELETE", "/ui/api/sounds/files/nope", undefined, UI);
+    await call("GET", "/ui/api/items/nope/context", undefined, UI);
     await call("PATCH", "/ui/api/outbound/providers/nope", {}, UI);
     await call("PATCH", "/ui/api/outbound/routes/nope", {}, UI);
     await call("POST", "/ui/api/outbound/outbox/nope/retry", undefined, UI);

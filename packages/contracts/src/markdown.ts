@@ -11,7 +11,9 @@
  */
 import { Lexer, type Token, type Tokens } from "marked";
 import { AGENT_DISPLAY_NAMES } from "./enums.js";
+import type { TurnContext } from "./item-context.js";
 import { bidiParts } from "./text.js";
+import { durationWords } from "./ui/routing-summary.js";
 
 /** A child of an element: another element or a run of text (the factory escapes text, as React does). */
 export type MarkdownChild<N> = N | string;
@@ -265,4 +267,43 @@ export function renderMarkdown<N>(source: string, h: ElementFactory<N>): N {
     children.push(h("p", { className: "md-cut" }, `… ${cut} more characters not shown (cut by Notify)`));
   }
   return h("div", { className: "markdown" }, ...children);
+}
+
+/** How long a turn took, in words (`2 min 5 s`); under a second reads as `under 1 s`. */
+export function turnDuration(ms: number): string {
+  return ms < 1000 ? "under 1 s" : durationWords(Math.round(ms / 1000));
+}
+
+/**
+ * A finished turn's context below the agent's last message (docs/hooks.md, "Follow-ups"), the same on the web page
+ * and the phone: how long the turn took, then the messages before the last one behind a "Show more" (a native
+ * `<details>`: keyboard and screen-reader friendly with no script), each as safe Markdown under who said it.
+ */
+export function renderTurn<N>(context: TurnContext, agent: string | null | undefined, h: ElementFactory<N>): N {
+  const parts: N[] = [];
+  if (context.duration_ms !== undefined) {
+    parts.push(h("p", { className: "turn-took" }, `The turn took ${turnDuration(context.duration_ms)}`));
+  }
+  const count = context.messages.length;
+  if (count > 0) {
+    const agentName = agentDisplayName(agent);
+    const items = context.messages.map((message, index) =>
+      h(
+        "li",
+        { key: index, className: `turn-message turn-${message.role}` },
+        h("p", { className: "turn-role" }, message.role === "user" ? "You" : agentName),
+        renderMarkdown(message.text, h),
+      ),
+    );
+    const older = context.truncated ? " (older ones not shown)" : "";
+    parts.push(
+      h(
+        "details",
+        { className: "turn-tail" },
+        h("summary", null, `Show more: ${count} earlier ${count === 1 ? "message" : "messages"}${older}`),
+        h("ol", { className: "turn-messages" }, ...items),
+      ),
+    );
+  }
+  return h("div", { className: "turn" }, ...parts);
 }

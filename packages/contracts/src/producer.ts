@@ -15,7 +15,11 @@ export type ArcCreateRequest = z.input<typeof CreatedRequest>;
 /** request.updated's `request` without the key (the key is the first argument of `update`). */
 export type ArcUpdateRequest = Omit<z.input<typeof UpdatedRequest>, "key">;
 export type ArcOutcome = z.infer<typeof Outcome>;
-export type ArcExtensions = Record<`x-${string}`, unknown> & { "x-notify"?: { notification_type?: string } };
+export type ArcExtensions = Record<`x-${string}`, unknown> & {
+  "x-notify"?: { notification_type?: string };
+  /** A context posted first with `POST /v1/contexts` (docs/api.md, "Item context"). */
+  "x-notify-context"?: { id: string };
+};
 
 /** Options of every event-sending call. */
 export interface ArcEventOptions {

@@ -1,6 +1,6 @@
 import { agentDisplayName, isFollowUp } from "@notify/contracts/markdown";
 import { useId, useState } from "react";
-import { AgentMarkdown } from "./agent-markdown.js";
+import { AgentMarkdown, TurnDetails } from "./agent-markdown.js";
 import { AgentText, agentString } from "./agent-text.js";
 import type { QuestionCard as Card } from "./cards.js";
 import { remaining } from "./use-now.js";
@@ -79,6 +79,7 @@ export function QuestionCard({ card, now, onChoice, onText }: QuestionCardProps)
           <div className="prompt follow-up-message">
             <AgentMarkdown text={question.prompt} />
           </div>
+          {question.context === undefined ? null : <TurnDetails context={question.context} agent={question.agent} />}
         </>
       ) : (
         <p className="prompt">

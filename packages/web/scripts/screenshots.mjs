@@ -232,31 +232,51 @@ await call(
   true,
 );
 
-// A follow-up (issue 35): Claude Code finished a turn while the person was away; its last message as Markdown.
-const followUp = await call("POST", "/v1/interactions/request", {
-  kind: "text",
-  key: `claude-code:session:${"5e".repeat(16)}`,
-  agent: "claude-code",
-  project: "shop-api",
-  text_max_length: 2000,
-  prompt: [
-    "Done. The refund rounding bug is fixed and `npm test` passes (412 tests).",
-    "",
-    "**What changed**",
-    "",
-    "- `src/refunds.ts`: amounts are rounded once, in cents, at the end",
-    "- `src/currency.ts`: falls back to the order's currency",
-    "- two new tests in `test/refunds.test.ts`",
-    "",
-    "```ts",
-    "export function refundCents(order: Order, share: number): number {",
-    "  return Math.round(order.totalCents * share);",
-    "}",
-    "```",
-    "",
-    "Shall I update the changelog and open the PR, or do you want to review the diff first?",
-  ].join("\n"),
+// A follow-up (issue 35): Claude Code finished a turn while the person was away; its last message as Markdown, and
+// its turn (how long it took, the messages before) posted first as the Stop hook does.
+const turn = await call("POST", "/v1/contexts", {
+  kind: "turn",
+  duration_ms: 252_000,
+  messages: [
+    { role: "user", text: "Refunds are off by a cent on split orders. Find out why and fix it." },
+    { role: "assistant", text: "The share is rounded per line and again on the total; I'll round once, in cents." },
+    { role: "user", text: "Also make sure `npm test` passes." },
+  ],
 });
+const followUp = (
+  await call("POST", "/v1/events", {
+    arc_version: "0.2",
+    event_id: "screenshot-follow-up",
+    event_type: "request.created",
+    occurred_at: new Date().toISOString(),
+    sender: { id: "claude-code" },
+    context: { project: "shop-api" },
+    request: {
+      key: `claude-code:session:${"5e".repeat(16)}`,
+      kind: "completion",
+      title: "Claude Code finished in shop-api",
+      message: [
+        "Done. The refund rounding bug is fixed and `npm test` passes (412 tests).",
+        "",
+        "**What changed**",
+        "",
+        "- `src/refunds.ts`: amounts are rounded once, in cents, at the end",
+        "- `src/currency.ts`: falls back to the order's currency",
+        "- two new tests in `test/refunds.test.ts`",
+        "",
+        "```ts",
+        "export function refundCents(order: Order, share: number): number {",
+        "  return Math.round(order.totalCents * share);",
+        "}",
+        "```",
+        "",
+        "Shall I update the changelog and open the PR, or do you want to review the diff first?",
+      ].join("\n"),
+      response: { kind: "text", text_max_length: 2000, expires_at: new Date(Date.now() + 900_000).toISOString() },
+    },
+    extensions: { "x-notify-context": { id: turn.id } },
+  })
+).interaction;
 
 const only = process.argv.slice(2);
 const pages = [
@@ -303,6 +323,11 @@ try {
             element.scrollIntoView({ block: "start" });
             window.scrollBy(0, -(document.querySelector("header")?.offsetHeight ?? 0) - 16);
           });
+        }
+        if (name === "follow-up-web") {
+          // The turn's messages shown, as after a click on "Show more".
+          await page.locator("details.turn-tail summary").click();
+          await page.locator(".turn-messages").waitFor();
         }
         if (name === "router-effort") {
           await page.getByText("GPT with xhigh").click();

@@ -49,6 +49,7 @@ export const ERRORS = {
   login_link_refused: { status: 401, message: "This login link does not work any more", body: "html" },
   ui_not_built: { status: 503, message: "The web UI is not built", body: "html" },
   sound_not_found: { status: 404, message: "sound not found" },
+  context_not_found: { status: 404, message: "context not found" },
   sound_too_large: { status: 413, message: "a sound file is at most 10 MB" },
   outbound_provider_not_found: { status: 400, message: "provider not found" },
   outbound_route_not_found: { status: 400, message: "route not found" },

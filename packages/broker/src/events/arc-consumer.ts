@@ -16,6 +16,7 @@ import { SOURCE_PATTERN } from "../interactions/validate.js";
 import type { NotificationService } from "../notifications/service.js";
 import type { NotificationDto } from "../notifications/types.js";
 import type { ArcEventStore } from "../store/arc-event-store.js";
+import type { ContextStore } from "../store/context-store.js";
 import { toInteractionInput, toNotificationInput } from "./projection.js";
 
 export interface ArcResult {
@@ -38,6 +39,7 @@ export class ArcConsumer {
     private readonly interactions: InteractionService,
     private readonly clock: Clock,
     private readonly unit: UnitOfWork,
+    private readonly contexts?: ContextStore,
   ) {}
 
   private contracts: typeof import("@notify/contracts") | undefined;
@@ -126,12 +128,26 @@ export class ArcConsumer {
       }
       // Same key and digest keeps the open question; a changed question supersedes it (interactions.request).
       interaction = this.interactions.request(question).interaction;
+      this.bindContext(event, interaction.id);
     } else if (key !== undefined) {
       // An update that no longer asks anything withdraws the open question: what is asked changed.
       const open = this.interactions.latestByKey(key);
       if (open?.status === "pending") this.interactions.withdraw(open.id, "superseded");
     }
     return { status: created ? 201 : 200, notification, interaction };
+  }
+
+  /**
+   * The context the event names (`x-notify-context`, docs/api.md "Item context") becomes the question's, in this
+   * transaction: a question is never published without the context its asker posted. An unknown or already used
+   * id refuses the whole event (400), so nothing is stored.
+   */
+  private bindContext(event: RequestCreatedEvent | RequestUpdatedEvent, interactionId: string): void {
+    const named = event.extensions?.["x-notify-context"];
+    if (named === undefined) return;
+    if (this.contexts === undefined || !this.contexts.bind(named.id, interactionId)) {
+      throw invalid("$.extensions.x-notify-context.id: no such context (post it to /v1/contexts first)");
+    }
   }
 
   /** response.submitted: the same acceptance path and ordered checks as POST /v1/interactions/{id}/respond. */

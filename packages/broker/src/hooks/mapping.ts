@@ -39,7 +39,7 @@ export interface HookPlan {
    * A finished turn (Stop) that may ask for a follow-up (docs/hooks.md, "Follow-ups"): while the person is away, a
    * text question in the session's item (`notify`'s key) whose reply becomes the agent's next instruction.
    */
-  followUp?: { session: string; prompt: string; continued: boolean };
+  followUp?: { session: string; prompt: string; continued: boolean; transcriptPath?: string };
 }
 
 const hash = (value: string): string => createHash("sha256").update(value).digest("hex").slice(0, 32);
@@ -212,6 +212,7 @@ export function planHook(agent: AgentId, event: string, input: HookInput, option
           session: input.sessionId,
           prompt: cut(said, PROMPT_LIMIT),
           continued: input.stopHookActive === true,
+          ...(input.transcriptPath !== undefined ? { transcriptPath: input.transcriptPath } : {}),
         };
       }
       return plan;

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { ItemContextInput } from "@notify/contracts/item-context";
 import { ArcHttpError, ArcProducer } from "@notify/contracts/producer";
 import { backoffMs, delay } from "@notify/contracts/retry";
 import { replySurface } from "@notify/contracts/ui-timeline-words";
@@ -13,6 +14,7 @@ import type { FollowUpCount } from "./follow-up-count.js";
 import { parseHookInput } from "./hook-input.js";
 import { type HookPlan, planHook, sessionKey, toolKeyPrefix } from "./mapping.js";
 import type { OpenMarks } from "./open-marks.js";
+import { readTurn } from "./transcript.js";
 
 export interface HookRun {
   agent: AgentId;
@@ -359,6 +361,7 @@ async function followUp(
   const now = run.now ?? Date.now;
   const expiresAt = new Date(now() + state.wait_seconds * 1000).toISOString();
   markSession(run, plan);
+  const contextId = await postTurnContext(run, follow, now());
   const created = await producer.create(
     {
       key: notify.key,
@@ -367,7 +370,10 @@ async function followUp(
       message: follow.prompt,
       response: { kind: "text", text_max_length: 2000, expires_at: expiresAt },
     },
-    { context: plan.context },
+    {
+      context: plan.context,
+      ...(contextId !== undefined ? { extensions: { "x-notify-context": { id: contextId } } } : {}),
+    },
   );
   const interaction = created.interaction as InteractionDto | null;
   if (interaction === null) return false;
@@ -387,6 +393,38 @@ async function followUp(
   const from = replySurface(settled.response?.source, undefined);
   run.log(`interaction ${interaction.id}: a reply from ${from} goes to the agent`);
   return continueOutput(text);
+}
+
+/**
+ * The finished turn's context (docs/api.md, "Item context"): how long it took and the messages before the agent's
+ * last one, read from the transcript the agent names, posted before the question so the question is published with
+ * it. Nothing to read, or the post failed: undefined, and the question goes without (the reply matters more).
+ */
+async function postTurnContext(
+  run: HookRun,
+  follow: NonNullable<HookPlan["followUp"]>,
+  nowMs: number,
+): Promise<string | undefined> {
+  if (follow.transcriptPath === undefined) return undefined;
+  const turn = readTurn(run.agent, follow.transcriptPath, follow.prompt);
+  if (turn === undefined) return undefined;
+  const duration = turn.startedMs !== undefined ? nowMs - turn.startedMs : undefined;
+  const context: ItemContextInput = {
+    kind: "turn",
+    messages: turn.messages,
+    truncated: turn.truncated,
+    ...(duration !== undefined && duration >= 0 ? { duration_ms: Math.round(duration) } : {}),
+  };
+  try {
+    const posted = await run.client.request<{ id: string }>("POST", "/v1/contexts", {
+      body: context,
+      timeoutMs: REQUEST_TIMEOUT_MS,
+    });
+    return posted.id;
+  } catch (error) {
+    run.log(`cannot post the turn's context (${describe(error)}); the follow-up goes without it`);
+    return undefined;
+  }
 }
 
 /**

@@ -9,6 +9,7 @@ import { ROUTER_PREFIX, type RouterMountOptions, routerMount } from "./plugins/r
 import { type UiApiOptions, uiApi } from "./plugins/ui-api.js";
 import { uiPages } from "./plugins/ui-pages.js";
 import { type V1Options, v1Api } from "./plugins/v1.js";
+import { CONTEXTS_PATH } from "./routes/contexts.js";
 import { livenessRoute } from "./routes/health.js";
 import type { UiPageOptions } from "./routes/ui-pages.js";
 import { SOUND_UPLOAD_PREFIX } from "./routes/ui-sounds.js";
@@ -161,6 +162,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // Sound files have theirs (docs/desktop.md, "Local presentation rules", rule 6: at most 10 MB), checked by the
     // sounds route.
     if (request.url.startsWith(SOUND_UPLOAD_PREFIX)) return undefined;
+    // So do questions' contexts (docs/api.md, "Item context": up to 256 KiB), checked by the contexts route.
+    if (request.url.split("?")[0] === CONTEXTS_PATH) return undefined;
     if (length !== undefined && Number(length) > options.maxRequestBodyBytes) return sendEmpty413(reply);
     return undefined;
   });

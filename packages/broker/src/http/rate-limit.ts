@@ -26,9 +26,9 @@ export class FixedWindowLimiter {
   }
 }
 
-const LIMITED_PREFIXES = ["/v1/notifications", "/v1/interactions", "/v1/events"];
+const LIMITED_PREFIXES = ["/v1/notifications", "/v1/interactions", "/v1/events", "/v1/contexts"];
 
-/** Every POST under /v1/notifications and /v1/interactions, and POST /v1/events. */
+/** Every POST under /v1/notifications and /v1/interactions, and POST /v1/events and /v1/contexts. */
 export function isRateLimited(method: string, path: string): boolean {
   if (method !== "POST") return false;
   return LIMITED_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));

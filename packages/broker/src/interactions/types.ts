@@ -56,6 +56,7 @@ export interface RespondInput {
 export interface UiFacts {
   notification_id?: string;
   answered_via?: AnsweredVia;
+  has_context?: true;
 }
 
 export interface InteractionFilter {

@@ -4,7 +4,6 @@ import type { DomainBus } from "../domain/bus.js";
 import { type Clock, isoTime } from "../domain/clock.js";
 import { DomainError, invalid } from "../domain/errors.js";
 import type { UnitOfWork } from "../domain/unit-of-work.js";
-import type { InteractionDto } from "../interactions/types.js";
 import type { NotificationDto } from "../notifications/types.js";
 import { type SecretSealer, SecretsUnreadableError } from "../secrets/sealer.js";
 import type { OutboundStore, StoredProfile } from "../store/outbound-store.js";
@@ -25,6 +24,7 @@ import type {
   OutboundPayload,
   OutboundRoute,
   OutboxItem,
+  OutgoingInteraction,
   ProviderAdapter,
   ProviderProfile,
 } from "./types.js";
@@ -272,7 +272,7 @@ export class OutboundService {
   }
 
   /** The interaction an item delivers, as it is now (nonce included: only a sealing adapter gets it). */
-  interaction(id: string): InteractionDto | undefined {
+  interaction(id: string): OutgoingInteraction | undefined {
     return this.sources.interaction(id);
   }
 

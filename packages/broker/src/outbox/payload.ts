@@ -1,7 +1,6 @@
-import type { InteractionDto } from "../interactions/types.js";
 import type { Priority } from "../notifications/types.js";
 import type { NotificationQuestion } from "../store/interaction-store.js";
-import type { OutboundPayload, OutboxItem } from "./types.js";
+import type { OutboundPayload, OutboxItem, OutgoingInteraction } from "./types.js";
 
 /**
  * What leaves the machine: payloads are built here, from the rows the outbox store reads, when an item is read
@@ -89,8 +88,11 @@ export function interactionSummary(columns: InteractionColumns): OutboundPayload
 export interface PayloadSources {
   /** The newest question asked for a notification, if any. */
   questionOf(notificationId: string): NotificationQuestion | undefined;
-  /** The interaction an item delivers, as it is now (nonce included: only a sealing adapter gets it). */
-  interaction(id: string): InteractionDto | undefined;
+  /**
+   * The interaction an item delivers, as it is now (nonce included: only a sealing adapter gets it), with its
+   * context.
+   */
+  interaction(id: string): OutgoingInteraction | undefined;
 }
 
 export const noPayloadSources: PayloadSources = { questionOf: () => undefined, interaction: () => undefined };

@@ -1,4 +1,5 @@
 import type { InteractionKind, ItemKind, OutboxStatus, Priority } from "@notify/contracts/enums";
+import type { ItemContext } from "@notify/contracts/item-context";
 import type { DeliveryResult } from "@notify/contracts/ui";
 import type { InteractionDto } from "../interactions/types.js";
 
@@ -88,6 +89,9 @@ export interface DeliveryContext {
 }
 
 /** One outbound provider kind. One file per kind under providers/, each with its own test. */
+/** A question as it leaves: the interaction, and its context when it has one (docs/api.md, "Item context"). */
+export type OutgoingInteraction = InteractionDto & { context?: ItemContext };
+
 export interface ProviderAdapter {
   kind: string;
   /** Settings fields are checked on write; returns the normalized settings or throws a 400 DomainError. */
@@ -106,7 +110,7 @@ export interface ProviderAdapter {
    * that seals it end to end may implement this.
    */
   sendInteraction?(
-    interaction: InteractionDto,
+    interaction: OutgoingInteraction,
     settings: Record<string, unknown>,
     secrets: Record<string, string>,
     context: DeliveryContext,

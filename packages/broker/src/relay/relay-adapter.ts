@@ -163,7 +163,7 @@ export const relayAdapter: ProviderAdapter = {
     // payload naming it and its status, so a phone closes its card ("answered elsewhere") instead of offering a
     // tap that would be refused. No digest, no nonce.
     if (interaction.status === "pending") {
-      return post(interactionRequestPayload(interaction), settings, secrets, context);
+      return post(interactionRequestPayload(interaction, interaction.context), settings, secrets, context);
     }
     return post(closedNotice(interaction), settings, secrets, context);
   },

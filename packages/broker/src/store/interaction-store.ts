@@ -29,7 +29,10 @@ const EXPIRE_OVERDUE = `UPDATE interactions INDEXED BY interactions_pending_expi
   WHERE status = 'pending' AND expires_ms <= :now_ms RETURNING ${COLUMNS}`;
 const SELECT_LATEST_BY_KEY = `SELECT ${COLUMNS} FROM interactions WHERE key = ? ORDER BY seq DESC LIMIT 1`;
 const SELECT_NOTIFICATION_ID = "SELECT notification_id FROM interactions WHERE id = ?";
-const SELECT_UI_FACTS = "SELECT notification_id, answered_via FROM interactions WHERE id = ?";
+// Whether the question carries a context (docs/api.md, "Item context"): the page asks for it only then.
+const SELECT_UI_FACTS = `SELECT notification_id, answered_via,
+  EXISTS (SELECT 1 FROM item_contexts WHERE item_contexts.interaction_id = interactions.id) AS has_context
+  FROM interactions WHERE id = ?`;
 /** The newest question of a notification (interactions_by_notification). */
 const SELECT_QUESTION_OF_NOTIFICATION = `SELECT id, kind, choices, expires_at FROM interactions
   WHERE notification_id = ? ORDER BY seq DESC LIMIT 1`;
@@ -244,9 +247,10 @@ export class SqliteInteractionStore implements InteractionStore {
   /** The question's notification and how its answer arrived (the web page's display; docs/api.md, /ui/api). */
   uiFacts(id: string): UiFacts {
     const row = this.uiFactsStatement.get(id) as
-      | { notification_id: string | null; answered_via: string | null }
+      | { notification_id: string | null; answered_via: string | null; has_context: number }
       | undefined;
     const facts: UiFacts = {};
+    if (row?.has_context === 1) facts.has_context = true;
     if (row?.notification_id) facts.notification_id = row.notification_id;
     if (row?.answered_via === "ui" || row?.answered_via === "toast") facts.answered_via = row.answered_via;
     return facts;

@@ -305,6 +305,20 @@ export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
       CREATE INDEX toast_events_by_subject ON toast_events(subject_id);
     `);
   },
+  // 13: what a question carries besides its prompt (docs/api.md, "Item context"): posted first (staged, no
+  // interaction yet), then bound to the question its ARC event creates, in that event's transaction.
+  (db) => {
+    db.exec(`
+      CREATE TABLE item_contexts (
+        id TEXT PRIMARY KEY,
+        interaction_id TEXT UNIQUE,
+        body TEXT NOT NULL,
+        bytes INTEGER NOT NULL,
+        created_ms INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX item_contexts_staged ON item_contexts(created_ms) WHERE interaction_id IS NULL;
+    `);
+  },
 ];
 
 export function migrate(db: DatabaseSync): void {

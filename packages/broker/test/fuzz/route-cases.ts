@@ -47,6 +47,8 @@ export interface RouteCase {
   refusedOnly?: boolean;
   /** The route reads its body as raw bytes: the JSON shape checks do not apply, only the other properties. */
   rawBody?: boolean;
+  /** A route with a body limit of its own (POST /v1/contexts): the oversize mutant goes past this one. */
+  maxBodyBytes?: number;
 }
 
 const inOneHour = (): string => new Date(Date.now() + 3_600_000).toISOString().replace(/\.\d+Z$/, "Z");
@@ -57,6 +59,21 @@ export const ROUTE_CASES: RouteCase[] = [
   { method: "GET", path: "/health", family: "v1" },
   { method: "GET", path: "/v1/health", family: "v1" },
   { method: "GET", path: "/v1/follow-up", family: "v1" },
+  {
+    method: "POST",
+    path: "/v1/contexts",
+    family: "v1",
+    maxBodyBytes: 327_680,
+    body: () => ({
+      kind: "turn",
+      duration_ms: 61_000,
+      truncated: false,
+      messages: [
+        { role: "user", text: "Fix the build." },
+        { role: "assistant", text: "On it." },
+      ],
+    }),
+  },
   {
     method: "POST",
     path: "/v1/notifications",
@@ -243,6 +260,7 @@ export const ROUTE_CASES: RouteCase[] = [
   { method: "GET", path: "/ui/api/interactions/{interaction}", family: "ui" },
   { method: "GET", path: "/ui/api/notifications/{notification}/timeline", family: "ui" },
   { method: "GET", path: "/ui/api/interactions/{interaction}/timeline", family: "ui" },
+  { method: "GET", path: "/ui/api/items/{interaction}/context", family: "ui" },
   {
     method: "POST",
     path: "/ui/api/interactions/{interaction}/respond",

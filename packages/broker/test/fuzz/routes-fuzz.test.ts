@@ -335,7 +335,7 @@ describe("route fuzz (issue 10)", () => {
     "%s: every body mutant",
     async (_name, route) => {
       const path = fillPath(route.path, fixtures);
-      const maxBytes = route.family === "router" ? ROUTER_MAX_BODY : 65_536;
+      const maxBytes = route.maxBodyBytes ?? (route.family === "router" ? ROUTER_MAX_BODY : 65_536);
       let mutants = bodyMutants(route.body?.(fixtures), maxBytes);
       if (route.refusedOnly) mutants = mutants.filter((mutant) => mutant.mustRefuse);
       for (const mutant of mutants) await check(route, path, mutant);

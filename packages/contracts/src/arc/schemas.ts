@@ -16,6 +16,7 @@ import {
   NOTIFICATION_TYPE_PATTERN,
   PRIORITIES,
 } from "../enums.js";
+import { ITEM_CONTEXT_ID_PATTERN } from "../item-context.js";
 import { ARC_VERSION } from "./version.js";
 
 export { ARC_EVENT_TYPES, ARC_VERSION, CHOICE_ID_PATTERN, EXTENSION_KEY_PATTERN, NOTIFICATION_TYPE_PATTERN };
@@ -108,9 +109,12 @@ export const SubmittedResponse = z.union([
 
 export const XNotify = z.strictObject({ notification_type: z.string().regex(NOTIFICATION_TYPE_PATTERN).optional() });
 
-/** `x-<vendor>` keys only; `x-notify` is closed, other vendors' contents are ignored. */
+/** A question's context posted before it (docs/api.md, "Item context"), named by its id. */
+export const XNotifyContext = z.strictObject({ id: z.string().regex(ITEM_CONTEXT_ID_PATTERN) });
+
+/** `x-<vendor>` keys only; `x-notify` and `x-notify-context` are closed, other vendors' contents are ignored. */
 export const Extensions = z
-  .object({ "x-notify": XNotify.optional() })
+  .object({ "x-notify": XNotify.optional(), "x-notify-context": XNotifyContext.optional() })
   .catchall(z.unknown())
   .superRefine((extensions, context) => {
     for (const key of Object.keys(extensions)) {

@@ -1,3 +1,4 @@
+import { fitItemContext, type ItemContext } from "../item-context.js";
 import type { ArcInteraction } from "../producer.js";
 import { RELAY_CONTRACT_VERSION } from "./version.js";
 
@@ -21,8 +22,16 @@ export interface InteractionRequestPayload {
     nonce: string;
     created_at: string;
     expires_at: string;
+    /** What the question carries besides its prompt (docs/relay.md, "The question payload"), cut to fit. */
+    context?: ItemContext;
   };
 }
+
+/**
+ * A context sealed into a question's envelope is at most this many bytes of JSON: with the prompt, the base64 of
+ * the ciphertext and one recipient entry per device, the envelope stays well inside the relay's 64 KiB body.
+ */
+export const RELAY_CONTEXT_MAX_BYTES = 24 * 1024;
 
 /**
  * A notification payload (docs/relay.md, "The question payload": anything that is not `interaction-request`): the
@@ -56,7 +65,10 @@ export type RelayPayload = InteractionRequestPayload | NotificationPayload;
  * (`turn_id`,
  * `native_request_id`) stay on the machine.
  */
-export function interactionRequestPayload(interaction: ArcInteraction): InteractionRequestPayload {
+export function interactionRequestPayload(
+  interaction: ArcInteraction,
+  context?: ItemContext,
+): InteractionRequestPayload {
   const payload: InteractionRequestPayload = {
     payload_kind: "interaction-request",
     contract_version: RELAY_CONTRACT_VERSION,
@@ -84,5 +96,7 @@ export function interactionRequestPayload(interaction: ArcInteraction): Interact
         : { id: choice.id, label: choice.label, detail: choice.detail },
     );
   }
+  const fitted = context === undefined ? undefined : fitItemContext(context, RELAY_CONTEXT_MAX_BYTES);
+  if (fitted !== undefined) payload.interaction.context = fitted;
   return payload;
 }

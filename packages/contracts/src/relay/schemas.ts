@@ -1,11 +1,13 @@
 import * as z from "zod";
 import { CHOICE_ID_PATTERN, INTERACTION_KINDS } from "../enums.js";
+import { TURN_MAX_MESSAGES, TURN_MESSAGE_MAX_CHARS, TURN_ROLES } from "../item-context.js";
 
 /**
  * Relay contract version 1 (docs/relay.md, "The relay contract (version 1)"): the answer body a phone posts and the
  * plaintext of an interaction request.
  */
 import { RELAY_ANSWER_LIMITS } from "./limits.js";
+import { RELAY_CONTEXT_MAX_BYTES } from "./payloads.js";
 import { RELAY_CONTRACT_VERSION } from "./version.js";
 
 export { RELAY_CONTRACT_VERSION };
@@ -56,6 +58,22 @@ export const RelayInteractionRequest = z.strictObject({
     nonce: z.string().min(1).max(128),
     created_at: z.iso.datetime({ offset: true }),
     expires_at: z.iso.datetime({ offset: true }),
+    context: z
+      .strictObject({
+        kind: z.literal("turn"),
+        duration_ms: z.int().min(0).optional(),
+        messages: z
+          .array(
+            z.strictObject({
+              role: z.enum(TURN_ROLES),
+              text: z.string().min(1).max(TURN_MESSAGE_MAX_CHARS),
+            }),
+          )
+          .max(TURN_MAX_MESSAGES),
+        truncated: z.boolean(),
+        bytes: z.int().min(0).max(RELAY_CONTEXT_MAX_BYTES),
+      })
+      .optional(),
   }),
 });
 

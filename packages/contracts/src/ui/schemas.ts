@@ -16,9 +16,14 @@ export type UiNotification = ArcNotification;
  * `notification_id`: the notification raised with the question (its "notification half"); the page shows the two
  * as one item. `answered_via: "ui"`: the answer came through POST /ui/api/interactions/{id}/respond, the page
  * itself; `"toast"`: a desktop notification's button. Both store `source: "desktop"` (docs/api.md, "Inbox"), which
- * alone would not tell them apart.
+ * alone would not tell them apart. `has_context: true`: the question carries a context (GET
+ * /ui/api/items/{id}/context, docs/api.md "Item context").
  */
-export type UiInteraction = ArcInteraction & { notification_id?: string; answered_via?: AnsweredVia };
+export type UiInteraction = ArcInteraction & {
+  notification_id?: string;
+  answered_via?: AnsweredVia;
+  has_context?: true;
+};
 
 /** PATCH /ui/api/notifications/{id}: Dismiss, Resolve and Reopen. */
 export const NotificationStatusBody = z.strictObject({ status: z.enum(NOTIFICATION_STATUSES) });

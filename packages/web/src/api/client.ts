@@ -1,3 +1,4 @@
+import type { ItemContext } from "@notify/contracts/item-context";
 import type {
   DeliveryResult,
   ErrorBody,
@@ -110,6 +111,8 @@ export const api = {
   interaction: (interactionId: string) => call<UiInteraction>("GET", `/interactions/${id(interactionId)}`),
   respond: (interactionId: string, body: UiRespondBody) =>
     call<UiInteraction>("POST", `/interactions/${id(interactionId)}/respond`, body),
+  /** What a question carries besides its prompt (docs/api.md, "Item context"); 404 when nothing. */
+  context: (itemId: string) => call<ItemContext>("GET", `/items/${id(itemId)}/context`),
   /** The delivery timeline of an item (either half of a question gives the same). */
   timeline: (kind: ItemKind, itemId: string) =>
     call<ItemTimeline>("GET", `/${kind === "notification" ? "notifications" : "interactions"}/${id(itemId)}/timeline`),

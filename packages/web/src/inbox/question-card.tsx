@@ -1,7 +1,7 @@
 import { agentDisplayName, isFollowUp } from "@notify/contracts/markdown";
 import type { UiInteraction, UiRespondBody } from "@notify/contracts/ui";
 import { useEffect, useState } from "react";
-import { AgentMarkdown } from "../agent-markdown.js";
+import { AgentMarkdown, TurnDetails } from "../agent-markdown.js";
 import { AgentText, agentString } from "../agent-text.js";
 import { ApiError, api } from "../api/client.js";
 import { inboxStore } from "../api/inbox-store.js";
@@ -64,6 +64,7 @@ export function QuestionCard({
           <div className="prompt follow-up-message">
             <AgentMarkdown text={q.prompt} />
           </div>
+          {q.has_context ? <TurnDetails interactionId={q.id} agent={q.agent} /> : null}
         </>
       ) : (
         <h2 id={promptId} className="prompt">

@@ -17,6 +17,7 @@ import type { RelayAdmin } from "../../relay/relay-admin.js";
 import type { OutboxStore } from "../../store/outbox-store.js";
 import { bearerMatches } from "../auth.js";
 import { sendError } from "../errors.js";
+import { type UiContextOptions, uiContextRoutes } from "../routes/ui-context.js";
 import { uiInboxRoutes } from "../routes/ui-inbox.js";
 import { uiOutboundRoutes } from "../routes/ui-outbound.js";
 import { uiPresenceRoutes } from "../routes/ui-presence.js";
@@ -62,6 +63,8 @@ export interface UiApiOptions {
   /** The item detail's delivery timeline (issue 24 item 5, docs/routing.md); absent in apps built without one. */
   timelines?: ItemTimelines;
   relay: RelayAdmin;
+  /** The questions' contexts (GET /ui/api/items/:id/context); absent in apps built without one. */
+  contexts?: UiContextOptions;
   /** Where config.json lives (the type definitions are written there). */
   dataDir: string;
   /** The type definitions of config.json at start. */
@@ -122,6 +125,7 @@ export const uiApi: FastifyPluginAsync<UiApiOptions> = async (api, options) => {
   });
   await api.register(uiStreamRoutes, { events: options.events });
   if (options.timelines) await api.register(uiTimelineRoutes, { timelines: options.timelines });
+  if (options.contexts) await api.register(uiContextRoutes, options.contexts);
   await api.register(uiPresentationRoutes, { presentation: options.presentation });
   await api.register(uiSoundRoutes, { sounds: options.sounds });
   if (options.presence) await api.register(uiPresenceRoutes, { presence: options.presence });

@@ -2,15 +2,18 @@ import type { FastifyPluginAsync } from "fastify";
 import type { PresenceMonitor } from "../../attention/presence-monitor.js";
 import type { FollowUpSettings } from "../../config/follow-up.js";
 import type { Clock } from "../../domain/clock.js";
+import type { UnitOfWork } from "../../domain/unit-of-work.js";
 import type { ArcConsumer } from "../../events/arc-consumer.js";
 import type { HookRuns } from "../../hooks/hook-runs.js";
 import { HookTokenFile } from "../../hooks/hook-token.js";
 import type { InteractionService } from "../../interactions/service.js";
 import type { WaitRegistry } from "../../interactions/waiters.js";
 import type { NotificationService } from "../../notifications/service.js";
+import type { ContextStore } from "../../store/context-store.js";
 import { bearerMatches } from "../auth.js";
 import { sendError } from "../errors.js";
 import { type FixedWindowLimiter, isRateLimited } from "../rate-limit.js";
+import { contextRoutes } from "../routes/contexts.js";
 import { eventRoutes } from "../routes/events.js";
 import { followUpRoutes } from "../routes/follow-up.js";
 import { healthRoute } from "../routes/health.js";
@@ -35,6 +38,8 @@ export interface V1Options {
    * 401 like any request without the main token.
    */
   hooks?: { dataDir: string; addSecret: (secret: string) => void; runs: HookRuns };
+  /** POST /v1/contexts: the store of questions' contexts, and the unit of work that writes it. */
+  contexts?: { store: ContextStore; unit: UnitOfWork };
   /** GET /v1/follow-up: the follow-up settings read at start and the presence they are decided by. */
   followUp?: { settings: FollowUpSettings; presence: PresenceMonitor };
 }
@@ -77,6 +82,13 @@ export const v1Api: FastifyPluginAsync<V1Options> = async (v1, options) => {
   await v1.register(notificationRoutes, { notifications: options.notifications });
   await v1.register(interactionRoutes, { interactions: options.interactions, waiters: options.waiters });
   await v1.register(eventRoutes, { events: options.events });
+  if (options.contexts !== undefined) {
+    await v1.register(contextRoutes, {
+      contexts: options.contexts.store,
+      unit: options.contexts.unit,
+      clock: options.clock,
+    });
+  }
   if (options.followUp !== undefined) {
     await v1.register(followUpRoutes, { followUp: options.followUp.settings, presence: options.followUp.presence });
   }

@@ -24,7 +24,7 @@ export const INBOX_INTERACTIONS = 2_000;
  */
 export function uiInteraction(interactions: InteractionService, item: UiInteraction): UiInteraction {
   const facts = interactions.uiFacts(item.id);
-  return facts.notification_id === undefined && facts.answered_via === undefined ? item : { ...item, ...facts };
+  return Object.keys(facts).length === 0 ? item : { ...item, ...facts };
 }
 
 /**

@@ -36,8 +36,9 @@ export function encodeMessagesRequest(request: Request): MessagesRequest {
  * and tool messages merge into one user turn with its tool results moved to the front.
  */
 function encodeMessages(request: Request): MessagesMessage[] {
-  const turns: { role: "user" | "assistant"; results: MessagesContentBlock[]; blocks: MessagesContentBlock[] }[] = [];
-  const turn = (role: "user" | "assistant") => {
+  const turns: { role: MessagesMessage["role"]; results: MessagesContentBlock[]; blocks: MessagesContentBlock[] }[] =
+    [];
+  const turn = (role: MessagesMessage["role"]) => {
     const last = turns.at(-1);
     if (last?.role === role) return last;
     const created = { role, results: [], blocks: [] };

@@ -1,3 +1,4 @@
+import type { TurnRole } from "@notify/contracts/item-context";
 /**
  * The messages wire: the block-based messages format (`POST /messages`). Only the fields the router reads or writes
  * are typed; everything arrives as `unknown` and is checked where it is read.
@@ -13,7 +14,8 @@ export type MessagesContentBlock =
   | { type: "thinking"; thinking: string; signature: string };
 
 export interface MessagesMessage {
-  role: "user" | "assistant";
+  /** The Messages wire's two roles are a turn's two speakers (@notify/contracts/item-context). */
+  role: TurnRole;
   content: string | MessagesContentBlock[];
 }
 
