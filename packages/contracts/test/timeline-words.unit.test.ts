@@ -83,6 +83,14 @@ describe("timelineLine", () => {
       "Answered from this computer's web page",
     ],
     [{ event: "settled", at, status: "expired" }, "Expired without an answer"],
+    // A follow-up (docs/hooks.md, "Follow-ups"): the reply names its surface; withdrawn when the session went on.
+    [
+      { event: "settled", at, status: "answered", source: "phone", follow_up: true },
+      "Reply from phone: sent to the agent",
+    ],
+    [{ event: "settled", at, status: "cancelled", follow_up: true }, "Withdrawn: no reply needed"],
+    [{ event: "settled", at, status: "cancelled" }, "Cancelled by the agent"],
+    [{ event: "settled", at, status: "expired", follow_up: true }, "No reply in the window: the turn ended"],
   ];
   for (const [entry, line] of cases) {
     it(line, () => {

@@ -1,3 +1,4 @@
+import { isFollowUp } from "@notify/contracts/markdown";
 import { backoffMs, delay } from "@notify/contracts/retry";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { deliver, pendingBodies, type SendOutcome, sendAnswer } from "./answer-sender.js";
@@ -164,6 +165,12 @@ export function App() {
                 const { interaction_id: closed, interaction_status: status } = card.notice.notification;
                 if (closed !== undefined && status === undefined) continue;
                 if (closed !== undefined) {
+                  // A follow-up nobody needs to answer any more (the person typed at the terminal, or it was
+                  // cancelled or replaced) leaves the inbox: a finished turn that went on is nothing to act on.
+                  const withdrawn = status === "cancelled" || status === "superseded";
+                  next.questions = next.questions.filter(
+                    (known) => !(withdrawn && known.question.id === closed && isFollowUp(known.question)),
+                  );
                   next.questions = next.questions.map((known) =>
                     known.question.id === closed && known.state.kind === "open"
                       ? { ...known, state: { kind: "elsewhere", status: status ?? "answered" } }

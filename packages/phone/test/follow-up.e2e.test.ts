@@ -2,7 +2,8 @@
 // relay (in-process, loopback) and a real broker. The agent's last message shows as safe Markdown (a code block, a
 // list, inline code, emphasis; raw HTML as text, an image never loaded, a link as text, bidi controls as tokens), the
 // card says the project and where the reply goes, and the reply reaches the broker through the relay (docs/hooks.md,
-// "Follow-ups"). NOTIFY_SCREENSHOTS=1 writes docs/screenshots/follow-up-phone.png (390x844).
+// "Follow-ups"); its turn (how long it took, the messages before behind "Show more") comes sealed in the envelope.
+// NOTIFY_SCREENSHOTS=1 writes docs/screenshots/follow-up-phone.png (390x844).
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -158,27 +159,64 @@ describe.runIf(chromiumAvailable())("a follow-up on the phone (issue 35, item 4)
     await card.getByRole("button", { name: "Send" }).click();
     await expect
       .poll(async () => (await live.call("GET", `/v1/interactions/${id}`)).body as Json, { timeout: E2E_WAIT_MS })
-      .toMatchObject({ status: "answered", response: { text: reply, source: "relay" } });
+      .toMatchObject({ status: "answered", response: { text: reply, source: "phone" } });
     await expect.poll(() => card.getByRole("status").textContent(), { timeout: E2E_WAIT_MS }).toBe(`Sent: ${reply}`);
     expect(baitRequests).toEqual([]);
     expect(problems).toEqual([]);
   }, 90_000);
 
-  it("a realistic follow-up, for the screenshot", async () => {
-    const created = await live.call("POST", "/v1/interactions/request", {
-      kind: "text",
-      key: `claude-code:session:${"d1".repeat(16)}`,
-      agent: "claude-code",
-      project: "shop-api",
-      prompt: SUMMARY,
-      text_max_length: 2000,
+  it("a realistic follow-up with its turn: how long it took, and the messages before behind Show more", async () => {
+    // As the Stop hook sends it: the turn's context first, then the question's event naming it.
+    const context = await live.call("POST", "/v1/contexts", {
+      kind: "turn",
+      duration_ms: 252_000,
+      truncated: true,
+      messages: [
+        { role: "user", text: "Refunds are off by a cent on split orders. Find out why and fix it." },
+        { role: "assistant", text: "The share is rounded per line and again on the total; I'll round once, in cents." },
+        { role: "user", text: "Also make sure `npm test` passes." },
+      ],
+    });
+    expect(context.status).toBe(201);
+    const created = await live.call("POST", "/v1/events", {
+      arc_version: "0.2",
+      event_id: "phone-follow-up-turn",
+      event_type: "request.created",
+      occurred_at: new Date().toISOString(),
+      sender: { id: "claude-code" },
+      context: { project: "shop-api" },
+      request: {
+        key: `claude-code:session:${"d1".repeat(16)}`,
+        kind: "completion",
+        title: "Claude Code finished in shop-api",
+        message: SUMMARY,
+        response: { kind: "text", text_max_length: 2000, expires_at: new Date(Date.now() + 900_000).toISOString() },
+      },
+      extensions: { "x-notify-context": { id: context.body.id } },
     });
     expect(created.status).toBe(201);
+    const id = (created.body.interaction as Json).id as string;
     // The open one: the first test's card (answered, with the hostile lines) stays in the list.
     const card = page.locator("article.follow-up:not(.card-closed)");
     await card.locator("pre.md-code").waitFor({ state: "visible", timeout: E2E_WAIT_MS });
+    expect(await card.locator(".turn-took").textContent()).toBe("The turn took 4 min 12 s");
+    const more = card.locator("details.turn-tail");
+    expect(await more.locator("summary").textContent()).toBe("Show more: 3 earlier messages (older ones not shown)");
+    // Closed until asked: the messages are not shown; the summary opens with the keyboard.
+    expect(await more.locator(".turn-messages").isVisible()).toBe(false);
+    await more.locator("summary").focus();
+    await page.keyboard.press("Enter");
+    await more.locator(".turn-messages").waitFor({ state: "visible", timeout: E2E_WAIT_MS });
+    expect(await more.locator(".turn-role").allTextContents()).toEqual(["You", "Claude Code", "You"]);
+    expect(await more.locator(".turn-message").nth(2).locator("code").textContent()).toBe("npm test");
     await card.evaluate((element) => element.scrollIntoView({ block: "start" }));
     await page.screenshot({ path: join(SCREENSHOTS, "follow-up-phone.png") });
-    await live.call("POST", `/v1/interactions/${created.body.id}/cancel`);
+    const widths = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      viewport: window.innerWidth,
+    }));
+    expect(widths.page).toBeLessThanOrEqual(widths.viewport);
+    await live.call("POST", `/v1/interactions/${id}/cancel`);
+    expect(problems).toEqual([]);
   }, 60_000);
 });

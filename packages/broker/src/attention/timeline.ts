@@ -260,9 +260,19 @@ function questionSettled(question: InteractionDto, via: AnsweredVia | undefined)
     }
     case "expired":
       // The sweep that marks it may run later than the moment it expired: that moment is the expiry.
-      return { event: "settled", at: question.expires_at, status: "expired" };
+      return {
+        event: "settled",
+        at: question.expires_at,
+        status: "expired",
+        ...(isFollowUp(question) ? { follow_up: true } : {}),
+      };
     default:
-      return { event: "settled", at: question.updated_at, status: question.status };
+      return {
+        event: "settled",
+        at: question.updated_at,
+        status: question.status,
+        ...(isFollowUp(question) ? { follow_up: true } : {}),
+      };
   }
 }
 

@@ -1,6 +1,8 @@
 import { requestDigest } from "@notify/contracts/digest";
+import { isFollowUp } from "@notify/contracts/enums";
 import { secretMatches } from "@notify/contracts/guards";
 import { MAX_TIMER_MS } from "@notify/contracts/retry";
+import { replySurface } from "@notify/contracts/ui-timeline-words";
 import type { DomainBus } from "../domain/bus.js";
 import { type Clock, isoTime } from "../domain/clock.js";
 import { alreadyAnswered, interactionNotFound, invalid } from "../domain/errors.js";
@@ -209,7 +211,10 @@ export class InteractionService {
       checkShape(current, answer);
 
       const now = isoTime(this.clock.now());
-      const response: InteractionResponse = { response_id: answer.response_id, source: answer.source, created_at: now };
+      // A follow-up's reply names the surface it came from (docs/hooks.md, "Follow-ups"): `phone` for the relay,
+      // `web` for the page, `toast` for a toast's inline reply; any other question keeps the API's source.
+      const source = isFollowUp(current) ? replySurface(answer.source, answer.via) : answer.source;
+      const response: InteractionResponse = { response_id: answer.response_id, source, created_at: now };
       if (answer.choice_id !== undefined) response.choice_id = answer.choice_id;
       if (answer.text !== undefined) response.text = answer.text;
       if (answer.device_id !== undefined) response.device_id = answer.device_id;

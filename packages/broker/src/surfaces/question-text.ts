@@ -1,3 +1,4 @@
+import { isFollowUp } from "@notify/contracts/enums";
 import { answerSurfaceOfSource } from "@notify/contracts/ui-surfaces";
 import type { InteractionDto } from "../interactions/types.js";
 import { readableText } from "../outbox/providers/readable-text.js";
@@ -69,7 +70,8 @@ export function outcomeLine(
     case "expired":
       return "Expired";
     case "cancelled":
-      return "Cancelled";
+      // A follow-up is withdrawn when the session goes on without it (a prompt typed in the terminal).
+      return isFollowUp(interaction) ? "Withdrawn: no reply needed" : "Cancelled";
     case "superseded":
       return "Superseded by a newer question";
     case "answered": {

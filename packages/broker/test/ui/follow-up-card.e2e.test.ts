@@ -107,12 +107,70 @@ describe.runIf(run)("a follow-up on the web page (issue 35, item 4)", () => {
     await item.getByRole("button", { name: "Send" }).click();
     await expect
       .poll(async () => (await ui.v1<Json>("GET", `/interactions/${id}`)).body, { timeout: 20_000 })
-      .toMatchObject({ status: "answered", response: { text: reply, source: "desktop" } });
+      .toMatchObject({ status: "answered", response: { text: reply, source: "web" } });
     await item
       .getByRole("status")
       .filter({ hasText: `Answered “${reply}” from this computer's web page` })
       .waitFor();
     expect(baitRequests).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("its turn: how long it took, and the messages before behind a keyboard-usable Show more", async () => {
+    // As the Stop hook sends it: the turn's context first, then the question's event naming it.
+    const turn = await ui.v1<Json>("POST", "/contexts", {
+      kind: "turn",
+      duration_ms: 45_400,
+      messages: [
+        { role: "user", text: "Why do refunds round twice?" },
+        { role: "assistant", text: "Each line is rounded, then the total:\n\n```ts\nround(round(a) + round(b))\n```" },
+      ],
+    });
+    expect(turn.status).toBe(201);
+    const created = await ui.v1<Json>("POST", "/events", {
+      arc_version: "0.2",
+      event_id: "web-follow-up-turn",
+      event_type: "request.created",
+      occurred_at: new Date().toISOString(),
+      sender: { id: "codex" },
+      context: { project: "shop-api" },
+      request: {
+        key: `codex:session:${"6f".repeat(16)}`,
+        kind: "completion",
+        title: "Codex finished in shop-api",
+        message: "Fixed: amounts are rounded once.",
+        response: { kind: "text", text_max_length: 2000, expires_at: new Date(Date.now() + 900_000).toISOString() },
+      },
+      extensions: { "x-notify-context": { id: turn.body.id } },
+    });
+    expect(created.status).toBe(201);
+    const id = (created.body.interaction as Json).id as string;
+    const { page, context, problems } = await signedInPage(browser(), ui);
+    const item = page.locator(`article[data-item-id="${id}"]`);
+    await item.locator(".turn-took").waitFor();
+    expect(await item.locator(".turn-took").textContent()).toBe("The turn took 45 s");
+    const more = item.locator("details.turn-tail");
+    expect(await more.locator("summary").textContent()).toBe("Show more: 2 earlier messages");
+    expect(await more.locator(".turn-messages").isVisible()).toBe(false);
+    await more.locator("summary").focus();
+    await page.keyboard.press("Enter");
+    await more.locator(".turn-messages").waitFor({ state: "visible" });
+    expect(await more.locator(".turn-role").allTextContents()).toEqual(["You", "Codex CLI"]);
+    expect(await more.locator("pre.md-code code").textContent()).toBe("round(round(a) + round(b))");
+    expect(await axeViolations(page)).toEqual([]);
+    // A question without a context shows no turn, and the page does not ask for one (no 404 in its console).
+    const plain = await ui.v1<Json>("POST", "/interactions/request", {
+      kind: "text",
+      key: `claude-code:session:${"7a".repeat(16)}`,
+      agent: "claude-code",
+      prompt: "Finished.",
+      text_max_length: 2000,
+    });
+    const plainItem = page.locator(`article[data-item-id="${plain.body.id}"]`);
+    await plainItem.waitFor();
+    await plainItem.locator(".follow-up-message").waitFor();
+    expect(await plainItem.locator(".turn").count()).toBe(0);
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -118,9 +118,10 @@ export function timelineLine(entry: TimelineEntry, time: (iso: string) => string
           return who ? `${what} ${who}` : what;
         }
         case "expired":
-          return "Expired without an answer";
+          return entry.follow_up ? "No reply in the window: the turn ended" : "Expired without an answer";
         case "cancelled":
-          return "Cancelled by the agent";
+          // A follow-up is withdrawn when the session goes on without it (a prompt typed in the terminal).
+          return entry.follow_up ? "Withdrawn: no reply needed" : "Cancelled by the agent";
         case "superseded":
           return "Replaced by a newer question";
         case "dismissed":

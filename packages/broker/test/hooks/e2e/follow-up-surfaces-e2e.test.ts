@@ -202,8 +202,8 @@ describe.runIf(run)("a follow-up answered from the phone, Telegram and the web p
     const answered = await interaction(id);
     expect(answered).toMatchObject({ status: "answered", response: { text: reply, device_id: expect.any(String) } });
     expect(answered.response.device_id).not.toBe(spy.device_id);
-    // The phone's answer comes through the relay's poll: source `relay` (docs/api.md lists `relay` or `phone`).
-    expect(answered.response.source).toBe("relay");
+    // The phone's answer comes through the relay's poll; a follow-up's reply is stored as the surface, `phone`.
+    expect(answered.response.source).toBe("phone");
     expect(await settledLine(uiGet, id)).toBe("Reply from phone: sent to the agent");
     expect(result.stderr).toContain("a reply from phone goes to the agent");
     await expect.poll(() => card.getByRole("status").textContent(), { timeout: E2E_WAIT_MS }).toBe(`Sent: ${reply}`);
@@ -281,7 +281,7 @@ describe.runIf(run)("a follow-up answered from the web page (issue 35)", () => {
       expect(JSON.parse(result.stdout)).toEqual(block(reply));
       const answered = (await ui.v1<Json>("GET", `/interactions/${id}`)).body;
       // The page answers as `desktop` (docs/api.md, POST /ui/api/interactions/{id}/respond); the timeline says web.
-      expect(answered).toMatchObject({ status: "answered", response: { text: reply, source: "desktop" } });
+      expect(answered).toMatchObject({ status: "answered", response: { text: reply, source: "web" } });
       expect(await settledLine((path) => ui.ui("GET", path), id)).toBe("Reply from web: sent to the agent");
       expect(result.stderr).toContain(`a reply from ${answered.response.source} goes to the agent`);
       expect(problems).toEqual([]);
