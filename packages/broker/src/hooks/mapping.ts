@@ -39,7 +39,7 @@ export interface HookPlan {
    * A finished turn (Stop) that may ask for a follow-up (docs/hooks.md, "Follow-ups"): while the person is away, a
    * text question in the session's item (`notify`'s key) whose reply becomes the agent's next instruction.
    */
-  followUp?: { session: string; prompt: string; continued: boolean; transcriptPath?: string };
+  followUp?: { session: string; prompt: string; lastMessage: string; continued: boolean; transcriptPath?: string };
 }
 
 const hash = (value: string): string => createHash("sha256").update(value).digest("hex").slice(0, 32);
@@ -211,6 +211,7 @@ export function planHook(agent: AgentId, event: string, input: HookInput, option
         plan.followUp = {
           session: input.sessionId,
           prompt: cut(said, PROMPT_LIMIT),
+          lastMessage: said,
           continued: input.stopHookActive === true,
           ...(input.transcriptPath !== undefined ? { transcriptPath: input.transcriptPath } : {}),
         };

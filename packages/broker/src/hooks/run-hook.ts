@@ -395,6 +395,10 @@ async function followUp(
   return continueOutput(text);
 }
 
+/** How often, and how far apart, a transcript is read again while its last lines are not written yet. */
+const TRANSCRIPT_RETRIES = 40;
+const TRANSCRIPT_RETRY_MS = 25;
+
 /**
  * The finished turn's context (docs/api.md, "Item context"): how long it took and the messages before the agent's
  * last one, read from the transcript the agent names, posted before the question so the question is published with
@@ -406,7 +410,13 @@ async function postTurnContext(
   nowMs: number,
 ): Promise<string | undefined> {
   if (follow.transcriptPath === undefined) return undefined;
-  const turn = readTurn(run.agent, follow.transcriptPath, follow.prompt);
+  // Claude Code writes its transcript behind the hook: the turn's last lines may land a moment after the Stop
+  // hook starts. Read again until the transcript ends with the agent's last message, for at most a second.
+  let turn = readTurn(run.agent, follow.transcriptPath, follow.lastMessage);
+  for (let attempt = 0; turn !== undefined && !turn.complete && attempt < TRANSCRIPT_RETRIES; attempt++) {
+    await delay(TRANSCRIPT_RETRY_MS);
+    turn = readTurn(run.agent, follow.transcriptPath, follow.lastMessage);
+  }
   if (turn === undefined) return undefined;
   const duration = turn.startedMs !== undefined ? nowMs - turn.startedMs : undefined;
   const context: ItemContextInput = {

@@ -14,6 +14,8 @@ export interface TurnRead {
   messages: TurnMessage[];
   /** Older messages exist that are not in `messages`, or one of them was cut. */
   truncated: boolean;
+  /** The transcript ends with the agent's last message: everything of the turn is written. */
+  complete: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -38,6 +40,9 @@ const timeOf = (entry: Json): number | undefined => {
 /** Text the agent injects as a user message (reminders, command output, environment): not the person's words. */
 const INJECTED = /^<(system-reminder|command-|local-command|environment_context|user_instructions|permissions|skills_)/;
 
+/** How Claude Code 2.1.330 writes a Stop hook's block reason into the transcript (a meta user line). */
+const STOP_FEEDBACK = "Stop hook feedback:\n";
+
 /** One agent's transcript line: a message to keep, or the start of a turn, or nothing. */
 interface LineRead {
   message?: TurnMessage & { id?: string };
@@ -47,17 +52,24 @@ interface LineRead {
 /**
  * Claude Code 2.1.330's transcript (~/.claude/projects/<project>/<session>.jsonl): `{type, message: {role, content},
  * timestamp, isMeta?}` with `type` and `role` both `user` or both `assistant`. An assistant message is written one content block per line under
- * one `message.id`. A user line whose content is only tool results is not a prompt; any other starts a turn.
+ * one `message.id`. A user line whose content is only tool results is not a prompt; any other starts a turn, and so
+ * does a follow-up reply, written as the meta line `Stop hook feedback:\nTEXT` (other meta lines are not shown).
  */
 function claudeLine(entry: Json): LineRead {
   const message = entry.message;
-  if (!isRecord(message) || entry.isMeta === true) return {};
+  if (!isRecord(message)) return {};
   if (entry.type === "user" && message.role === "user") {
-    const text = contentText(message.content, ["text"]).trim();
+    let text = contentText(message.content, ["text"]).trim();
+    // A Stop hook's block (a follow-up reply) is a meta user line `Stop hook feedback:\nTEXT`: the person's words.
+    if (entry.isMeta === true) {
+      if (!text.startsWith(STOP_FEEDBACK)) return {};
+      text = text.slice(STOP_FEEDBACK.length).trim();
+    }
     if (text === "" || INJECTED.test(text)) return {};
     const started = timeOf(entry);
     return { message: { role: "user", text }, ...(started !== undefined ? { turnStartMs: started } : {}) };
   }
+  if (entry.isMeta === true) return {};
   if (entry.type === "assistant" && message.role === "assistant") {
     const text = contentText(message.content, ["text"]).trim();
     if (text === "") return {};
@@ -154,9 +166,8 @@ export function readTurn(
   }
   // The agent's last message is the question's prompt: not shown twice.
   const last = messages.at(-1);
-  if (last?.role === "assistant" && lastMessage !== undefined && last.text.trim() === lastMessage.trim()) {
-    messages.pop();
-  }
+  const complete = last?.role === "assistant" && lastMessage !== undefined && last.text.trim() === lastMessage.trim();
+  if (complete) messages.pop();
   const tail = messages.slice(-TURN_TAIL_MESSAGES);
   let truncated = messages.length > tail.length;
   const shown = tail.map(({ role, text }) => {
@@ -164,5 +175,5 @@ export function readTurn(
     if (kept !== text) truncated = true;
     return { role, text: kept };
   });
-  return { ...(startedMs !== undefined ? { startedMs } : {}), messages: shown, truncated };
+  return { ...(startedMs !== undefined ? { startedMs } : {}), messages: shown, truncated, complete };
 }

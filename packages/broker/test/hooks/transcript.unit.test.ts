@@ -30,6 +30,7 @@ describe("readTurn", () => {
       startedMs: Date.parse("2026-11-28T02:34:33.368Z"),
       messages: [{ role: "user", text: "say hello" }],
       truncated: false,
+      complete: true,
     });
   });
 
@@ -42,6 +43,7 @@ describe("readTurn", () => {
       startedMs: Date.parse("2026-11-28T02:34:34.829Z"),
       messages: [{ role: "user", text: "say hello" }],
       truncated: false,
+      complete: true,
     });
   });
 
@@ -89,16 +91,19 @@ describe("readTurn", () => {
         ) +
         claudeUser([{ type: "tool_result", tool_use_id: "t1", content: "ok" }], "2026-11-28T03:00:30.000Z") +
         claudeUser("meta", "2026-11-28T03:00:31.000Z", { isMeta: true }) +
+        // A follow-up reply, as Claude Code 2.1.330 writes a Stop hook's block (seen in follow-up-e2e's transcript).
+        claudeUser("Stop hook feedback:\nNow run the tests.", "2026-11-28T03:00:40.000Z", { isMeta: true }) +
         claudeAssistant("msg_b", [{ type: "text", text: "First part." }], "2026-11-28T03:01:00.000Z") +
         claudeAssistant("msg_b", [{ type: "text", text: "Second part." }], "2026-11-28T03:01:00.100Z") +
         claudeAssistant("msg_c", [{ type: "text", text: "Fixed." }], "2026-11-28T03:01:05.000Z"),
     );
     const turn = readTurn("claude-code", path, "Fixed.");
-    // The turn began with the prompt, not with the tool result 30 s later.
-    expect(turn?.startedMs).toBe(Date.parse("2026-11-28T03:00:00.000Z"));
-    expect(turn?.messages.slice(-3)).toEqual([
+    // The turn began with the reply that continued it, not with the tool result before it.
+    expect(turn?.startedMs).toBe(Date.parse("2026-11-28T03:00:40.000Z"));
+    expect(turn?.messages.slice(-4)).toEqual([
       { role: "user", text: "fix the failing test" },
       { role: "assistant", text: "Looking at it." },
+      { role: "user", text: "Now run the tests." },
       { role: "assistant", text: "First part.\n\nSecond part." },
     ]);
   });
@@ -132,6 +137,12 @@ describe("readTurn", () => {
     const turn = readTurn("claude-code", path, "Done.", 4096);
     expect(turn?.messages.at(-1)).toEqual({ role: "user", text: "the real prompt" });
     expect(turn?.startedMs).toBe(Date.parse("2026-11-28T03:00:00.000Z"));
+  });
+
+  it("a transcript that does not end with the agent's last message yet is not complete (the hook reads again)", () => {
+    const turn = readTurn("claude-code", copy("claude-code-2.1.330.jsonl"), "Turn 2 done.");
+    expect(turn?.complete).toBe(false);
+    expect(turn?.messages.at(-1)).toEqual({ role: "assistant", text: LAST });
   });
 
   it("a missing file, or an agent whose transcript is not known: nothing", () => {

@@ -133,6 +133,17 @@ describe("a reply to a finished turn is the agent's next instruction (issue 35)"
           );
           // Its next turn ends too, continued by a Stop hook: asked again; a cancel lets the agent end.
           const second = await followUpOf(cli, agent, [first.id]);
+          // Each follow-up carries its turn, read from the agent's own transcript (docs/hooks.md, "Reading the
+          // turn"): the first has the prompt, the second also the reply that started it, as the person's words.
+          const turnOf = async (id: string) => (await cli.api<Json>("GET", `/ui/api/items/${id}/context`)).body;
+          const firstTurn = await turnOf(first.id);
+          expect(firstTurn).toMatchObject({ kind: "turn", messages: [{ role: "user", text: "say hello" }] });
+          expect(firstTurn.duration_ms).toBeGreaterThanOrEqual(0);
+          const secondTurn = await turnOf(second.id);
+
+          expect(secondTurn.messages.at(-1)).toMatchObject({ role: "user" });
+          expect(secondTurn.messages.at(-1).text).toBe(reply);
+          expect(secondTurn.messages.some((message: Json) => message.text === first.prompt)).toBe(true);
           const cancelled = await runCli(["cancel", second.id, ...cli.target]);
           expect(cancelled.code, cancelled.stderr).toBe(0);
           const result = await started.done;
