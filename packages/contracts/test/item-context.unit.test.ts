@@ -1,7 +1,15 @@
 // A question's context (docs/api.md, "Item context"): checked once, and cut to fit the phone's sealed envelope
 // (docs/relay.md, "The question payload"), where the relay's own schema accepts what the broker sends.
 import { describe, expect, it } from "vitest";
-import { checkItemContext, contextBytes, fitItemContext, type ItemContext } from "../src/item-context.js";
+import {
+  checkItemContext,
+  contextBytes,
+  contextSummary,
+  fitItemContext,
+  type ItemContext,
+  type ToolContext,
+  type TurnContext,
+} from "../src/item-context.js";
 import { interactionRequestPayload, RELAY_CONTEXT_MAX_BYTES } from "../src/relay/payloads.js";
 import { validateRelayInteractionRequest } from "../src/validate.js";
 
@@ -51,7 +59,7 @@ describe("item context", () => {
     const context = turn(8, 3990);
     expect(context.bytes).toBeGreaterThan(RELAY_CONTEXT_MAX_BYTES);
     const payload = interactionRequestPayload(question as never, context);
-    const sealed = payload.interaction.context;
+    const sealed = payload.interaction.context as TurnContext | undefined;
     expect(sealed?.truncated).toBe(true);
     expect(sealed?.bytes).toBeLessThanOrEqual(RELAY_CONTEXT_MAX_BYTES);
     // The newest messages are the ones kept.
@@ -63,5 +71,53 @@ describe("item context", () => {
   it("no context: the payload has none", () => {
     expect("context" in interactionRequestPayload(question as never).interaction).toBe(false);
     expect(fitItemContext(turn(0, 0), 10)).toBeUndefined();
+  });
+
+  it("a diff: each file keeps its header and counts, lines go from the end, and each file says how many", () => {
+    const lines = (sign: string, count: number) =>
+      Array.from({ length: count }, (_, index) => `${sign}line ${index} ${"x".repeat(60)}`).join("\n");
+    const checked = checkItemContext({
+      kind: "diff",
+      files: [
+        { path: "src/a.ts", status: "modified", added: 400, removed: 0, diff: `@@ -1,0 +1,400 @@\n${lines("+", 400)}` },
+        { path: "src/b.ts", status: "added", added: 400, removed: 0, diff: `@@ -0,0 +1,400 @@\n${lines("+", 400)}` },
+      ],
+    });
+    if (!checked.ok) throw new Error(checked.error);
+    const fitted = fitItemContext(checked.value, RELAY_CONTEXT_MAX_BYTES) as ToolContext;
+    expect(fitted.bytes).toBeLessThanOrEqual(RELAY_CONTEXT_MAX_BYTES);
+    expect(fitted.truncated).toBe(true);
+    const [a, b] = fitted.files ?? [];
+    expect(a).toMatchObject({ path: "src/a.ts", added: 400, removed: 0 });
+    expect(b).toMatchObject({ path: "src/b.ts", status: "added", added: 400 });
+    // The first file is shown further than the second; together the cut lines and the shown ones are all of them.
+    const shown = (file?: { diff: string }) => (file?.diff === "" ? 0 : (file?.diff.split("\n").length ?? 0));
+    expect(shown(a) + (a?.cut_lines ?? 0)).toBe(401);
+    expect(shown(b) + (b?.cut_lines ?? 0)).toBe(401);
+    expect(b?.cut_lines).toBeGreaterThan(0);
+    expect(fitted.bytes).toBe(contextBytes(fitted));
+    const payload = interactionRequestPayload(question as never, checked.value);
+    expect(validateRelayInteractionRequest(payload).ok).toBe(true);
+    expect(contextSummary(checked.value)).toBe("src/a.ts +400 -0, 1 more file");
+  });
+
+  it("a command: cut at its end with the marker; each kind needs its field", () => {
+    const checked = checkItemContext({
+      kind: "command",
+      command: `echo ${"y".repeat(60_000)}`,
+      cwd: "/w",
+      reason: "r",
+    });
+    if (!checked.ok) throw new Error(checked.error);
+    const fitted = fitItemContext(checked.value, 4096) as ToolContext;
+    expect(fitted.bytes).toBeLessThanOrEqual(4096);
+    expect(fitted.command).toMatch(/^echo y+\n… \[cut: \d+ more characters not shown\]$/);
+    expect(contextSummary(checked.value)).toBe(`echo ${"y".repeat(60_000)}`);
+    expect(checkItemContext({ kind: "diff" })).toEqual({ ok: false, error: "$.files: required for kind diff" });
+    expect(checkItemContext({ kind: "url", url: 3 })).toEqual({ ok: false, error: "$.url: expected a string" });
+    expect(checkItemContext({ kind: "diff", files: [{ path: "a", status: "renamed" }] })).toEqual({
+      ok: false,
+      error: "$.files[0].status: expected one of added, modified, deleted",
+    });
   });
 });

@@ -79,7 +79,7 @@ export function QuestionCard({ card, now, onChoice, onText }: QuestionCardProps)
           <div className="prompt follow-up-message">
             <AgentMarkdown text={question.prompt} />
           </div>
-          {question.context === undefined ? null : <TurnDetails context={question.context} agent={question.agent} />}
+          {question.context?.kind === "turn" ? <TurnDetails context={question.context} agent={question.agent} /> : null}
         </>
       ) : (
         <p className="prompt">

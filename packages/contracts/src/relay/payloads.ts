@@ -31,7 +31,7 @@ export interface InteractionRequestPayload {
  * A context sealed into a question's envelope is at most this many bytes of JSON: with the prompt, the base64 of
  * the ciphertext and one recipient entry per device, the envelope stays well inside the relay's 64 KiB body.
  */
-export const RELAY_CONTEXT_MAX_BYTES = 24 * 1024;
+export const RELAY_CONTEXT_MAX_BYTES = 36 * 1024;
 
 /**
  * A notification payload (docs/relay.md, "The question payload": anything that is not `interaction-request`): the

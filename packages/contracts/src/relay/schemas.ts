@@ -1,6 +1,13 @@
 import * as z from "zod";
 import { CHOICE_ID_PATTERN, INTERACTION_KINDS } from "../enums.js";
-import { TURN_MAX_MESSAGES, TURN_MESSAGE_MAX_CHARS, TURN_ROLES } from "../item-context.js";
+import {
+  FILE_CHANGE_STATUSES,
+  TOOL_CONTEXT_KINDS,
+  TOOL_CONTEXT_LIMITS,
+  TURN_MAX_MESSAGES,
+  TURN_MESSAGE_MAX_CHARS,
+  TURN_ROLES,
+} from "../item-context.js";
 
 /**
  * Relay contract version 1 (docs/relay.md, "The relay contract (version 1)"): the answer body a phone posts and the
@@ -59,20 +66,41 @@ export const RelayInteractionRequest = z.strictObject({
     created_at: z.iso.datetime({ offset: true }),
     expires_at: z.iso.datetime({ offset: true }),
     context: z
-      .strictObject({
-        kind: z.literal("turn"),
-        duration_ms: z.int().min(0).optional(),
-        messages: z
-          .array(
-            z.strictObject({
-              role: z.enum(TURN_ROLES),
-              text: z.string().min(1).max(TURN_MESSAGE_MAX_CHARS),
-            }),
-          )
-          .max(TURN_MAX_MESSAGES),
-        truncated: z.boolean(),
-        bytes: z.int().min(0).max(RELAY_CONTEXT_MAX_BYTES),
-      })
+      .union([
+        z.strictObject({
+          kind: z.literal("turn"),
+          duration_ms: z.int().min(0).optional(),
+          messages: z
+            .array(z.strictObject({ role: z.enum(TURN_ROLES), text: z.string().min(1).max(TURN_MESSAGE_MAX_CHARS) }))
+            .max(TURN_MAX_MESSAGES),
+          truncated: z.boolean(),
+          bytes: z.int().min(0).max(RELAY_CONTEXT_MAX_BYTES),
+        }),
+        z.strictObject({
+          kind: z.enum(TOOL_CONTEXT_KINDS),
+          files: z
+            .array(
+              z.strictObject({
+                path: z.string().min(1).max(TOOL_CONTEXT_LIMITS.path),
+                status: z.enum(FILE_CHANGE_STATUSES),
+                added: z.int().min(0),
+                removed: z.int().min(0),
+                diff: z.string(),
+                changed_on_disk: z.boolean().optional(),
+                cut_lines: z.int().min(1).optional(),
+              }),
+            )
+            .max(TOOL_CONTEXT_LIMITS.files)
+            .optional(),
+          command: z.string().optional(),
+          cwd: z.string().max(TOOL_CONTEXT_LIMITS.cwd).optional(),
+          reason: z.string().max(TOOL_CONTEXT_LIMITS.reason).optional(),
+          url: z.string().max(TOOL_CONTEXT_LIMITS.url).optional(),
+          json: z.string().optional(),
+          truncated: z.boolean(),
+          bytes: z.int().min(0).max(RELAY_CONTEXT_MAX_BYTES),
+        }),
+      ])
       .optional(),
   }),
 });
