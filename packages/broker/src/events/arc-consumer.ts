@@ -124,6 +124,10 @@ export class ArcConsumer {
         const open = this.interactions.latestByKey(key);
         if (open?.status === "pending" && this.interactions.notificationIdOf(open.id) !== notification.id) {
           this.interactions.withdraw(open.id, "superseded");
+        } else if (open?.status === "pending" && this.showsOtherContext(event, open.id)) {
+          // What is seen is what is approved (docs/api.md, "Item context"): the same question with another context
+          // (the file changed again) is a new question, with a new id and nonce; an answer to the old one is refused.
+          this.interactions.withdraw(open.id, "superseded");
         }
       }
       // Same key and digest keeps the open question; a changed question supersedes it (interactions.request).
@@ -135,6 +139,14 @@ export class ArcConsumer {
       if (open?.status === "pending") this.interactions.withdraw(open.id, "superseded");
     }
     return { status: created ? 201 : 200, notification, interaction };
+  }
+
+  /** The event names a context other than the one the open question `interactionId` shows (or it shows none). */
+  private showsOtherContext(event: RequestCreatedEvent | RequestUpdatedEvent, interactionId: string): boolean {
+    const named = event.extensions?.["x-notify-context"];
+    if (named === undefined || this.contexts === undefined) return false;
+    const next = this.contexts.bodyOf(named.id);
+    return next !== undefined && next !== this.contexts.bodyForInteraction(interactionId);
   }
 
   /**

@@ -14,6 +14,7 @@ import type { FollowUpCount } from "./follow-up-count.js";
 import { parseHookInput } from "./hook-input.js";
 import { type HookPlan, planHook, sessionKey, toolKeyPrefix } from "./mapping.js";
 import type { OpenMarks } from "./open-marks.js";
+import { toolContext } from "./tool-context.js";
 import { readTurn } from "./transcript.js";
 
 export interface HookRun {
@@ -158,6 +159,7 @@ async function ask(
   const expiresAt = new Date(now() + (run.ttlSeconds ?? QUESTION_TTL_SECONDS) * 1000).toISOString();
   // The same event (same event_id) is sent again after a timeout: the broker replays it rather than asking twice.
   const eventId = randomUUID();
+  const contextId = await postContext(run, toolContext(question.tool.name, question.tool.input, plan.context.cwd));
   let created: Awaited<ReturnType<ArcProducer["create"]>> | undefined;
   for (let attempt = 1; created === undefined; attempt++) {
     try {
@@ -169,7 +171,11 @@ async function ask(
           message: question.message,
           response: { kind: "permission", choices: HOOK_CHOICES, expires_at: expiresAt },
         },
-        { context: plan.context, eventId },
+        {
+          context: plan.context,
+          eventId,
+          ...(contextId !== undefined ? { extensions: { "x-notify-context": { id: contextId } } } : {}),
+        },
       );
     } catch (error) {
       if (deadline.passed()) {
@@ -425,6 +431,15 @@ async function postTurnContext(
     truncated: turn.truncated,
     ...(duration !== undefined && duration >= 0 ? { duration_ms: Math.round(duration) } : {}),
   };
+  return postContext(run, context);
+}
+
+/**
+ * Posts a question's context (docs/api.md, "Item context") and gives its id for the question's event. Nothing to
+ * post, or the post failed: undefined, and the question goes without it (an answer matters more than its picture).
+ */
+async function postContext(run: HookRun, context: ItemContextInput | undefined): Promise<string | undefined> {
+  if (context === undefined) return undefined;
   try {
     const posted = await run.client.request<{ id: string }>("POST", "/v1/contexts", {
       body: context,
@@ -432,7 +447,7 @@ async function postTurnContext(
     });
     return posted.id;
   } catch (error) {
-    run.log(`cannot post the turn's context (${describe(error)}); the follow-up goes without it`);
+    run.log(`cannot post the question's context (${describe(error)}); it goes without`);
     return undefined;
   }
 }

@@ -18,6 +18,10 @@ export interface ContextStore {
    */
   bind(id: string, interactionId: string): boolean;
   forInteraction(interactionId: string): ItemContext | undefined;
+  /** The stored JSON of a context by its id (staged or bound), to compare what two events show. */
+  bodyOf(id: string): string | undefined;
+  /** The stored JSON of a question's context. */
+  bodyForInteraction(interactionId: string): string | undefined;
 }
 
 export class SqliteContextStore implements ContextStore {
@@ -26,6 +30,7 @@ export class SqliteContextStore implements ContextStore {
   private readonly unbindOld: StatementSync;
   private readonly bindStatement: StatementSync;
   private readonly select: StatementSync;
+  private readonly selectById: StatementSync;
 
   constructor(db: DatabaseSync) {
     this.insert = db.prepare(
@@ -37,6 +42,7 @@ export class SqliteContextStore implements ContextStore {
       "UPDATE item_contexts SET interaction_id = ? WHERE id = ? AND interaction_id IS NULL",
     );
     this.select = db.prepare("SELECT body FROM item_contexts WHERE interaction_id = ?");
+    this.selectById = db.prepare("SELECT body FROM item_contexts WHERE id = ?");
   }
 
   stage(context: ItemContext, nowMs: number): string {
@@ -52,7 +58,15 @@ export class SqliteContextStore implements ContextStore {
   }
 
   forInteraction(interactionId: string): ItemContext | undefined {
-    const row = this.select.get(interactionId) as { body: string } | undefined;
-    return row === undefined ? undefined : (JSON.parse(row.body) as ItemContext);
+    const body = this.bodyForInteraction(interactionId);
+    return body === undefined ? undefined : (JSON.parse(body) as ItemContext);
+  }
+
+  bodyOf(id: string): string | undefined {
+    return (this.selectById.get(id) as { body: string } | undefined)?.body;
+  }
+
+  bodyForInteraction(interactionId: string): string | undefined {
+    return (this.select.get(interactionId) as { body: string } | undefined)?.body;
   }
 }

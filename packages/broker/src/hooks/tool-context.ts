@@ -1,0 +1,297 @@
+import { readFileSync, statSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import {
+  contextBytes,
+  type FileChange,
+  fitItemContext,
+  ITEM_CONTEXT_MAX_BYTES,
+  type ItemContextInput,
+  TOOL_CONTEXT_LIMITS,
+  type ToolContext,
+} from "@notify/contracts/item-context";
+import { type LineDiff, lineDiff, linesOf } from "./line-diff.js";
+import { cut } from "./prompt.js";
+
+/** A file larger than this is not read for its diff: the change is shown against what the agent sent only. */
+export const MAX_DIFF_FILE_BYTES = 8 * 1024 * 1024;
+
+type Json = Record<string, unknown>;
+const isRecord = (value: unknown): value is Json =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+const str = (record: Json, name: string): string | undefined =>
+  typeof record[name] === "string" ? (record[name] as string) : undefined;
+
+/** The file's text, or undefined when it does not exist (or is too large, or not a file). */
+function readText(path: string): { text: string } | { missing: true } | { tooLarge: true } {
+  try {
+    const stat = statSync(path);
+    if (!stat.isFile()) return { missing: true };
+    if (stat.size > MAX_DIFF_FILE_BYTES) return { tooLarge: true };
+    return { text: readFileSync(path, "utf8") };
+  } catch {
+    return { missing: true };
+  }
+}
+
+const absolute = (path: string, cwd: string | undefined): string =>
+  isAbsolute(path) || cwd === undefined ? path : resolve(cwd, path);
+
+/** One Edit-style replacement, applied as the agent's tool would: the first match, or every one. */
+interface Replacement {
+  old: string;
+  next: string;
+  all: boolean;
+}
+
+/**
+ * The change of Edit or MultiEdit to `path`: the replacements applied to the file as it is on disk. A replacement
+ * whose old text is not in the file means the file changed since the agent read it: the change is then shown as
+ * the agent's own old and new text, flagged `changed_on_disk`.
+ */
+function editChange(path: string, cwd: string | undefined, replacements: Replacement[]): FileChange {
+  const file = readText(absolute(path, cwd));
+  if ("text" in file) {
+    let text = file.text;
+    let found = true;
+    for (const { old, next, all } of replacements) {
+      if (old === "") {
+        // An empty old string creates the file (Claude Code's Edit on a new file).
+        if (text !== "") found = false;
+        text = next;
+        continue;
+      }
+      if (!text.includes(old)) {
+        found = false;
+        break;
+      }
+      text = all ? text.split(old).join(next) : text.replace(old, () => next);
+    }
+    if (found) return change(path, "modified", lineDiff(file.text, text));
+  }
+  if ("missing" in file && replacements.every(({ old }) => old === "")) {
+    return change(path, "added", lineDiff("", replacements.at(-1)?.next ?? ""));
+  }
+  // Not on disk as the agent saw it: its own before and after, each replacement on its own.
+  const parts = replacements.map(({ old, next }) => lineDiff(old, next));
+  const merged: LineDiff = {
+    diff: parts.map((part) => part.diff).join("\n"),
+    added: parts.reduce((sum, part) => sum + part.added, 0),
+    removed: parts.reduce((sum, part) => sum + part.removed, 0),
+  };
+  return { ...change(path, "modified", merged), changed_on_disk: true };
+}
+
+function change(path: string, status: FileChange["status"], diff: LineDiff): FileChange {
+  return { path, status, added: diff.added, removed: diff.removed, diff: diff.diff };
+}
+
+/** Write: the new content against the file on disk, or all added for a new file. */
+function writeChange(path: string, cwd: string | undefined, content: string): FileChange {
+  const file = readText(absolute(path, cwd));
+  if ("text" in file) return change(path, "modified", lineDiff(file.text, content));
+  // Too large to read: the counts and no lines (the page says nothing more is known).
+  if ("tooLarge" in file) return { path, status: "modified", added: linesOf(content).length, removed: 0, diff: "" };
+  return change(path, "added", lineDiff("", content));
+}
+
+/** NotebookEdit: the cell's source before and after (`edit_mode` replace, insert or delete). */
+function notebookChange(input: Json, cwd: string | undefined): FileChange | undefined {
+  const path = str(input, "notebook_path");
+  if (path === undefined) return undefined;
+  const mode = str(input, "edit_mode") ?? "replace";
+  const next = str(input, "new_source") ?? "";
+  const cellId = str(input, "cell_id");
+  let before = "";
+  const file = readText(absolute(path, cwd));
+  if ("text" in file && mode !== "insert") {
+    try {
+      const notebook = JSON.parse(file.text) as { cells?: { id?: string; source?: string | string[] }[] };
+      const cell = notebook.cells?.find((candidate) => candidate.id === cellId) ?? notebook.cells?.[0];
+      const source = cell?.source;
+      before = Array.isArray(source) ? source.join("") : (source ?? "");
+    } catch {
+      before = "";
+    }
+  }
+  const label = cellId === undefined ? path : `${path} (cell ${cellId})`;
+  if (mode === "delete") return change(label, "modified", lineDiff(before, ""));
+  return change(label, mode === "insert" ? "added" : "modified", lineDiff(before, next));
+}
+
+/**
+ * Codex's apply_patch (`*** Begin Patch` … `*** End Patch`): per file `*** Add File: P` (every line `+`),
+ * `*** Delete File: P`, or `*** Update File: P` (optionally `*** Move to: Q`) with `@@` chunks of ` `, `-` and `+`
+ * lines. An update is applied to the file on disk to number its lines; a chunk not found there flags the file.
+ */
+export function applyPatchChanges(patch: string, cwd: string | undefined): FileChange[] {
+  const files: FileChange[] = [];
+  const lines = patch.split("\n");
+  let index = 0;
+  const header = /^\*\*\* (Add|Delete|Update) File: (.+)$/;
+  while (index < lines.length) {
+    const match = header.exec(lines[index] ?? "");
+    index++;
+    if (!match) continue;
+    const [, action, path = ""] = match;
+    const body: string[] = [];
+    while (index < lines.length && !header.test(lines[index] ?? "") && lines[index] !== "*** End Patch") {
+      body.push(lines[index] as string);
+      index++;
+    }
+    if (action === "Add") {
+      const added = body.filter((line) => line.startsWith("+")).map((line) => line.slice(1));
+      files.push(change(path, "added", lineDiff("", added.join("\n"))));
+    } else if (action === "Delete") {
+      const file = readText(absolute(path, cwd));
+      files.push(change(path, "deleted", lineDiff("text" in file ? file.text : "", "")));
+    } else {
+      files.push(updateChange(path, cwd, body));
+    }
+  }
+  return files;
+}
+
+function updateChange(path: string, cwd: string | undefined, body: string[]): FileChange {
+  const moved = body[0]?.startsWith("*** Move to: ") ? body.shift()?.slice("*** Move to: ".length) : undefined;
+  const shownPath = moved === undefined ? path : `${path} → ${moved}`;
+  // Chunks: runs of context/removed/added lines separated by `@@` lines.
+  const chunks: { old: string[]; next: string[] }[] = [];
+  let current: { old: string[]; next: string[] } | undefined;
+  for (const line of body) {
+    if (line.startsWith("@@") || current === undefined) {
+      current = { old: [], next: [] };
+      chunks.push(current);
+      if (line.startsWith("@@")) continue;
+    }
+    if (line === "*** End of File") continue;
+    const sign = line[0];
+    const text = line.slice(1);
+    if (sign === " " || sign === undefined) {
+      current.old.push(text);
+      current.next.push(text);
+    } else if (sign === "-") current.old.push(text);
+    else if (sign === "+") current.next.push(text);
+  }
+  const file = readText(absolute(path, cwd));
+  if ("text" in file) {
+    const original = linesOf(file.text);
+    const result = [...original];
+    let from = 0;
+    let found = true;
+    let shift = 0;
+    for (const chunk of chunks) {
+      const at = findLines(original, chunk.old, from);
+      if (at < 0) {
+        found = false;
+        break;
+      }
+      result.splice(at + shift, chunk.old.length, ...chunk.next);
+      shift += chunk.next.length - chunk.old.length;
+      from = at + chunk.old.length;
+    }
+    if (found) return change(shownPath, "modified", lineDiff(original.join("\n"), result.join("\n")));
+  }
+  const parts = chunks.map((chunk) => lineDiff(chunk.old.join("\n"), chunk.next.join("\n")));
+  return {
+    ...change(shownPath, "modified", {
+      diff: parts.map((part) => part.diff).join("\n"),
+      added: parts.reduce((sum, part) => sum + part.added, 0),
+      removed: parts.reduce((sum, part) => sum + part.removed, 0),
+    }),
+    changed_on_disk: true,
+  };
+}
+
+/** The first index at or after `from` where `needle` occurs as consecutive lines of `haystack` (-1: nowhere). */
+function findLines(haystack: readonly string[], needle: readonly string[], from: number): number {
+  if (needle.length === 0) return from;
+  outer: for (let at = from; at + needle.length <= haystack.length; at++) {
+    for (let offset = 0; offset < needle.length; offset++) {
+      if (haystack[at + offset] !== needle[offset]) continue outer;
+    }
+    return at;
+  }
+  return -1;
+}
+
+/** The patch text of a Codex apply_patch call: the tool input's `input`/`patch`, a string input, or a command. */
+function patchText(input: unknown): string | undefined {
+  if (typeof input === "string") return input.includes("*** Begin Patch") ? input : undefined;
+  if (!isRecord(input)) return undefined;
+  for (const name of ["input", "patch", "command"]) {
+    const value = input[name];
+    if (typeof value === "string" && value.includes("*** Begin Patch")) return value;
+    if (Array.isArray(value)) {
+      const text = value.find((part) => typeof part === "string" && part.includes("*** Begin Patch"));
+      if (typeof text === "string") return text;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * What a person needs to judge a tool call (docs/hooks.md, "Approvals with context"): a file change's diff against
+ * the file on disk (Claude Code Edit, MultiEdit, Write, NotebookEdit; Codex apply_patch), a shell command with its
+ * working directory and the agent's reason, a fetch's URL, otherwise the tool's input as JSON. Cut to the stored
+ * limit with the cut said. Undefined when there is nothing to show.
+ */
+export function toolContext(
+  toolName: string,
+  toolInput: unknown,
+  cwd: string | undefined,
+): ItemContextInput | undefined {
+  const input = isRecord(toolInput) ? toolInput : {};
+  let context: Omit<ToolContext, "bytes"> | undefined;
+  const patch = patchText(toolInput);
+  if (patch !== undefined) {
+    context = { kind: "diff", files: applyPatchChanges(patch, cwd), truncated: false };
+  } else if (toolName === "Edit" && str(input, "file_path") !== undefined) {
+    const replacement = {
+      old: str(input, "old_string") ?? "",
+      next: str(input, "new_string") ?? "",
+      all: input.replace_all === true,
+    };
+    context = {
+      kind: "diff",
+      files: [editChange(str(input, "file_path") as string, cwd, [replacement])],
+      truncated: false,
+    };
+  } else if (toolName === "MultiEdit" && str(input, "file_path") !== undefined && Array.isArray(input.edits)) {
+    const edits = input.edits.filter(isRecord).map((edit) => ({
+      old: str(edit, "old_string") ?? "",
+      next: str(edit, "new_string") ?? "",
+      all: edit.replace_all === true,
+    }));
+    context = { kind: "diff", files: [editChange(str(input, "file_path") as string, cwd, edits)], truncated: false };
+  } else if (toolName === "Write" && str(input, "file_path") !== undefined) {
+    context = {
+      kind: "diff",
+      files: [writeChange(str(input, "file_path") as string, cwd, str(input, "content") ?? "")],
+      truncated: false,
+    };
+  } else if (toolName === "NotebookEdit") {
+    const file = notebookChange(input, cwd);
+    if (file !== undefined) context = { kind: "diff", files: [file], truncated: false };
+  } else if (str(input, "command") !== undefined || Array.isArray(input.command)) {
+    const command = Array.isArray(input.command)
+      ? input.command.map(String).join(" ")
+      : (str(input, "command") as string);
+    context = { kind: "command", command: cut(command, TOOL_CONTEXT_LIMITS.command), truncated: false };
+    if (cwd !== undefined) context.cwd = cut(cwd, TOOL_CONTEXT_LIMITS.cwd);
+    const reason = str(input, "description") ?? str(input, "justification");
+    if (reason !== undefined) context.reason = cut(reason, TOOL_CONTEXT_LIMITS.reason);
+  } else if (str(input, "url") !== undefined) {
+    context = { kind: "url", url: cut(str(input, "url") as string, TOOL_CONTEXT_LIMITS.url), truncated: false };
+    const reason = str(input, "prompt");
+    if (reason !== undefined) context.reason = cut(reason, TOOL_CONTEXT_LIMITS.reason);
+  } else if (Object.keys(input).length > 0) {
+    context = { kind: "json", json: JSON.stringify(toolInput, null, 2), truncated: false };
+  }
+  if (context === undefined) return undefined;
+  for (const file of context.files ?? []) file.path = cut(file.path, TOOL_CONTEXT_LIMITS.path);
+  const sized = { ...context, bytes: contextBytes(context) } as ToolContext;
+  const fitted = fitItemContext(sized, ITEM_CONTEXT_MAX_BYTES);
+  if (fitted === undefined) return undefined;
+  const { bytes: _bytes, ...input_ } = fitted as ToolContext;
+  return input_;
+}
