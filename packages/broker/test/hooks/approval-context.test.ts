@@ -20,7 +20,9 @@ afterAll(async () => {
 });
 
 const ui = async (path: string): Promise<{ status: number; body: Json }> => {
-  const response = await fetch(`${cli.broker.url}/ui/api${path}`, { headers: { authorization: `Bearer ${cli.token}` } });
+  const response = await fetch(`${cli.broker.url}/ui/api${path}`, {
+    headers: { authorization: `Bearer ${cli.token}` },
+  });
   return { status: response.status, body: (await response.json()) as Json };
 };
 

@@ -23,7 +23,11 @@ const fileOf = (context: unknown): FileChange => ((context as ToolContext).files
 describe("toolContext", () => {
   it("Edit: the replacement against the file on disk, with its real line numbers", () => {
     const cwd = project({ "db.ts": `${lines(30).join("\n")}\n` });
-    const context = toolContext("Edit", { file_path: "db.ts", old_string: "line 20", new_string: "row 20\nrow 20b" }, cwd);
+    const context = toolContext(
+      "Edit",
+      { file_path: "db.ts", old_string: "line 20", new_string: "row 20\nrow 20b" },
+      cwd,
+    );
     expect(context).toMatchObject({ kind: "diff", truncated: false });
     expect(fileOf(context)).toEqual({
       path: "db.ts",
@@ -104,7 +108,12 @@ describe("toolContext", () => {
     const context = toolContext("apply_patch", { command: ["apply_patch", patch] }, cwd) as ToolContext;
     expect(context.kind).toBe("diff");
     const [added, updated, deleted] = context.files ?? [];
-    expect(added).toMatchObject({ path: "hello.txt", status: "added", added: 2, diff: "@@ -0,0 +1,2 @@\n+Hello\n+world" });
+    expect(added).toMatchObject({
+      path: "hello.txt",
+      status: "added",
+      added: 2,
+      diff: "@@ -0,0 +1,2 @@\n+Hello\n+world",
+    });
     expect(updated).toMatchObject({ path: "app.py → main.py", status: "modified", added: 1, removed: 1 });
     expect(updated?.diff.split("\n")[0]).toBe("@@ -4,7 +4,7 @@");
     expect(updated?.changed_on_disk).toBeUndefined();
