@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { DatabaseSync, DatabaseSync as RouterDatabase } from "node:sqlite";
+import { contextSummary } from "@notify/contracts/item-context";
 import type { UpstreamTimeouts } from "@notify/router";
 import { AGENT_ACCOUNTS_KEY, parseAgentAccounts } from "@notify/router/host";
 import type { FastifyInstance } from "fastify";
@@ -187,7 +188,12 @@ export function createBroker(options: BrokerOptions): Broker {
     unit,
     {
       // An outbound payload names the question it asks (id, kind, choices; never the nonce).
-      questionOf: (notificationId) => interactionStore.questionOfNotification(notificationId),
+      questionOf: (notificationId) => {
+        const question = interactionStore.questionOfNotification(notificationId);
+        if (question === undefined) return undefined;
+        const context = contexts.forInteraction(question.id);
+        return context === undefined ? question : { ...question, context };
+      },
       // Read at send time through `get`, which sweeps an overdue question to expired first.
       interaction: (id) => {
         try {
@@ -398,6 +404,11 @@ export function createBroker(options: BrokerOptions): Broker {
         logger,
         clock,
         dataDir: settings.dataDir,
+        // A question's toast says in one line what it asks about (docs/hooks.md, "Approvals with context").
+        contextSummary: (interactionId) => {
+          const context = contexts.forInteraction(interactionId);
+          return context === undefined ? undefined : contextSummary(context);
+        },
         // Each shown and closed toast, by its item's id, for the item's delivery timeline (one row in the group commit).
         toastLog: {
           shown: (key) => noteToast(key, "shown", null),

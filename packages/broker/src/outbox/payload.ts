@@ -1,3 +1,4 @@
+import type { ItemContext } from "@notify/contracts/item-context";
 import type { Priority } from "../notifications/types.js";
 import type { NotificationQuestion } from "../store/interaction-store.js";
 import type { OutboundPayload, OutboxItem, OutgoingInteraction } from "./types.js";
@@ -86,8 +87,8 @@ export function interactionSummary(columns: InteractionColumns): OutboundPayload
 
 /** What a payload reads at send time besides the item (broker.ts wires the interaction store and service). */
 export interface PayloadSources {
-  /** The newest question asked for a notification, if any. */
-  questionOf(notificationId: string): NotificationQuestion | undefined;
+  /** The newest question asked for a notification, if any, with its context. */
+  questionOf(notificationId: string): (NotificationQuestion & { context?: ItemContext }) | undefined;
   /**
    * The interaction an item delivers, as it is now (nonce included: only a sealing adapter gets it), with its
    * context.
@@ -104,6 +105,12 @@ export function outgoingPayload(item: OutboxItem, sources: PayloadSources): Outb
   if (question === undefined) return item.payload;
   return {
     ...item.payload,
-    interaction: { id: question.id, kind: question.kind, choices: question.choices, expiresAt: question.expires_at },
+    interaction: {
+      id: question.id,
+      kind: question.kind,
+      choices: question.choices,
+      expiresAt: question.expires_at,
+      ...(question.context !== undefined ? { context: question.context } : {}),
+    },
   };
 }

@@ -33,6 +33,8 @@ export interface OutboundQuestion {
   kind: InteractionKind;
   choices: { id: string; label: string; detail?: string }[];
   expiresAt: string;
+  /** What the question asks about (docs/api.md, "Item context"), read at send time; never stored in the outbox. */
+  context?: ItemContext;
 }
 
 /**

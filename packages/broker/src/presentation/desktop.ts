@@ -35,6 +35,8 @@ export interface DesktopServices {
   dataDir: string;
   /** Where shown and closed toasts are noted for the item's delivery timeline. */
   toastLog?: ToastLog;
+  /** The one line of what a question asks about (`src/db.ts +12 -4`), when it carries a context. */
+  contextSummary?: (interactionId: string) => string | undefined;
 }
 
 /** Starts toasts and sounds on the freedesktop notification service (Linux). */
@@ -57,6 +59,7 @@ export function startDesktop(options: DesktopOptions, services: DesktopServices)
     logger: services.logger,
     clock: services.clock,
     ...(services.toastLog ? { log: services.toastLog } : {}),
+    ...(services.contextSummary ? { contextSummary: services.contextSummary } : {}),
     open: (_kind, id) => {
       const link = services.loginLink(`/ui/#${id}`);
       if (link === undefined) return;

@@ -70,17 +70,20 @@ export class ToastPolicy {
     this.replace(refreshed);
   }
 
-  /** A question was opened; `notificationId` is the notification it belongs to (ARC), if any. */
-  interactionOpened(interaction: InteractionDto, notificationId?: string): void {
+  /**
+   * A question was opened; `notificationId` is the notification it belongs to (ARC), if any; `summary` the one line
+   * of what it asks about, if it carries a context.
+   */
+  interactionOpened(interaction: InteractionDto, notificationId?: string, summary?: string): void {
     if (interaction.status !== "pending") return;
     if (notificationId !== undefined) {
       const key = `n:${notificationId}`;
       const current = this.visible.get(key)?.toast ?? this.queue.get(key);
-      if (current) this.replace(withQuestion(current, interaction));
+      if (current) this.replace(withQuestion(current, interaction, summary));
       return;
     }
     if (this.settings.pauseNotifications) return;
-    const toast = questionToast(interaction, this.types);
+    const toast = questionToast(interaction, this.types, summary);
     this.soundFor(toast);
     this.enqueue(toast);
   }

@@ -38,6 +38,8 @@ export interface PresenterOptions {
   open?: (kind: ItemKind, id: string) => void;
   /** Told when a toast was shown and closed; a failure there never stops a toast. */
   log?: ToastLog;
+  /** The one line of what a question asks about (`src/db.ts +12 -4`), when it carries a context. */
+  contextSummary?: (interactionId: string) => string | undefined;
 }
 
 /**
@@ -71,7 +73,11 @@ export class Presenter {
     const changed = (notification: NotificationDto) => this.feed(() => this.policy.notificationChanged(notification));
     const opened = (interaction: InteractionDto) =>
       this.feed(() =>
-        this.policy.interactionOpened(interaction, this.options.interactions.notificationIdOf(interaction.id)),
+        this.policy.interactionOpened(
+          interaction,
+          this.options.interactions.notificationIdOf(interaction.id),
+          this.options.contextSummary?.(interaction.id),
+        ),
       );
     const settled = (interaction: InteractionDto) => this.feed(() => this.policy.interactionChanged(interaction));
     bus.on("notification.created", created);

@@ -127,7 +127,7 @@ export function notificationToast(notification: NotificationDto, types: TypeRegi
 }
 
 /** A question opened without a notification of its own (POST /v1/interactions) gets a toast of its own. */
-export function questionToast(interaction: InteractionDto, types: TypeRegistry): Toast {
+export function questionToast(interaction: InteractionDto, types: TypeRegistry, summary?: string): Toast {
   const typeId = interaction.kind === "permission" ? "permission_required" : "input_required";
   const styling = stylingOf(typeId, types);
   const toast: Toast = {
@@ -143,11 +143,17 @@ export function questionToast(interaction: InteractionDto, types: TypeRegistry):
     lifetimeMs: styling.lifetimeMs,
     actions: [OPEN_ACTION],
   };
-  return withQuestion(toast, interaction);
+  return withQuestion(toast, interaction, summary);
 }
 
-/** Adds a pending question's choices to a toast; it then stays until the question settles. */
-export function withQuestion(toast: Toast, interaction: InteractionDto): Toast {
+/**
+ * Adds a pending question's choices to a toast; it then stays until the question settles. `summary` is the one line
+ * of what it asks about (`src/db.ts +12 -4`, contextSummary in @notify/contracts/item-context), added to the body.
+ */
+export function withQuestion(toast: Toast, interaction: InteractionDto, summary?: string): Toast {
+  if (summary !== undefined && summary !== "" && !toast.body.endsWith(showBidiControls(summary))) {
+    toast = { ...toast, body: `${toast.body}\n${showBidiControls(summary)}` };
+  }
   if (interaction.status === "pending" && interaction.kind === "text") {
     return { ...toast, interactionId: interaction.id, replyPlaceholder: `Reply to ${interaction.agent}` };
   }

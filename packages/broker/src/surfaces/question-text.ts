@@ -1,4 +1,5 @@
 import { isFollowUp } from "@notify/contracts/enums";
+import type { ItemContext } from "@notify/contracts/item-context";
 import { answerSurfaceOfSource } from "@notify/contracts/ui-surfaces";
 import type { InteractionDto } from "../interactions/types.js";
 import { readableText } from "../outbox/providers/readable-text.js";
@@ -25,6 +26,56 @@ export function questionBody(
   }
   if (question.kind === "text") lines.push("", replyHint);
   return truncate(readableText(lines.join("\n")), max);
+}
+
+/**
+ * What a question asks about, as plain lines for a chat message's code block (docs/hooks.md, "Approvals with
+ * context"): each file's header (`src/db.ts +12 -4`) and its diff lines, the command with where and why, the URL, or
+ * the input. At most `max` characters: lines past it go, and a last line says how many ("… 40 more lines on the
+ * desktop"). Undefined for no context, a turn (chat shows the last message only), or no room.
+ */
+export function contextBlock(context: ItemContext | undefined, max: number): string | undefined {
+  if (context === undefined || context.kind === "turn" || max < 80) return undefined;
+  const lines: string[] = [];
+  const notShown: { count: number } = { count: 0 };
+  switch (context.kind) {
+    case "diff":
+      for (const file of context.files ?? []) {
+        const status = file.status === "added" ? "new file " : file.status === "deleted" ? "deleted " : "";
+        const stale = file.changed_on_disk ? " (changed on disk since the agent read it)" : "";
+        lines.push(`${status}${file.path} +${file.added} -${file.removed}${stale}`);
+        if (file.diff !== "") lines.push(...file.diff.split("\n"));
+        notShown.count += file.cut_lines ?? 0;
+      }
+      break;
+    case "command":
+      lines.push(`$ ${context.command ?? ""}`);
+      if (context.cwd !== undefined) lines.push(`(in ${context.cwd})`);
+      if (context.reason !== undefined) lines.push(`Reason: ${context.reason}`);
+      break;
+    case "url":
+      lines.push(context.url ?? "");
+      if (context.reason !== undefined) lines.push(`Reason: ${context.reason}`);
+      break;
+    default:
+      lines.push(...(context.json ?? "").split("\n"));
+  }
+  const readable = lines.map((line) => readableText(line));
+  const marker = (count: number): string => `… ${count} more ${count === 1 ? "line" : "lines"} on the desktop`;
+  const kept: string[] = [];
+  let size = 0;
+  for (const [index, line] of readable.entries()) {
+    const left = readable.length - index + notShown.count;
+    const reserve = marker(left).length + 1;
+    if (size + line.length + 1 + (index < readable.length - 1 || notShown.count > 0 ? reserve : 0) > max) {
+      kept.push(marker(left));
+      return kept.join("\n");
+    }
+    kept.push(line);
+    size += line.length + 1;
+  }
+  if (notShown.count > 0) kept.push(marker(notShown.count));
+  return kept.join("\n");
 }
 
 /** A notification's text (no question): the title, and after a blank line its message, if it has one. */

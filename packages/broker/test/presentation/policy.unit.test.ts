@@ -276,6 +276,17 @@ describe("questions on toasts", () => {
     ]);
   });
 
+  it("a question with a context: its toast's body ends with the one-line summary (issue 36), once", () => {
+    const { policy } = policyWith();
+    policy.notificationCreated(notification("a"));
+    policy.drain();
+    policy.interactionOpened(question("q1"), "a", "src/db.ts +12 -4");
+    const [update] = policy.drain();
+    expect(update?.kind === "update" && update.toast.body.split("\n").at(-1)).toBe("src/db.ts +12 -4");
+    policy.interactionOpened(question("q2"), undefined, "src/\u202Eevil.ts +1 -0");
+    expect(policy.toastOf("q:q2")?.body.endsWith("src/<U+202E>evil.ts +1 -0")).toBe(true);
+  });
+
   it("a question without a notification gets its own toast and sound; a text question has no choice buttons", () => {
     const { policy } = policyWith();
     policy.interactionOpened(question("q1"));

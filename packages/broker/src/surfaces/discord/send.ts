@@ -1,9 +1,10 @@
+import type { ItemContext } from "@notify/contracts/item-context";
 import { invalid } from "../../domain/errors.js";
 import { readableText } from "../../outbox/providers/readable-text.js";
 import { truncate } from "../../outbox/providers/text-limits.js";
 import type { DeliveryResult, OutboundPayload, ProviderAdapter } from "../../outbox/types.js";
 import { allowedUserIds, apiBaseUrl, chatSettings } from "../chat-settings.js";
-import { notificationText, questionBody } from "../question-text.js";
+import { contextBlock, notificationText, questionBody } from "../question-text.js";
 import { type ChatQuestions, posted, TEXT_BUTTON_LABEL } from "../questions.js";
 import { BOT_TOKEN, DISCORD_API_BASE_URL, discordAccount, discordApi } from "./api.js";
 
@@ -23,6 +24,18 @@ export function escapeMarkdown(text: string): string {
 }
 
 /** Readable (controls made visible), cut and escaped to fit `max` characters once escaped. */
+/**
+ * What a question asks about as a fenced code block (markdown is not read inside it; a fence inside is broken up),
+ * starting with a newline, within `max` characters; "" when there is none or no room.
+ */
+export function codeBlock(context: ItemContext | undefined, max: number): string {
+  const open = context?.kind === "diff" ? "\n```diff\n" : "\n```\n";
+  const block = contextBlock(context, max - open.length - 4);
+  if (block === undefined) return "";
+  const code = `${open}${block.replaceAll("```", "`\u200b`\u200b`")}\n\`\`\``;
+  return code.length <= max ? code : "";
+}
+
 export function discordText(text: string, max: number = CONTENT_MAX): string {
   const readable = readableText(text);
   let cut = max;
@@ -71,9 +84,11 @@ export function discordAppAdapterWith(chat: ChatQuestions | undefined): Provider
       const account = discordAccount(token);
       let body: string;
       let components: Record<string, unknown>[] = [];
+      let code = "";
       if (question && chat) {
         body = questionBody(payload, question, CONTENT_MAX, "Answer with the button below.");
         components = buttons(question, chat.store.addHandles.bind(chat.store), account, chat.now());
+        code = codeBlock(question.context, CONTENT_MAX - discordText(body).length - 1);
       } else {
         body = notificationText(payload);
       }
@@ -82,7 +97,7 @@ export function discordAppAdapterWith(chat: ChatQuestions | undefined): Provider
         token,
         "POST",
         `channels/${settings.channelId as string}/messages`,
-        { content: discordText(body), components, allowed_mentions: NO_MENTIONS },
+        { content: `${discordText(body)}${code}`, components, allowed_mentions: NO_MENTIONS },
         context.signal,
       );
       const recorded = question && chat ? { chat, row: { account, interactionId: question.id, body } } : undefined;

@@ -1,9 +1,10 @@
+import type { ItemContext } from "@notify/contracts/item-context";
 import { invalid } from "../../domain/errors.js";
 import { readableText } from "../../outbox/providers/readable-text.js";
 import { truncate } from "../../outbox/providers/text-limits.js";
 import type { DeliveryResult, OutboundPayload, ProviderAdapter } from "../../outbox/types.js";
 import { allowedUserIds, apiBaseUrl, chatSettings } from "../chat-settings.js";
-import { notificationText, questionBody } from "../question-text.js";
+import { contextBlock, notificationText, questionBody } from "../question-text.js";
 import { type ChatQuestions, posted, TEXT_BUTTON_LABEL } from "../questions.js";
 import { BOT_TOKEN, SLACK_API_BASE_URL, slackAccount, slackApi } from "./api.js";
 
@@ -22,10 +23,24 @@ export function escapeMrkdwn(text: string): string {
  * The blocks of a posted message: its text as a section (controls made visible, then escaped), then (while open)
  * the buttons or the outcome.
  */
-export function messageBlocks(body: string, tail: Record<string, unknown> | undefined): Record<string, unknown>[] {
+export function messageBlocks(
+  body: string,
+  tail: Record<string, unknown> | undefined,
+  context?: ItemContext,
+): Record<string, unknown>[] {
   const blocks: Record<string, unknown>[] = [
     { type: "section", text: { type: "mrkdwn", text: escapeMrkdwn(truncate(readableText(body), SECTION_MAX)) } },
   ];
+  // What the question asks about, as a code block of its own (escaped, so it can be shorter than asked for).
+  for (let max = SECTION_MAX - 8; max >= 80; max -= 200) {
+    const block = contextBlock(context, max);
+    if (block === undefined) break;
+    const code = `\`\`\`${escapeMrkdwn(block)}\`\`\``;
+    if (code.length <= SECTION_MAX) {
+      blocks.push({ type: "section", text: { type: "mrkdwn", text: code } });
+      break;
+    }
+  }
   if (tail) blocks.push(tail);
   return blocks;
 }
@@ -112,7 +127,7 @@ export function slackAppAdapterWith(chat: ChatQuestions | undefined): ProviderAd
         {
           channel: settings.channel,
           text: escapeMrkdwn(truncate(body, SECTION_MAX)),
-          blocks: messageBlocks(body, tail),
+          blocks: messageBlocks(body, tail, question?.context),
           unfurl_links: false,
           unfurl_media: false,
         },

@@ -5,7 +5,7 @@ import { httpUrl, joinUrl, optionalBoolean, optionalChoice } from "../../outbox/
 import { messageOf, truncate } from "../../outbox/providers/text-limits.js";
 import type { DeliveryContext, DeliveryResult, OutboundPayload, ProviderAdapter } from "../../outbox/types.js";
 import { chatSettings } from "../chat-settings.js";
-import { questionBody } from "../question-text.js";
+import { contextBlock, questionBody } from "../question-text.js";
 import { type ChatQuestions, posted } from "../questions.js";
 import { BOT_TOKEN, botApi, telegramAccount } from "./api.js";
 
@@ -104,6 +104,20 @@ async function sendQuestion(
   const question = payload.interaction as NonNullable<OutboundPayload["interaction"]>;
   const account = telegramAccount(token) as string;
   const body = questionBody(payload, question, TEXT_MAX, REPLY_HINT);
+  // What it asks about, as a code block (a `pre` entity: plain text needs no escaping), in the room left.
+  const block = contextBlock(question.context, TEXT_MAX - body.length - 2);
+  const text = block === undefined ? body : `${body}\n\n${block}`;
+  const entities =
+    block === undefined
+      ? undefined
+      : [
+          {
+            type: "pre",
+            offset: body.length + 2,
+            length: block.length,
+            ...(question.context?.kind === "diff" ? { language: "diff" } : {}),
+          },
+        ];
   let markup: Record<string, unknown>;
   if (question.kind === "text") {
     markup = { force_reply: true, input_field_placeholder: "Your answer" };
@@ -126,7 +140,8 @@ async function sendQuestion(
     "sendMessage",
     {
       chat_id: settings.chatId,
-      text: body,
+      text,
+      ...(entities !== undefined ? { entities } : {}),
       reply_markup: markup,
       link_preview_options: { is_disabled: true },
     },
