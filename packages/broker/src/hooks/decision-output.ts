@@ -1,6 +1,18 @@
+import type { PermissionUpdate } from "./decisions.js";
 import type { DecisionFormat } from "./mapping.js";
 
 export type Decision = "allow" | "deny";
+
+/**
+ * What a decision carries besides allow or deny (docs/hooks.md, "Decisions"), only where the agent takes it: the
+ * person's reason for a deny (Claude Code's `message` and `permissionDecisionReason`, Codex's `message`), an edited
+ * input and "always allow" rules (Claude Code's PermissionRequest `updatedInput` and `updatedPermissions`).
+ */
+export interface DecisionMore {
+  message?: string;
+  updatedInput?: unknown;
+  updatedPermissions?: PermissionUpdate[];
+}
 
 /**
  * The decision in the agent's own output format, one JSON line for stdout. Claude Code and Codex read the same
@@ -13,16 +25,26 @@ export type Decision = "allow" | "deny";
  *   "allow" or "deny", "permissionDecisionReason"}}` (same page, "PreToolUse decision control").
  * Without a decision nothing is printed: both agents then show their own prompt.
  */
-export function decisionOutput(format: DecisionFormat, decision: Decision, answeredBy: string): string {
-  const reason = `${decision === "allow" ? "Allowed" : "Denied"} in Notify (answered from ${answeredBy})`;
+export function decisionOutput(
+  format: DecisionFormat,
+  decision: Decision,
+  answeredBy: string,
+  more: DecisionMore = {},
+): string {
+  const said = `${decision === "allow" ? "Allowed" : "Denied"} in Notify (answered from ${answeredBy})`;
+  const reason = more.message === undefined ? said : `${more.message}\n(${said})`;
   switch (format) {
-    case "permission-request":
+    case "permission-request": {
+      const allow: Record<string, unknown> = { behavior: "allow" };
+      if (more.updatedInput !== undefined) allow.updatedInput = more.updatedInput;
+      if (more.updatedPermissions !== undefined) allow.updatedPermissions = more.updatedPermissions;
       return JSON.stringify({
         hookSpecificOutput: {
           hookEventName: "PermissionRequest",
-          decision: decision === "allow" ? { behavior: "allow" } : { behavior: "deny", message: reason },
+          decision: decision === "allow" ? allow : { behavior: "deny", message: reason },
         },
       });
+    }
     case "pre-tool-use":
       return JSON.stringify({
         hookSpecificOutput: {

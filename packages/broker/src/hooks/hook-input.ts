@@ -36,6 +36,8 @@ export interface HookInput {
   stopHookActive?: boolean;
   /** The session's transcript (JSON lines), when the agent names it. */
   transcriptPath?: string;
+  /** Claude Code's PermissionRequest: the rules it would offer as "always allow" (`permission_suggestions`). */
+  permissionSuggestions?: unknown;
   /** Codex's legacy notify payload type, e.g. `agent-turn-complete`. */
   type?: string;
 }
@@ -76,5 +78,6 @@ export function parseHookInput(text: string): HookInput | undefined {
   set("type", text_("type"));
   if (typeof record.stop_hook_active === "boolean") input.stopHookActive = record.stop_hook_active;
   set("transcriptPath", text_("transcript_path"));
+  if (Array.isArray(record.permission_suggestions)) input.permissionSuggestions = record.permission_suggestions;
   return input;
 }

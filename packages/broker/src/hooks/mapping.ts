@@ -27,7 +27,12 @@ export interface HookPlan {
   /** Open questions to withdraw first: those of this tool call (under any key it may have), or every one of the session. */
   settle?: { keys: string[] } | { session: string };
   /** An answerable permission request to open and wait for. */
-  ask?: { key: string; message: string; format: DecisionFormat; tool: { name: string; input: unknown } };
+  ask?: {
+    key: string;
+    message: string;
+    format: DecisionFormat;
+    tool: { name: string; input: unknown; suggestions?: unknown };
+  };
   /**
    * Claude Code's own AskUserQuestion call (PreToolUse): its questions to open at once and wait for; every one
    * answered makes the call's answers (ask-user-question.ts).
@@ -169,7 +174,11 @@ export function planHook(agent: AgentId, event: string, input: HookInput, option
             : toolCallKey(agent, input.sessionId, input.toolName, input.toolInput, input.agentId),
         message: permissionPrompt(agent, input.toolName, input.toolInput, project),
         format: name === "PermissionRequest" ? "permission-request" : "pre-tool-use",
-        tool: { name: input.toolName, input: input.toolInput },
+        tool: {
+          name: input.toolName,
+          input: input.toolInput,
+          ...(input.permissionSuggestions !== undefined ? { suggestions: input.permissionSuggestions } : {}),
+        },
       };
       return plan;
     }

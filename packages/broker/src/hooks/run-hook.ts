@@ -9,7 +9,8 @@ import type { FollowUpResponse } from "../http/routes/follow-up.js";
 import type { InteractionDto } from "../interactions/types.js";
 import { type AgentId, QUESTION_TTL_SECONDS } from "./agents.js";
 import { answerOf, answersOutput } from "./ask-user-question.js";
-import { continueOutput, type Decision, decisionOutput } from "./decision-output.js";
+import { continueOutput, decisionOutput } from "./decision-output.js";
+import { alwaysRule, type DecisionId, decisionChoices, type PermissionUpdate, wordsQuestion } from "./decisions.js";
 import type { FollowUpCount } from "./follow-up-count.js";
 import { parseHookInput } from "./hook-input.js";
 import { type HookPlan, planHook, sessionKey, toolKeyPrefix } from "./mapping.js";
@@ -84,12 +85,6 @@ function boundedFetch(deadline: Deadline): typeof globalThis.fetch {
   };
 }
 
-/** The allow/deny choices of every hook question: their ids are what the decision is read from. */
-export const HOOK_CHOICES = [
-  { id: "allow", label: "Allow" },
-  { id: "deny", label: "Deny" },
-];
-
 /**
  * Runs one hook invocation and returns what to print on stdout: the decision in the agent's format, or undefined.
  * It never throws: a broker that is down, a bad token, an expired or cancelled question all end in "no decision",
@@ -160,6 +155,8 @@ async function ask(
   // The same event (same event_id) is sent again after a timeout: the broker replays it rather than asking twice.
   const eventId = randomUUID();
   const contextId = await postContext(run, toolContext(question.tool.name, question.tool.input, plan.context.cwd));
+  const { name: toolName, input: toolInput, suggestions } = question.tool;
+  const choices = decisionChoices(run.agent, question.format, toolName, toolInput, suggestions);
   let created: Awaited<ReturnType<ArcProducer["create"]>> | undefined;
   for (let attempt = 1; created === undefined; attempt++) {
     try {
@@ -169,7 +166,7 @@ async function ask(
           key: question.key,
           kind: "permission",
           message: question.message,
-          response: { kind: "permission", choices: HOOK_CHOICES, expires_at: expiresAt },
+          response: { kind: "permission", choices, expires_at: expiresAt },
         },
         {
           context: plan.context,
@@ -198,11 +195,34 @@ async function ask(
   });
   if (settled === undefined) return undefined;
   if (settled.status === "answered") {
-    const choice = settled.response?.choice_id;
-    if (choice === "allow" || choice === "deny") {
-      return decisionOutput(question.format, choice as Decision, settled.response?.source ?? "notify");
+    const by = settled.response?.source ?? "notify";
+    switch (settled.response?.choice_id as DecisionId | undefined) {
+      case "allow":
+        return decisionOutput(question.format, "allow", by);
+      case "deny":
+        return decisionOutput(question.format, "deny", by);
+      case "allow_always":
+      case "allow_always_project": {
+        const rules = alwaysRule(toolName, toolInput, suggestions);
+        if (rules === undefined) return decisionOutput(question.format, "allow", by);
+        const update: PermissionUpdate = {
+          type: "addRules",
+          rules,
+          behavior: "allow",
+          destination: settled.response?.choice_id === "allow_always" ? "session" : "localSettings",
+        };
+        return decisionOutput(question.format, "allow", by, { updatedPermissions: [update] });
+      }
+      case "deny_reason":
+      case "edit":
+        return await askForWords(run, producer, plan, question, {
+          decision: settled.response?.choice_id as "deny_reason" | "edit",
+          expiresAt: interaction.expires_at,
+          deadline,
+        });
+      default:
+        return undefined;
     }
-    return undefined;
   }
   if (settled.status === "expired") {
     // Nobody answered in time: the agent's own prompt decides, so the notification stops asking too.
@@ -210,6 +230,48 @@ async function ask(
   }
   run.log(`interaction ${interaction.id} ended ${settled.status}; the agent decides`);
   return undefined;
+}
+
+/**
+ * The second question of a decision that needs words (docs/hooks.md, "Decisions"): the reason for a deny, or the
+ * edited command, as a text question in the same item until the first question's deadline. A reason goes with the
+ * deny (no reason by then: the deny alone, which is what the person chose); an edited command is allowed in place
+ * of the agent's (none by then: no decision, and the agent asks in its own prompt).
+ */
+async function askForWords(
+  run: HookRun,
+  producer: ArcProducer,
+  plan: HookPlan,
+  question: NonNullable<HookPlan["ask"]>,
+  words: { decision: "deny_reason" | "edit"; expiresAt: string; deadline: Deadline },
+): Promise<string | undefined> {
+  const { decision, expiresAt, deadline } = words;
+  const { title, message } = wordsQuestion(run.agent, decision, question.tool.input);
+  const key = `${question.key}:words`;
+  const created = await producer.create(
+    { key, kind: "question", title, message, response: { kind: "text", text_max_length: 2000, expires_at: expiresAt } },
+    { context: plan.context },
+  );
+  const interaction = created.interaction as InteractionDto | null;
+  const settled =
+    interaction === null
+      ? undefined
+      : await waitForAnswer(run, producer, key, interaction, deadline.signal, {
+          lost: "lost the broker; reconnecting until the question expires",
+          quiet: "expired while the broker did not answer",
+        });
+  const text = settled?.status === "answered" ? settled.response?.text?.trim() : undefined;
+  const by = settled?.response?.source ?? "notify";
+  if (decision === "deny_reason") {
+    return decisionOutput(question.format, "deny", by, text ? { message: text } : {});
+  }
+  if (!text) {
+    run.log("no edited command before the question expired; the agent decides");
+    return undefined;
+  }
+  const input = question.tool.input;
+  const updatedInput = { ...(input !== null && typeof input === "object" ? input : {}), command: text };
+  return decisionOutput(question.format, "allow", by, { updatedInput });
 }
 
 /**

@@ -36,9 +36,23 @@ describe("notify hook: a permission request waits for the first answer (issue 12
     const question = listed.find((interaction) => interaction.id === id);
     expect(question).toMatchObject({
       kind: "permission",
+      // Every decision Claude Code's PermissionRequest takes (docs/hooks.md, "Decisions"); the fixture's suggestion
+      // is not an addRules one, so "always" names the command's first word.
       choices: [
         { id: "allow", label: "Allow" },
+        {
+          id: "allow_always",
+          label: "Always allow (this session)",
+          detail: "Adds the rule Bash(rm:*) for this session",
+        },
+        {
+          id: "allow_always_project",
+          label: "Always allow (this project)",
+          detail: "Adds the rule Bash(rm:*) to .claude/settings.local.json",
+        },
         { id: "deny", label: "Deny" },
+        { id: "deny_reason", label: "Deny with a reason…", detail: "The reason goes to Claude Code" },
+        { id: "edit", label: "Edit the command…", detail: "The edited command runs instead" },
       ],
       session_id: "s-allow",
       prompt: expect.stringContaining("rm -rf node_modules"),

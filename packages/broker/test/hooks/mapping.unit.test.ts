@@ -28,6 +28,11 @@ describe("Claude Code events (issue 12: every mapping, documented stdin shapes)"
       message:
         "Claude Code wants to run a shell command (Remove node_modules directory) in my-project:\n\nrm -rf node_modules",
       format: "permission-request",
+      tool: {
+        name: "Bash",
+        input: claude.permissionRequestBash.input.tool_input,
+        suggestions: claude.permissionRequestBash.input.permission_suggestions,
+      },
     });
     expect(result.notify).toBeUndefined();
     expect(result.settle).toBeUndefined();
