@@ -4,7 +4,7 @@ import type { DecisionFormat } from "./mapping.js";
 export type Decision = "allow" | "deny";
 
 /**
- * What a decision carries besides allow or deny (docs/hooks.md, "Decisions"), only where the agent takes it: the
+ * What a decision carries besides allow or deny (docs/hooks.md, "Every decision the agent takes"), only where the agent takes it: the
  * person's reason for a deny (Claude Code's `message` and `permissionDecisionReason`, Codex's `message`), an edited
  * input and "always allow" rules (Claude Code's PermissionRequest `updatedInput` and `updatedPermissions`).
  */

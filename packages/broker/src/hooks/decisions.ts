@@ -4,7 +4,7 @@ import type { DecisionFormat } from "./mapping.js";
 import { cut, PROMPT_LIMIT } from "./prompt.js";
 
 /**
- * The decisions a permission question offers (docs/hooks.md, "Decisions"), each one the asking agent accepts and
+ * The decisions a permission question offers (docs/hooks.md, "Every decision the agent takes"), each one the asking agent accepts and
  * nothing else. An answer is always one choice (the spec's shape); a decision that needs words (a reason, an edited
  * command) asks for them in a second, text question in the same item, and only then goes to the agent.
  */

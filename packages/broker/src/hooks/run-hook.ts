@@ -233,7 +233,7 @@ async function ask(
 }
 
 /**
- * The second question of a decision that needs words (docs/hooks.md, "Decisions"): the reason for a deny, or the
+ * The second question of a decision that needs words (docs/hooks.md, "Every decision the agent takes"): the reason for a deny, or the
  * edited command, as a text question in the same item until the first question's deadline. A reason goes with the
  * deny (no reason by then: the deny alone, which is what the person chose); an edited command is allowed in place
  * of the agent's (none by then: no decision, and the agent asks in its own prompt).
