@@ -16,6 +16,9 @@ import { cut } from "./prompt.js";
 
 export const ASK_USER_QUESTION = "AskUserQuestion";
 
+/** The choice that asks for the person's own words (Claude Code's free-text "Other"); a second question takes them. */
+export const OTHER_CHOICE_ID = "other";
+
 export interface AskedQuestion {
   /** The question's text: the key of its answer in `answers`. */
   question: string;
@@ -93,14 +96,20 @@ export function questionRequests(
         message: cut(entry.question, 2000),
         response: {
           kind: "single_choice",
-          choices: entry.labels.map((label, option) => {
-            const detail = descriptionOf(toolInput, index, option);
-            return {
-              id: `option_${option + 1}`,
-              label: cut(label, 200),
-              ...(detail !== undefined ? { detail: cut(detail, 500) } : {}),
-            };
-          }),
+          choices: [
+            ...entry.labels.map((label, option) => {
+              const detail = descriptionOf(toolInput, index, option);
+              return {
+                id: `option_${option + 1}`,
+                label: cut(label, 200),
+                ...(detail !== undefined ? { detail: cut(detail, 500) } : {}),
+              };
+            }),
+            // Claude Code's own "Other": the answer is the text typed (issue 36, item 4).
+            ...(entry.labels.length < MAX_OPTIONS
+              ? [{ id: OTHER_CHOICE_ID, label: "Other…", detail: "Type your own answer" }]
+              : []),
+          ],
         },
       };
     }

@@ -8,13 +8,14 @@ import { waitUntilSettled } from "../client/settle-wait.js";
 import type { FollowUpResponse } from "../http/routes/follow-up.js";
 import type { InteractionDto } from "../interactions/types.js";
 import { type AgentId, QUESTION_TTL_SECONDS } from "./agents.js";
-import { answerOf, answersOutput } from "./ask-user-question.js";
+import { answerOf, answersOutput, OTHER_CHOICE_ID } from "./ask-user-question.js";
 import { continueOutput, decisionOutput } from "./decision-output.js";
 import { alwaysRule, type DecisionId, decisionChoices, type PermissionUpdate, wordsQuestion } from "./decisions.js";
 import type { FollowUpCount } from "./follow-up-count.js";
 import { parseHookInput } from "./hook-input.js";
 import { type HookPlan, planHook, sessionKey, toolKeyPrefix } from "./mapping.js";
 import type { OpenMarks } from "./open-marks.js";
+import { cut } from "./prompt.js";
 import { toolContext } from "./tool-context.js";
 import { readTurn } from "./transcript.js";
 
@@ -371,6 +372,27 @@ async function askQuestions(
       return;
     }
     const asked = questions.asked[index];
+    // "Other…": the person's own words, asked for in a text question of the same item.
+    if (asked !== undefined && settled.status === "answered" && settled.response?.choice_id === OTHER_CHOICE_ID) {
+      const key = `${questions.keys[index] as string}:words`;
+      const words = await producer
+        .create(
+          {
+            key,
+            kind: "question",
+            title: "Your own answer (sent to Claude Code)",
+            message: cut(asked.question, 2000),
+            response: { kind: "text", text_max_length: 2000, expires_at: expiresAt },
+          },
+          { context: plan.context },
+        )
+        .then((created) => created.interaction as InteractionDto | null)
+        .catch(() => null);
+      if (words !== null) {
+        settled = await waitUntilSettled(run.client, words, { signal }).catch(() => settled);
+        questions.keys.push(key);
+      }
+    }
     const answer = asked !== undefined ? answerOf(asked, settled) : undefined;
     if (asked === undefined || answer === undefined) {
       run.log(`interaction ${interaction.id} ended ${settled.status}; Claude Code asks in the terminal`);

@@ -1,4 +1,4 @@
-import type { Json } from "@notify/test-kit";
+import { type Json, untilValue } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { planHook } from "../../src/hooks/mapping.js";
 import { type CliBroker, startCliBroker } from "../cli/cli-harness.js";
@@ -78,6 +78,7 @@ describe("AskUserQuestion through Notify (issue 26, item 3)", () => {
       choices: [
         { id: "option_1", label: "Postgres", detail: "a server, more to run" },
         { id: "option_2", label: "SQLite", detail: "one file" },
+        { id: "other", label: "Other…", detail: "Type your own answer" },
       ],
     });
     // Notify has no multiple choice: a multiSelect question takes the labels as text, as Claude Code joins them.
@@ -100,6 +101,27 @@ describe("AskUserQuestion through Notify (issue 26, item 3)", () => {
           answers: { [DATABASE.question]: "SQLite", [CHECKS.question]: "lint, unit tests" },
         },
       },
+    });
+  });
+
+  it("Other…: the person's own words, asked in a second text question, are the answer (issue 36, item 4)", async () => {
+    const hook = spawnHook(["claude-code", "PreToolUse", ...cli.target], payload("s-auq-other", [DATABASE]));
+    const ids = ((await hook.stderrMatching(WAITING_ALL, 30_000))[1] ?? "").split(", ");
+    const database = await get(ids[0] as string);
+    await respond(database.id, { choice_id: "other" });
+    const words = await untilValue(
+      "the words question",
+      async () => {
+        const { body } = await cli.api<Json[]>("GET", "/v1/interactions?pending=true");
+        return body.find((question) => question.key === `${database.key}:words`);
+      },
+      { timeoutMs: 30_000 },
+    );
+    expect(words).toMatchObject({ kind: "text", prompt: DATABASE.question });
+    await respond(words.id, { text: "DuckDB, in memory" });
+    const result = await hook.done;
+    expect(JSON.parse(result.stdout).hookSpecificOutput.updatedInput.answers).toEqual({
+      [DATABASE.question]: "DuckDB, in memory",
     });
   });
 

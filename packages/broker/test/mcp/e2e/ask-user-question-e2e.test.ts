@@ -86,6 +86,7 @@ describe("Claude Code's own AskUserQuestion answered through Notify", () => {
           choices: [
             { id: "option_1", label: "Postgres", detail: "a server" },
             { id: "option_2", label: "SQLite", detail: "one file" },
+            { id: "other", label: "Other…", detail: "Type your own answer" },
           ],
         });
         expect(question.session_id).toMatch(/^[0-9a-f-]{36}$/);
