@@ -218,6 +218,9 @@ describe("approvals with context, with the real agents (issue 36)", () => {
         await poll;
       }
       expect(inboxCalls).toBeGreaterThan(0);
+      // A loose bound: the broker computes the diff on its event loop (hooks/line-diff.ts, synchronous), and a 2 MiB
+      // change held the inbox 1.1-2.0 s on a loaded 2-core machine (a 100-line file: 150-220 ms). Tighten it once
+      // the diff is bounded or moved off the loop.
       expect(slowestInboxMs).toBeLessThan(5_000);
       expect(readFileSync(big, "utf8").startsWith(`000000000 ${next}\n`)).toBe(true);
     },
