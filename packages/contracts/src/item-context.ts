@@ -284,7 +284,11 @@ export function fitItemContext(context: ItemContext, maxBytes: number): ItemCont
     if (spare < utf8Length(value) + 2) cut[name] = cutToBytes(value, Math.max(0, spare - 64));
   }
   if (cut.files !== undefined) {
-    const headers = cut.files.map((file) => ({ ...file, diff: "", cut_lines: lineCount(file.diff) }));
+    const headers = cut.files.map((file) => ({
+      ...file,
+      diff: "",
+      cut_lines: lineCount(file.diff) + (file.cut_lines ?? 0),
+    }));
     let spare = maxBytes - contextBytes({ ...cut, files: headers });
     cut.files = cut.files.map((file, index) => {
       const lines = file.diff === "" ? [] : file.diff.split("\n");
@@ -297,7 +301,8 @@ export function fitItemContext(context: ItemContext, maxBytes: number): ItemCont
         kept.push(line);
       }
       const header = headers[index] as FileChange;
-      const left = lines.length - kept.length;
+      // Lines this cut leaves out, besides those the diff had already left out.
+      const left = lines.length - kept.length + (file.cut_lines ?? 0);
       const { cut_lines: _cut, ...plain } = header;
       return left > 0 ? { ...plain, diff: kept.join("\n"), cut_lines: left } : { ...plain, diff: file.diff };
     });

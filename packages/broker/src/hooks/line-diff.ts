@@ -10,7 +10,18 @@ export interface LineDiff {
   diff: string;
   added: number;
   removed: number;
+  /** Lines of the diff left out at its end to keep it within the size asked for (0: none). */
+  cutLines: number;
 }
+
+/** The diff's text stops growing past this many characters: what a context can hold (256 KiB) and a little more. */
+export const DIFF_TEXT_MAX = 300 * 1024;
+/**
+ * The work the shortest-script search may do, in line comparisons: about (lines of the middle) x (edit distance).
+ * A 2 MiB file's middle gets a short search and shows as removed-then-added past it, so a hook answered inside the
+ * broker never holds its event loop for long.
+ */
+const SEARCH_BUDGET = 2_000_000;
 
 /** Beyond this many differing lines the middle is not searched for a shortest script. */
 export const MAX_EDIT_DISTANCE = 2000;
@@ -84,7 +95,7 @@ function backtrack(a: readonly string[], b: readonly string[], trace: Int32Array
  * The unified diff of `before` into `after` with three lines of context; line numbers start at `firstLine` (1 for a
  * whole file; a window's first line for part of one).
  */
-export function lineDiff(before: string, after: string, firstLine = 1): LineDiff {
+export function lineDiff(before: string, after: string, firstLine = 1, maxChars = DIFF_TEXT_MAX): LineDiff {
   const a = linesOf(before);
   const b = linesOf(after);
   let prefix = 0;
@@ -99,7 +110,8 @@ export function lineDiff(before: string, after: string, firstLine = 1): LineDiff
   }
   const middleA = a.slice(prefix, a.length - suffix);
   const middleB = b.slice(prefix, b.length - suffix);
-  const middle = myers(middleA, middleB, MAX_EDIT_DISTANCE) ?? [
+  const maxD = Math.min(MAX_EDIT_DISTANCE, Math.floor(SEARCH_BUDGET / Math.max(1, middleA.length + middleB.length)));
+  const middle = myers(middleA, middleB, maxD) ?? [
     ...middleA.map((text): Op => ({ kind: "-", text })),
     ...middleB.map((text): Op => ({ kind: "+", text })),
   ];
@@ -108,14 +120,23 @@ export function lineDiff(before: string, after: string, firstLine = 1): LineDiff
     ...middle,
     ...a.slice(a.length - suffix).map((text): Op => ({ kind: " ", text })),
   ];
-  return hunks(ops, firstLine);
+  return hunks(ops, firstLine, maxChars);
 }
 
-/** Groups an edit script into hunks with CONTEXT_LINES of context, changes closer than twice that in one hunk. */
-function hunks(ops: readonly Op[], firstLine: number): LineDiff {
+/**
+ * Groups an edit script into hunks with CONTEXT_LINES of context, changes closer than twice that in one hunk. The
+ * counts cover the whole script; the text stops at `maxChars`, and `cutLines` says how many lines it left out.
+ */
+function hunks(ops: readonly Op[], firstLine: number, maxChars: number): LineDiff {
   const out: string[] = [];
+  let size = 0;
+  let cutLines = 0;
   let added = 0;
   let removed = 0;
+  for (const op of ops) {
+    if (op.kind === "+") added++;
+    if (op.kind === "-") removed++;
+  }
   const changed = ops.map((op, index) => (op.kind === " " ? -1 : index)).filter((index) => index >= 0);
   // Old and new line numbers before each op.
   const oldAt: number[] = [];
@@ -128,6 +149,14 @@ function hunks(ops: readonly Op[], firstLine: number): LineDiff {
     if (op.kind !== "+") oldLine++;
     if (op.kind !== "-") newLine++;
   }
+  const emit = (line: string): void => {
+    if (cutLines > 0 || size + line.length + 1 > maxChars) {
+      cutLines++;
+      return;
+    }
+    out.push(line);
+    size += line.length + 1;
+  };
   let index = 0;
   while (index < changed.length) {
     const start = Math.max(0, (changed[index] as number) - CONTEXT_LINES);
@@ -137,19 +166,21 @@ function hunks(ops: readonly Op[], firstLine: number): LineDiff {
       last = changed[index] as number;
     }
     const end = Math.min(ops.length, last + CONTEXT_LINES + 1);
+    if (cutLines > 0) {
+      // Past the size: only the count of what is left out (its header and lines).
+      cutLines += 1 + (end - start);
+      index++;
+      continue;
+    }
     const slice = ops.slice(start, end);
     const oldCount = slice.filter((op) => op.kind !== "+").length;
     const newCount = slice.filter((op) => op.kind !== "-").length;
     // An empty side starts at the line before it, as diff(1) writes it (`-0,0` for a new file).
     const oldStart = oldCount === 0 ? (oldAt[start] as number) - 1 : (oldAt[start] as number);
     const newStart = newCount === 0 ? (newAt[start] as number) - 1 : (newAt[start] as number);
-    out.push(`@@ -${oldStart},${oldCount} +${newStart},${newCount} @@`);
-    for (const op of slice) {
-      out.push(`${op.kind}${op.text}`);
-      if (op.kind === "+") added++;
-      if (op.kind === "-") removed++;
-    }
+    emit(`@@ -${oldStart},${oldCount} +${newStart},${newCount} @@`);
+    for (const op of slice) emit(`${op.kind}${op.text}`);
     index++;
   }
-  return { diff: out.join("\n"), added, removed };
+  return { diff: out.join("\n"), added, removed, cutLines };
 }

@@ -77,12 +77,15 @@ function editChange(path: string, cwd: string | undefined, replacements: Replace
     diff: parts.map((part) => part.diff).join("\n"),
     added: parts.reduce((sum, part) => sum + part.added, 0),
     removed: parts.reduce((sum, part) => sum + part.removed, 0),
+    cutLines: parts.reduce((sum, part) => sum + part.cutLines, 0),
   };
   return { ...change(path, "modified", merged), changed_on_disk: true };
 }
 
 function change(path: string, status: FileChange["status"], diff: LineDiff): FileChange {
-  return { path, status, added: diff.added, removed: diff.removed, diff: diff.diff };
+  const file: FileChange = { path, status, added: diff.added, removed: diff.removed, diff: diff.diff };
+  if (diff.cutLines > 0) file.cut_lines = diff.cutLines;
+  return file;
 }
 
 /** Write: the new content against the file on disk, or all added for a new file. */
@@ -197,6 +200,7 @@ function updateChange(path: string, cwd: string | undefined, body: string[]): Fi
       diff: parts.map((part) => part.diff).join("\n"),
       added: parts.reduce((sum, part) => sum + part.added, 0),
       removed: parts.reduce((sum, part) => sum + part.removed, 0),
+      cutLines: parts.reduce((sum, part) => sum + part.cutLines, 0),
     }),
     changed_on_disk: true,
   };

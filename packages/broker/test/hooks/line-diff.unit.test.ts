@@ -1,7 +1,7 @@
 // The unified diff the approval context shows (docs/hooks.md, "Approvals with context"): every diff, applied to the
 // old text, gives the new one; a small change to a large file is fast and shows only its hunks.
 import { describe, expect, it } from "vitest";
-import { lineDiff, linesOf } from "../../src/hooks/line-diff.js";
+import { DIFF_TEXT_MAX, lineDiff, linesOf } from "../../src/hooks/line-diff.js";
 
 /** Applies a unified diff to `before`, checking every context and removed line against it. */
 function apply(before: string, diff: string): string[] {
@@ -52,10 +52,23 @@ describe("lineDiff", () => {
       diff: "@@ -7,7 +7,7 @@\n line 7\n line 8\n line 9\n-line 10\n+line ten\n line 11\n line 12\n line 13",
       added: 1,
       removed: 1,
+      cutLines: 0,
     });
-    expect(lineDiff("", "a\nb\n")).toEqual({ diff: "@@ -0,0 +1,2 @@\n+a\n+b", added: 2, removed: 0 });
-    expect(lineDiff("a\nb\n", "")).toEqual({ diff: "@@ -1,2 +0,0 @@\n-a\n-b", added: 0, removed: 2 });
-    expect(lineDiff("same\n", "same\n")).toEqual({ diff: "", added: 0, removed: 0 });
+    expect(lineDiff("", "a\nb\n")).toEqual({ diff: "@@ -0,0 +1,2 @@\n+a\n+b", added: 2, removed: 0, cutLines: 0 });
+    expect(lineDiff("a\nb\n", "")).toEqual({ diff: "@@ -1,2 +0,0 @@\n-a\n-b", added: 0, removed: 2, cutLines: 0 });
+    expect(lineDiff("same\n", "same\n")).toEqual({ diff: "", added: 0, removed: 0, cutLines: 0 });
+  });
+
+  it("a 2 MiB file rewritten whole: the text stops at its size, the counts and the cut lines cover everything", () => {
+    const before = Array.from({ length: 35_000 }, (_, index) => `old line ${index} ${"x".repeat(40)}`).join("\n");
+    const after = Array.from({ length: 35_000 }, (_, index) => `new line ${index} ${"y".repeat(40)}`).join("\n");
+    expect(before.length).toBeGreaterThan(1_900_000);
+    // The search is bounded by the file's size (the broker answers http hooks on its own event loop); how long it
+    // takes is bench:context's to measure, not this test's.
+    const { diff, added, removed, cutLines } = lineDiff(before, after);
+    expect({ added, removed }).toEqual({ added: 35_000, removed: 35_000 });
+    expect(diff.length).toBeLessThanOrEqual(DIFF_TEXT_MAX);
+    expect(diff.split("\n").length + cutLines).toBe(1 + 70_000);
   });
 
   it("two changes far apart in a 60,000-line file: two small hunks, found fast", () => {
