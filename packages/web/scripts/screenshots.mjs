@@ -278,6 +278,83 @@ const followUp = (
   })
 ).interaction;
 
+// A permission question with its context (issue 36): the patch Codex wants to apply, posted first as the hook does.
+const patch = await call("POST", "/v1/contexts", {
+  kind: "diff",
+  files: [
+    {
+      path: "src/refunds.ts",
+      status: "modified",
+      added: 4,
+      removed: 3,
+      diff: [
+        "@@ -1,12 +1,13 @@",
+        ' import type { Order } from "./orders.js";',
+        '+import { toCents } from "./currency.js";',
+        " ",
+        " /** The refund for a share of an order, in cents. */",
+        " export function refundCents(order: Order, share: number): number {",
+        "-  const lines = order.lines.map((line) => Math.round(line.total * share * 100));",
+        "-  const total = lines.reduce((sum, cents) => sum + cents, 0);",
+        "-  return Math.round(total);",
+        "+  // Round once, at the end: rounding each line first loses a cent on split orders.",
+        "+  const exact = order.lines.reduce((sum, line) => sum + line.total * share, 0);",
+        "+  return toCents(exact);",
+        " }",
+        " ",
+        " export function refundAll(order: Order): number {",
+        "   return refundCents(order, 1);",
+        " }",
+      ].join("\n"),
+    },
+    {
+      path: "test/refunds.test.ts",
+      status: "modified",
+      added: 7,
+      removed: 0,
+      diff: [
+        '@@ -18,4 +18,11 @@ describe("refundCents", () => {',
+        '   it("refunds a whole order", () => {',
+        "     expect(refundCents(order, 1)).toBe(4599);",
+        "   });",
+        "+",
+        '+  it("rounds a split order once", () => {',
+        "+    const split = orderOf([10.005, 20.005, 30.005]);",
+        "+    expect(refundCents(split, 0.5)).toBe(3001);",
+        "+  });",
+        "+",
+        '+  it("refunds nothing for a zero share", () => expect(refundCents(order, 0)).toBe(0));',
+        " });",
+      ].join("\n"),
+    },
+  ],
+});
+const diffQuestion = (
+  await call("POST", "/v1/events", {
+    arc_version: "0.2",
+    event_id: "screenshot-diff",
+    event_type: "request.created",
+    occurred_at: new Date().toISOString(),
+    sender: { id: "codex" },
+    context: { project: "shop-api" },
+    request: {
+      key: "screenshot-diff",
+      kind: "permission",
+      title: "Permission needed",
+      message: "Codex wants to apply a patch to 2 files: src/refunds.ts, test/refunds.test.ts",
+      response: {
+        kind: "permission",
+        choices: [
+          { id: "allow", label: "Allow" },
+          { id: "deny", label: "Deny" },
+        ],
+        expires_at: new Date(Date.now() + 600_000).toISOString(),
+      },
+    },
+    extensions: { "x-notify-context": { id: patch.id } },
+  })
+).interaction;
+
 const only = process.argv.slice(2);
 const pages = [
   ["inbox", "/ui/"],
@@ -297,6 +374,7 @@ const pages = [
   ["router-agents", "/ui/router/agents"],
   ["relay", "/ui/relay"],
   ["follow-up-web", `/ui/questions/${followUp.id}`],
+  ["diff-web", `/ui/questions/${diffQuestion.id}`],
 ];
 const viewports = [
   ["desktop", { width: 1280, height: 800 }],
@@ -312,7 +390,7 @@ try {
       await page.goto(`${broker.url}/ui/login?t=${broker.uiSessions.createLinkToken().token}`);
       for (const [name, path, section] of pages) {
         if (only.length > 0 && !only.includes(name)) continue;
-        if (scheme === "dark" && name !== "inbox" && name !== "settings-sounds") continue;
+        if (scheme === "dark" && !["inbox", "settings-sounds", "diff-web"].includes(name)) continue;
         await page.goto(`${broker.url}${path}`);
         await page.getByRole("heading", { level: 1 }).first().waitFor();
         if (section) {
@@ -329,6 +407,7 @@ try {
           await page.locator("details.turn-tail summary").click();
           await page.locator(".turn-messages").waitFor();
         }
+        if (name === "diff-web") await page.locator("section.diff-file").first().waitFor();
         if (name === "router-effort") {
           await page.getByText("GPT with xhigh").click();
           await page.getByRole("form", { name: "Overrides for gpt-xhigh" }).waitFor();
@@ -386,8 +465,16 @@ try {
         }
         await page.waitForTimeout(300);
         const file = `${name}-${device}${scheme === "dark" ? "-dark" : ""}.png`;
-        // The Router sub-pages are shown whole: their settings lie below the first screen.
-        await page.screenshot({ path: join(out, file), fullPage: name.startsWith("router-") || name === "providers" });
+        // The Router sub-pages are shown whole: their settings lie below the first screen. The diff question down to
+        // its answer buttons (not its timeline).
+        const card = name === "diff-web" ? await page.locator("article.question").boundingBox() : null;
+        await page.screenshot({
+          path: join(out, file),
+          fullPage: name.startsWith("router-") || name === "providers" || card !== null,
+          ...(card
+            ? { clip: { x: 0, y: 0, width: viewport.width, height: Math.ceil(card.y + card.height + 16) } }
+            : {}),
+        });
         console.log(file);
       }
       await context.close();

@@ -7,6 +7,7 @@ import { ApiError, api } from "../api/client.js";
 import { inboxStore } from "../api/inbox-store.js";
 import { countdown, shortTime } from "../format.js";
 import { Link } from "../navigation.js";
+import { ToolContextDetails } from "../tool-context.js";
 
 const KIND_LABEL = { permission: "Permission", single_choice: "Choice", text: "Text answer" };
 
@@ -20,8 +21,9 @@ type Sending =
   | { state: "elsewhere" };
 
 /**
- * A question from an agent: the full prompt, and a way to answer it while it is open. A follow-up (the agent finished
- * a turn, docs/hooks.md "Follow-ups") shows the agent's last message as Markdown and a reply box.
+ * A question from an agent: the full prompt, what it asks about when a hook sent that (a diff, a command, a URL:
+ * docs/hooks.md, "Approvals with context: what you see"), and a way to answer it while it is open. A follow-up (the
+ * agent finished a turn, docs/hooks.md "Follow-ups") shows the agent's last message as Markdown and a reply box.
  */
 export function QuestionCard({
   interaction: q,
@@ -67,9 +69,12 @@ export function QuestionCard({
           {q.has_context ? <TurnDetails interactionId={q.id} agent={q.agent} /> : null}
         </>
       ) : (
-        <h2 id={promptId} className="prompt">
-          <AgentText text={q.prompt} />
-        </h2>
+        <>
+          <h2 id={promptId} className="prompt">
+            <AgentText text={q.prompt} />
+          </h2>
+          {q.has_context ? <ToolContextDetails interactionId={q.id} requestDigest={q.request_digest} /> : null}
+        </>
       )}
       {q.status === "pending" && !answeredElsewhere.has(q.id) ? <Answer q={q} /> : <Outcome q={q} />}
     </article>
