@@ -3,6 +3,7 @@ import { useId, useState } from "react";
 import { AgentMarkdown, TurnDetails } from "./agent-markdown.js";
 import { AgentText, agentString } from "./agent-text.js";
 import type { QuestionCard as Card } from "./cards.js";
+import { ToolContextView } from "./tool-context.js";
 import { remaining } from "./use-now.js";
 
 export interface QuestionCardProps {
@@ -41,8 +42,8 @@ function stateLine(card: Card): string | undefined {
 }
 
 /**
- * One question (Phone behaviour 1 and 2): project, agent, the full prompt, a countdown, its choices or a text box. A
- * follow-up (the agent finished a turn, docs/hooks.md "Follow-ups") shows the agent's last message as Markdown and a
+ * One question (Phone behaviour 1 and 2): project, agent, the full prompt, what it asks about when a hook sent that
+ * (a diff, a command, a URL), a countdown, its choices or a text box. A follow-up (the agent finished a turn, docs/hooks.md "Follow-ups") shows the agent's last message as Markdown and a
  * reply box.
  */
 export function QuestionCard({ card, now, onChoice, onText }: QuestionCardProps) {
@@ -82,9 +83,14 @@ export function QuestionCard({ card, now, onChoice, onText }: QuestionCardProps)
           {question.context?.kind === "turn" ? <TurnDetails context={question.context} agent={question.agent} /> : null}
         </>
       ) : (
-        <p className="prompt">
-          <AgentText text={question.prompt} />
-        </p>
+        <>
+          <p className="prompt">
+            <AgentText text={question.prompt} />
+          </p>
+          {question.context !== undefined && question.context.kind !== "turn" ? (
+            <ToolContextView context={question.context} />
+          ) : null}
+        </>
       )}
       {card.state.kind === "recorded" || (card.state.kind === "elsewhere" && !closedAsExpired) ? null : (
         <p className="countdown" role="timer">

@@ -166,6 +166,9 @@ describe.runIf(run)("a tool call's context on the web page (issue 36, item 1)", 
     await big.locator("details.diff-more tr.diff-line").first().waitFor({ state: "visible" });
     expect((await rowsOf(page, id, 2)).slice(40, 42)).toEqual([" | 45 | + | row 40", " | 46 | + | row 41"]);
     expect(await axeViolations(page)).toEqual([]);
+    await page.emulateMedia({ colorScheme: "dark" });
+    expect(await axeViolations(page)).toEqual([]);
+    await page.emulateMedia({ colorScheme: "light" });
 
     // At a phone's width: nothing wider than the screen; the long line scrolls inside its file, by keyboard too.
     await page.setViewportSize({ width: 390, height: 844 });
