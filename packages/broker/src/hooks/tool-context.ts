@@ -73,13 +73,17 @@ function editChange(path: string, cwd: string | undefined, replacements: Replace
   }
   // Not on disk as the agent saw it: its own before and after, each replacement on its own.
   const parts = replacements.map(({ old, next }) => lineDiff(old, next));
-  const merged: LineDiff = {
+  return { ...change(path, "modified", joined(parts)), changed_on_disk: true };
+}
+
+/** Diffs of a file's separate pieces (the agent's own before and after, each) as one: hunks in order, counts summed. */
+function joined(parts: LineDiff[]): LineDiff {
+  return {
     diff: parts.map((part) => part.diff).join("\n"),
     added: parts.reduce((sum, part) => sum + part.added, 0),
     removed: parts.reduce((sum, part) => sum + part.removed, 0),
     cutLines: parts.reduce((sum, part) => sum + part.cutLines, 0),
   };
-  return { ...change(path, "modified", merged), changed_on_disk: true };
 }
 
 function change(path: string, status: FileChange["status"], diff: LineDiff): FileChange {
@@ -196,12 +200,7 @@ function updateChange(path: string, cwd: string | undefined, body: string[]): Fi
   }
   const parts = chunks.map((chunk) => lineDiff(chunk.old.join("\n"), chunk.next.join("\n")));
   return {
-    ...change(shownPath, "modified", {
-      diff: parts.map((part) => part.diff).join("\n"),
-      added: parts.reduce((sum, part) => sum + part.added, 0),
-      removed: parts.reduce((sum, part) => sum + part.removed, 0),
-      cutLines: parts.reduce((sum, part) => sum + part.cutLines, 0),
-    }),
+    ...change(shownPath, "modified", joined(parts)),
     changed_on_disk: true,
   };
 }
