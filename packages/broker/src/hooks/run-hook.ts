@@ -233,6 +233,29 @@ async function ask(
   return undefined;
 }
 
+/** The key of a question's words question: the same item, the first question's key and `:words`. */
+const wordsKey = (key: string): string => `${key}:words`;
+
+/** Opens the text question that takes the person's words after a choice that needs them (a reason, an answer). */
+async function openWords(
+  producer: ArcProducer,
+  plan: HookPlan,
+  key: string,
+  words: { title: string; message: string; expiresAt: string },
+): Promise<InteractionDto | null> {
+  const created = await producer.create(
+    {
+      key,
+      kind: "question",
+      title: words.title,
+      message: words.message,
+      response: { kind: "text", text_max_length: 2000, expires_at: words.expiresAt },
+    },
+    { context: plan.context },
+  );
+  return created.interaction as InteractionDto | null;
+}
+
 /**
  * The second question of a decision that needs words (docs/hooks.md, "Every decision the agent takes"): the reason for a deny, or the
  * edited command, as a text question in the same item until the first question's deadline. A reason goes with the
@@ -248,12 +271,8 @@ async function askForWords(
 ): Promise<string | undefined> {
   const { decision, expiresAt, deadline } = words;
   const { title, message } = wordsQuestion(run.agent, decision, question.tool.input);
-  const key = `${question.key}:words`;
-  const created = await producer.create(
-    { key, kind: "question", title, message, response: { kind: "text", text_max_length: 2000, expires_at: expiresAt } },
-    { context: plan.context },
-  );
-  const interaction = created.interaction as InteractionDto | null;
+  const key = wordsKey(question.key);
+  const interaction = await openWords(producer, plan, key, { title, message, expiresAt });
   const settled =
     interaction === null
       ? undefined
@@ -374,20 +393,12 @@ async function askQuestions(
     const asked = questions.asked[index];
     // "Other…": the person's own words, asked for in a text question of the same item.
     if (asked !== undefined && settled.status === "answered" && settled.response?.choice_id === OTHER_CHOICE_ID) {
-      const key = `${questions.keys[index] as string}:words`;
-      const words = await producer
-        .create(
-          {
-            key,
-            kind: "question",
-            title: "Your own answer (sent to Claude Code)",
-            message: cut(asked.question, 2000),
-            response: { kind: "text", text_max_length: 2000, expires_at: expiresAt },
-          },
-          { context: plan.context },
-        )
-        .then((created) => created.interaction as InteractionDto | null)
-        .catch(() => null);
+      const key = wordsKey(questions.keys[index] as string);
+      const words = await openWords(producer, plan, key, {
+        title: "Your own answer (sent to Claude Code)",
+        message: cut(asked.question, 2000),
+        expiresAt,
+      }).catch(() => null);
       if (words !== null) {
         settled = await waitUntilSettled(run.client, words, { signal }).catch(() => settled);
         questions.keys.push(key);
