@@ -23,6 +23,7 @@ import { removeLoginPage } from "./http/ui/login-page-file.js";
 import { UiEventLog } from "./http/ui/ui-event-log.js";
 import { UiSessions } from "./http/ui/ui-sessions.js";
 import { UiFiles } from "./http/ui/ui-static.js";
+import { formAnswerCheck } from "./interactions/form-answers.js";
 import { closeConditions, nativeNotificationFor } from "./interactions/native-notification.js";
 import { InteractionService } from "./interactions/service.js";
 import type { InteractionDto } from "./interactions/types.js";
@@ -264,6 +265,7 @@ export function createBroker(options: BrokerOptions): Broker {
   const interactions = new InteractionService(interactionStore, clock, unit, bus, {
     relay: questionOutbox,
     notificationFor: nativeNotificationFor(notifications),
+    answerCheck: formAnswerCheck(contexts),
   });
   // The in-transaction subscribers (`bus.onRecorded`: their writes commit or roll back with the change), in the order
   // they run; docs/architecture.md lists them as they read here:

@@ -9,6 +9,10 @@
  * `GET /ui/api/items/:id/context`; the phone gets it sealed in the question's envelope (`interaction.context`).
  */
 
+import { checkFormContext, type FormContext } from "./form-context.js";
+
+export type { FormContext } from "./form-context.js";
+
 /** A stored context is at most this many bytes of JSON (UTF-8). */
 export const ITEM_CONTEXT_MAX_BYTES = 256 * 1024;
 /** A context's id, as `POST /v1/contexts` issues it. */
@@ -78,12 +82,13 @@ export interface ToolContext {
   bytes: number;
 }
 
-export type ItemContext = TurnContext | ToolContext;
+export type ItemContext = TurnContext | ToolContext | FormContext;
 
 /** What `POST /v1/contexts` takes: a context without the fields the broker sets. */
 export type ItemContextInput =
   | (Omit<TurnContext, "bytes" | "truncated"> & { truncated?: boolean })
-  | (Omit<ToolContext, "bytes" | "truncated"> & { truncated?: boolean });
+  | (Omit<ToolContext, "bytes" | "truncated"> & { truncated?: boolean })
+  | (Omit<FormContext, "bytes" | "truncated"> & { truncated?: boolean });
 
 /** Bounds of a tool context's fields, in characters; `diff` and `json` are bounded by the whole context's size. */
 export const TOOL_CONTEXT_LIMITS = { files: 100, path: 4096, command: 65_536, cwd: 4096, reason: 2000, url: 8192 };
@@ -99,7 +104,9 @@ function unknownField(record: Record<string, unknown>, allowed: readonly string[
 }
 
 /** The UTF-8 size of a context's JSON. */
-export function contextBytes(context: Omit<TurnContext, "bytes"> | Omit<ToolContext, "bytes">): number {
+export function contextBytes(
+  context: Omit<TurnContext, "bytes"> | Omit<ToolContext, "bytes"> | Omit<FormContext, "bytes">,
+): number {
   return new TextEncoder().encode(JSON.stringify({ ...context, bytes: 0 })).length;
 }
 
@@ -115,9 +122,11 @@ export function checkItemContext(raw: unknown): ContextCheck {
   const checked =
     raw.kind === "turn"
       ? checkTurn(raw)
-      : (TOOL_CONTEXT_KINDS as readonly unknown[]).includes(raw.kind)
-        ? checkTool(raw)
-        : { error: `$.kind: expected one of turn, ${TOOL_CONTEXT_KINDS.join(", ")}` };
+      : raw.kind === "form"
+        ? checkFormContext(raw)
+        : (TOOL_CONTEXT_KINDS as readonly unknown[]).includes(raw.kind)
+          ? checkTool(raw)
+          : { error: `$.kind: expected one of turn, form, ${TOOL_CONTEXT_KINDS.join(", ")}` };
   if ("error" in checked) return { ok: false, error: checked.error };
   const bytes = contextBytes(checked.value);
   if (bytes > ITEM_CONTEXT_MAX_BYTES) return { ok: false, error: `$: at most ${ITEM_CONTEXT_MAX_BYTES} bytes` };
@@ -262,6 +271,8 @@ function checkTool(raw: Record<string, unknown>): Checked<Omit<ToolContext, "byt
  */
 export function fitItemContext(context: ItemContext, maxBytes: number): ItemContext | undefined {
   if (context.bytes <= maxBytes) return context;
+  // A form is small by its limits and cannot be cut: a form that does not fit is not carried.
+  if (context.kind === "form") return undefined;
   const sized = <T extends Omit<ItemContext, "bytes">>(cut: T): ItemContext =>
     ({ ...cut, bytes: contextBytes(cut as Omit<ToolContext, "bytes">) }) as ItemContext;
   if (context.kind === "turn") {
@@ -346,6 +357,10 @@ export function contextSummary(context: ItemContext): string | undefined {
       return context.command?.split("\n")[0];
     case "url":
       return context.url;
+    case "form":
+      return context.mode === "url"
+        ? context.url
+        : `${context.fields.length} ${context.fields.length === 1 ? "field" : "fields"} for ${context.server}`;
     default:
       return undefined;
   }

@@ -87,7 +87,7 @@ export function QuestionCard({ card, now, onChoice, onText }: QuestionCardProps)
           <p className="prompt">
             <AgentText text={question.prompt} />
           </p>
-          {question.context !== undefined && question.context.kind !== "turn" ? (
+          {question.context !== undefined && question.context.kind !== "turn" && question.context.kind !== "form" ? (
             <ToolContextView context={question.context} />
           ) : null}
         </>

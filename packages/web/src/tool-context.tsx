@@ -27,7 +27,10 @@ export function ToolContextDetails({ interactionId, requestDigest }: { interacti
     setLoaded({ state: "loading" });
     api.context(interactionId).then(
       (context) => {
-        if (live) setLoaded(context.kind === "turn" ? { state: "none" } : { state: "shown", context });
+        if (live)
+          setLoaded(
+            context.kind === "turn" || context.kind === "form" ? { state: "none" } : { state: "shown", context },
+          );
       },
       (error: unknown) => {
         if (live)

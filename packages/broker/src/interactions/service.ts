@@ -49,7 +49,17 @@ export interface InteractionLinks {
   relay?: RelayPublisher;
   /** The notification half of a native question. */
   notificationFor?: NotificationLink;
+  /**
+   * Checks an answer against what the question is bound to beyond its kind (an MCP form field: docs/hooks.md, "MCP
+   * elicitation"): a message refuses it (400, on every surface), undefined lets it through.
+   */
+  answerCheck?: AnswerCheck;
 }
+
+export type AnswerCheck = (
+  interaction: InteractionDto,
+  answer: { choice_id?: string; text?: string },
+) => string | undefined;
 
 /**
  * Durable questions (docs/api.md, "Interactions"). Knows no HTTP. Every change is recorded on the bus inside its
@@ -60,6 +70,7 @@ export class InteractionService {
   private expiryAt: number | undefined;
   private readonly relay: RelayPublisher;
   private readonly notificationFor: NotificationLink | undefined;
+  private readonly answerCheck: AnswerCheck | undefined;
 
   constructor(
     private readonly store: InteractionStore,
@@ -70,6 +81,7 @@ export class InteractionService {
   ) {
     this.relay = links.relay ?? noRelay;
     this.notificationFor = links.notificationFor;
+    this.answerCheck = links.answerCheck;
   }
 
   /**
@@ -209,6 +221,8 @@ export class InteractionService {
       }
       if (!secretMatches(answer.nonce, current.nonce)) throw invalid("nonce does not match");
       checkShape(current, answer);
+      const refused = this.answerCheck?.(current, answer);
+      if (refused !== undefined) throw invalid(refused);
 
       const now = isoTime(this.clock.now());
       // A follow-up's reply names the surface it came from (docs/hooks.md, "Follow-ups"): `phone` for the relay,

@@ -35,7 +35,8 @@ export function questionBody(
  * desktop"). Undefined for no context, a turn (chat shows the last message only), or no room.
  */
 export function contextBlock(context: ItemContext | undefined, max: number): string | undefined {
-  if (context === undefined || context.kind === "turn" || max < 80) return undefined;
+  // A form's question says what its field takes in its own prompt (docs/hooks.md, "MCP elicitation").
+  if (context === undefined || context.kind === "turn" || context.kind === "form" || max < 80) return undefined;
   const lines: string[] = [];
   const notShown: { count: number } = { count: 0 };
   switch (context.kind) {

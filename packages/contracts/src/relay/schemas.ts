@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { CHOICE_ID_PATTERN, INTERACTION_KINDS } from "../enums.js";
+import { FORM_FIELD_TYPES, FORM_LIMITS, FORM_MODES, FORM_STRING_FORMATS } from "../form-context.js";
 import {
   FILE_CHANGE_STATUSES,
   TOOL_CONTEXT_KINDS,
@@ -97,6 +98,47 @@ export const RelayInteractionRequest = z.strictObject({
           reason: z.string().max(TOOL_CONTEXT_LIMITS.reason).optional(),
           url: z.string().max(TOOL_CONTEXT_LIMITS.url).optional(),
           json: z.string().optional(),
+          truncated: z.boolean(),
+          bytes: z.int().min(0).max(RELAY_CONTEXT_MAX_BYTES),
+        }),
+        z.strictObject({
+          kind: z.literal("form"),
+          form: z.string().min(1).max(FORM_LIMITS.form),
+          server: z.string().min(1).max(FORM_LIMITS.server),
+          mode: z.enum(FORM_MODES),
+          message: z.string().min(1).max(FORM_LIMITS.message),
+          url: z.string().max(FORM_LIMITS.url).optional(),
+          fields: z
+            .array(
+              z.strictObject({
+                name: z.string().min(1).max(FORM_LIMITS.name),
+                title: z.string().min(1).max(FORM_LIMITS.title),
+                description: z.string().max(FORM_LIMITS.description).optional(),
+                type: z.enum(FORM_FIELD_TYPES),
+                required: z.boolean(),
+                // A string, a number or a boolean (checked by the broker against the field when it was posted).
+                default: z
+                  .unknown()
+                  .refine((value) => ["string", "number", "boolean"].includes(typeof value))
+                  .optional(),
+                minimum: z.number().optional(),
+                maximum: z.number().optional(),
+                min_length: z.number().optional(),
+                max_length: z.number().optional(),
+                format: z.enum(FORM_STRING_FORMATS).optional(),
+                options: z
+                  .array(
+                    z.strictObject({
+                      value: z.string().min(1).max(FORM_LIMITS.option),
+                      label: z.string().min(1).max(FORM_LIMITS.option),
+                    }),
+                  )
+                  .max(FORM_LIMITS.options)
+                  .optional(),
+              }),
+            )
+            .max(FORM_LIMITS.fields),
+          field: z.string().max(FORM_LIMITS.name).optional(),
           truncated: z.boolean(),
           bytes: z.int().min(0).max(RELAY_CONTEXT_MAX_BYTES),
         }),
