@@ -17,7 +17,11 @@
  * - Codex's older `notify` program (config.toml `notify = [...]`, https://developers.openai.com/codex/config-advanced
  *   "Notifications"): one JSON argument {type: "agent-turn-complete", "thread-id", "turn-id", cwd,
  *   "input-messages", "last-assistant-message"}.
+ * - Claude Code's Elicitation (an MCP server asks the person): mcp_server_name, message, mode, requested_schema;
+ *   url mode adds url and elicitation_id (elicitation.ts).
  */
+import { ELICITATION, type Elicitation, elicitationOf } from "./elicitation.js";
+
 export interface HookInput {
   hookEventName?: string;
   sessionId?: string;
@@ -40,6 +44,8 @@ export interface HookInput {
   permissionSuggestions?: unknown;
   /** Codex's legacy notify payload type, e.g. `agent-turn-complete`. */
   type?: string;
+  /** Claude Code's Elicitation: the MCP server's request, when Notify can ask it (elicitation.ts). */
+  elicitation?: Elicitation;
 }
 
 /** Parses stdin's text; anything that is not a JSON object is an empty input (the hook then does nothing). */
@@ -79,5 +85,6 @@ export function parseHookInput(text: string): HookInput | undefined {
   if (typeof record.stop_hook_active === "boolean") input.stopHookActive = record.stop_hook_active;
   set("transcriptPath", text_("transcript_path"));
   if (Array.isArray(record.permission_suggestions)) input.permissionSuggestions = record.permission_suggestions;
+  if (input.hookEventName === ELICITATION) set("elicitation", elicitationOf(record));
   return input;
 }

@@ -11,6 +11,7 @@ import {
   type QuestionRequest,
   questionRequests,
 } from "./ask-user-question.js";
+import { ELICITATION, type FormQuestion, formQuestions } from "./elicitation.js";
 import type { HookInput } from "./hook-input.js";
 import { cut, PROMPT_LIMIT, permissionPrompt } from "./prompt.js";
 
@@ -38,6 +39,11 @@ export interface HookPlan {
    * answered makes the call's answers (ask-user-question.ts).
    */
   questions?: { keys: string[]; asked: AskedQuestion[]; requests: QuestionRequest[]; toolInput: unknown };
+  /**
+   * Claude Code's Elicitation (an MCP server asks the person): a question per field and the decision, last
+   * (elicitation.ts); `keys[i]` is `questions[i]`'s.
+   */
+  form?: { keys: string[]; questions: FormQuestion[] };
   /** A notification, keyed per session so it updates in place. */
   notify?: { key: string; kind: "question" | "completion"; title: string; message: string };
   /**
@@ -226,6 +232,18 @@ export function planHook(agent: AgentId, event: string, input: HookInput, option
           ...(input.transcriptPath !== undefined ? { transcriptPath: input.transcriptPath } : {}),
         };
       }
+      return plan;
+    }
+    case ELICITATION: {
+      if (agent !== "claude-code" || input.elicitation === undefined) return plan;
+      const { elicitation } = input;
+      const call = `elicitation:${elicitation.id ?? canonicalize({ ...elicitation, at: input.toolUseId ?? null })}`;
+      const base = toolUseKey(agent, input.sessionId, call);
+      const questions = formQuestions(elicitation, base.slice(toolKeyPrefix(agent).length), who, where);
+      plan.form = {
+        keys: questions.map((question, index) => (question.field === undefined ? base : `${base}:field:${index + 1}`)),
+        questions,
+      };
       return plan;
     }
     case "UserPromptSubmit":

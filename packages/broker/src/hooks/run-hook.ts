@@ -8,6 +8,7 @@ import { waitUntilSettled } from "../client/settle-wait.js";
 import type { FollowUpResponse } from "../http/routes/follow-up.js";
 import type { InteractionDto } from "../interactions/types.js";
 import { type AgentId, QUESTION_TTL_SECONDS } from "./agents.js";
+import { askForm } from "./ask-form.js";
 import { answerOf, answersOutput, OTHER_CHOICE_ID } from "./ask-user-question.js";
 import { continueOutput, decisionOutput } from "./decision-output.js";
 import { alwaysRule, type DecisionId, decisionChoices, type PermissionUpdate, wordsQuestion } from "./decisions.js";
@@ -104,7 +105,7 @@ export async function runHook(run: HookRun): Promise<string | undefined> {
   }
   // The question's expiry plus a few seconds, or a short budget for an event that asks nothing.
   const ttlSeconds = run.ttlSeconds ?? QUESTION_TTL_SECONDS;
-  const asks = plan.ask !== undefined || plan.questions !== undefined;
+  const asks = plan.ask !== undefined || plan.questions !== undefined || plan.form !== undefined;
   // A finished turn may wait for a reply (up to followUp.waitSeconds, at most a day): its deadline is its own.
   const deadline = deadlineIn(
     asks ? ttlSeconds * 1000 + EXPIRY_GRACE_MS : plan.followUp !== undefined ? FOLLOW_UP_BUDGET_MS : EVENT_BUDGET_MS,
@@ -127,6 +128,9 @@ export async function runHook(run: HookRun): Promise<string | undefined> {
     }
     if (plan.ask !== undefined) return await ask(run, producer, plan, plan.ask, deadline);
     if (plan.questions !== undefined) return await askQuestions(run, producer, plan, plan.questions, deadline);
+    if (plan.form !== undefined) {
+      return await askForm(run, producer, plan, plan.form, deadline.signal, { markSession });
+    }
   } catch (error) {
     run.log(deadline.passed() ? "the broker did not answer in time; the agent decides" : describe(error));
   }

@@ -83,6 +83,7 @@ describe("notify hooks install / uninstall (issue 12, item 1)", () => {
       ],
     });
     expect(Object.keys(settings.hooks).sort()).toEqual([
+      "Elicitation",
       "Notification",
       "PermissionRequest",
       "PostToolUse",

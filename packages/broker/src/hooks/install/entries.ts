@@ -13,6 +13,9 @@ export const HOOK_EVENTS: Record<AgentId, { event: string; matcher?: string }[]>
     // Claude Code's own question tool: its questions go to Notify, the answers come back as the call's input
     // (issue 26, item 3; hooks/ask-user-question.ts).
     { event: "PreToolUse", matcher: "AskUserQuestion" },
+    // An MCP server asking the person (elicitation): its form goes to Notify, the answer back to the server
+    // (issue 36, item 4; hooks/elicitation.ts).
+    { event: "Elicitation" },
   ],
   codex: [
     { event: "PermissionRequest", matcher: "*" },
@@ -34,7 +37,7 @@ export const HOOK_TOKEN_VARIABLE = "NOTIFY_HOOK_TOKEN";
 /** An event that asks nothing runs within the hook's 30 s budget (run-hook.ts); Claude Code's timeout is a bit more. */
 const REPORT_TIMEOUT_SECONDS = 40;
 /** Events that open a question wait up to its expiry, like the command hook (agents.ts). */
-const ASKING_EVENTS = new Set(["PermissionRequest", "PreToolUse"]);
+const ASKING_EVENTS = new Set(["PermissionRequest", "PreToolUse", "Elicitation"]);
 /**
  * A finished turn may wait for a follow-up up to config.json `followUp.waitSeconds` (at most a day): the Stop entry's
  * timeout covers the longest window, so changing the setting needs no new install. Both agents kill a hook at 600 s
