@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { DatabaseSync, DatabaseSync as RouterDatabase } from "node:sqlite";
+import { formFieldOf } from "@notify/contracts/form-context";
 import { contextSummary } from "@notify/contracts/item-context";
 import type { UpstreamTimeouts } from "@notify/router";
 import { AGENT_ACCOUNTS_KEY, parseAgentAccounts } from "@notify/router/host";
@@ -411,6 +412,7 @@ export function createBroker(options: BrokerOptions): Broker {
           const context = contexts.forInteraction(interactionId);
           return context === undefined ? undefined : contextSummary(context);
         },
+        formField: (interactionId) => formFieldOf(contexts.forInteraction(interactionId)) !== undefined,
         // Each shown and closed toast, by its item's id, for the item's delivery timeline (one row in the group commit).
         toastLog: {
           shown: (key) => noteToast(key, "shown", null),

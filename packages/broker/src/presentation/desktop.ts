@@ -37,6 +37,11 @@ export interface DesktopServices {
   toastLog?: ToastLog;
   /** The one line of what a question asks about (`src/db.ts +12 -4`), when it carries a context. */
   contextSummary?: (interactionId: string) => string | undefined;
+  /**
+   * Whether a question is one field of an MCP form (docs/hooks.md, "MCP elicitation"): it gets no toast of its own;
+   * the form's decision question has the one toast.
+   */
+  formField?: (interactionId: string) => boolean;
 }
 
 /** Starts toasts and sounds on the freedesktop notification service (Linux). */
@@ -60,6 +65,7 @@ export function startDesktop(options: DesktopOptions, services: DesktopServices)
     clock: services.clock,
     ...(services.toastLog ? { log: services.toastLog } : {}),
     ...(services.contextSummary ? { contextSummary: services.contextSummary } : {}),
+    ...(services.formField ? { formField: services.formField } : {}),
     open: (_kind, id) => {
       const link = services.loginLink(`/ui/#${id}`);
       if (link === undefined) return;

@@ -88,6 +88,12 @@ export class ToastPolicy {
     this.enqueue(toast);
   }
 
+  /** A question shown only as part of another's toast (an MCP form's field): its notification's toast goes too. */
+  interactionWithoutToast(interaction: InteractionDto, notificationId?: string): void {
+    if (notificationId !== undefined) this.remove(`n:${notificationId}`);
+    this.remove(`q:${interaction.id}`);
+  }
+
   /** A question's status changed: once it settles its toast closes (and a notification's toast loses its buttons). */
   interactionChanged(interaction: InteractionDto): void {
     if (interaction.status === "pending") return;

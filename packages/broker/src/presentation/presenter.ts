@@ -40,6 +40,11 @@ export interface PresenterOptions {
   log?: ToastLog;
   /** The one line of what a question asks about (`src/db.ts +12 -4`), when it carries a context. */
   contextSummary?: (interactionId: string) => string | undefined;
+  /**
+   * Whether a question is one field of an MCP form (docs/hooks.md, "MCP elicitation"): it gets no toast of its own;
+   * the form's decision question has the one toast.
+   */
+  formField?: (interactionId: string) => boolean;
 }
 
 /**
@@ -73,11 +78,13 @@ export class Presenter {
     const changed = (notification: NotificationDto) => this.feed(() => this.policy.notificationChanged(notification));
     const opened = (interaction: InteractionDto) =>
       this.feed(() =>
-        this.policy.interactionOpened(
-          interaction,
-          this.options.interactions.notificationIdOf(interaction.id),
-          this.options.contextSummary?.(interaction.id),
-        ),
+        this.options.formField?.(interaction.id) === true
+          ? this.policy.interactionWithoutToast(interaction, this.options.interactions.notificationIdOf(interaction.id))
+          : this.policy.interactionOpened(
+              interaction,
+              this.options.interactions.notificationIdOf(interaction.id),
+              this.options.contextSummary?.(interaction.id),
+            ),
       );
     const settled = (interaction: InteractionDto) => this.feed(() => this.policy.interactionChanged(interaction));
     bus.on("notification.created", created);

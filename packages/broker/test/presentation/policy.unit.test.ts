@@ -287,6 +287,24 @@ describe("questions on toasts", () => {
     expect(policy.toastOf("q:q2")?.body.endsWith("src/<U+202E>evil.ts +1 -0")).toBe(true);
   });
 
+  it("an MCP form's field question has no toast: its notification's toast goes, shown or waiting (issue 36)", () => {
+    const { policy } = policyWith({ maxVisibleToasts: 1 });
+    // A toast already on the desktop, so a field's toast waits in the queue.
+    policy.notificationCreated(notification("other"));
+    policy.drain();
+    // As the broker records them: each field's notification, then its question; the decision last.
+    policy.notificationCreated(notification("field-1"));
+    policy.interactionWithoutToast(question("q1"), "field-1");
+    policy.notificationCreated(notification("field-2"));
+    policy.interactionWithoutToast(question("q2"), "field-2");
+    policy.notificationCreated(notification("decision"));
+    policy.notificationChanged(notification("other", { status: "resolved" }));
+    const effects = policy.drain();
+    expect(closed(effects)).toEqual(["n:other"]);
+    // The fields' toasts never show; the form's own toast takes the slot.
+    expect(shown(effects)).toEqual(["n:decision"]);
+  });
+
   it("a question without a notification gets its own toast and sound; a text question has no choice buttons", () => {
     const { policy } = policyWith();
     policy.interactionOpened(question("q1"));
