@@ -90,6 +90,49 @@ describe("Telegram answers (issue 25)", { timeout: 120_000 }, () => {
     expect(edits(message.message_id)[0].text).toMatch(/Answered "release\/2.1" by Ann at/);
   });
 
+  it("an MCP form's field, asked in the chat: a reply outside its schema is refused with the field's words (issue 36)", async () => {
+    const field = { name: "age", title: "Age", type: "integer", required: true, minimum: 18, maximum: 120 };
+    const context = await call("POST", "/v1/contexts", {
+      kind: "form",
+      form: "f-telegram",
+      server: "signup",
+      mode: "form",
+      message: "Sign up",
+      fields: [field],
+      field: "age",
+    });
+    expect(context.status).toBe(201);
+    const created = await call("POST", "/v1/events", {
+      arc_version: "0.2",
+      event_id: "form-field-telegram",
+      event_type: "request.created",
+      occurred_at: new Date().toISOString(),
+      sender: { id: "claude-code" },
+      request: {
+        key: "form-field-telegram",
+        kind: "question",
+        title: "signup asks Claude Code: field 1 of 1",
+        message: "Age (required; a whole number from 18 to 120)",
+        response: { kind: "text", text_max_length: 2000, expires_at: new Date(Date.now() + 600_000).toISOString() },
+      },
+      extensions: { "x-notify-context": { id: context.body?.id } },
+    });
+    expect(created.status).toBe(201);
+    const id = (created.body as Json).interaction.id as string;
+    const message = await questionMessage("Age (required; a whole number from 18 to 120)");
+    tg.reply(message.message_id, "17", ANN, CHAT);
+    const refusal = () =>
+      tg
+        .callsOf("sendMessage")
+        .find((body: Json) => body.reply_parameters !== undefined && /Not accepted/.test(body.text));
+    await until(() => refusal() !== undefined, 30_000);
+    expect(refusal().text).toBe("Not accepted: Age must be at least 18.");
+    expect((await call("GET", `/v1/interactions/${id}`)).body?.status).toBe("pending");
+    tg.reply(message.message_id, "40", ANN, CHAT);
+    await until(async () => (await call("GET", `/v1/interactions/${id}`)).body?.status === "answered", 30_000);
+    expect((await call("GET", `/v1/interactions/${id}`)).body?.response.text).toBe("40");
+  });
+
   it("edits the message when the question is answered on the desktop or cancelled", async () => {
     const [first, second] = await askEach(call, "Answered elsewhere?", "Cancelled later?");
     const one = await questionMessage("Answered elsewhere?");
