@@ -129,7 +129,8 @@ describe("Telegram answers (issue 25)", { timeout: 120_000 }, () => {
     expect(refusal().text).toBe("Not accepted: Age must be at least 18.");
     expect((await call("GET", `/v1/interactions/${id}`)).body?.status).toBe("pending");
     tg.reply(message.message_id, "40", ANN, CHAT);
-    await until(async () => (await call("GET", `/v1/interactions/${id}`)).body?.status === "answered", 30_000);
+    // The message is edited once the answer is taken.
+    await until(() => edits(message.message_id).length === 1, 30_000);
     expect((await call("GET", `/v1/interactions/${id}`)).body?.response.text).toBe("40");
   });
 
