@@ -99,7 +99,7 @@ describe("the form context (issue 36)", () => {
     expect(checkFieldAnswer(name, { text: " Al" })).toEqual({ ok: true, value: " Al" });
     expect(checkFieldAnswer(name, { text: "🙂🙂🙂" })).toEqual({ ok: true, value: "🙂🙂🙂" });
     expect(checkFieldAnswer(name, { text: "Alex" })).toEqual({ ok: false, error: "Name must be at most 3 characters" });
-    const formats: [FormField["format"], string, string][] = [
+    const formats: [NonNullable<FormField["format"]>, string, string][] = [
       ["email", "a@b.co", "a@b"],
       ["uri", "https://example.com/x", "example.com"],
       ["date", "2026-11-28", "28/11/2026"],
