@@ -46,6 +46,7 @@ import { SoundLibrary } from "./presentation/sounds/sound-library.js";
 import { itemIdOfToastKey } from "./presentation/toast.js";
 import { RelayAdmin } from "./relay/relay-admin.js";
 import { SecretSealer } from "./secrets/sealer.js";
+import { SessionRegistry } from "./sessions/sessions.js";
 import { SqliteArcEventStore } from "./store/arc-event-store.js";
 import { ChatStore } from "./store/chat-store.js";
 import { checkpointsUnderLoad } from "./store/checkpointer.js";
@@ -173,6 +174,8 @@ export function createBroker(options: BrokerOptions): Broker {
   const interactionStore = new SqliteInteractionStore(db);
   // Questions' contexts (docs/api.md, "Item context"): posted first, bound by the question's event.
   const contexts = new SqliteContextStore(db);
+  // The agent sessions heard of (issue 37, item 1; docs/api.md, "Sessions").
+  const agentSessions = new SessionRegistry(db, clock, unit, settings.dataDir);
   const outbox = new SqliteOutboxStore(db);
   // Answers from chat apps (issue 25): Telegram and Slack app questions carry buttons whose handles live here.
   const chatStore = new ChatStore(db);
@@ -348,6 +351,7 @@ export function createBroker(options: BrokerOptions): Broker {
       hooks: { dataDir: settings.dataDir, addSecret: (secret) => logger.addSecret(secret), runs: hookRuns },
       followUp: { settings: settings.followUp ?? DEFAULT_FOLLOW_UP, presence },
       contexts: { store: contexts, unit },
+      sessions: agentSessions,
     },
     router: {
       host: routing.router,
@@ -389,6 +393,7 @@ export function createBroker(options: BrokerOptions): Broker {
         contexts,
         questionOf: (notificationId) => interactionStore.questionOfNotification(notificationId)?.id,
       },
+      agentSessions,
     },
   });
   app.server.on("request", () => {

@@ -88,6 +88,9 @@ function buildProgram(): Command {
     .option("--json", "print the answered interaction as JSON (without its nonce)")
     .action(async (id, options) => (await import("./commands/answer.js")).answer({ ...options, id }));
 
+  clientCommand(program, "sessions", "list the agent sessions: working, waiting on you, finished")
+    .option("--json", "print {sessions: [...]} as JSON")
+    .action(async (options) => (await import("./commands/sessions.js")).sessions(options));
   clientCommand(program, "pending", "list open questions, newest first")
     .option("--agent <agent>", "only this agent")
     .option("--project <project>", "only this project")

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { ArcContext, ArcSender } from "@notify/contracts";
+import type { SessionSignal } from "@notify/contracts/sessions";
 import canonicalize from "canonicalize";
 import { type AgentId, displayName, SENDERS } from "./agents.js";
 import {
@@ -51,6 +52,8 @@ export interface HookPlan {
    * text question in the session's item (`notify`'s key) whose reply becomes the agent's next instruction.
    */
   followUp?: { session: string; prompt: string; lastMessage: string; continued: boolean; transcriptPath?: string };
+  /** What the event says about its agent session (issue 37, item 1: sessions/sessions.ts). */
+  session?: { signal: SessionSignal; lastMessage?: string };
 }
 
 const hash = (value: string): string => createHash("sha256").update(value).digest("hex").slice(0, 32);
@@ -146,6 +149,36 @@ export interface MapOptions {
  */
 export function planHook(agent: AgentId, event: string, input: HookInput, options: MapOptions = {}): HookPlan {
   const name = input.hookEventName ?? input.type ?? event;
+  const plan = planEvent(agent, name, input, options);
+  // A tool call that asks (a permission, Claude Code's own questions) waits on the person.
+  const signal = plan.ask !== undefined || plan.questions !== undefined ? "asking" : SESSION_SIGNAL_OF[name];
+  if (signal !== undefined && input.sessionId !== undefined) {
+    const said =
+      name === "Notification"
+        ? input.message
+        : name === "Stop" || name === "agent-turn-complete"
+          ? input.lastAssistantMessage
+          : undefined;
+    plan.session = { signal, ...(said !== undefined ? { lastMessage: said } : {}) };
+  }
+  return plan;
+}
+
+/** What each hook event says about its session; an event not listed says nothing. */
+const SESSION_SIGNAL_OF: Record<string, SessionSignal> = {
+  UserPromptSubmit: "working",
+  PreToolUse: "working",
+  PostToolUse: "working",
+  PostToolUseFailure: "working",
+  PermissionRequest: "asking",
+  Elicitation: "asking",
+  Notification: "asking",
+  Stop: "finished",
+  "agent-turn-complete": "finished",
+  SessionEnd: "ended",
+};
+
+function planEvent(agent: AgentId, name: string, input: HookInput, options: MapOptions): HookPlan {
   const project = projectOf(input.cwd, options.exists);
   const plan: HookPlan = { sender: SENDERS[agent], context: contextOf(input, project, options.pid) };
   const who = displayName(agent);

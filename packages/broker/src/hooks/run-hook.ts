@@ -7,6 +7,7 @@ import type { BrokerClient } from "../client/client.js";
 import { waitUntilSettled } from "../client/settle-wait.js";
 import type { FollowUpResponse } from "../http/routes/follow-up.js";
 import type { InteractionDto } from "../interactions/types.js";
+import type { SessionObservation } from "../sessions/sessions.js";
 import { type AgentId, QUESTION_TTL_SECONDS } from "./agents.js";
 import { askForm } from "./ask-form.js";
 import { answerOf, answersOutput, OTHER_CHOICE_ID } from "./ask-user-question.js";
@@ -49,6 +50,11 @@ export interface HookRun {
    * default CLAUDE_STOP_BLOCK_CAP): a block past it is overridden, so a reply past it would be lost.
    */
   stopBlockCap?: number;
+  /**
+   * Records what the event says about its session (issue 37, item 1): the http hook inside the broker records it
+   * directly, a command hook appends it to the data dir's journal (sessions/journal.ts), never a request.
+   */
+  observe?: (observation: SessionObservation) => void;
 }
 
 /** A mark is cleared only when it is older than this before the broker said none is open (a create in flight). */
@@ -117,6 +123,7 @@ export async function runHook(run: HookRun): Promise<string | undefined> {
     fetch: boundedFetch(deadline),
   });
   try {
+    if (plan.session !== undefined && input.sessionId !== undefined) observeSession(run, plan, input.sessionId);
     if (plan.settle !== undefined) await settle(run, producer, plan);
     if (plan.followUp !== undefined && plan.notify !== undefined && run.followUps !== undefined) {
       const output = await followUp(run, producer, plan, plan.followUp, plan.notify, run.followUps);
@@ -135,6 +142,24 @@ export async function runHook(run: HookRun): Promise<string | undefined> {
     run.log(deadline.passed() ? "the broker did not answer in time; the agent decides" : describe(error));
   }
   return undefined;
+}
+
+/** Tells the broker what the event says about its session; never a request, and a failure loses only that. */
+function observeSession(run: HookRun, plan: HookPlan, sessionId: string): void {
+  const session = plan.session;
+  if (session === undefined || run.observe === undefined) return;
+  try {
+    run.observe({
+      agent: plan.sender.id,
+      sessionId,
+      signal: session.signal,
+      ...(plan.context.project !== undefined ? { project: plan.context.project } : {}),
+      ...(plan.context.cwd !== undefined ? { cwd: plan.context.cwd } : {}),
+      ...(session.lastMessage !== undefined ? { lastMessage: cut(session.lastMessage, 500) } : {}),
+    });
+  } catch (error) {
+    run.log(`cannot record the session (${(error as Error).message})`);
+  }
 }
 
 /**

@@ -319,6 +319,26 @@ export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
       CREATE INDEX item_contexts_staged ON item_contexts(created_ms) WHERE interaction_id IS NULL;
     `);
   },
+  // 14: the agent sessions the broker has heard of (issue 37, item 1; docs/api.md, "Sessions"): one row per agent and
+  // session id, its state as the last event left it (`working`, `asking`, `finished`, `ended`), kept 7 days after its
+  // last event.
+  (db) => {
+    db.exec(`
+      CREATE TABLE agent_sessions (
+        id TEXT PRIMARY KEY,
+        agent TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        project TEXT,
+        cwd TEXT,
+        signal TEXT NOT NULL,
+        last_message TEXT,
+        started_ms INTEGER NOT NULL,
+        last_active_ms INTEGER NOT NULL,
+        UNIQUE (agent, session_id)
+      ) STRICT;
+      CREATE INDEX agent_sessions_by_activity ON agent_sessions(last_active_ms);
+    `);
+  },
 ];
 
 export function migrate(db: DatabaseSync): void {

@@ -59,6 +59,13 @@ export const ROUTE_CASES: RouteCase[] = [
   { method: "GET", path: "/health", family: "v1" },
   { method: "GET", path: "/v1/health", family: "v1" },
   { method: "GET", path: "/v1/follow-up", family: "v1" },
+  { method: "GET", path: "/v1/sessions", family: "v1" },
+  {
+    method: "POST",
+    path: "/v1/sessions",
+    family: "v1",
+    body: () => ({ agent: "claude-code", session_id: "fuzz-session", signal: "working", cwd: "/tmp/fuzz" }),
+  },
   {
     method: "POST",
     path: "/v1/contexts",
@@ -288,6 +295,7 @@ export const ROUTE_CASES: RouteCase[] = [
     }),
   },
   { method: "GET", path: "/ui/api/presence", family: "ui" },
+  { method: "GET", path: "/ui/api/sessions", family: "ui" },
   {
     method: "POST",
     path: "/ui/api/presence/activity",

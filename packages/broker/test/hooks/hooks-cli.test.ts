@@ -66,11 +66,20 @@ describe("notify hooks install / status / uninstall through the CLI", () => {
     expect(report.installs.find((row: Json) => row.agent === "claude-code" && row.scope === "user")).toMatchObject({
       file,
       agentInstalled: true,
-      events: ["PermissionRequest", "PostToolUse", "Notification", "Stop", "UserPromptSubmit", "PreToolUse"],
+      events: [
+        "PermissionRequest",
+        "PostToolUse",
+        "Notification",
+        "Stop",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "Elicitation",
+        "SessionEnd",
+      ],
     });
     const text = await runCli(["hooks", "status", ...cli.target], env);
     expect(text.stdout).toMatch(
-      /^claude-code user\s+installed \(PermissionRequest, PostToolUse, Notification, Stop, UserPromptSubmit, PreToolUse\)/m,
+      /^claude-code user\s+installed \(PermissionRequest, PostToolUse, Notification, Stop, UserPromptSubmit, PreToolUse, Elicitation, SessionEnd\)/m,
     );
     expect(text.stdout).toMatch(/^codex user\s+agent not found/m);
     expect(text.stdout).toContain(`broker              answers at ${cli.broker.url}`);
@@ -119,7 +128,7 @@ describe("notify hooks status and uninstall without an agent (issue 21, item 16)
       const row = status.stdout.split("\n").find((line) => line.startsWith("claude-code user"));
       // The longest state (six events) and the path are two columns, not one word.
       expect(row).toMatch(
-        /installed \(PermissionRequest, PostToolUse, Notification, Stop, UserPromptSubmit, PreToolUse\) {2,}\//,
+        /installed \(PermissionRequest, PostToolUse, Notification, Stop, UserPromptSubmit, PreToolUse, Elicitation, SessionEnd\) {2,}\//,
       );
       expect(row?.endsWith(` ${settings}`)).toBe(true);
 

@@ -62,7 +62,16 @@ describe("notify hooks install claude-code --kind http (issue 33, item 1)", () =
     expect(installed.stderr).toMatch(/http hooks/);
     const document = readJson(settings);
     expect(document.model).toBe("opus");
-    const events = ["PermissionRequest", "PostToolUse", "Notification", "Stop", "UserPromptSubmit", "PreToolUse"];
+    const events = [
+      "PermissionRequest",
+      "PostToolUse",
+      "Notification",
+      "Stop",
+      "UserPromptSubmit",
+      "PreToolUse",
+      "Elicitation",
+      "SessionEnd",
+    ];
     expect(Object.keys(document.hooks).sort()).toEqual([...events].sort());
     for (const event of events) {
       const [entry] = document.hooks[event][0].hooks;
@@ -73,7 +82,7 @@ describe("notify hooks install claude-code --kind http (issue 33, item 1)", () =
         allowedEnvVars: ["NOTIFY_HOOK_TOKEN"],
       });
       expect(entry.timeout).toBe(
-        event === "Stop" ? 86_460 : event === "PermissionRequest" || event === "PreToolUse" ? 660 : 40,
+        event === "Stop" ? 86_460 : ["PermissionRequest", "PreToolUse", "Elicitation"].includes(event) ? 660 : 40,
       );
     }
     // The token the broker accepts, and not the main bearer token.
@@ -97,7 +106,7 @@ describe("notify hooks install claude-code --kind http (issue 33, item 1)", () =
     const doctor = await runCli(["doctor", "--json", ...cli.target], env);
     const hooks = JSON.parse(doctor.stdout).checks.find((check: Json) => check.name === "hooks");
     expect(hooks).toMatchObject({ status: "ok" });
-    expect(hooks.detail).toContain("6 http hooks reach this broker with its hook token");
+    expect(hooks.detail).toContain("8 http hooks reach this broker with its hook token");
   });
 
   it("every install makes a new token and the old one stops at once; uninstall takes the token out", async () => {

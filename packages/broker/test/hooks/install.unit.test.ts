@@ -88,6 +88,7 @@ describe("notify hooks install / uninstall (issue 12, item 1)", () => {
       "PermissionRequest",
       "PostToolUse",
       "PreToolUse",
+      "SessionEnd",
       "Stop",
       "UserPromptSubmit",
     ]);

@@ -104,7 +104,7 @@ describe("a follow-up's turn context (issue 35, item 4)", () => {
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ id: expect.stringMatching(/^ctx_[0-9a-f]{32}$/), truncated: false });
     const refusals: [Json, string][] = [
-      [{ kind: "diary", messages: [] }, "$.kind: expected one of turn, diff, command, url, json"],
+      [{ kind: "diary", messages: [] }, "$.kind: expected one of turn, form, diff, command, url, json"],
       [{ kind: "turn", messages: [], extra: 1 }, "$.extra: unknown field"],
       [{ kind: "turn", messages: "no" }, "$.messages: expected an array"],
       [

@@ -4,6 +4,7 @@ import { AGENTS, isAgent } from "../../hooks/agents.js";
 import { FollowUpCount } from "../../hooks/follow-up-count.js";
 import { OpenMarks } from "../../hooks/open-marks.js";
 import { runHook } from "../../hooks/run-hook.js";
+import { appendObservation } from "../../sessions/journal.js";
 import { ExitError } from "../exit-error.js";
 
 export interface HookOptions extends ClientOptions {
@@ -53,6 +54,7 @@ export async function hook(options: HookOptions): Promise<void> {
       pid: process.ppid,
       log,
       marks: new OpenMarks(target.dataDir),
+      observe: (observation) => appendObservation(target.dataDir, { ...observation, at: Date.now() }),
       followUps: new FollowUpCount(target.dataDir),
       ...stopBlockCap(process.env.CLAUDE_CODE_STOP_HOOK_BLOCK_CAP),
       ...(ttl !== undefined && Number.isInteger(ttl) && ttl > 0 ? { ttlSeconds: ttl } : {}),

@@ -16,6 +16,8 @@ export const HOOK_EVENTS: Record<AgentId, { event: string; matcher?: string }[]>
     // An MCP server asking the person (elicitation): its form goes to Notify, the answer back to the server
     // (issue 36, item 4; hooks/elicitation.ts).
     { event: "Elicitation" },
+    // The session's end: the sessions list shows it ended (issue 37, item 1), and its open questions are withdrawn.
+    { event: "SessionEnd" },
   ],
   codex: [
     { event: "PermissionRequest", matcher: "*" },

@@ -14,9 +14,11 @@ import type { Dispatcher } from "../../outbox/dispatcher.js";
 import type { OutboundService } from "../../outbox/outbound-service.js";
 import type { SoundLibrary } from "../../presentation/sounds/sound-library.js";
 import type { RelayAdmin } from "../../relay/relay-admin.js";
+import type { SessionRegistry } from "../../sessions/sessions.js";
 import type { OutboxStore } from "../../store/outbox-store.js";
 import { bearerMatches } from "../auth.js";
 import { sendError } from "../errors.js";
+import { uiAgentSessionRoutes } from "../routes/sessions.js";
 import { type UiContextOptions, uiContextRoutes } from "../routes/ui-context.js";
 import { uiInboxRoutes } from "../routes/ui-inbox.js";
 import { uiOutboundRoutes } from "../routes/ui-outbound.js";
@@ -65,6 +67,8 @@ export interface UiApiOptions {
   relay: RelayAdmin;
   /** The questions' contexts (GET /ui/api/items/:id/context); absent in apps built without one. */
   contexts?: UiContextOptions;
+  /** GET /ui/api/sessions (issue 37): the agent sessions heard of. */
+  agentSessions?: SessionRegistry;
   /** Where config.json lives (the type definitions are written there). */
   dataDir: string;
   /** The type definitions of config.json at start. */
@@ -126,6 +130,7 @@ export const uiApi: FastifyPluginAsync<UiApiOptions> = async (api, options) => {
   await api.register(uiStreamRoutes, { events: options.events });
   if (options.timelines) await api.register(uiTimelineRoutes, { timelines: options.timelines });
   if (options.contexts) await api.register(uiContextRoutes, options.contexts);
+  if (options.agentSessions) await api.register(uiAgentSessionRoutes, { sessions: options.agentSessions });
   await api.register(uiPresentationRoutes, { presentation: options.presentation });
   await api.register(uiSoundRoutes, { sounds: options.sounds });
   if (options.presence) await api.register(uiPresenceRoutes, { presence: options.presence });

@@ -9,6 +9,7 @@ import { HookTokenFile } from "../../hooks/hook-token.js";
 import type { InteractionService } from "../../interactions/service.js";
 import type { WaitRegistry } from "../../interactions/waiters.js";
 import type { NotificationService } from "../../notifications/service.js";
+import type { SessionRegistry } from "../../sessions/sessions.js";
 import type { ContextStore } from "../../store/context-store.js";
 import { bearerMatches } from "../auth.js";
 import { sendError } from "../errors.js";
@@ -20,6 +21,7 @@ import { healthRoute } from "../routes/health.js";
 import { CLAUDE_CODE_HOOK_PATH, hookRoutes } from "../routes/hooks.js";
 import { interactionRoutes } from "../routes/interactions.js";
 import { notificationRoutes } from "../routes/notifications.js";
+import { sessionRoutes } from "../routes/sessions.js";
 
 export interface V1Options {
   authToken: string;
@@ -40,6 +42,8 @@ export interface V1Options {
   hooks?: { dataDir: string; addSecret: (secret: string) => void; runs: HookRuns };
   /** POST /v1/contexts: the store of questions' contexts, and the unit of work that writes it. */
   contexts?: { store: ContextStore; unit: UnitOfWork };
+  /** /v1/sessions (issue 37): the agent sessions heard of; the http hook records into it too. */
+  sessions?: SessionRegistry;
   /** GET /v1/follow-up: the follow-up settings read at start and the presence they are decided by. */
   followUp?: { settings: FollowUpSettings; presence: PresenceMonitor };
 }
@@ -89,6 +93,9 @@ export const v1Api: FastifyPluginAsync<V1Options> = async (v1, options) => {
       clock: options.clock,
     });
   }
+  if (options.sessions !== undefined) {
+    await v1.register(sessionRoutes, { sessions: options.sessions });
+  }
   if (options.followUp !== undefined) {
     await v1.register(followUpRoutes, { followUp: options.followUp.settings, presence: options.followUp.presence });
   }
@@ -98,6 +105,7 @@ export const v1Api: FastifyPluginAsync<V1Options> = async (v1, options) => {
       authToken: options.authToken,
       hookToken,
       runs: options.hooks.runs,
+      ...(options.sessions !== undefined ? { sessions: options.sessions } : {}),
     });
   }
 };

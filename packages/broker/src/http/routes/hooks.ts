@@ -5,6 +5,7 @@ import { type HookRuns, silentConnections } from "../../hooks/hook-runs.js";
 import type { HookTokenFile } from "../../hooks/hook-token.js";
 import { OpenMarks } from "../../hooks/open-marks.js";
 import { runHook } from "../../hooks/run-hook.js";
+import type { SessionRegistry } from "../../sessions/sessions.js";
 
 export interface HookRouteOptions {
   dataDir: string;
@@ -13,6 +14,8 @@ export interface HookRouteOptions {
   hookToken: HookTokenFile;
   /** The runs in flight, stopped by the broker's close before the server's (broker.ts). */
   runs: HookRuns;
+  /** Where each event's session is recorded (issue 37, item 1). */
+  sessions?: SessionRegistry;
 }
 
 /** The path Claude Code's `"type": "http"` hooks post to (docs/hooks.md, "HTTP hooks"). */
@@ -28,6 +31,7 @@ export const CLAUDE_CODE_HOOK_PATH = "/v1/hooks/claude-code";
 export const hookRoutes: FastifyPluginAsync<HookRouteOptions> = async (app, options) => {
   const marks = new OpenMarks(options.dataDir);
   const followUps = new FollowUpCount(options.dataDir);
+  const sessions = options.sessions;
   const dropSilent = silentConnections(app.server);
   app.addHook("preClose", (done) => {
     dropSilent();
@@ -52,6 +56,7 @@ export const hookRoutes: FastifyPluginAsync<HookRouteOptions> = async (app, opti
         signal,
         marks,
         followUps,
+        ...(sessions !== undefined ? { observe: (observation) => sessions.observe(observation) } : {}),
         log: (line) => request.log.debug({ hook: "claude-code" }, line),
       }),
     );

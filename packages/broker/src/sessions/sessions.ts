@@ -1,0 +1,149 @@
+import { createHash } from "node:crypto";
+import { hostname } from "node:os";
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import {
+  SESSION_IDLE_AFTER_MS,
+  SESSION_KEEP_MS,
+  type SessionDto,
+  type SessionSignal,
+  type SessionState,
+} from "@notify/contracts/sessions";
+import { type Clock, isoTime } from "../domain/clock.js";
+import type { UnitOfWork } from "../domain/unit-of-work.js";
+import { takeObservations } from "./journal.js";
+
+/** What one event says about its session (hooks, ARC senders with a session id). */
+export interface SessionObservation {
+  agent: string;
+  sessionId: string;
+  signal: SessionSignal;
+  project?: string;
+  cwd?: string;
+  lastMessage?: string;
+}
+
+/** At most this many sessions are listed, the most recently active first. */
+const LIST_LIMIT = 500;
+/** A stored last message is cut to this many characters (the list shows its first line). */
+const MESSAGE_MAX = 500;
+
+interface Row {
+  id: string;
+  agent: string;
+  session_id: string;
+  project: string | null;
+  cwd: string | null;
+  signal: SessionSignal;
+  last_message: string | null;
+  started_ms: number;
+  last_active_ms: number;
+}
+
+/**
+ * The agent sessions this broker has heard of (issue 37, item 1; docs/api.md, "Sessions"). Each event upserts its
+ * session with what the event says (working, asking, finished, ended); the state shown is derived when read: a
+ * session with an open question waits on the person whatever its last event, a working one quiet for 30 minutes is
+ * idle. Sessions are forgotten 7 days after their last event.
+ */
+export class SessionRegistry {
+  private readonly upsert: StatementSync;
+  private readonly prune: StatementSync;
+  private readonly select: StatementSync;
+  private readonly openCounts: StatementSync;
+  private lastPruneMs = 0;
+
+  constructor(
+    db: DatabaseSync,
+    private readonly clock: Clock,
+    private readonly unit: UnitOfWork,
+    /** Where command hooks leave their observations (journal.ts); absent: only the http hook and the API record. */
+    private readonly dataDir?: string,
+    private readonly machine: string = hostname(),
+  ) {
+    this.upsert = db.prepare(`
+      INSERT INTO agent_sessions (id, agent, session_id, project, cwd, signal, last_message, started_ms, last_active_ms)
+      VALUES (:id, :agent, :session_id, :project, :cwd, :signal, :last_message, :now, :now)
+      ON CONFLICT (agent, session_id) DO UPDATE SET
+        project = COALESCE(excluded.project, agent_sessions.project),
+        cwd = COALESCE(excluded.cwd, agent_sessions.cwd),
+        signal = CASE WHEN excluded.last_active_ms >= agent_sessions.last_active_ms
+          THEN excluded.signal ELSE agent_sessions.signal END,
+        last_message = COALESCE(excluded.last_message, agent_sessions.last_message),
+        last_active_ms = MAX(excluded.last_active_ms, agent_sessions.last_active_ms)`);
+    this.prune = db.prepare("DELETE FROM agent_sessions WHERE last_active_ms < ?");
+    this.select = db.prepare(
+      `SELECT id, agent, session_id, project, cwd, signal, last_message, started_ms, last_active_ms
+       FROM agent_sessions ORDER BY last_active_ms DESC LIMIT ${LIST_LIMIT}`,
+    );
+    this.openCounts = db.prepare(
+      `SELECT agent, session_id, COUNT(*) AS open FROM interactions
+       WHERE status = 'pending' AND session_id IS NOT NULL GROUP BY agent, session_id`,
+    );
+  }
+
+  /** Records what an event says about its session (`atMs`: when it happened, now by default). */
+  observe(observation: SessionObservation, atMs?: number): void {
+    const now = Math.min(atMs ?? this.clock.now(), this.clock.now());
+    if (now - this.lastPruneMs > 60_000) {
+      this.unit.run(() => this.prune.run(now - SESSION_KEEP_MS));
+      this.lastPruneMs = now;
+    }
+    const message = observation.lastMessage?.trim();
+    this.unit.run(() =>
+      this.upsert.run({
+        id: sessionPublicId(observation.agent, observation.sessionId),
+        agent: observation.agent,
+        session_id: observation.sessionId,
+        project: observation.project ?? null,
+        cwd: observation.cwd ?? null,
+        signal: observation.signal,
+        last_message: message ? Array.from(message).slice(0, MESSAGE_MAX).join("") : null,
+        now,
+      }),
+    );
+  }
+
+  /** Every session kept, the most recently active first, with its state as of now. */
+  list(): SessionDto[] {
+    if (this.dataDir !== undefined) {
+      for (const entry of takeObservations(this.dataDir)) this.observe(entry, entry.at);
+    }
+    const now = this.clock.now();
+    const open = new Map<string, number>();
+    for (const row of this.openCounts.all() as { agent: string; session_id: string; open: number }[]) {
+      open.set(`${row.agent}\0${row.session_id}`, row.open);
+    }
+    return (this.select.all() as unknown as Row[])
+      .filter((row) => row.last_active_ms >= now - SESSION_KEEP_MS)
+      .map((row) => {
+        const questions = open.get(`${row.agent}\0${row.session_id}`) ?? 0;
+        const dto: SessionDto = {
+          id: row.id,
+          agent: row.agent,
+          machine: this.machine,
+          state: stateOf(row.signal, questions, now - row.last_active_ms),
+          started_at: isoTime(row.started_ms),
+          last_active_at: isoTime(row.last_active_ms),
+          open_questions: questions,
+        };
+        if (row.project !== null) dto.project = row.project;
+        if (row.cwd !== null) dto.cwd = row.cwd;
+        if (row.last_message !== null) dto.last_message = row.last_message;
+        return dto;
+      });
+  }
+}
+
+/** The state shown: an open question means waiting (unless the session ended); quiet work is idle. */
+export function stateOf(signal: SessionSignal, openQuestions: number, quietMs: number): SessionState {
+  if (signal === "ended") return "ended";
+  if (openQuestions > 0) return "waiting";
+  if (signal === "finished") return "finished";
+  // Asked, and nothing open any more: answered (here or in the terminal), so the agent works on.
+  return quietMs > SESSION_IDLE_AFTER_MS ? "idle" : "working";
+}
+
+/** A session's public id: stable per agent and session, and naming neither. */
+export function sessionPublicId(agent: string, sessionId: string): string {
+  return `ses_${createHash("sha256").update(`${agent}\0${sessionId}`).digest("hex").slice(0, 24)}`;
+}
