@@ -88,6 +88,11 @@ function buildProgram(): Command {
     .option("--json", "print the answered interaction as JSON (without its nonce)")
     .action(async (id, options) => (await import("./commands/answer.js")).answer({ ...options, id }));
 
+  clientCommand(program, "test [route]", "send a test notification through every enabled route (or one)")
+    .option("--json", "print {routes: [...]} as JSON")
+    .action(async (route, options) =>
+      (await import("./commands/test-routes.js")).testRoutes({ ...options, ...(route ? { route } : {}) }),
+    );
   clientCommand(program, "sessions", "list the agent sessions: working, waiting on you, finished")
     .option("--json", "print {sessions: [...]} as JSON")
     .action(async (options) => (await import("./commands/sessions.js")).sessions(options));

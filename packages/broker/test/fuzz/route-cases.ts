@@ -329,6 +329,7 @@ export const ROUTE_CASES: RouteCase[] = [
   { method: "DELETE", path: "/ui/api/relay/devices/{provider}", family: "ui", refusedOnly: true },
   { method: "POST", path: "/ui/api/relay/unenroll", family: "ui" },
   { method: "GET", path: "/ui/api/outbound/providers", family: "ui" },
+  { method: "POST", path: "/ui/api/outbound/test", family: "ui", body: () => ({ route: "no-such-route" }) },
   {
     method: "POST",
     path: "/ui/api/outbound/providers",

@@ -1,4 +1,5 @@
 import { isLoopbackHost } from "@notify/contracts/guards";
+import type { OutboundConnection } from "@notify/contracts/ui";
 import type { FastifyPluginAsync } from "fastify";
 import type { PresenceMonitor } from "../../attention/presence-monitor.js";
 import type { ItemTimelines } from "../../attention/timeline.js";
@@ -49,7 +50,7 @@ export interface UiApiOptions {
   events: UiEventLog;
   outbound: OutboundService;
   /** The state of chat answer loops by provider id, shown with the providers (issue 25). */
-  chatConnection?: (providerId: string) => unknown;
+  chatConnection?: (providerId: string) => OutboundConnection | undefined;
   dispatcher: Dispatcher;
   outbox: OutboxStore;
   /** The provider router, built by the first /ui/api/router request that passes the checks. */

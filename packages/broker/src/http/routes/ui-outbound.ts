@@ -1,8 +1,10 @@
+import type { OutboundConnection } from "@notify/contracts/ui";
 import type { FastifyPluginAsync } from "fastify";
 import { DomainError, invalid } from "../../domain/errors.js";
 import { parseLimit, type Query, queryValue } from "../../notifications/validate.js";
 import type { Dispatcher } from "../../outbox/dispatcher.js";
 import type { OutboundService, ProfileInput, RouteInput } from "../../outbox/outbound-service.js";
+import { testRoutes } from "../../outbox/route-test.js";
 import { OUTBOX_STATUSES, type OutboxStatus } from "../../outbox/types.js";
 import type { OutboxStore } from "../../store/outbox-store.js";
 
@@ -11,7 +13,7 @@ export interface UiOutboundOptions {
   dispatcher: Dispatcher;
   outbox: OutboxStore;
   /** A chat provider's answer loop state (connected / retrying + last code), added as `connection`. */
-  chatConnection?: (providerId: string) => unknown;
+  chatConnection?: (providerId: string) => OutboundConnection | undefined;
 }
 
 type IdParams = { Params: { id: string } };
@@ -52,6 +54,18 @@ export const uiOutboundRoutes: FastifyPluginAsync<UiOutboundOptions> = async (
     const profile = outbound.findProfile(request.params.id);
     if (!profile) throw new DomainError("outbound_provider_not_found");
     return outbound.test(profile.id);
+  });
+
+  // `notify test [ROUTE]` (issue 37, item 5): every enabled route, or the one named, tested hop by hop.
+  app.post("/outbound/test", async (request) => {
+    const body = request.body === undefined || request.body === null ? {} : bodyObject(request.body);
+    const route = (body as { route?: unknown }).route;
+    if (route !== undefined && (typeof route !== "string" || route === "" || route.length > 200)) {
+      throw invalid("route must be a route's name or id");
+    }
+    const extra = Object.keys(body).find((key) => key !== "route");
+    if (extra !== undefined) throw invalid(`unknown field ${extra}`);
+    return testRoutes(outbound, route, chatConnection);
   });
 
   app.get("/outbound/routes", async () => outbound.listRoutes());

@@ -1,0 +1,161 @@
+import { performance } from "node:perf_hooks";
+import type { OutboundConnection } from "@notify/contracts/ui";
+import { DomainError } from "../domain/errors.js";
+import type { OutboundService } from "./outbound-service.js";
+import type { DeliveryResult } from "./types.js";
+
+/** One hop of a route's test: what was checked, how it went, how long it took, and what to do when it failed. */
+export interface RouteTestHop {
+  hop: "provider" | "send" | "answers";
+  status: "ok" | "fail";
+  ms: number;
+  detail: string;
+  fix?: string;
+}
+
+export interface RouteTestResult {
+  route: string;
+  kind: string;
+  status: "ok" | "fail";
+  hops: RouteTestHop[];
+}
+
+/** Service names as a person knows them, for the fixes. */
+const SERVICE: Record<string, string> = {
+  telegram: "Telegram",
+  slack: "Slack",
+  slack_app: "Slack",
+  discord: "Discord",
+  discord_app: "Discord",
+  ntfy: "ntfy",
+  gotify: "Gotify",
+  pushover: "Pushover",
+  email: "The SMTP server",
+  webhook: "The webhook",
+  relay: "The relay",
+};
+
+/** What a person does about a failed send, by its fixed code (docs/outbound.md, "Result codes"). */
+export function fixFor(kind: string, code: string): string | undefined {
+  const service = SERVICE[kind] ?? "The provider";
+  if (code === "http_401" || code === "http_403") {
+    if (kind === "telegram")
+      return `${service} ${code.slice(5)}: the bot token was revoked or is wrong: set a new botToken`;
+    if (kind === "slack_app") return `${service} ${code.slice(5)}: the app or bot token was revoked: set new tokens`;
+    if (kind === "relay") return "the relay refused this installation's token: pair again with `notify relay enroll`";
+    return `${service} refused the credentials (${code.slice(5)}): set the provider's secrets again`;
+  }
+  if (code === "http_404") {
+    return kind === "telegram"
+      ? "Telegram does not know the bot or the chat: check the botToken and chatId"
+      : `${service} does not know this address: check the provider's URL (or topic, channel, chat)`;
+  }
+  if (code === "http_400" && kind === "telegram") return "Telegram refused the message: check the chatId";
+  if (code === "http_429") return `${service} is rate limiting: wait a minute and test again`;
+  if (/^http_5\d\d$/.test(code)) return `${service} failed (${code.slice(5)}): try again later`;
+  switch (code) {
+    case "relay_no_devices":
+      return "no phone is paired: pair one with `notify relay pair` and open the app";
+    case "relay_seal_failed":
+      return "no paired phone's key could seal the message: pair the phone again";
+    case "connection_refused":
+      return "nothing listens at the provider's address: check the URL and that the service runs";
+    case "connection_reset":
+    case "network_error":
+      return "the network failed on the way: check the connection and test again";
+    case "dns_failure":
+      return "the provider's host name does not resolve: check the URL";
+    case "timeout":
+      return `${service} did not answer within 15 s: check the URL and the network`;
+    case "tls_certificate_invalid":
+      return "the server's certificate does not verify: fix it, or set `ca` for a private CA";
+    case "tls_error":
+      return "the TLS connection failed: check the URL's port and the server's TLS setup";
+    case "provider_secret_invalid":
+      return "a secret has the wrong shape: set it again";
+    case "provider_secrets_unreadable":
+      return "the sealed secrets cannot be opened (was secret.key replaced?): set them again";
+    case "smtp_535":
+      return "the SMTP server refused the login: check the username and password";
+    case "smtp_starttls_unavailable":
+      return "the SMTP server offers no STARTTLS: use its TLS port or allow plain text on loopback";
+    default:
+      return undefined;
+  }
+}
+
+function sendHop(kind: string, result: DeliveryResult, ms: number): RouteTestHop {
+  const rounded = Math.round(ms);
+  if (result.ok) {
+    return {
+      hop: "send",
+      status: "ok",
+      ms: rounded,
+      detail: result.status !== undefined ? `accepted (HTTP ${result.status})` : "accepted",
+    };
+  }
+  const fix = fixFor(kind, result.code);
+  return { hop: "send", status: "fail", ms: rounded, detail: result.code, ...(fix !== undefined ? { fix } : {}) };
+}
+
+function answersHop(connection: OutboundConnection): RouteTestHop {
+  if (connection.state === "connected") {
+    return { hop: "answers", status: "ok", ms: 0, detail: `connected since ${connection.since}` };
+  }
+  const code = connection.lastCode ?? connection.state;
+  const fix = fixFor("", code) ?? "the answer loop is not connected yet: wait a few seconds, or check the tokens";
+  return { hop: "answers", status: "fail", ms: 0, detail: `${connection.state}: ${code}`, fix };
+}
+
+/**
+ * `notify test [ROUTE]` and the Outbound page's per-route Test (issue 37, item 5; docs/outbound.md, "Testing routes"):
+ * a test notification through every enabled route (or the one named, enabled or not), each route at once, and per
+ * route its hops: the provider (there, enabled), the send (the provider's answer, timed), and for a chat provider
+ * that takes answers, its answer loop. A failure says its cause (a fixed code) and the fix.
+ */
+export async function testRoutes(
+  outbound: OutboundService,
+  target?: string,
+  connection?: (providerId: string) => OutboundConnection | undefined,
+): Promise<{ routes: RouteTestResult[] }> {
+  let routes = outbound.listRoutes().filter((route) => route.enabled);
+  if (target !== undefined) {
+    const named = outbound.findRoute(target);
+    if (named === undefined) throw new DomainError("outbound_route_not_found");
+    routes = [named];
+  }
+  const results = await Promise.all(
+    routes.map(async (route): Promise<RouteTestResult> => {
+      const profile = outbound.findProfile(route.providerId);
+      const kind = profile?.kind ?? "unknown";
+      const hops: RouteTestHop[] = [];
+      if (profile === undefined) {
+        hops.push({
+          hop: "provider",
+          status: "fail",
+          ms: 0,
+          detail: "provider_missing",
+          fix: "the route's provider was deleted: give the route another provider",
+        });
+      } else if (!profile.enabled) {
+        hops.push({
+          hop: "provider",
+          status: "fail",
+          ms: 0,
+          detail: "provider_disabled",
+          fix: `enable the provider ${profile.name} (the Outbound page, or \`notify apply\`)`,
+        });
+      } else {
+        hops.push({ hop: "provider", status: "ok", ms: 0, detail: `${profile.name} (${profile.kind})` });
+        const started = performance.now();
+        const result = await outbound.test(profile.id);
+        hops.push(sendHop(profile.kind, result, performance.now() - started));
+        const loop = connection?.(profile.id);
+        if (loop !== undefined) hops.push(answersHop(loop));
+      }
+      const status = hops.every((hop) => hop.status === "ok") ? "ok" : "fail";
+      return { route: route.name, kind, status, hops };
+    }),
+  );
+  return { routes: results };
+}
