@@ -6,6 +6,7 @@ import {
   type InteractionKind,
   type InteractionStatus,
 } from "@notify/contracts/enums";
+import type { UiFormFact } from "@notify/contracts/ui";
 
 /** The lists are the contract's (issue 34: each enum once), named here as the broker always has. */
 export { type AnsweredVia, INTERACTION_KINDS, INTERACTION_STATUSES, type InteractionKind, type InteractionStatus };
@@ -57,6 +58,7 @@ export interface UiFacts {
   notification_id?: string;
   answered_via?: AnsweredVia;
   has_context?: true;
+  form?: UiFormFact;
 }
 
 export interface InteractionFilter {

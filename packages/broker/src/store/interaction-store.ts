@@ -29,10 +29,18 @@ const EXPIRE_OVERDUE = `UPDATE interactions INDEXED BY interactions_pending_expi
   WHERE status = 'pending' AND expires_ms <= :now_ms RETURNING ${COLUMNS}`;
 const SELECT_LATEST_BY_KEY = `SELECT ${COLUMNS} FROM interactions WHERE key = ? ORDER BY seq DESC LIMIT 1`;
 const SELECT_NOTIFICATION_ID = "SELECT notification_id FROM interactions WHERE id = ?";
-// Whether the question carries a context (docs/api.md, "Item context"): the page asks for it only then.
-const SELECT_UI_FACTS = `SELECT notification_id, answered_via,
-  EXISTS (SELECT 1 FROM item_contexts WHERE item_contexts.interaction_id = interactions.id) AS has_context
-  FROM interactions WHERE id = ?`;
+// Whether the question carries a context (docs/api.md, "Item context"): the page asks for it only then. A form's
+// question (an MCP elicitation's field or decision) also names its form and field, so the page groups a form's
+// questions into one card without reading each context. Only a form context's JSON is parsed: the stored body is
+// the checked context as JSON.stringify wrote it, `kind` first (contracts/form-context.ts, checkFormContext), so a
+// 256 KiB diff is never parsed for this.
+const FORM_BODY = `substr(item_contexts.body, 1, 15) = '{"kind":"form",'`;
+const SELECT_UI_FACTS = `SELECT interactions.notification_id, interactions.answered_via,
+  item_contexts.interaction_id IS NOT NULL AS has_context,
+  CASE WHEN ${FORM_BODY} THEN json_extract(item_contexts.body, '$.form') END AS form_id,
+  CASE WHEN ${FORM_BODY} THEN json_extract(item_contexts.body, '$.field') END AS form_field
+  FROM interactions LEFT JOIN item_contexts ON item_contexts.interaction_id = interactions.id
+  WHERE interactions.id = ?`;
 /** The newest question of a notification (interactions_by_notification). */
 const SELECT_QUESTION_OF_NOTIFICATION = `SELECT id, kind, choices, expires_at FROM interactions
   WHERE notification_id = ? ORDER BY seq DESC LIMIT 1`;
@@ -117,7 +125,10 @@ export interface InteractionStore {
   latestByKey(key: string): InteractionDto | undefined;
   questionOfNotification(notificationId: string): NotificationQuestion | undefined;
   notificationIdOf(id: string): string | undefined;
-  /** The question's notification and how its answer arrived (the web page's display; docs/api.md, /ui/api). */
+  /**
+   * The question's notification, how its answer arrived, whether it has a context and which form it belongs to (the
+   * web page's display; docs/api.md, /ui/api).
+   */
   uiFacts(id: string): UiFacts;
   nextExpiry(): number | undefined;
   list(filter: InteractionFilter): InteractionDto[];
@@ -244,13 +255,26 @@ export class SqliteInteractionStore implements InteractionStore {
     return row?.notification_id ?? undefined;
   }
 
-  /** The question's notification and how its answer arrived (the web page's display; docs/api.md, /ui/api). */
+  /**
+   * The question's notification, how its answer arrived, whether it has a context and which form it belongs to (the
+   * web page's display; docs/api.md, /ui/api).
+   */
   uiFacts(id: string): UiFacts {
     const row = this.uiFactsStatement.get(id) as
-      | { notification_id: string | null; answered_via: string | null; has_context: number }
+      | {
+          notification_id: string | null;
+          answered_via: string | null;
+          has_context: number;
+          form_id: string | null;
+          form_field: string | null;
+        }
       | undefined;
     const facts: UiFacts = {};
     if (row?.has_context === 1) facts.has_context = true;
+    if (typeof row?.form_id === "string") {
+      facts.form =
+        typeof row.form_field === "string" ? { id: row.form_id, field: row.form_field } : { id: row.form_id };
+    }
     if (row?.notification_id) facts.notification_id = row.notification_id;
     if (row?.answered_via === "ui" || row?.answered_via === "toast") facts.answered_via = row.answered_via;
     return facts;

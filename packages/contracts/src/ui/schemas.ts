@@ -17,13 +17,21 @@ export type UiNotification = ArcNotification;
  * as one item. `answered_via: "ui"`: the answer came through POST /ui/api/interactions/{id}/respond, the page
  * itself; `"toast"`: a desktop notification's button. Both store `source: "desktop"` (docs/api.md, "Inbox"), which
  * alone would not tell them apart. `has_context: true`: the question carries a context (GET
- * /ui/api/items/{id}/context, docs/api.md "Item context").
+ * /ui/api/items/{id}/context, docs/api.md "Item context"). `form`: the question is one of an MCP form's (its
+ * context's kind is `form`): `id` the form, `field` the field it asks, absent on the form's decision question.
  */
 export type UiInteraction = ArcInteraction & {
   notification_id?: string;
   answered_via?: AnsweredVia;
   has_context?: true;
+  form?: UiFormFact;
 };
+
+/** Which MCP form a question belongs to (`FormContext.form`) and which field it asks (absent: the decision). */
+export interface UiFormFact {
+  id: string;
+  field?: string;
+}
 
 /** PATCH /ui/api/notifications/{id}: Dismiss, Resolve and Reopen. */
 export const NotificationStatusBody = z.strictObject({ status: z.enum(NOTIFICATION_STATUSES) });
