@@ -52,6 +52,16 @@ const CASES: RelayCase[] = [
   { method: "GET", path: "/app*", bearer: "none" },
   { method: "POST", path: "/v1/installations", bearer: "enrollment", body: () => ({ name: "fuzz" }) },
   { method: "POST", path: "/v1/pairings", bearer: "installation", body: () => ({}) },
+  { method: "POST", path: "/v1/joins", bearer: "installation", body: () => ({}) },
+  { method: "GET", path: "/v1/installations", bearer: "installation" },
+  // A join makes an installation of the fixture's owner when accepted: only refusals are fuzzed (the code is unknown).
+  {
+    method: "POST",
+    path: "/v1/installations/join",
+    bearer: "none",
+    refusedOnly: true,
+    body: () => ({ code: "ABCDEFGHJK", name: "fuzz" }),
+  },
   {
     method: "POST",
     path: "/v1/pairings/claim",

@@ -106,12 +106,20 @@ describe.each(backends.filter((backend) => postgres.backends.includes(backend.na
   });
 
   it("a pairing code is taken once and never after it expired", async () => {
-    const pairing = { installationId: "ins_a", ownerId: "own_a", direct: false, expiresAt: T0 + 600_000 };
+    const pairing = {
+      installationId: "ins_a",
+      ownerId: "own_a",
+      direct: false,
+      purpose: "device" as const,
+      expiresAt: T0 + 600_000,
+    };
     await store.transaction((tx) => tx.createPairing({ ...pairing, codeHash: "c1", createdAt: T0 }));
     await store.transaction((tx) => tx.createPairing({ ...pairing, codeHash: "c2", createdAt: T0 }));
-    expect(await store.transaction((tx) => tx.takePairing("c1", T0))).toEqual(pairing);
-    expect(await store.transaction((tx) => tx.takePairing("c1", T0))).toBeUndefined();
-    expect(await store.transaction((tx) => tx.takePairing("c2", T0 + 600_000))).toBeUndefined();
+    // A code is taken only for its purpose (issue 37, item 2: a join code never pairs a phone).
+    expect(await store.transaction((tx) => tx.takePairing("c1", T0, "join"))).toBeUndefined();
+    expect(await store.transaction((tx) => tx.takePairing("c1", T0, "device"))).toEqual(pairing);
+    expect(await store.transaction((tx) => tx.takePairing("c1", T0, "device"))).toBeUndefined();
+    expect(await store.transaction((tx) => tx.takePairing("c2", T0 + 600_000, "device"))).toBeUndefined();
   });
 
   it("answers are unique per (installation_id, response_id); the second insert returns the first body", async () => {
@@ -475,7 +483,13 @@ describe.each(backends.filter((backend) => postgres.backends.includes(backend.na
         await tx.insertAnswer(answer("rb", "ins_b"));
         await tx.insertEnvelope(envelope("env_a", "ins_a", ["dev_1", "dev_2"]));
         await tx.insertEnvelope(envelope("env_b", "ins_b", ["dev_b"]));
-        const pairing = { ownerId: "own_a", direct: false, expiresAt: T0 + 600_000, createdAt: T0 };
+        const pairing = {
+          ownerId: "own_a",
+          direct: false,
+          purpose: "device" as const,
+          expiresAt: T0 + 600_000,
+          createdAt: T0,
+        };
         await tx.createPairing({ ...pairing, installationId: "ins_a", codeHash: "code_a" });
         await tx.createPairing({ ...pairing, installationId: "ins_b", ownerId: "own_b", codeHash: "code_b" });
       });
@@ -503,13 +517,15 @@ describe.each(backends.filter((backend) => postgres.backends.includes(backend.na
       expect(await store.read((tx) => tx.deviceByTokenHash("hash_dev_1"))).toBeUndefined();
       expect(await all()).toEqual([]);
       expect(await store.read((tx) => tx.envelopesAfter("dev_1", null, 0, 10))).toEqual([]);
-      expect(await store.transaction((tx) => tx.takePairing("code_a", T0))).toBeUndefined();
+      expect(await store.transaction((tx) => tx.takePairing("code_a", T0, "device"))).toBeUndefined();
       // The other installation keeps everything of its own.
       expect(ids(await store.read((tx) => tx.answersAfter("ins_b", null, 0, 10)))).toEqual(["rb"]);
       expect((await store.read((tx) => tx.envelopesAfter("dev_b", null, 0, 10))).map((row) => row.envelopeId)).toEqual([
         "env_b",
       ]);
-      expect(await store.transaction((tx) => tx.takePairing("code_b", T0))).toMatchObject({ installationId: "ins_b" });
+      expect(await store.transaction((tx) => tx.takePairing("code_b", T0, "device"))).toMatchObject({
+        installationId: "ins_b",
+      });
       // The owner row went too: an owner id can be created again.
       await store.transaction((tx) => tx.createOwner("own_a", T0));
       // Deleting it again finds nothing and announces nothing.

@@ -14,6 +14,7 @@ export type RelayErrorCode =
   | "payload_too_large"
   | "rate_limited"
   | "invalid_pairing_code"
+  | "invalid_join_code"
   | "unavailable";
 
 const STATUS: Record<RelayErrorCode, number> = {
@@ -28,6 +29,7 @@ const STATUS: Record<RelayErrorCode, number> = {
   payload_too_large: 413,
   rate_limited: 429,
   invalid_pairing_code: 400,
+  invalid_join_code: 400,
   unavailable: 503,
 };
 

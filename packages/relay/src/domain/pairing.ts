@@ -33,6 +33,7 @@ export async function createPairing(deps: DomainDeps, installation: Installation
       installationId: installation.id,
       ownerId: installation.ownerId,
       direct: direct === true,
+      purpose: "device",
       createdAt: now,
       expiresAt,
     }),
@@ -70,7 +71,7 @@ export async function claimPairing(deps: DomainDeps, body: unknown) {
   const token = newToken("device");
   const deviceId = `dev_${randomHex(12)}`;
   const pairing = await deps.store.transaction(async (tx) => {
-    const taken = await tx.takePairing(hashSecret(code), now);
+    const taken = await tx.takePairing(hashSecret(code), now, "device");
     if (!taken) return undefined;
     const device: Device & { tokenHash: string } = {
       id: deviceId,

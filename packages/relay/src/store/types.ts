@@ -26,10 +26,14 @@ export interface Device {
   createdAt: number;
 }
 
+/** What a one-time code is for: a phone to pair, or another broker to join the owner (issue 37, item 2). */
+export type PairingPurpose = "device" | "join";
+
 export interface Pairing {
   installationId: string;
   ownerId: string;
   direct: boolean;
+  purpose: PairingPurpose;
   expiresAt: number;
 }
 
@@ -108,8 +112,10 @@ export interface StoreTx {
   deleteInstallation(id: string): Promise<DeletedInstallation | undefined>;
 
   createPairing(pairing: Pairing & { codeHash: string; createdAt: number }): Promise<void>;
-  /** Deletes and returns the pairing if it exists and has not expired: a code works once. */
-  takePairing(codeHash: string, now: number): Promise<Pairing | undefined>;
+  /** Deletes and returns the pairing of `purpose` if it exists and has not expired: a code works once. */
+  takePairing(codeHash: string, now: number, purpose: PairingPurpose): Promise<Pairing | undefined>;
+  /** The installations of an owner, oldest first (`notify relay machines`). */
+  installationsOf(ownerId: string): Promise<Installation[]>;
 
   createDevice(device: Device & { tokenHash: string }): Promise<void>;
   /** A device that is not revoked. */

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { DomainDeps } from "../../domain/deps.js";
 import { enrollInstallation } from "../../domain/installations.js";
+import { createJoinCode, joinInstallation, ownerInstallations } from "../../domain/joins.js";
 import { claimPairing, createPairing } from "../../domain/pairing.js";
 import { normalizePairingCode } from "../../domain/tokens.js";
 import { enrollmentAuth, type Guards, installationAuth, installationOf, ipLimit, takeLimit } from "../auth.js";
@@ -10,6 +11,27 @@ export function pairingRoutes(app: FastifyInstance, deps: DomainDeps, guards: Gu
   app.post("/v1/installations", {
     onRequest: enrollmentAuth(guards),
     handler: async (request, reply) => reply.code(201).send(await enrollInstallation(deps, request.body)),
+  });
+
+  // Several machines, one phone (issue 37, item 2): a join code from an enrolled installation, claimed by another
+  // broker, which becomes an installation of the same owner.
+  app.post("/v1/joins", {
+    onRequest: installationAuth(guards, "pairingCreate"),
+    handler: async (request, reply) => reply.code(201).send(await createJoinCode(deps, installationOf(request))),
+  });
+  app.post("/v1/installations/join", {
+    onRequest: ipLimit(guards, "claimPerIp"),
+    handler: async (request, reply) => {
+      const code = (request.body as { code?: unknown } | undefined)?.code;
+      const normalized = typeof code === "string" ? normalizePairingCode(code) : undefined;
+      takeLimit(guards, "claimAll", "all");
+      if (normalized) takeLimit(guards, "claimPerCode", normalized);
+      return reply.code(201).send(await joinInstallation(deps, request.body));
+    },
+  });
+  app.get("/v1/installations", {
+    onRequest: installationAuth(guards, "deviceAdmin"),
+    handler: async (request) => ownerInstallations(deps, installationOf(request)),
   });
 
   app.post("/v1/pairings", {

@@ -16,6 +16,7 @@ import type {
   NewAnswer,
   NewEnvelope,
   Pairing,
+  PairingPurpose,
   PruneResult,
   RelayStore,
   StoredRow,
@@ -173,20 +174,25 @@ class PostgresTx implements StoreTx {
   }
 
   async createPairing(pairing: Pairing & { codeHash: string; createdAt: number }): Promise<void> {
-    const { codeHash, installationId, ownerId, direct, createdAt, expiresAt } = pairing;
-    await this.run(SQL.insertPairing, [codeHash, installationId, ownerId, direct, createdAt, expiresAt]);
+    const { codeHash, installationId, ownerId, direct, purpose, createdAt, expiresAt } = pairing;
+    await this.run(SQL.insertPairing, [codeHash, installationId, ownerId, direct, purpose, createdAt, expiresAt]);
   }
 
-  async takePairing(codeHash: string, now: number): Promise<Pairing | undefined> {
+  async takePairing(codeHash: string, now: number, purpose: PairingPurpose): Promise<Pairing | undefined> {
     if (!this.changes) throw new Error("write outside a transaction");
-    const [row] = await this.rows(SQL.takePairing, [codeHash, now]);
+    const [row] = await this.rows(SQL.takePairing, [codeHash, now, purpose]);
     if (!row) return undefined;
     return {
       installationId: String(row.installation_id),
       ownerId: String(row.owner_id),
       direct: row.direct === true,
+      purpose: String(row.purpose) as PairingPurpose,
       expiresAt: Number(row.expires_at),
     };
+  }
+
+  async installationsOf(ownerId: string): Promise<Installation[]> {
+    return (await this.rows(SQL.installationsOf, [ownerId])).map(toInstallation);
   }
 
   async createDevice(device: Device & { tokenHash: string }): Promise<void> {

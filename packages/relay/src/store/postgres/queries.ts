@@ -30,10 +30,12 @@ export const SQL = {
   deleteInstallation: "DELETE FROM installations WHERE id = $1",
   deleteOwner: "DELETE FROM owners WHERE id = $1",
 
-  insertPairing: `INSERT INTO pairings (code_hash, installation_id, owner_id, direct, created_at, expires_at)
-    VALUES ($1, $2, $3, $4, $5, $6)`,
-  takePairing: `DELETE FROM pairings WHERE code_hash = $1 AND expires_at > $2
-    RETURNING installation_id, owner_id, direct, expires_at`,
+  insertPairing: `INSERT INTO pairings (code_hash, installation_id, owner_id, direct, purpose, created_at, expires_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+  takePairing: `DELETE FROM pairings WHERE code_hash = $1 AND expires_at > $2 AND purpose = $3
+    RETURNING installation_id, owner_id, direct, purpose, expires_at`,
+  installationsOf:
+    "SELECT id, owner_id, name, created_at FROM installations WHERE owner_id = $1 ORDER BY created_at, id",
 
   insertDevice: `INSERT INTO devices (id, owner_id, direct_installation_id, name, public_key, token_hash,
       push_subscription, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,

@@ -78,6 +78,8 @@ const MIGRATIONS: string[] = [
   CREATE UNIQUE INDEX envelopes_by_idempotency_key ON envelopes (installation_id, idempotency_key)
     WHERE idempotency_key IS NOT NULL;
   `,
+  // 4: a one-time code's purpose (see the SQLite schema's migration 4).
+  "ALTER TABLE pairings ADD COLUMN purpose text NOT NULL DEFAULT 'device';",
 ];
 
 /** An arbitrary constant: the advisory lock that lets one of several starting relay processes migrate. */

@@ -22,10 +22,12 @@ export const SQL = {
   deleteInstallation: "DELETE FROM installations WHERE id = ?",
   deleteOwner: "DELETE FROM owners WHERE id = ?",
 
-  insertPairing: `INSERT INTO pairings (code_hash, installation_id, owner_id, direct, created_at, expires_at)
-    VALUES (:codeHash, :installationId, :ownerId, :direct, :createdAt, :expiresAt)`,
-  takePairing:
-    "DELETE FROM pairings WHERE code_hash = ? AND expires_at > ? RETURNING installation_id, owner_id, direct, expires_at",
+  insertPairing: `INSERT INTO pairings (code_hash, installation_id, owner_id, direct, purpose, created_at, expires_at)
+    VALUES (:codeHash, :installationId, :ownerId, :direct, :purpose, :createdAt, :expiresAt)`,
+  takePairing: `DELETE FROM pairings WHERE code_hash = ? AND expires_at > ? AND purpose = ?
+    RETURNING installation_id, owner_id, direct, purpose, expires_at`,
+  installationsOf:
+    "SELECT id, owner_id, name, created_at FROM installations WHERE owner_id = ? ORDER BY created_at, id",
 
   insertDevice: `INSERT INTO devices (id, owner_id, direct_installation_id, name, public_key, token_hash,
       push_subscription, created_at)

@@ -78,6 +78,8 @@ const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
       CREATE UNIQUE INDEX envelopes_by_idempotency_key ON envelopes (installation_id, idempotency_key)
         WHERE idempotency_key IS NOT NULL;
     `),
+  // 4: a one-time code is for a phone (`device`) or for another broker joining the owner (`join`, issue 37 item 2).
+  (db) => db.exec("ALTER TABLE pairings ADD COLUMN purpose TEXT NOT NULL DEFAULT 'device';"),
 ];
 
 export function migrate(db: DatabaseSync): void {

@@ -15,6 +15,7 @@ import type {
   NewAnswer,
   NewEnvelope,
   Pairing,
+  PairingPurpose,
   RelayStore,
   StoredRow,
   StoreTx,
@@ -137,16 +138,21 @@ class SqliteTx implements StoreTx {
     this.sql.get("insertPairing").run({ ...pairing, direct: pairing.direct ? 1 : 0 });
   }
 
-  async takePairing(codeHash: string, now: number): Promise<Pairing | undefined> {
+  async takePairing(codeHash: string, now: number, purpose: PairingPurpose): Promise<Pairing | undefined> {
     this.writing();
-    const row = this.sql.get("takePairing").get(codeHash, now) as Row | undefined;
+    const row = this.sql.get("takePairing").get(codeHash, now, purpose) as Row | undefined;
     if (!row) return undefined;
     return {
       installationId: text(row.installation_id),
       ownerId: text(row.owner_id),
       direct: Number(row.direct) === 1,
+      purpose: text(row.purpose) as PairingPurpose,
       expiresAt: Number(row.expires_at),
     };
+  }
+
+  async installationsOf(ownerId: string): Promise<Installation[]> {
+    return (this.sql.get("installationsOf").all(ownerId) as Row[]).map(toInstallation);
   }
 
   async createDevice(device: Device & { tokenHash: string }): Promise<void> {

@@ -1,0 +1,81 @@
+import { randomHex } from "@notify/contracts/ids";
+import type { Installation } from "../store/types.js";
+import { isoTime } from "./clock.js";
+import type { DomainDeps } from "./deps.js";
+import { RelayError } from "./errors.js";
+import type { EnrolledInstallation } from "./installations.js";
+import { PAIRING_TTL } from "./pairing.js";
+import { hashSecret, newPairingCode, newToken, normalizePairingCode } from "./tokens.js";
+
+/**
+ * Several machines, one phone (issue 37, item 2; docs/relay.md, "Several machines, one phone"). An installation
+ * already enrolled makes a one-time join code (`POST /v1/joins`, like a pairing code: 10 characters, 10 minutes,
+ * single use, stored hashed); another broker presents it (`POST /v1/installations/join`, no bearer) and becomes an
+ * installation of the same owner, so it seals to the owner's phones and those phones answer for it. The operator's
+ * enrollment token is not needed for that: the code is the owner's consent, and the relay still makes every
+ * installation's token itself.
+ */
+export async function createJoinCode(deps: DomainDeps, installation: Installation) {
+  const now = deps.clock.now();
+  const code = newPairingCode();
+  const expiresAt = now + PAIRING_TTL;
+  await deps.store.transaction((tx) =>
+    tx.createPairing({
+      codeHash: hashSecret(code),
+      installationId: installation.id,
+      ownerId: installation.ownerId,
+      direct: false,
+      purpose: "join",
+      createdAt: now,
+      expiresAt,
+    }),
+  );
+  return { code, relay_url: deps.publicUrl(), expires_at: isoTime(expiresAt) };
+}
+
+/** POST /v1/installations/join: `{code, name?}` makes an installation of the code's owner. */
+export async function joinInstallation(deps: DomainDeps, body: unknown): Promise<EnrolledInstallation> {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw new RelayError("invalid_request", "body must be an object");
+  }
+  const fields = body as Record<string, unknown>;
+  if (typeof fields.code !== "string" || fields.code.length === 0) {
+    throw new RelayError("invalid_request", "code is required");
+  }
+  const name = fields.name;
+  if (name !== undefined && name !== null && (typeof name !== "string" || name.length < 1 || name.length > 100)) {
+    throw new RelayError("invalid_request", "name must be 1-100 chars");
+  }
+  const code = normalizePairingCode(fields.code);
+  if (!code) throw new RelayError("invalid_join_code", "the join code is unknown, used or expired");
+  const now = deps.clock.now();
+  const installationId = `ins_${randomHex(12)}`;
+  const token = newToken("installation");
+  const ownerId = await deps.store.transaction(async (tx) => {
+    const taken = await tx.takePairing(hashSecret(code), now, "join");
+    if (!taken) return undefined;
+    await tx.createInstallation({
+      id: installationId,
+      ownerId: taken.ownerId,
+      name: typeof name === "string" ? name : null,
+      tokenHash: hashSecret(token),
+      createdAt: now,
+    });
+    return taken.ownerId;
+  });
+  if (ownerId === undefined) throw new RelayError("invalid_join_code", "the join code is unknown, used or expired");
+  return { installation_id: installationId, token, owner_id: ownerId };
+}
+
+/** GET /v1/installations: the machines of the calling installation's owner, oldest first. */
+export async function ownerInstallations(deps: DomainDeps, installation: Installation) {
+  const all = await deps.store.read((tx) => tx.installationsOf(installation.ownerId));
+  return {
+    installations: all.map((entry) => ({
+      installation_id: entry.id,
+      name: entry.name,
+      created_at: isoTime(entry.createdAt),
+      this: entry.id === installation.id,
+    })),
+  };
+}
