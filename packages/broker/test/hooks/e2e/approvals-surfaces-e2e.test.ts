@@ -7,7 +7,8 @@
 // question is answered from the web page or the phone, and the agent goes on: the file changes on disk. A 2 MiB
 // file's edit shows its cut marker on both surfaces without holding either. approvals-e2e checks the contexts and the
 // decisions through the API; packages/broker/test/ui/tool-context.e2e and packages/phone/test/tool-context.e2e render
-// crafted contexts; this file joins the two with the agents' own calls. MultiEdit: approvals-e2e says why it is left out.
+// crafted contexts; this file joins the two with the agents' own calls. MultiEdit: approvals-e2e says why it is left
+// out.
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -48,7 +49,7 @@ const run = chromiumAvailable()
   : it.skip;
 const skipped = run !== it;
 
-/** A file of a diff as a surface shows it: its header, then each row as `old | new | sign | text` (a hunk as itself). */
+/** A file of a diff as a surface shows it: its header, then each row as `old | new | sign | text` (a hunk itself). */
 interface ShownFile {
   path: string | null;
   badge: string | null;
@@ -176,8 +177,8 @@ describe.runIf(!skipped)("a real agent's diff on the web page and the phone (iss
 
   afterEach(async () => {
     // A test that failed half way leaves nothing behind: its agents killed, its open questions cancelled.
-    for (const kill of kills.splice(0)) kill();
     killTmuxServers();
+    for (const kill of kills.splice(0)) kill();
     if (live === undefined) return;
     const { body } = await live.call("GET", "/v1/interactions?pending=true");
     for (const question of body as Json[]) await live.call("POST", `/v1/interactions/${question.id}/cancel`);
@@ -237,7 +238,7 @@ describe.runIf(!skipped)("a real agent's diff on the web page and the phone (iss
     );
 
   run(
-    "Claude Code: an Edit and a Write of a new file show their diffs on both surfaces; the web page and the phone allow them",
+    "Claude Code: an Edit and a new file's Write show their diffs on both surfaces; the web page and phone allow them",
     async () => {
       const edited = join(work, "edit.txt");
       const created = join(work, "new.txt");
