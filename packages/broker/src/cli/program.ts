@@ -255,9 +255,22 @@ function buildProgram(): Command {
     .option("--json", "print the provider profile as JSON")
     .action(async (url, options) => (await import("./commands/relay.js")).relayEnroll({ ...options, url }));
   clientCommand(relay, "pair", "make a one-time pairing code: its link and a QR code for the phone")
+    .option("--join", "a code for another machine of yours to join this owner instead (notify relay join)")
     .option("--provider <name>", "relay provider (default: the enabled one)")
     .option("--json", "print {code, link, expires_at} as JSON")
     .action(async (options) => (await import("./commands/relay.js")).relayPair(options));
+  clientCommand(relay, "join <url> <code>", "join the owner of another machine of yours (its notify relay pair --join)")
+    .option("--name <name>", "provider and route name (default relay)")
+    .option("--json", "print the saved provider as JSON")
+    .action(async (url, code, options) => (await import("./commands/relay.js")).relayJoin({ ...options, url, code }));
+  clientCommand(relay, "machines", "list the owner's machines at the relay (* marks this one)")
+    .option("--provider <name>", "relay provider (default: the enabled one)")
+    .option("--json", "print {machines: [...]} as JSON")
+    .action(async (options) => (await import("./commands/relay.js")).relayMachines(options));
+  clientCommand(relay, "leave", "leave the owner: delete this machine at the relay (the phones stay for the others)")
+    .option("--provider <name>", "relay provider (default: the enabled one)")
+    .option("--json", "print what was deleted as JSON")
+    .action(async (options) => (await import("./commands/relay.js")).relayUnenroll(options));
   clientCommand(relay, "devices", "list the paired phones")
     .option("--provider <name>", "relay provider (default: the enabled one)")
     .option("--json", "print the JSON array")

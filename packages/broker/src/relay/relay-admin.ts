@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import { DomainError, invalid } from "../domain/errors.js";
 import type { Logger } from "../log/logger.js";
 import type { OutboundService } from "../outbox/outbound-service.js";
@@ -57,6 +58,28 @@ export interface PairingCode {
   /** The link as an SVG QR code (no script, no style attribute: shown as an <img> under the page's CSP). */
   svg: string;
 }
+
+/** `notify relay pair --join`: the code, the relay, and the command to run on the other machine. */
+export interface JoinCode {
+  code: string;
+  url: string;
+  expires_at: string;
+  command: string;
+}
+
+/** One of the owner's machines (`notify relay machines`). */
+export interface Machine {
+  installation_id: string;
+  name: string | null;
+  created_at: string;
+  this: boolean;
+}
+
+/** This machine's name at the relay: its host name, cut to the relay's 100 characters. */
+export const machineName = (): string =>
+  Array.from(hostname() || "notify broker")
+    .slice(0, 100)
+    .join("");
 
 export interface DeviceSummary {
   device_id: string;
@@ -129,10 +152,65 @@ export class RelayAdmin {
       url: relayUrl(url, "/v1/installations"),
       method: "POST",
       token: input.enrollmentToken,
-      body: { name: "notify broker" },
+      body: { name: machineName() },
     });
     if (!reply.ok) throw this.failed(reply, true);
-    const installation = reply.body as { installation_id?: unknown; token?: unknown };
+    return this.saveInstallation(url, name, reply.body);
+  }
+
+  /**
+   * Joins the owner of a machine already enrolled (issue 37, item 2; docs/relay.md, "Several machines, one phone"):
+   * `POST /v1/installations/join` with the one-time code that machine (or its phone) showed, then the relay provider
+   * and its route are saved as `enroll` saves them. This machine's questions then reach the owner's phones, named by
+   * this machine's host name.
+   */
+  async join(input: { url?: unknown; code?: unknown; name?: unknown }): Promise<ProviderProfile> {
+    if (typeof input.url !== "string" || !/^https?:\/\//.test(input.url)) throw invalid("url must be an http(s) URL");
+    if (typeof input.code !== "string" || input.code.trim() === "") throw invalid("code is required");
+    const name = typeof input.name === "string" && input.name !== "" ? input.name : "relay";
+    const url = input.url.replace(/\/+$/, "");
+    const reply = await relayRequest({
+      url: relayUrl(url, "/v1/installations/join"),
+      method: "POST",
+      token: "",
+      body: { code: input.code.trim(), name: machineName() },
+    });
+    if (!reply.ok) {
+      if (reply.status === 400) throw invalid("the join code is unknown, used or expired: make a new one");
+      throw this.failed(reply, true);
+    }
+    return this.saveInstallation(url, name, reply.body);
+  }
+
+  /** A one-time code another machine joins this owner with (`notify relay pair --join`). */
+  async joinCode(idOrName?: string): Promise<JoinCode> {
+    const profile = this.provider(idOrName);
+    const reply = await this.call(profile, "/v1/joins", "POST", {});
+    if (!reply.ok) throw this.failed(reply);
+    const body = reply.body as { code?: unknown; expires_at?: unknown };
+    if (typeof body.code !== "string" || typeof body.expires_at !== "string") {
+      throw new RelayUnavailableError("an unexpected body");
+    }
+    const url = relaySettings(profile.settings).url;
+    return { code: body.code, url, expires_at: body.expires_at, command: `notify relay join ${url} ${body.code}` };
+  }
+
+  /** The owner's machines at the relay (`notify relay machines`). */
+  async machines(idOrName?: string): Promise<Machine[]> {
+    const reply = await this.call(this.provider(idOrName), "/v1/installations");
+    if (!reply.ok) throw this.failed(reply);
+    const list = (reply.body as { installations?: Machine[] }).installations ?? [];
+    return list.map((entry) => ({
+      installation_id: entry.installation_id,
+      name: entry.name ?? null,
+      created_at: entry.created_at,
+      this: entry.this === true,
+    }));
+  }
+
+  /** Saves the relay provider and its route for an installation the relay just made (enroll, join). */
+  private saveInstallation(url: string, name: string, body: unknown): ProviderProfile {
+    const installation = body as { installation_id?: unknown; token?: unknown };
     if (typeof installation.installation_id !== "string" || typeof installation.token !== "string") {
       throw new RelayUnavailableError("an unexpected body");
     }

@@ -1,6 +1,6 @@
 import { type ClientOptions, createClient, printJson } from "../../client/client.js";
 import type { ProviderProfile } from "../../outbox/types.js";
-import type { DeviceSummary, PairingCode, Unenrolled } from "../../relay/relay-admin.js";
+import type { DeviceSummary, JoinCode, Machine, PairingCode, Unenrolled } from "../../relay/relay-admin.js";
 import { wantsColour } from "../colour.js";
 import { cell, formatTable } from "./list.js";
 
@@ -38,7 +38,8 @@ export async function relayEnroll(options: RelayEnrollOptions): Promise<void> {
   );
 }
 
-export async function relayPair(options: RelayCommandOptions): Promise<void> {
+export async function relayPair(options: RelayCommandOptions & { join?: boolean | undefined }): Promise<void> {
+  if (options.join) return relayJoinCode(options);
   const pairing = await createClient(options).request<PairingCode>("POST", "/ui/api/relay/pairings", {
     ui: true,
     query: query(options),
@@ -102,4 +103,53 @@ export async function relayUnenroll(options: RelayCommandOptions): Promise<void>
   });
   if (options.json) return printJson(result);
   for (const line of unenrolledLines(result)) process.stdout.write(`${line}\n`);
+}
+
+/**
+ * `notify relay pair --join` (issue 37, item 2): a one-time code for another of this person's machines to join this
+ * owner; prints the command to run there. `--json` prints `{code, url, expires_at, command}`.
+ */
+async function relayJoinCode(options: RelayCommandOptions): Promise<void> {
+  const join = await createClient(options).request<JoinCode>("POST", "/ui/api/relay/joins", {
+    ui: true,
+    query: query(options),
+  });
+  if (options.json) return printJson(join);
+  process.stdout.write(
+    `On the other machine, run:\n  ${cell(join.command)}\nCode: ${cell(join.code)} (one use, until ${cell(join.expires_at)})\n`,
+  );
+}
+
+/** `notify relay join URL CODE [--name N]`: this machine joins the owner of the machine that made the code. */
+export async function relayJoin(
+  options: ClientOptions & { url: string; code: string; name?: string | undefined; json?: boolean | undefined },
+): Promise<void> {
+  const profile = await createClient(options).request<ProviderProfile>("POST", "/ui/api/relay/join", {
+    ui: true,
+    body: { url: options.url, code: options.code, ...(options.name !== undefined ? { name: options.name } : {}) },
+  });
+  if (options.json) return printJson(profile);
+  process.stdout.write(
+    `Joined: this machine's questions now reach the owner's phones (provider and route ${cell(profile.name)})\n`,
+  );
+}
+
+/** `notify relay machines [--json]`: the owner's machines at the relay; `*` marks this one. */
+export async function relayMachines(options: RelayCommandOptions): Promise<void> {
+  const { machines } = await createClient(options).request<{ machines: Machine[] }>("GET", "/ui/api/relay/machines", {
+    ui: true,
+    query: query(options),
+  });
+  if (options.json) return printJson({ machines });
+  process.stdout.write(
+    formatTable([
+      ["", "MACHINE", "INSTALLATION", "SINCE"],
+      ...machines.map((machine) => [
+        machine.this ? "*" : "",
+        cell(machine.name ?? "-"),
+        cell(machine.installation_id),
+        cell(machine.created_at),
+      ]),
+    ]),
+  );
 }

@@ -17,6 +17,17 @@ export const uiRelayRoutes: FastifyPluginAsync<UiRelayOptions> = async (app, { a
     const profile = await admin.enroll(body);
     return reply.code(201).send(profile);
   });
+  // Several machines, one phone (issue 37, item 2): a join code here, a join on the other machine, the list.
+  app.post<ProviderQuery>("/relay/joins", async (request, reply) =>
+    reply.code(201).send(await admin.joinCode(request.query.provider)),
+  );
+  app.post("/relay/join", async (request, reply) => {
+    const body = (request.body ?? {}) as { url?: unknown; code?: unknown; name?: unknown };
+    return reply.code(201).send(await admin.join(body));
+  });
+  app.get<ProviderQuery>("/relay/machines", async (request) => ({
+    machines: await admin.machines(request.query.provider),
+  }));
   app.post<ProviderQuery>("/relay/pairings", async (request, reply) =>
     reply.code(201).send(await admin.pairing(request.query.provider)),
   );
