@@ -8,6 +8,7 @@ import { inboxStore } from "../api/inbox-store.js";
 import { countdown, shortTime } from "../format.js";
 import { Link } from "../navigation.js";
 import { ToolContextDetails } from "../tool-context.js";
+import { FormCard } from "./form-card.js";
 
 const KIND_LABEL = { permission: "Permission", single_choice: "Choice", text: "Text answer" };
 
@@ -32,6 +33,8 @@ export function QuestionCard({
   interaction: UiInteraction;
   detailLink?: boolean;
 }) {
+  // An MCP form's decision question is the form's card (its field questions are no cards of their own: one-item.ts).
+  if (q.form !== undefined && q.form.field === undefined) return <FormCard interaction={q} detailLink={detailLink} />;
   const promptId = `q-${q.id}`;
   const followUp = isFollowUp(q);
   return (
@@ -81,7 +84,7 @@ export function QuestionCard({
   );
 }
 
-function Countdown({ expiresAt }: { expiresAt: string }) {
+export function Countdown({ expiresAt }: { expiresAt: string }) {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     const timer = window.setInterval(() => setNow(Date.now()), 1000);
@@ -206,7 +209,7 @@ function Answer({ q }: { q: UiInteraction }) {
   );
 }
 
-function Outcome({ q }: { q: UiInteraction }) {
+export function Outcome({ q }: { q: UiInteraction }) {
   const elsewhere = answeredElsewhere.has(q.id);
   let text: string;
   switch (q.status) {
@@ -237,7 +240,7 @@ function Outcome({ q }: { q: UiInteraction }) {
  * Who answered, in words (docs/api.md, /ui/api): the page's own answers carry `answered_via: "ui"` (their stored
  * `source` is `desktop`, as a toast's answer is); the relay's are the phone's.
  */
-function answeredBy(q: UiInteraction): string {
+export function answeredBy(q: UiInteraction): string {
   const source = q.response?.source;
   if (q.answered_via === "ui") return " from this computer's web page";
   switch (source) {
