@@ -355,6 +355,96 @@ const diffQuestion = (
   })
 ).interaction;
 
+// An MCP server's form (issue 36, item 4), asked as Claude Code's Elicitation hook asks it: one question per field
+// and the decision, each with the whole form as its context (the hook's own elicitationOf and formQuestions). Its
+// name was answered from the command line meanwhile.
+const { elicitationOf, formQuestions } = await import("../../broker/dist/hooks/elicitation.js");
+const elicitation = elicitationOf({
+  mcp_server_name: "shop-deploy",
+  message: "Schedule the production deploy of shop-web v2.4.0",
+  mode: "form",
+  requested_schema: {
+    type: "object",
+    properties: {
+      owner: { type: "string", title: "On call", description: "Who answers pages during the rollout", minLength: 2 },
+      email: { type: "string", title: "Contact email", format: "email" },
+      date: { type: "string", title: "Deploy date", format: "date" },
+      canary: { type: "integer", title: "Canary share (%)", minimum: 1, maximum: 50, default: 10 },
+      region: {
+        type: "string",
+        title: "Region",
+        oneOf: [
+          { const: "eu-west", title: "EU West" },
+          { const: "us-east", title: "US East" },
+          { const: "ap-south", title: "Asia Pacific" },
+        ],
+      },
+      migrate: { type: "boolean", title: "Run the database migration first", default: true },
+    },
+    required: ["owner", "email", "canary", "region"],
+  },
+});
+const formSteps = formQuestions(elicitation, "screenshot-form", "Claude Code", " in shop-web");
+let formDecision;
+for (const [index, question] of formSteps.entries()) {
+  const posted = await call("POST", "/v1/contexts", question.context);
+  const created = await call("POST", "/v1/events", {
+    arc_version: "0.2",
+    event_id: `screenshot-form-${index}`,
+    event_type: "request.created",
+    occurred_at: new Date().toISOString(),
+    sender: { id: "claude-code" },
+    context: { project: "shop-web" },
+    request: {
+      key: `screenshot-form-${index}`,
+      kind: "question",
+      title: question.title,
+      message: question.message,
+      response: { ...question.response, expires_at: new Date(Date.now() + 600_000).toISOString() },
+    },
+    extensions: { "x-notify-context": { id: posted.id } },
+  });
+  if (question.field?.name === "owner") {
+    await call("POST", `/v1/interactions/${created.interaction.id}/respond`, {
+      response_id: "shot-form-owner",
+      request_digest: created.interaction.request_digest,
+      nonce: created.interaction.nonce,
+      text: "Priya Raman",
+      source: "cli",
+    });
+  }
+  if (question.field === undefined) formDecision = created.interaction;
+}
+// The same for a URL request: the decision only, the URL as text.
+const urlRequest = elicitationOf({
+  mcp_server_name: "github",
+  message: "Authorize Notify Demo to read your repositories",
+  mode: "url",
+  url: "https://github.example.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&state=3f9c2e",
+  elicitation_id: "screenshot-url",
+});
+let urlDecision;
+for (const [index, question] of formQuestions(urlRequest, "screenshot-url", "Claude Code", " in shop-web").entries()) {
+  const posted = await call("POST", "/v1/contexts", question.context);
+  const created = await call("POST", "/v1/events", {
+    arc_version: "0.2",
+    event_id: `screenshot-url-${index}`,
+    event_type: "request.created",
+    occurred_at: new Date().toISOString(),
+    sender: { id: "claude-code" },
+    context: { project: "shop-web" },
+    request: {
+      key: `screenshot-url-${index}`,
+      kind: "question",
+      title: question.title,
+      message: question.message,
+      response: { ...question.response, expires_at: new Date(Date.now() + 600_000).toISOString() },
+    },
+    extensions: { "x-notify-context": { id: posted.id } },
+  });
+  urlDecision = created.interaction;
+}
+
 const only = process.argv.slice(2);
 const pages = [
   ["inbox", "/ui/"],
@@ -375,6 +465,8 @@ const pages = [
   ["relay", "/ui/relay"],
   ["follow-up-web", `/ui/questions/${followUp.id}`],
   ["diff-web", `/ui/questions/${diffQuestion.id}`],
+  ["elicitation-web", `/ui/questions/${formDecision.id}`],
+  ["elicitation-web-url", `/ui/questions/${urlDecision.id}`],
 ];
 const viewports = [
   ["desktop", { width: 1280, height: 800 }],
@@ -390,7 +482,7 @@ try {
       await page.goto(`${broker.url}/ui/login?t=${broker.uiSessions.createLinkToken().token}`);
       for (const [name, path, section] of pages) {
         if (only.length > 0 && !only.includes(name)) continue;
-        if (scheme === "dark" && !["inbox", "settings-sounds", "diff-web"].includes(name)) continue;
+        if (scheme === "dark" && !["inbox", "settings-sounds", "diff-web", "elicitation-web"].includes(name)) continue;
         await page.goto(`${broker.url}${path}`);
         await page.getByRole("heading", { level: 1 }).first().waitFor();
         if (section) {
@@ -408,6 +500,18 @@ try {
           await page.locator(".turn-messages").waitFor();
         }
         if (name === "diff-web") await page.locator("section.diff-file").first().waitFor();
+        if (name === "elicitation-web-url") await page.locator(".form-url").waitFor();
+        if (name === "elicitation-web") {
+          // Filled in, with a canary share out of its bounds: Accept shows the page's own check at the field.
+          const form = page.locator("article.form-card");
+          await form.getByLabel("Contact email", { exact: true }).fill("priya@shop.example");
+          await form.getByLabel("Deploy date", { exact: true }).fill("2026-12-03");
+          await form.getByLabel("Canary share (%)", { exact: true }).fill("80");
+          await form.getByRole("radio", { name: "EU West" }).check();
+          await form.getByRole("button", { name: "Accept" }).click();
+          await form.locator(".field-error").waitFor();
+          await page.evaluate(() => window.scrollTo(0, 0));
+        }
         if (name === "router-effort") {
           await page.getByText("GPT with xhigh").click();
           await page.getByRole("form", { name: "Overrides for gpt-xhigh" }).waitFor();
@@ -465,9 +569,11 @@ try {
         }
         await page.waitForTimeout(300);
         const file = `${name}-${device}${scheme === "dark" ? "-dark" : ""}.png`;
-        // The Router sub-pages are shown whole: their settings lie below the first screen. The diff question down to
-        // its answer buttons (not its timeline).
-        const card = name === "diff-web" ? await page.locator("article.question").boundingBox() : null;
+        // The Router sub-pages are shown whole: their settings lie below the first screen. The diff question and the
+        // form down to their answer buttons (not their timeline).
+        const card = ["diff-web", "elicitation-web", "elicitation-web-url"].includes(name)
+          ? await page.locator("article.question").boundingBox()
+          : null;
         await page.screenshot({
           path: join(out, file),
           fullPage: name.startsWith("router-") || name === "providers" || card !== null,
