@@ -11,6 +11,7 @@ import { resultForStatus } from "../outbox/providers/http.js";
 import { httpUrl, onlyFields, requiredString, settingsObject } from "../outbox/providers/settings.js";
 import type { DeliveryContext, DeliveryResult, OutboundPayload, ProviderAdapter } from "../outbox/types.js";
 import { deviceKeys, forgetDevices } from "./device-keys.js";
+import { machineName } from "./machine.js";
 import { relayRequest, relayUrl } from "./relay-http.js";
 
 /** The settings of a relay provider: the relay's URL and the installation this broker enrolled as. */
@@ -163,7 +164,12 @@ export const relayAdapter: ProviderAdapter = {
     // payload naming it and its status, so a phone closes its card ("answered elsewhere") instead of offering a
     // tap that would be refused. No digest, no nonce.
     if (interaction.status === "pending") {
-      return post(interactionRequestPayload(interaction, interaction.context), settings, secrets, context);
+      return post(
+        interactionRequestPayload(interaction, interaction.context, machineName()),
+        settings,
+        secrets,
+        context,
+      );
     }
     return post(closedNotice(interaction), settings, secrets, context);
   },

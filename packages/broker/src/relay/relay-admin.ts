@@ -1,9 +1,9 @@
-import { hostname } from "node:os";
 import { DomainError, invalid } from "../domain/errors.js";
 import type { Logger } from "../log/logger.js";
 import type { OutboundService } from "../outbox/outbound-service.js";
 import type { ProviderProfile } from "../outbox/types.js";
 import { expectNewDevice, forgetDevices } from "./device-keys.js";
+import { machineName } from "./machine.js";
 import { relaySettings } from "./relay-adapter.js";
 import { type RelayReply, relayRequest, relayUrl } from "./relay-http.js";
 
@@ -74,12 +74,6 @@ export interface Machine {
   created_at: string;
   this: boolean;
 }
-
-/** This machine's name at the relay: its host name, cut to the relay's 100 characters. */
-export const machineName = (): string =>
-  Array.from(hostname() || "notify broker")
-    .slice(0, 100)
-    .join("");
 
 export interface DeviceSummary {
   device_id: string;

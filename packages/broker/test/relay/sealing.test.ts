@@ -3,7 +3,9 @@
 // 1, digest and nonce verbatim. Notifications go as notification payloads, which never carry a nonce
 // (docs/api.md, "Interaction object": the nonce is not forwarded to unrelated services), and a route with
 // IncludeMessage off carries no question at all.
+
 import { readFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Json } from "../helpers.js";
@@ -56,6 +58,8 @@ describe("sealing questions for paired phones (docs/relay.md, 'The question payl
         nonce: interaction.nonce,
         created_at: interaction.created_at,
         expires_at: interaction.expires_at,
+        // The machine that asks: one phone serves several (issue 37, item 2).
+        machine: hostname(),
       },
     };
     for (const phone of phones) {

@@ -24,8 +24,13 @@ export interface InteractionRequestPayload {
     expires_at: string;
     /** What the question carries besides its prompt (docs/relay.md, "The question payload"), cut to fit. */
     context?: ItemContext;
+    /** The machine that asks (its host name): one phone serves several machines (issue 37, item 2). */
+    machine?: string;
   };
 }
+
+/** A machine's name in a payload is at most this many characters (the relay's installation name limit). */
+export const RELAY_MACHINE_MAX_CHARS = 100;
 
 /**
  * A context sealed into a question's envelope is at most this many bytes of JSON: with the prompt, the base64 of
@@ -68,6 +73,7 @@ export type RelayPayload = InteractionRequestPayload | NotificationPayload;
 export function interactionRequestPayload(
   interaction: ArcInteraction,
   context?: ItemContext,
+  machine?: string,
 ): InteractionRequestPayload {
   const payload: InteractionRequestPayload = {
     payload_kind: "interaction-request",
@@ -98,5 +104,7 @@ export function interactionRequestPayload(
   }
   const fitted = context === undefined ? undefined : fitItemContext(context, RELAY_CONTEXT_MAX_BYTES);
   if (fitted !== undefined) payload.interaction.context = fitted;
+  const name = machine === undefined ? "" : Array.from(machine).slice(0, RELAY_MACHINE_MAX_CHARS).join("");
+  if (name !== "") payload.interaction.machine = name;
   return payload;
 }

@@ -15,7 +15,7 @@ import {
  * plaintext of an interaction request.
  */
 import { RELAY_ANSWER_LIMITS } from "./limits.js";
-import { RELAY_CONTEXT_MAX_BYTES } from "./payloads.js";
+import { RELAY_CONTEXT_MAX_BYTES, RELAY_MACHINE_MAX_CHARS } from "./payloads.js";
 import { RELAY_CONTRACT_VERSION } from "./version.js";
 
 export { RELAY_CONTRACT_VERSION };
@@ -144,6 +144,7 @@ export const RelayInteractionRequest = z.strictObject({
         }),
       ])
       .optional(),
+    machine: z.string().min(1).max(RELAY_MACHINE_MAX_CHARS).optional(),
   }),
 });
 
