@@ -30,7 +30,7 @@ export type SendOutcome = CardState | { kind: "unpaired" };
 export async function sendAnswer(
   card: QuestionCard,
   pairing: Pairing,
-  answer: { choice_id: string; label: string } | { text: string },
+  answer: { choice_id: string; label: string } | { text: string; label?: string },
 ): Promise<SendOutcome> {
   if (isExpired(card) || card.senderId === null) return { kind: "open" };
   const fields = "choice_id" in answer ? { choice_id: answer.choice_id } : { text: answer.text };
@@ -44,7 +44,8 @@ export async function sendAnswer(
     installation_id: card.senderId,
     device_id: pairing.deviceId,
   } satisfies RelayAnswer);
-  const label = "choice_id" in answer ? answer.label : answer.text;
+  // What the card says was sent: a choice's label, the text, or what a typed value reads as (a list's option).
+  const label = "choice_id" in answer ? answer.label : (answer.label ?? answer.text);
   await setOutbox((outbox) => {
     outbox[card.question.id] = { body, expiresAt: card.question.expires_at, label };
   });

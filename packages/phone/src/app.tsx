@@ -4,6 +4,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { deliver, pendingBodies, type SendOutcome, sendAnswer } from "./answer-sender.js";
 import { type CardState, type NoticeCard, type Opened, openCard, type QuestionCard } from "./cards.js";
 import { deviceKeys } from "./device-keys.js";
+import type { Answer } from "./form-card.js";
 import { InboxList } from "./inbox-list.js";
 import { NotificationsToggle } from "./notifications-toggle.js";
 import { PairScreen } from "./pair-screen.js";
@@ -196,14 +197,18 @@ export function App() {
     return () => controller.abort();
   }, [pairing, update, unpair, settle]);
 
-  const answer = useCallback(
-    (card: QuestionCard, value: { choice_id: string; label: string } | { text: string }) => {
-      if (!pairing) return;
+  /** One answer: the card shows it sending, then how it ended; resolves with that. */
+  const send = useCallback(
+    async (card: QuestionCard, value: Answer) => {
+      if (!pairing) return { kind: "open" } as const;
       setState(card.question.id, { kind: "sending" });
-      void sendAnswer(card, pairing, value).then((outcome) => settle(card.question.id, outcome));
+      const outcome = await sendAnswer(card, pairing, value);
+      await settle(card.question.id, outcome);
+      return outcome;
     },
     [pairing, setState, settle],
   );
+  const answer = useCallback((card: QuestionCard, value: Answer) => void send(card, value), [send]);
 
   if (pairing === undefined) return <main aria-busy="true" />;
   if (pairing === null) return <PairScreen busy={busy} message={message} onPair={pair} />;
@@ -220,6 +225,7 @@ export function App() {
         now={now}
         onChoice={(card, choice_id, label) => answer(card, { choice_id, label })}
         onText={(card, text) => answer(card, { text })}
+        onSend={send}
       />
     </main>
   );

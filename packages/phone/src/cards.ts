@@ -18,6 +18,8 @@ export interface QuestionCard {
   senderId: string | null;
   question: InteractionRequestPayload["interaction"];
   state: CardState;
+  /** When this phone opened the envelope (ms): a form's field card waits a moment for its form (form-groups.ts). */
+  receivedAt?: number;
 }
 
 export interface NoticeCard {
@@ -53,7 +55,7 @@ export async function openCard(
   }
   if (payload.payload_kind === "interaction-request") {
     const question = (payload as InteractionRequestPayload).interaction;
-    return { question: { envelopeId, senderId, question, state: { kind: "open" } } };
+    return { question: { envelopeId, senderId, question, state: { kind: "open" }, receivedAt: Date.now() } };
   }
   const notification = (payload as NotificationPayload).notification;
   if (!notification || typeof notification.title !== "string") return null;

@@ -1,5 +1,8 @@
 import { AgentText, agentString } from "./agent-text.js";
+import type { SendOutcome } from "./answer-sender.js";
 import { groupKey, type NoticeCard, type QuestionCard as Question } from "./cards.js";
+import { type Answer, FormCard } from "./form-card.js";
+import { arrange } from "./form-groups.js";
 import { QuestionCard } from "./question-card.js";
 
 export interface InboxProps {
@@ -8,6 +11,8 @@ export interface InboxProps {
   now: number;
   onChoice(card: Question, choiceId: string, label: string): void;
   onText(card: Question, text: string): void;
+  /** One answer of an MCP form's card, resolved when the relay took it or refused it. */
+  onSend(card: Question, answer: Answer): Promise<SendOutcome>;
 }
 
 interface Group {
@@ -19,7 +24,7 @@ interface Group {
 }
 
 /** Phone behaviour 6: one group per (envelope sender_id, normalized project), with an explicit "No project" group. */
-export function InboxList({ questions, notices, now, onChoice, onText }: InboxProps) {
+export function InboxList({ questions, notices, now, onChoice, onText, onSend }: InboxProps) {
   const groups = new Map<string, Group>();
   const groupOf = (senderId: string | null, project: string | null | undefined): Group => {
     const key = groupKey({ senderId, project });
@@ -45,15 +50,30 @@ export function InboxList({ questions, notices, now, onChoice, onText }: InboxPr
               <span className="sender"> · {group.senderId.slice(0, 12)}</span>
             ) : null}
           </h2>
-          {group.questions.map((card) => (
-            <QuestionCard
-              key={card.envelopeId}
-              card={card}
-              now={now}
-              onChoice={(choiceId, label) => onChoice(card, choiceId, label)}
-              onText={(text) => onText(card, text)}
-            />
-          ))}
+          {arrange(group.questions, now).map((shown) =>
+            shown.kind === "form" ? (
+              <FormCard
+                key={shown.decision.envelopeId}
+                decision={shown.decision}
+                context={shown.context}
+                fields={shown.fields}
+                now={now}
+                onSend={onSend}
+              />
+            ) : shown.kind === "gathering" ? (
+              <p key={`gathering-${shown.form}`} className="form-gathering hint" role="status">
+                A form from <AgentText text={shown.server} /> is arriving…
+              </p>
+            ) : (
+              <QuestionCard
+                key={shown.card.envelopeId}
+                card={shown.card}
+                now={now}
+                onChoice={(choiceId, label) => onChoice(shown.card, choiceId, label)}
+                onText={(text) => onText(shown.card, text)}
+              />
+            ),
+          )}
           {group.notices.map((notice) => (
             <article key={notice.envelopeId} className="notice" aria-label={agentString(notice.notification.title)}>
               <p className="meta">

@@ -1,3 +1,4 @@
+import { checkFieldAnswer, formFieldOf } from "@notify/contracts/form-context";
 import { agentDisplayName, isFollowUp } from "@notify/contracts/markdown";
 import { useId, useState } from "react";
 import { AgentMarkdown, TurnDetails } from "./agent-markdown.js";
@@ -20,7 +21,7 @@ const CLOSED_TEXT: Record<string, string> = {
   superseded: "Replaced by a newer question",
 };
 
-function stateLine(card: Card): string | undefined {
+export function stateLine(card: Card): string | undefined {
   switch (card.state.kind) {
     case "open":
       return undefined;
@@ -49,7 +50,11 @@ function stateLine(card: Card): string | undefined {
 export function QuestionCard({ card, now, onChoice, onText }: QuestionCardProps) {
   const { question } = card;
   const [text, setText] = useState("");
+  // A field of an MCP form shown on its own (its form's card has not come): checked here as the broker will.
+  const [textError, setTextError] = useState<string | undefined>(undefined);
   const textId = useId();
+  const errorId = `${textId}-error`;
+  const field = formFieldOf(question.context);
   // The broker's expired notice wins over this phone's clock (which may run behind).
   const closedAsExpired = card.state.kind === "elsewhere" && card.state.status === "expired";
   const expired = closedAsExpired || Date.parse(question.expires_at) <= now;
@@ -102,7 +107,14 @@ export function QuestionCard({ card, now, onChoice, onText }: QuestionCardProps)
           className="text-answer"
           onSubmit={(event) => {
             event.preventDefault();
-            if (text.trim() !== "") onText(text);
+            if (text.trim() === "") return;
+            const checked = field === undefined ? undefined : checkFieldAnswer(field, { text });
+            if (checked !== undefined && !checked.ok) {
+              setTextError(checked.error);
+              return;
+            }
+            setTextError(undefined);
+            onText(text);
           }}
         >
           <label htmlFor={textId}>
@@ -115,8 +127,15 @@ export function QuestionCard({ card, now, onChoice, onText }: QuestionCardProps)
             maxLength={question.text_max_length}
             disabled={disabled}
             rows={3}
+            aria-invalid={textError === undefined ? undefined : true}
+            aria-describedby={textError === undefined ? undefined : errorId}
             onChange={(event) => setText(event.target.value)}
           />
+          {textError === undefined ? null : (
+            <p id={errorId} className="field-error">
+              <AgentText text={textError} />
+            </p>
+          )}
           <p className="hint">
             {(sentText ?? text).length}/{question.text_max_length}
           </p>
