@@ -1,24 +1,10 @@
 import { performance } from "node:perf_hooks";
-import type { OutboundConnection } from "@notify/contracts/ui";
+import type { OutboundConnection, RouteTestHop, RouteTestResult } from "@notify/contracts/ui";
 import { DomainError } from "../domain/errors.js";
 import type { OutboundService } from "./outbound-service.js";
 import type { DeliveryResult } from "./types.js";
 
-/** One hop of a route's test: what was checked, how it went, how long it took, and what to do when it failed. */
-export interface RouteTestHop {
-  hop: "provider" | "send" | "answers";
-  status: "ok" | "fail";
-  ms: number;
-  detail: string;
-  fix?: string;
-}
-
-export interface RouteTestResult {
-  route: string;
-  kind: string;
-  status: "ok" | "fail";
-  hops: RouteTestHop[];
-}
+export type { RouteTestHop, RouteTestResult } from "@notify/contracts/ui";
 
 /** Service names as a person knows them, for the fixes. */
 const SERVICE: Record<string, string> = {

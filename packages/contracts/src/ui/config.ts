@@ -80,6 +80,25 @@ export interface OutboundRoute {
   updatedAt: string;
 }
 
+/**
+ * One hop of a route's test (`notify test`, POST /ui/api/outbound/test; docs/outbound.md, "Testing routes"): what was
+ * checked, how it went, its time, and what to do about a failure.
+ */
+export interface RouteTestHop {
+  hop: "provider" | "send" | "answers";
+  status: "ok" | "fail";
+  ms: number;
+  detail: string;
+  fix?: string;
+}
+
+export interface RouteTestResult {
+  route: string;
+  kind: string;
+  status: "ok" | "fail";
+  hops: RouteTestHop[];
+}
+
 /** POST/PATCH body. The routing options are `RoutingOptions` (routing.ts); `null` puts one back to its default. */
 export interface OutboundRouteInput {
   name?: string;

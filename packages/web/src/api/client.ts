@@ -1,4 +1,5 @@
 import type { ItemContext } from "@notify/contracts/item-context";
+import type { SessionDto } from "@notify/contracts/sessions";
 import type {
   DeliveryResult,
   ErrorBody,
@@ -23,6 +24,7 @@ import type {
   RouterSettingsInput,
   RouterStatus,
   RouterUpstream,
+  RouteTestResult,
   SessionInfo,
   SoundsListing,
   TypeDefinition,
@@ -104,6 +106,7 @@ export const api = {
   session: () => call<SessionInfo>("GET", "/session"),
   signOut: () => call<void>("DELETE", "/session"),
 
+  sessions: () => call<{ sessions: SessionDto[] }>("GET", "/sessions"),
   inbox: (limit?: number) => call<InboxSnapshot>("GET", `/inbox${limit ? `?limit=${limit}` : ""}`),
   notification: (notificationId: string) => call<UiNotification>("GET", `/notifications/${id(notificationId)}`),
   setStatus: (notificationId: string, body: NotificationStatusBody) =>
@@ -139,6 +142,7 @@ export const api = {
         : call<OutboundProvider>("POST", "/outbound/providers", body),
     deleteProvider: (providerId: string) => call<void>("DELETE", `/outbound/providers/${id(providerId)}`),
     test: (providerId: string) => call<DeliveryResult>("POST", `/outbound/providers/${id(providerId)}/test`),
+    testRoute: (routeId: string) => call<{ routes: RouteTestResult[] }>("POST", "/outbound/test", { route: routeId }),
     routes: () => call<OutboundRoute[]>("GET", "/outbound/routes"),
     saveRoute: (body: OutboundRouteInput, routeId?: string) =>
       routeId

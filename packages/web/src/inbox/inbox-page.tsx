@@ -4,6 +4,7 @@ import { distinct, matches, NO_FILTER, typeOf } from "./filters.js";
 import { InboxFilters } from "./inbox-filters.js";
 import { InboxList } from "./inbox-list.js";
 import { oneItemPerQuestion } from "./one-item.js";
+import { SessionsLine } from "./sessions-line.js";
 
 const CONNECTION_TEXT = {
   loading: "Loading…",
@@ -56,6 +57,7 @@ export function InboxPage() {
           </span>
         </p>
       </div>
+      <SessionsLine version={`${all.length}:${open}`} />
       <InboxFilters filter={filter} onChange={setFilter} {...options} shown={shown.length} total={items.length} />
       {connection !== "loading" && shown.length === 0 && (
         <p className="empty">

@@ -1,5 +1,5 @@
 import { routingSummary } from "@notify/contracts/routing-summary";
-import type { DeliveryResult, OutboundConnection, OutboundProvider } from "@notify/contracts/ui";
+import type { DeliveryResult, OutboundConnection, OutboundProvider, RouteTestResult } from "@notify/contracts/ui";
 import { OUTBOX_STATUSES } from "@notify/contracts/ui-constants";
 import { Fragment, useState } from "react";
 import { api } from "../api/client.js";
@@ -56,6 +56,19 @@ export function OutboundPage() {
       setResults((all) => ({ ...all, [provider.id]: result }));
     } catch (failure) {
       setResults((all) => ({ ...all, [provider.id]: messageOf(failure) }));
+    }
+  };
+  const [routeTests, setRouteTests] = useState<Record<string, RouteTestResult | string>>({});
+  // A route's Test (issue 37, item 5): the same hops as `notify test ROUTE`, each with its time and a fix.
+  const testRoute = async (routeId: string) => {
+    setRouteTests((all) => ({ ...all, [routeId]: "Testing…" }));
+    try {
+      const {
+        routes: [result],
+      } = await api.outbound.testRoute(routeId);
+      setRouteTests((all) => ({ ...all, [routeId]: result ?? "No result" }));
+    } catch (failure) {
+      setRouteTests((all) => ({ ...all, [routeId]: messageOf(failure) }));
     }
   };
   const providerName = (id: string) => providers.data?.find((p) => p.id === id)?.name ?? id;
@@ -184,6 +197,9 @@ export function OutboundPage() {
                         />
                       </td>
                       <td>
+                        <button type="button" onClick={() => void testRoute(route.id)}>
+                          Test <span className="visually-hidden">route {route.name}</span>
+                        </button>{" "}
                         <button
                           type="button"
                           onClick={() => void act(() => api.outbound.deleteRoute(route.id), "Deleted")}
@@ -201,6 +217,9 @@ export function OutboundPage() {
                           </span>{" "}
                           {routingSummary(route)}
                         </p>
+                        {routeTests[route.id] !== undefined && (
+                          <RouteTestView name={route.name} result={routeTests[route.id] as RouteTestResult | string} />
+                        )}
                         {providers.data && (
                           <RouteForm
                             key={route.updatedAt}
@@ -259,3 +278,44 @@ export function OutboundPage() {
     </section>
   );
 }
+
+/** A route's test, hop by hop: ok or failed, its time, what happened and, for a failure, the fix. */
+function RouteTestView({ name, result }: { name: string; result: RouteTestResult | string }) {
+  if (typeof result === "string") {
+    return (
+      <p className="route-test" role="status">
+        {result}
+      </p>
+    );
+  }
+  return (
+    <div className={`route-test route-test-${result.status}`} role="status">
+      <p>
+        <strong>{result.status === "ok" ? "Test passed" : "Test failed"}</strong>
+        <span className="visually-hidden"> for route {name}</span>
+      </p>
+      <ol className="route-hops">
+        {result.hops.map((hop) => (
+          <li key={hop.hop} className={`hop-${hop.status}`}>
+            <span className="hop-mark" aria-hidden="true">
+              {hop.status === "ok" ? "✓" : "✗"}
+            </span>{" "}
+            <span className="hop-name">{HOP_NAMES[hop.hop]}</span>{" "}
+            <span className="visually-hidden">{hop.status === "ok" ? "ok" : "failed"}</span>
+            <span className="muted">
+              {hop.ms > 0 ? ` ${hop.ms} ms · ` : " "}
+              {hop.detail}
+            </span>
+            {hop.fix !== undefined && <p className="hop-fix">Fix: {hop.fix}</p>}
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+const HOP_NAMES: Record<RouteTestResult["hops"][number]["hop"], string> = {
+  provider: "Provider",
+  send: "Send",
+  answers: "Answers",
+};
