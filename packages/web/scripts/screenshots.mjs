@@ -445,6 +445,22 @@ for (const [index, question] of formQuestions(urlRequest, "screenshot-url", "Cla
   urlDecision = created.interaction;
 }
 
+// The sessions line at the top of the inbox (issue 37, item 1): what the hooks of a few agents would have said.
+for (const [session, signal, project, message] of [
+  ["shots-web", "asking", "shop-web", undefined],
+  ["shots-api", "working", "shop-api", undefined],
+  ["shots-codex", "working", "notify", undefined],
+  ["shots-docs", "finished", "docs", "Rewrote the install guide; all links checked."],
+]) {
+  await call("POST", "/v1/sessions", {
+    agent: session === "shots-codex" ? "codex" : "claude-code",
+    session_id: session,
+    signal,
+    project,
+    ...(message ? { last_message: message } : {}),
+  });
+}
+
 const only = process.argv.slice(2);
 const pages = [
   ["inbox", "/ui/"],
