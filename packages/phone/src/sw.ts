@@ -1,5 +1,6 @@
 /// <reference lib="webworker" />
 import { openCard } from "./cards.js";
+import { formContextOf } from "./form-groups.js";
 import { envelopes } from "./relay-client.js";
 import { type DeviceKeys, get, type Pairing } from "./storage.js";
 
@@ -14,7 +15,8 @@ self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim(
  * A push carries only `{envelope_id, version}` (nothing readable travels in it). Browsers require a visible
  * notification for every push, so one is always shown: titled from the decrypted question when the envelope can
  * be fetched and opened, else a generic one. The page's cursor is not moved: the open page fetches the same
- * envelopes and renders the cards. An already expired question makes no sound (Phone behaviour 2).
+ * envelopes and renders the cards. An already expired question makes no sound (Phone behaviour 2). The questions of
+ * one MCP form share one notification.
  */
 self.addEventListener("push", (event) => {
   event.waitUntil(
@@ -49,10 +51,14 @@ self.addEventListener("push", (event) => {
           }
           if (opened && "question" in opened) {
             const question = opened.question.question;
+            // An MCP form's questions (a push each) share one notification that says the form, not a field: the
+            // later pushes replace it without a sound (renotify is off), as the inbox shows the form as one card.
+            const form = formContextOf(opened.question);
+            const text = form === undefined ? question.prompt : `${form.server} (MCP): ${form.message}`;
             title = [question.project, question.agent].filter(Boolean).join(" · ") || "Notify";
-            body = question.prompt.length > 180 ? `${question.prompt.slice(0, 179)}…` : question.prompt;
+            body = text.length > 180 ? `${text.slice(0, 179)}…` : text;
             silent = Date.parse(question.expires_at) <= Date.now();
-            tag = question.id;
+            tag = form === undefined ? question.id : `form:${form.form}`;
           } else if (opened && "notice" in opened) {
             title = opened.notice.notification.title;
             body = opened.notice.notification.message ?? "";

@@ -503,6 +503,108 @@ describe.runIf(chromiumAvailable())("an MCP form on the phone (issue 36, item 4)
     ]);
   }, 90_000);
 
+  it("a form's pushes show one notification that names the form, not one per field (DevTools protocol)", async () => {
+    const pushContext = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    try {
+      await pushContext.grantPermissions(["notifications"], { origin: relayUrl });
+      const pushPage = await pushContext.newPage();
+      // Paired through the broker (notify relay pair's route): the broker then reads the device list fresh.
+      const pairing = await live.call("POST", "/ui/api/relay/pairings");
+      expect(pairing.status).toBe(201);
+      await pushPage.goto(pairing.body.link as string);
+      await pushPage.getByText(/Paired as/).waitFor({ state: "visible", timeout: E2E_WAIT_MS });
+      await pushPage.evaluate(() => (navigator as unknown as BrowserNavigator).serviceWorker.ready.then(() => true));
+      const stored = await pushPage.evaluate(
+        () =>
+          new Promise<{ token: string; cursor: string | undefined }>((resolve) => {
+            const open = indexedDB.open("notify-phone");
+            open.onsuccess = () => {
+              const store = open.result.transaction("kv").objectStore("kv");
+              const pairing = store.get("pairing");
+              const cursor = store.get("cursor");
+              pairing.onsuccess = () => {
+                cursor.onsuccess = () =>
+                  resolve({ token: (pairing.result as { token: string }).token, cursor: cursor.result as string });
+              };
+            };
+          }),
+      );
+      // The app stops fetching (another page of the origin, outside its scope): only the pushes tell the phone.
+      await pushPage.goto(`${relayUrl}/healthz`);
+      const hook = await openForm("s-phone-form-push", {
+        mode: "form",
+        requested_schema: {
+          type: "object",
+          properties: { age: { type: "integer", title: "Age" }, team: { type: "string", title: "Team" } },
+        },
+      });
+      // The form's three questions (and whatever else the route sends), sealed for this device.
+      const query = stored.cursor ? `since=${encodeURIComponent(stored.cursor)}&wait=20` : "wait=20";
+      let envelopeIds: string[] = [];
+      await expect
+        .poll(
+          async () => {
+            const feed = (await (
+              await fetch(`${relayUrl}/v1/envelopes?${query}`, { headers: { authorization: `Bearer ${stored.token}` } })
+            ).json()) as { envelopes: { envelope_id: string }[] };
+            envelopeIds = feed.envelopes.map((envelope) => envelope.envelope_id);
+            return envelopeIds.length;
+          },
+          { timeout: E2E_WAIT_MS },
+        )
+        .toBeGreaterThanOrEqual(3);
+
+      const cdp = await pushContext.newCDPSession(pushPage);
+      const registrationId = new Promise<string>((resolve) => {
+        cdp.on(
+          "ServiceWorker.workerRegistrationUpdated",
+          (event: { registrations: { registrationId: string; scopeURL: string }[] }) => {
+            const found = event.registrations.find((registration) => registration.scopeURL === `${relayUrl}/app/`);
+            if (found) resolve(found.registrationId);
+          },
+        );
+      });
+      await cdp.send("ServiceWorker.enable");
+      const shown = async () =>
+        pushPage.evaluate(async () => {
+          const registration = await (navigator as unknown as BrowserNavigator).serviceWorker.getRegistration("/app/");
+          const notifications = (await registration?.getNotifications()) ?? [];
+          return notifications.map((notification: { title: string; body: string; tag: string }) => ({
+            title: notification.title,
+            body: notification.body,
+            tag: notification.tag.replace(/^form:.*/, "form:<id>"),
+          }));
+        });
+      for (const envelopeId of envelopeIds) {
+        await cdp.send("ServiceWorker.deliverPushMessage", {
+          origin: relayUrl,
+          registrationId: await registrationId,
+          // Exactly what the relay pushes: nothing readable.
+          data: JSON.stringify({ envelope_id: envelopeId, version: "1" }),
+        });
+      }
+      // One notification for the form: each push's replaced the one before (a tag per field would leave three).
+      const one = {
+        title: "signup-app · claude-code",
+        body: "signup (MCP): Sign up for the newsletter",
+        tag: "form:<id>",
+      };
+      await expect.poll(shown, { timeout: E2E_WAIT_MS }).toEqual([one]);
+      // The form ends at the broker.
+      const decision = (await questionsOf("s-phone-form-push")).get("decision");
+      await live.call("POST", `/v1/interactions/${decision?.id}/respond`, {
+        response_id: "push-cancel",
+        request_digest: decision?.request_digest,
+        nonce: decision?.nonce,
+        choice_id: "cancel",
+      });
+      expect(JSON.parse((await hook.done).stdout).hookSpecificOutput.action).toBe("cancel");
+      expect(await shown()).toEqual([one]);
+    } finally {
+      await pushContext.close();
+    }
+  }, 90_000);
+
   /** One question of a form posted as the hook posts it: its context, then the event naming it. */
   async function askFormQuestion(form: string, field: string | undefined): Promise<string> {
     const fields = [
