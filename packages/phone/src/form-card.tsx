@@ -6,7 +6,7 @@ import {
   fieldHint,
   isChoiceField,
 } from "@notify/contracts/form-context";
-import { type FormEvent, useId, useState } from "react";
+import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { AgentText, agentString } from "./agent-text.js";
 import type { SendOutcome } from "./answer-sender.js";
 import type { QuestionCard as Card } from "./cards.js";
@@ -133,11 +133,20 @@ export function FormCard({ decision, context, fields, now, onSend }: FormCardPro
         : element;
     target?.focus();
   };
+  // The first bad field takes the focus once the errors are on the page (a field whose send failed is shown
+  // differently by then).
+  const focusAfter = useRef<number | undefined>(undefined);
   const showErrors = (found: Record<string, string>) => {
-    setErrors(found);
     const first = context.fields.findIndex((field) => found[field.name] !== undefined);
-    if (first >= 0) focusField(first);
+    focusAfter.current = first < 0 ? undefined : first;
+    setErrors(found);
   };
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs after each Accept's errors are rendered
+  useEffect(() => {
+    if (focusAfter.current === undefined) return;
+    focusField(focusAfter.current);
+    focusAfter.current = undefined;
+  }, [errors]);
 
   const accept = async (event: FormEvent) => {
     event.preventDefault();
