@@ -36,7 +36,12 @@ beforeAll(async () => {
   await provider("hook-ok", "webhook", { url: good.url }, {});
   await provider("hook-401", "webhook", { url: refusing.url }, {});
   await provider("ntfy-down", "ntfy", { serverUrl: `http://127.0.0.1:${closedPort}`, topic: "agents" }, {});
-  await provider("tg", "telegram", { chatId: 42, apiBaseUrl: telegram.url }, { botToken: "123456:AAbbCCddEEffGGhhIIjjKKllMMnn_revoked" });
+  await provider(
+    "tg",
+    "telegram",
+    { chatId: 42, apiBaseUrl: telegram.url },
+    { botToken: "123456:AAbbCCddEEffGGhhIIjjKKllMMnn_revoked" },
+  );
   await provider("off", "webhook", { url: good.url }, {}, false);
   await route("works", "hook-ok");
   await route("refused", "hook-401");
