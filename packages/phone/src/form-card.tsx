@@ -247,6 +247,12 @@ export function FormCard({ decision, context, fields, now, onSend }: FormCardPro
         <span className="agent">
           <AgentText text={question.agent ?? "unknown agent"} />
         </span>
+        {/* One phone serves several machines (issue 37, item 2): the card names the one that asks. */}
+        {question.machine !== undefined ? (
+          <span className="machine">
+            on <AgentText text={question.machine} />
+          </span>
+        ) : null}
       </p>
       <p className="form-from">
         The MCP server{" "}

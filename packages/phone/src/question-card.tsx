@@ -78,6 +78,12 @@ export function QuestionCard({ card, now, onChoice, onText }: QuestionCardProps)
         <span className="agent">
           <AgentText text={question.agent ?? "unknown agent"} />
         </span>
+        {/* One phone serves several machines (issue 37, item 2): the card names the one that asks. */}
+        {question.machine !== undefined ? (
+          <span className="machine">
+            on <AgentText text={question.machine} />
+          </span>
+        ) : null}
       </p>
       {followUp ? (
         <>

@@ -4,8 +4,10 @@
 // `notify ask` print them and exit 0, an expired card that sends nothing, and a revoked phone unpaired by a 401.
 // Screenshots at 390x844 go to a temp dir; NOTIFY_SCREENSHOTS=1 writes them to docs/screenshots/phone-*.png (the
 // committed ones), so an ordinary test run leaves the work tree as it was.
+
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SqliteStore } from "@notify/relay";
@@ -197,6 +199,8 @@ describe.runIf(run)("phone PWA in Chromium against the real relay and broker", (
     await visible(card.getByRole("button", { name: "Wait for review" }));
     await visible(card.getByText("Ask again in an hour"));
     await visible(card.getByText("shop-api"));
+    // The machine that asks (issue 37, item 2: one phone serves several machines).
+    expect(await card.locator(".meta .machine").textContent()).toBe(`on ${hostname()}`);
     expect(await card.locator(".prompt").textContent()).toBe(prompt);
     await hasText(card.getByRole("timer"), /Expires in (9|10):\d\d/);
     await page.screenshot({ path: join(SCREENSHOTS, "phone-question.png") });
