@@ -170,7 +170,7 @@ describe("notify doctor", () => {
     const detail = checks.get("hooks")?.detail ?? "";
     expect(detail.split(`${gone} does not exist`)).toHaveLength(2);
     expect(detail).toBe(
-      `claude-code user hooks (PermissionRequest, PostToolUse, Notification, Stop, UserPromptSubmit, PreToolUse) in ${settings}: ${gone} does not exist (a moved or deleted checkout?)`,
+      `claude-code user hooks (PermissionRequest, PostToolUse, Notification, Stop, UserPromptSubmit, PreToolUse, Elicitation, SessionEnd) in ${settings}: ${gone} does not exist (a moved or deleted checkout?)`,
     );
   });
 
