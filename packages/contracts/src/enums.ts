@@ -92,10 +92,20 @@ export type RouterRouteKind = (typeof ROUTER_ROUTE_KINDS)[number];
 export const CONNECTOR_AGENTS = ["codex", "claude-code"] as const;
 export type ConnectorAgentId = (typeof CONNECTOR_AGENTS)[number];
 
+/**
+ * The agents Notify's hooks and MCP entry install into (docs/hooks.md; DESIGN.md, "More agents"): the connectors'
+ * two, then Gemini CLI, GitHub Copilot CLI and OpenCode.
+ */
+export const HOOK_AGENTS = ["claude-code", "codex", "gemini", "copilot", "opencode"] as const;
+export type HookAgentId = (typeof HOOK_AGENTS)[number];
+
 /** Each agent's name as a person reads it: the hooks' ARC sender name, the pages' "Claude Code finished a turn". */
-export const AGENT_DISPLAY_NAMES: Readonly<Record<ConnectorAgentId, string>> = {
+export const AGENT_DISPLAY_NAMES: Readonly<Record<HookAgentId, string>> = {
   "claude-code": "Claude Code",
   codex: "Codex CLI",
+  gemini: "Gemini CLI",
+  copilot: "GitHub Copilot CLI",
+  opencode: "OpenCode",
 };
 
 /** Where the hooks and the MCP entry are installed: the user's own settings, or the current project's. */
