@@ -1,13 +1,12 @@
 import type { ArcSender } from "@notify/contracts";
-import { AGENT_DISPLAY_NAMES, CONNECTOR_AGENTS, type ConnectorAgentId } from "@notify/contracts/enums";
+import { AGENT_DISPLAY_NAMES, HOOK_AGENTS, type HookAgentId } from "@notify/contracts/enums";
 
-export type AgentId = ConnectorAgentId;
+export type AgentId = HookAgentId;
 /**
- * The agents Notify installs itself into (docs/hooks.md, "Agent hooks: Claude Code and Codex CLI"): the contract's
- * agents in name order, Claude Code first, the order `notify hooks status` lists them and an unknown agent's message
- * names them in.
+ * The agents Notify installs itself into (docs/hooks.md; DESIGN.md, "More agents"): the contract's agents in name
+ * order, Claude Code first, the order `notify hooks status` lists them and an unknown agent's message names them in.
  */
-export const AGENTS: readonly AgentId[] = [...CONNECTOR_AGENTS].sort();
+export const AGENTS: readonly AgentId[] = [...HOOK_AGENTS].sort();
 
 export const isAgent = (value: string): value is AgentId => (AGENTS as readonly string[]).includes(value);
 
@@ -15,6 +14,9 @@ export const isAgent = (value: string): value is AgentId => (AGENTS as readonly 
 export const SENDERS: Record<AgentId, ArcSender> = {
   "claude-code": { id: "claude-code", name: AGENT_DISPLAY_NAMES["claude-code"] },
   codex: { id: "codex", name: AGENT_DISPLAY_NAMES.codex },
+  gemini: { id: "gemini", name: AGENT_DISPLAY_NAMES.gemini },
+  copilot: { id: "copilot", name: AGENT_DISPLAY_NAMES.copilot },
+  opencode: { id: "opencode", name: AGENT_DISPLAY_NAMES.opencode },
 };
 
 /** The agent's name as a person reads it in a prompt or a title. */

@@ -12,10 +12,18 @@ import {
   installInto,
   uninstallFrom,
 } from "../hooks/install/installer.js";
-import { SCOPES, type Scope, type Target, type TargetEnv } from "../hooks/install/targets.js";
+import {
+  copilotHome,
+  geminiHome,
+  opencodeHome,
+  SCOPES,
+  type Scope,
+  type Target,
+  type TargetEnv,
+} from "../hooks/install/targets.js";
 
 /**
- * `notify mcp install|uninstall claude-code|codex`: registers `notify mcp` in the agent's own MCP configuration,
+ * `notify mcp install|uninstall <agent>`: registers `notify mcp` in the agent's own MCP configuration,
  * with the backup and byte-for-byte restore rules of the hooks (the same records and backups under
  * `<dataDir>/hooks/`, through the hooks installer's helpers).
  */
@@ -45,11 +53,42 @@ export interface McpTarget extends Target {
  * - Codex CLI (https://developers.openai.com/codex/mcp): `[mcp_servers.<name>]` in `$CODEX_HOME/config.toml`
  *   (default `~/.codex/config.toml`), or `<project>/.codex/config.toml` for a trusted project, with `command`,
  *   `args`, `startup_timeout_sec` (default 10) and `tool_timeout_sec` (default 60).
+ * - Gemini CLI (its MCP servers page, bundle/docs/tools/mcp-server.md): `mcpServers` in `~/.gemini/settings.json`
+ *   (`$GEMINI_CLI_HOME/.gemini/`) or `<project>/.gemini/settings.json`, `{command, args, timeout (ms), trust}`.
+ * - GitHub Copilot CLI (`copilot mcp --help`): `mcpServers` in `~/.copilot/mcp-config.json` (`$COPILOT_HOME`) for
+ *   the user, `<project>/.github/mcp.json` for a project (Copilot also reads `.mcp.json`, Claude Code's project
+ *   file: Notify keeps one entry per file), `{type: "local", command, args, tools, timeout (ms)}` as `copilot mcp
+ *   add --timeout` writes it.
+ * - OpenCode (its config schema, McpLocalConfig): `mcp` in `~/.config/opencode/opencode.json`
+ *   (`$XDG_CONFIG_HOME/opencode/`) or `<project>/opencode.json`, `{type: "local", command: [program, ...args],
+ *   enabled, timeout (ms)}`; the timeout bounds each tool call.
  */
 export function mcpTargetFor(agent: AgentId, scope: Scope, where: TargetEnv = {}): McpTarget {
   const env = where.env ?? process.env;
   const home = where.home ?? homedir();
   const cwd = resolve(where.cwd ?? process.cwd());
+  if (agent === "gemini") {
+    const agentHome = geminiHome(env, home);
+    const dir = scope === "user" ? agentHome : join(cwd, ".gemini");
+    return { agent, scope, agentHome, dir, file: join(dir, "settings.json"), format: "json" };
+  }
+  if (agent === "copilot") {
+    const agentHome = copilotHome(env, home);
+    const dir = scope === "user" ? agentHome : join(cwd, ".github");
+    return {
+      agent,
+      scope,
+      agentHome,
+      dir,
+      file: join(dir, scope === "user" ? "mcp-config.json" : "mcp.json"),
+      format: "json",
+    };
+  }
+  if (agent === "opencode") {
+    const agentHome = opencodeHome(env, home);
+    const dir = scope === "user" ? agentHome : cwd;
+    return { agent, scope, agentHome, dir, file: join(dir, "opencode.json"), format: "json" };
+  }
   if (agent === "claude-code") {
     const configDir = env.CLAUDE_CONFIG_DIR && env.CLAUDE_CONFIG_DIR !== "" ? env.CLAUDE_CONFIG_DIR : undefined;
     const agentHome = configDir ?? join(home, ".claude");
@@ -88,6 +127,9 @@ export function isNotifyServer(command: unknown, args: unknown): boolean {
 
 // --- Claude Code: JSON ---------------------------------------------------------------------------------------
 
+/** Where each JSON agent keeps its servers: OpenCode's `mcp`, the others' `mcpServers`. */
+const serversKey = (agent: AgentId): string => (agent === "opencode" ? "mcp" : "mcpServers");
+
 function parseJson(target: McpTarget, text: string): Json {
   let parsed: unknown;
   try {
@@ -100,23 +142,43 @@ function parseJson(target: McpTarget, text: string): Json {
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     throw new HookInstallError(`${target.file} does not hold a JSON object; it was left as it was`);
   }
-  const servers = (parsed as Json).mcpServers;
+  const key = serversKey(target.agent);
+  const servers = (parsed as Json)[key];
   if (servers !== undefined && (servers === null || typeof servers !== "object" || Array.isArray(servers))) {
-    throw new HookInstallError(`${target.file}: "mcpServers" is not an object; it was left as it was`);
+    throw new HookInstallError(`${target.file}: "${key}" is not an object; it was left as it was`);
   }
   return parsed as Json;
 }
 
-function claudeEntry(context: InstallContext): Json {
+/** Notify's entry in the agent's own shape (mcpTargetFor says where each shape comes from). */
+function jsonEntry(agent: AgentId, context: InstallContext): Json {
   const { command, args } = serverArgs(context);
-  // alwaysLoad: the tools are in the prompt from the first turn instead of deferred behind ToolSearch (server.ts).
-  return { type: "stdio", command, args, timeout: TOOL_TIMEOUT_SECONDS * 1000, alwaysLoad: true };
+  const timeout = TOOL_TIMEOUT_SECONDS * 1000;
+  switch (agent) {
+    case "gemini":
+      // trust: Gemini asks no confirmation before Notify's own tools (ask_person only asks the person).
+      return { command, args, timeout, trust: true };
+    case "copilot":
+      return { type: "local", command, args, tools: ["*"], timeout };
+    case "opencode":
+      return { type: "local", command: [command, ...args], enabled: true, timeout };
+    default:
+      // alwaysLoad: the tools are in the prompt from the first turn instead of deferred behind ToolSearch (server.ts).
+      return { type: "stdio", command, args, timeout, alwaysLoad: true };
+  }
+}
+
+/** An entry's program words: `command` and `args`, or OpenCode's one `command` array. */
+function entryWords(entry: Json | undefined): { command: unknown; args: unknown } {
+  if (Array.isArray(entry?.command)) return { command: entry.command[0], args: entry.command.slice(1) };
+  return { command: entry?.command, args: entry?.args };
 }
 
 function ownJsonEntry(target: McpTarget, document: Json): Json | undefined {
-  const entry = (document.mcpServers as Json | undefined)?.[SERVER_NAME] as Json | undefined;
+  const entry = (document[serversKey(target.agent)] as Json | undefined)?.[SERVER_NAME] as Json | undefined;
   if (entry === undefined) return undefined;
-  if (!isNotifyServer(entry?.command, entry?.args)) {
+  const { command, args } = entryWords(entry);
+  if (!isNotifyServer(command, args)) {
     throw new HookInstallError(
       `${target.file} already has an MCP server named "${SERVER_NAME}" that is not Notify's; it was left as it was`,
     );
@@ -128,7 +190,8 @@ function jsonInstalled(target: McpTarget, text: string | undefined, context: Ins
   const document = text !== undefined ? parseJson(target, text) : {};
   ownJsonEntry(target, document);
   const updated = structuredClone(document);
-  updated.mcpServers = { ...((updated.mcpServers as Json | undefined) ?? {}), [SERVER_NAME]: claudeEntry(context) };
+  const key = serversKey(target.agent);
+  updated[key] = { ...((updated[key] as Json | undefined) ?? {}), [SERVER_NAME]: jsonEntry(target.agent, context) };
   if (text !== undefined && isDeepStrictEqual(updated, document)) return undefined;
   return `${JSON.stringify(updated, null, 2)}\n`;
 }
@@ -136,9 +199,10 @@ function jsonInstalled(target: McpTarget, text: string | undefined, context: Ins
 function jsonStripped(target: McpTarget, text: string): string | undefined {
   const document = parseJson(target, text);
   if (ownJsonEntry(target, document) === undefined) return undefined;
-  const servers = document.mcpServers as Json;
+  const key = serversKey(target.agent);
+  const servers = document[key] as Json;
   delete servers[SERVER_NAME];
-  if (Object.keys(servers).length === 0) delete document.mcpServers;
+  if (Object.keys(servers).length === 0) delete document[key];
   return `${JSON.stringify(document, null, 2)}\n`;
 }
 
@@ -318,7 +382,8 @@ function installedCommand(target: McpTarget, bytes: Buffer): string[] | undefine
   if (target.format === "json") {
     const entry = ownJsonEntry(target, parseJson(target, text));
     if (entry === undefined) return undefined;
-    return [String(entry.command), ...((entry.args as unknown[] | undefined) ?? []).map(String)];
+    const { command, args } = entryWords(entry);
+    return [String(command), ...(Array.isArray(args) ? args : []).map(String)];
   }
   const { entry } = splitToml(target, text);
   if (entry === undefined) return undefined;

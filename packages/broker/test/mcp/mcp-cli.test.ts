@@ -103,9 +103,11 @@ describe("notify mcp install through the CLI, listed by hooks status and doctor"
 
   it("refuses an unknown agent or scope with the valid choices, and changes nothing", async () => {
     const { env } = home();
-    const agent = await runCli(["mcp", "install", "gemini", ...cli.target], env);
+    const agent = await runCli(["mcp", "install", "cursor", ...cli.target], env);
     expect(agent.code).toBe(1);
-    expect(agent.stderr).toContain("unknown agent gemini: expected claude-code or codex");
+    expect(agent.stderr).toContain(
+      "unknown agent cursor: expected claude-code or codex or copilot or gemini or opencode",
+    );
     const scope = await runCli(["mcp", "install", "codex", "--scope", "global", ...cli.target], env);
     expect(scope.code).not.toBe(0);
     expect(scope.stderr).toMatch(/global/);

@@ -1,5 +1,11 @@
 import { type AgentId, HOOK_TIMEOUT_SECONDS } from "../agents.js";
 
+/**
+ * The Gemini CLI tools Notify's BeforeTool gate asks about (a regex on the tool name, Gemini's matcher): the shell
+ * and the file writers. Reads, searches and MCP tools (Notify's own ask_person among them) are never gated.
+ */
+export const GEMINI_GATED_TOOLS = "^(run_shell_command|write_file|replace)$";
+
 /** The events Notify hooks into per agent, and the tool matcher of those that take one. */
 export const HOOK_EVENTS: Record<AgentId, { event: string; matcher?: string }[]> = {
   "claude-code": [
@@ -25,6 +31,26 @@ export const HOOK_EVENTS: Record<AgentId, { event: string; matcher?: string }[]>
     { event: "Stop" },
     { event: "UserPromptSubmit" },
   ],
+  // Gemini CLI (docs/hooks.md, "Gemini CLI"): no hook answers its own prompt, so Notify gates the tools that change
+  // something in BeforeTool (mapping.ts); AfterAgent is its finished turn, BeforeAgent its next prompt.
+  gemini: [
+    { event: "BeforeTool", matcher: GEMINI_GATED_TOOLS },
+    { event: "AfterAgent" },
+    { event: "Notification" },
+    { event: "BeforeAgent" },
+    { event: "SessionEnd" },
+  ],
+  // GitHub Copilot CLI (docs/hooks.md, "GitHub Copilot CLI"): camelCase events, flat entries (no matcher groups).
+  copilot: [
+    { event: "permissionRequest" },
+    { event: "postToolUse" },
+    { event: "agentStop" },
+    { event: "notification" },
+    { event: "userPromptSubmitted" },
+    { event: "sessionEnd" },
+  ],
+  // OpenCode has no command hooks: its plugin file (opencode-plugin.ts) runs `notify hook opencode <event>` itself.
+  opencode: [],
 };
 
 type Json = Record<string, unknown>;
@@ -39,7 +65,9 @@ export const HOOK_TOKEN_VARIABLE = "NOTIFY_HOOK_TOKEN";
 /** An event that asks nothing runs within the hook's 30 s budget (run-hook.ts); Claude Code's timeout is a bit more. */
 const REPORT_TIMEOUT_SECONDS = 40;
 /** Events that open a question wait up to its expiry, like the command hook (agents.ts). */
-const ASKING_EVENTS = new Set(["PermissionRequest", "PreToolUse", "Elicitation"]);
+const ASKING_EVENTS = new Set(["PermissionRequest", "PreToolUse", "Elicitation", "BeforeTool", "permissionRequest"]);
+/** The events that end a turn and may wait for a follow-up: Claude Code's and Codex's Stop, Gemini's AfterAgent, Copilot's agentStop. */
+const STOP_EVENTS = new Set(["Stop", "AfterAgent", "agentStop"]);
 /**
  * A finished turn may wait for a follow-up up to config.json `followUp.waitSeconds` (at most a day): the Stop entry's
  * timeout covers the longest window, so changing the setting needs no new install. Both agents kill a hook at 600 s
@@ -58,6 +86,29 @@ function entryTiming(event: string, asking: number, reporting: number): Json {
   if (event === "Stop") return { timeout: STOP_TIMEOUT_SECONDS, statusMessage: STOP_STATUS_MESSAGE };
   return { timeout: ASKING_EVENTS.has(event) ? asking : reporting };
 }
+
+/** The seconds an agent gives Notify's entry for `event` before it kills the hook. */
+const entrySeconds = (event: string): number => (STOP_EVENTS.has(event) ? STOP_TIMEOUT_SECONDS : HOOK_TIMEOUT_SECONDS);
+
+/**
+ * One command entry in the agent's own shape: Claude Code and Codex `{type, command, timeout}` (seconds), Gemini CLI
+ * `{type, name, command, timeout}` (milliseconds; its hooks reference), Copilot CLI `{type, bash, timeoutSec}`.
+ */
+function commandEntry(agent: AgentId, event: string, command: string): Json {
+  if (agent === "gemini") return { type: "command", name: "notify", command, timeout: entrySeconds(event) * 1000 };
+  if (agent === "copilot") return { type: "command", bash: command, timeoutSec: entrySeconds(event) };
+  return { type: "command", command, ...entryTiming(event, HOOK_TIMEOUT_SECONDS, HOOK_TIMEOUT_SECONDS) };
+}
+
+/** A hook entry's shell command: `command`, or Copilot's `bash`. */
+export const commandOf = (hook: unknown): unknown => {
+  if (hook === null || typeof hook !== "object") return undefined;
+  const { command, bash } = hook as Json;
+  return command ?? bash;
+};
+
+/** Copilot CLI lists its entries flat under each event; the others in matcher groups `{matcher?, hooks: [...]}`. */
+const FLAT_AGENTS: ReadonlySet<AgentId> = new Set(["copilot"]);
 
 /**
  * Claude Code's `"type": "http"` entry for one event: the broker on loopback (its request guard allows 127.0.0.1),
@@ -87,7 +138,7 @@ export function isNotifyHttpHook(hook: unknown): boolean {
 
 /** The kind of a hook entry when Notify wrote it, else undefined. */
 export function notifyHookKind(hook: unknown, agent: AgentId): HookKind | undefined {
-  if (isNotifyCommand((hook as Json | null)?.command, agent)) return "command";
+  if (isNotifyCommand(commandOf(hook), agent)) return "command";
   if (agent === "claude-code" && isNotifyHttpHook(hook)) return "http";
   return undefined;
 }
@@ -134,12 +185,12 @@ export function notifyGroups(
     const hook =
       http !== undefined && agent === "claude-code" && !COMMAND_ONLY_EVENTS.has(event)
         ? httpHook(http.port, event)
-        : {
-            type: "command",
-            command: hookCommand(program, agent, event, extra),
-            ...entryTiming(event, HOOK_TIMEOUT_SECONDS, HOOK_TIMEOUT_SECONDS),
-          };
-    groups[event] = matcher !== undefined ? { matcher, hooks: [hook] } : { hooks: [hook] };
+        : commandEntry(agent, event, hookCommand(program, agent, event, extra));
+    groups[event] = FLAT_AGENTS.has(agent)
+      ? hook
+      : matcher !== undefined
+        ? { matcher, hooks: [hook] }
+        : { hooks: [hook] };
   }
   return groups;
 }
@@ -172,6 +223,11 @@ export function stripNotify(document: Json, agent: AgentId): boolean {
     if (!Array.isArray(groups)) continue;
     const kept: unknown[] = [];
     for (const group of groups) {
+      if (FLAT_AGENTS.has(agent)) {
+        if (notifyHookKind(group, agent) === undefined) kept.push(group);
+        else changed = true;
+        continue;
+      }
       const commands = (group as Json | null)?.hooks;
       if (!Array.isArray(commands)) {
         kept.push(group);
@@ -200,6 +256,8 @@ export function addNotify(
   http?: HttpHooks,
 ): void {
   stripNotify(document, agent);
+  // Copilot CLI reads a hooks file of `"version": 1` only (its hooks reference, "Hook configuration format").
+  if (agent === "copilot" && document.version === undefined) document.version = 1;
   if (document.hooks === undefined) document.hooks = {};
   const byEvent = document.hooks as Record<string, unknown>;
   for (const [event, group] of Object.entries(notifyGroups(agent, program, extra, http))) {
@@ -221,7 +279,7 @@ export function installedKinds(document: Json, agent: AgentId): Record<string, H
   for (const [event, groups] of Object.entries(hooks as Record<string, unknown>)) {
     if (!Array.isArray(groups)) continue;
     for (const group of groups) {
-      const commands = (group as Json | null)?.hooks;
+      const commands = FLAT_AGENTS.has(agent) ? [group] : (group as Json | null)?.hooks;
       if (!Array.isArray(commands)) continue;
       for (const hook of commands) {
         const kind = notifyHookKind(hook, agent);

@@ -7,6 +7,7 @@ import { ensurePrivateDir, writePrivateFile } from "../../fs/private-files.js";
 import { inStyle, textStyle, withoutBom } from "../../fs/text-style.js";
 import { AGENTS, type AgentId, displayName } from "../agents.js";
 import { addNotify, type HookKind, installedKinds, setHookToken, stripHookToken, stripNotify } from "./entries.js";
+import { isNotifyPlugin, OPENCODE_PLUGIN_MARK, opencodePlugin } from "./opencode-plugin.js";
 import { SCOPES, type Scope, type Target, type TargetEnv, targetFor } from "./targets.js";
 
 /** A refusal with a message for the person (exit 1 in the CLI); the agent's file is left as it was. */
@@ -126,6 +127,15 @@ function parseSettings(target: Target, bytes: Buffer): Json {
  */
 export function install(agent: AgentId, scope: Scope, context: InstallContext): ChangeResult {
   const target = targetFor(agent, scope, context.where);
+  if (agent === "opencode") {
+    return installInto(target, context, "hooks", (bytes) => {
+      const text = opencodePlugin(context.program, context.extra);
+      if (bytes === undefined) return text;
+      const before = bytes.toString("utf8");
+      if (!isNotifyPlugin(before)) throw notNotifys(target);
+      return before === text ? undefined : text;
+    });
+  }
   const http = agent === "claude-code" ? context.http : undefined;
   const tokenHere = http !== undefined && scope === "user";
   const result = installInto(
@@ -177,6 +187,13 @@ function settingsEdit(
  */
 export function uninstall(agent: AgentId, scope: Scope, context: InstallContext): ChangeResult {
   const target = targetFor(agent, scope, context.where);
+  if (agent === "opencode") {
+    // Notify's own plugin file goes whole, even when changed since; a file of the person's is never touched.
+    return uninstallFrom(target, context, "hooks", "Notify's plugin", (bytes) => {
+      if (!isNotifyPlugin(bytes.toString("utf8"))) throw notNotifys(target);
+      return null;
+    });
+  }
   return uninstallFrom(target, context, "hooks", "Notify's entries", (bytes) => {
     const document = parseSettings(target, bytes);
     // The user's settings also lose the hook token; a project's never held it.
@@ -185,6 +202,12 @@ export function uninstall(agent: AgentId, scope: Scope, context: InstallContext)
     return inStyle(`${JSON.stringify(document, null, 2)}\n`, textStyle(bytes.toString("utf8")));
   });
 }
+
+/** A plugin file at Notify's path that Notify did not write. */
+const notNotifys = (target: Target): HookInstallError =>
+  new HookInstallError(
+    `${target.file} is not Notify's plugin (its first line is not "${OPENCODE_PLUGIN_MARK}"); it was left as it was`,
+  );
 
 /** editFile with a refusal the CLI shows when the file kept changing. */
 function edit<T>(target: Target, plan: Parameters<typeof editFile<T>>[1]): EditOutcome<T> {
@@ -261,7 +284,7 @@ export function uninstallFrom<T extends Target>(
   context: InstallContext,
   kind: BackupKind,
   what: string,
-  stripped: (bytes: Buffer) => string | undefined,
+  stripped: (bytes: Buffer) => string | null | undefined,
 ): ChangeResult & { target: T } {
   const records = readRecords(context);
   const record = records[target.file];
@@ -274,6 +297,7 @@ export function uninstallFrom<T extends Target>(
       if (!record.existed) return { content: null, result: "removed" };
     }
     const text = stripped(bytes);
+    if (text === null) return { content: null, result: "removed" };
     return text === undefined ? { content: undefined, result: "none" } : { content: text, result: "stripped" };
   });
   if (outcome.result === "missing" || outcome.result === "none") {
@@ -291,7 +315,14 @@ export function uninstallFrom<T extends Target>(
     };
   }
   const taken = backup(context, target, kind, outcome.before as Buffer);
-  if (outcome.result === "removed" && record?.createdDir && readdirSync(target.dir).length === 0) rmdirSync(target.dir);
+  if (
+    outcome.result === "removed" &&
+    record?.createdDir &&
+    existsSync(target.dir) &&
+    readdirSync(target.dir).length === 0
+  ) {
+    rmdirSync(target.dir);
+  }
   if (record !== undefined) {
     delete records[target.file];
     writeRecords(context, records);
@@ -317,14 +348,23 @@ export interface InstallStatus {
   kinds: Record<string, HookKind> | null;
 }
 
-/** What is installed where (both agents, both scopes, for the current project). */
+/** What Notify's OpenCode plugin hooks into (opencode-plugin.ts), as `notify hooks status` lists it. */
+const OPENCODE_KINDS: Record<string, HookKind> = {
+  "tool.execute.before": "command",
+  "session.idle": "command",
+  "session.deleted": "command",
+};
+
+/** What is installed where (every agent, both scopes, for the current project). */
 export function installStatus(context: Pick<InstallContext, "where">): InstallStatus[] {
   const rows: InstallStatus[] = [];
   for (const agent of AGENTS) {
     for (const scope of SCOPES) {
       const target = targetFor(agent, scope, context.where);
       let kinds: Record<string, HookKind> | null = {};
-      if (existsSync(target.file)) {
+      if (existsSync(target.file) && agent === "opencode") {
+        kinds = isNotifyPlugin(readFileSync(target.file, "utf8")) ? OPENCODE_KINDS : {};
+      } else if (existsSync(target.file)) {
         try {
           kinds = installedKinds(parseSettings(target, readFileSync(target.file)), agent);
         } catch {
