@@ -120,7 +120,7 @@ describe("MCP elicitation through the real Claude Code (issue 36)", () => {
       expect(refused.stderr).toContain("Age must be at least 18");
       expect((await cli.api<Json>("GET", `/v1/interactions/${form.get("age")?.id}`)).body.status).toBe("pending");
 
-      for (const [field, how] of [
+      const answers: [string, ["--choice" | "--text", string]][] = [
         ["name", ["--text", "Ada Lovelace"]],
         ["email", ["--text", "ada@example.com"]],
         ["age", ["--text", "36"]],
@@ -128,7 +128,8 @@ describe("MCP elicitation through the real Claude Code (issue 36)", () => {
         ["color", ["--choice", "option_2"]],
         ["size", ["--choice", "option_1"]],
         ["decision", ["--choice", "accept"]],
-      ] as const) {
+      ];
+      for (const [field, how] of answers) {
         const result = await answer(form.get(field), ...how);
         expect(result.code, `${field}: ${result.stderr}`).toBe(0);
       }
