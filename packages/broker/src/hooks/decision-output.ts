@@ -1,3 +1,4 @@
+import type { AgentId } from "./agents.js";
 import type { PermissionUpdate } from "./decisions.js";
 import type { DecisionFormat } from "./mapping.js";
 
@@ -23,7 +24,10 @@ export interface DecisionMore {
  *   updatedPermissions and interrupt, so they are never sent).
  * - Claude Code PreToolUse: `{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision":
  *   "allow" or "deny", "permissionDecisionReason"}}` (same page, "PreToolUse decision control").
- * Without a decision nothing is printed: both agents then show their own prompt.
+ * - Copilot CLI permissionRequest: `{"behavior": "allow"}` or `{"behavior": "deny", "message"}`.
+ * - A before-tool gate (Gemini CLI BeforeTool, Notify's OpenCode plugin): `{"decision": "allow"}` or
+ *   `{"decision": "deny", "reason"}`.
+ * Without a decision nothing is printed: the agent then shows its own prompt.
  */
 export function decisionOutput(
   format: DecisionFormat,
@@ -53,6 +57,13 @@ export function decisionOutput(
           permissionDecisionReason: reason,
         },
       });
+    case "copilot-permission":
+      // Copilot CLI's permissionRequest reads `behavior` at the top (its hooks reference; recorded with 1.0.102).
+      return JSON.stringify(decision === "allow" ? { behavior: "allow" } : { behavior: "deny", message: reason });
+    case "gate":
+      // Gemini CLI's BeforeTool (its hooks reference: the reason goes to the model as the tool's error) and Notify's
+      // OpenCode plugin (a deny throws the reason, which blocks the call).
+      return JSON.stringify(decision === "allow" ? { decision: "allow" } : { decision: "deny", reason });
     default: {
       const _exhaustive: never = format;
       return String(_exhaustive);
@@ -66,6 +77,9 @@ export function decisionOutput(
  * to do next (Claude Code: https://code.claude.com/docs/en/hooks "Stop decision control"; Codex:
  * https://developers.openai.com/codex/hooks "Stop").
  */
-export function continueOutput(text: string): string {
+export function continueOutput(text: string, agent?: AgentId): string {
+  // Gemini CLI's AfterAgent: a deny with a reason sends the reason to the agent as its next prompt (its hooks
+  // reference, "AfterAgent"). Copilot CLI's agentStop reads Claude Code's block (its hooks reference, "agentStop").
+  if (agent === "gemini") return JSON.stringify({ decision: "deny", reason: text });
   return JSON.stringify({ decision: "block", reason: text });
 }

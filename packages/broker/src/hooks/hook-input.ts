@@ -19,6 +19,15 @@
  *   "input-messages", "last-assistant-message"}.
  * - Claude Code's Elicitation (an MCP server asks the person): mcp_server_name, message, mode, requested_schema;
  *   url mode adds url and elicitation_id (elicitation.ts).
+ * - Gemini CLI 0.61 (its hooks reference, bundle/docs/hooks/reference.md): session_id, transcript_path, cwd,
+ *   hook_event_name, timestamp; BeforeTool adds tool_name and tool_input; AfterAgent prompt, prompt_response and
+ *   stop_hook_active; Notification notification_type ("ToolPermission"), message and details.
+ * - GitHub Copilot CLI 1.0.102 (recorded from the binary, docs/hooks.md "GitHub Copilot CLI"): camelCase events get
+ *   camelCase fields: sessionId, timestamp, cwd; permissionRequest adds hookName, toolName, toolInput and
+ *   permissionSuggestions; preToolUse and postToolUse toolName and toolArgs; agentStop transcriptPath, stopReason
+ *   and stop_hook_active; userPromptSubmitted prompt; sessionEnd reason.
+ * - Notify's OpenCode plugin (install/opencode-plugin.ts) sends Claude Code's names: hook_event_name, session_id,
+ *   tool_use_id, cwd, tool_name, tool_input.
  */
 import { ELICITATION, type Elicitation, elicitationOf } from "./elicitation.js";
 
@@ -69,22 +78,27 @@ export function parseHookInput(text: string): HookInput | undefined {
   const set = <K extends keyof HookInput>(key: K, value: HookInput[K] | undefined): void => {
     if (value !== undefined) input[key] = value;
   };
-  set("hookEventName", text_("hook_event_name"));
-  set("sessionId", text_("session_id", "thread-id", "thread_id"));
+  set("hookEventName", text_("hook_event_name", "hookName"));
+  set("sessionId", text_("session_id", "thread-id", "thread_id", "sessionId"));
   set("turnId", text_("turn_id", "turn-id"));
   set("cwd", text_("cwd"));
-  set("toolName", text_("tool_name"));
+  set("toolName", text_("tool_name", "toolName"));
   if ("tool_input" in record) input.toolInput = record.tool_input;
+  else if ("toolInput" in record) input.toolInput = record.toolInput;
+  else if ("toolArgs" in record) input.toolInput = record.toolArgs;
   set("toolUseId", text_("tool_use_id"));
   set("agentId", text_("agent_id"));
   set("message", text_("message"));
   set("title", text_("title"));
-  set("notificationType", text_("notification_type"));
-  set("lastAssistantMessage", text_("last_assistant_message", "last-assistant-message"));
+  set("notificationType", text_("notification_type", "notificationType"));
+  set("lastAssistantMessage", text_("last_assistant_message", "last-assistant-message", "prompt_response"));
   set("type", text_("type"));
   if (typeof record.stop_hook_active === "boolean") input.stopHookActive = record.stop_hook_active;
-  set("transcriptPath", text_("transcript_path"));
+  set("transcriptPath", text_("transcript_path", "transcriptPath"));
   if (Array.isArray(record.permission_suggestions)) input.permissionSuggestions = record.permission_suggestions;
+  else if (Array.isArray(record.permissionSuggestions) && record.permissionSuggestions.length > 0) {
+    input.permissionSuggestions = record.permissionSuggestions;
+  }
   if (input.hookEventName === ELICITATION) set("elicitation", elicitationOf(record));
   return input;
 }

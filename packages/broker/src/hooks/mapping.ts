@@ -16,8 +16,15 @@ import { ELICITATION, type FormQuestion, formQuestions } from "./elicitation.js"
 import type { HookInput } from "./hook-input.js";
 import { cut, PROMPT_LIMIT, permissionPrompt } from "./prompt.js";
 
-/** How the decision is printed for the agent (decision-output.ts). */
-export type DecisionFormat = "permission-request" | "pre-tool-use";
+/** The MCP server name `notify mcp install` registers (mcp/install.ts SERVER_NAME). */
+const MCP_SERVER_NAME = "notify";
+
+/**
+ * How the decision is printed for the agent (decision-output.ts): Claude Code's and Codex's PermissionRequest,
+ * Claude Code's PreToolUse, Copilot CLI's permissionRequest, or a before-tool gate (Gemini CLI's BeforeTool,
+ * Notify's OpenCode plugin).
+ */
+export type DecisionFormat = "permission-request" | "pre-tool-use" | "copilot-permission" | "gate";
 
 /**
  * What one hook invocation does, decided from the agent's stdin alone (no I/O), so every mapping is a pure
@@ -34,6 +41,11 @@ export interface HookPlan {
     message: string;
     format: DecisionFormat;
     tool: { name: string; input: unknown; suggestions?: unknown };
+    /**
+     * A before-tool gate (DESIGN.md, "More agents"): asked only while the person is not present; present, the hook
+     * stays out of the way and the agent's own prompt applies.
+     */
+    gate?: boolean;
   };
   /**
    * Claude Code's own AskUserQuestion call (PreToolUse): its questions to open at once and wait for; every one
@@ -148,7 +160,8 @@ export interface MapOptions {
  * <event>`); the payload's own hook_event_name wins when present, so one command line serves every event.
  */
 export function planHook(agent: AgentId, event: string, input: HookInput, options: MapOptions = {}): HookPlan {
-  const name = input.hookEventName ?? input.type ?? event;
+  const given = input.hookEventName ?? input.type ?? event;
+  const name = CANONICAL_EVENTS[given] ?? given;
   const plan = planEvent(agent, name, input, options);
   // A tool call that asks (a permission, Claude Code's own questions) waits on the person.
   const signal = plan.ask !== undefined || plan.questions !== undefined ? "asking" : SESSION_SIGNAL_OF[name];
@@ -164,10 +177,32 @@ export function planHook(agent: AgentId, event: string, input: HookInput, option
   return plan;
 }
 
+/**
+ * The new agents' events under the names Notify maps (Claude Code's): Copilot CLI's camelCase events, Gemini CLI's
+ * AfterTool, AfterAgent and BeforeAgent, and the OpenCode plugin's events. Gemini's BeforeTool and the plugin's
+ * tool.execute.before stay themselves: a gate, not a permission request.
+ */
+const CANONICAL_EVENTS: Record<string, string> = {
+  permissionRequest: "PermissionRequest",
+  preToolUse: "PreToolUse",
+  postToolUse: "PostToolUse",
+  agentStop: "Stop",
+  notification: "Notification",
+  userPromptSubmitted: "UserPromptSubmit",
+  sessionEnd: "SessionEnd",
+  AfterTool: "PostToolUse",
+  AfterAgent: "Stop",
+  BeforeAgent: "UserPromptSubmit",
+  "tool.execute.before": "BeforeTool",
+  "session.idle": "Stop",
+  "session.deleted": "SessionEnd",
+};
+
 /** What each hook event says about its session; an event not listed says nothing. */
 const SESSION_SIGNAL_OF: Record<string, SessionSignal> = {
   UserPromptSubmit: "working",
   PreToolUse: "working",
+  BeforeTool: "working",
   PostToolUse: "working",
   PostToolUseFailure: "working",
   PermissionRequest: "asking",
@@ -204,20 +239,45 @@ function planEvent(agent: AgentId, name: string, input: HookInput, options: MapO
         };
         return plan;
       }
-      // Codex's PreToolUse can only deny, never allow (its hooks page), so only its PermissionRequest asks.
-      if (name === "PreToolUse" && agent === "codex") return plan;
+      // Copilot CLI runs permissionRequest before its own rules, for Notify's own MCP tools too (`notify/ask_person`):
+      // asking the person whether the agent may ask the person is no question. No output: Copilot's rules decide.
+      if (agent === "copilot" && input.toolName.startsWith(`${MCP_SERVER_NAME}/`)) return plan;
+      // Codex's PreToolUse can only deny, never allow (its hooks page), so only its PermissionRequest asks; Copilot's
+      // preToolUse is not hooked (its permissionRequest asks).
+      if (name === "PreToolUse" && agent !== "claude-code") return plan;
       plan.ask = {
         key:
           input.toolUseId !== undefined
             ? toolUseKey(agent, input.sessionId, input.toolUseId)
             : toolCallKey(agent, input.sessionId, input.toolName, input.toolInput, input.agentId),
         message: permissionPrompt(agent, input.toolName, input.toolInput, project),
-        format: name === "PermissionRequest" ? "permission-request" : "pre-tool-use",
+        format:
+          name !== "PermissionRequest"
+            ? "pre-tool-use"
+            : agent === "copilot"
+              ? "copilot-permission"
+              : "permission-request",
         tool: {
           name: input.toolName,
           input: input.toolInput,
           ...(input.permissionSuggestions !== undefined ? { suggestions: input.permissionSuggestions } : {}),
         },
+      };
+      return plan;
+    }
+    case "BeforeTool": {
+      // Gemini CLI's BeforeTool, OpenCode's tool.execute.before: no hook answers the agent's own prompt, so Notify
+      // gates the call here, and only while the person is away (run-hook.ts reads the presence).
+      if (input.toolName === undefined || (agent !== "gemini" && agent !== "opencode")) return plan;
+      plan.ask = {
+        key:
+          input.toolUseId !== undefined
+            ? toolUseKey(agent, input.sessionId, input.toolUseId)
+            : toolCallKey(agent, input.sessionId, input.toolName, input.toolInput, input.agentId),
+        message: permissionPrompt(agent, input.toolName, input.toolInput, project),
+        format: "gate",
+        tool: { name: input.toolName, input: input.toolInput },
+        gate: true,
       };
       return plan;
     }
@@ -234,8 +294,11 @@ function planEvent(agent: AgentId, name: string, input: HookInput, options: MapO
       };
       return plan;
     case "Notification": {
-      // The permission dialog's own notification: the PermissionRequest hook already asks that question.
+      // The permission dialog's own notification: the PermissionRequest hook already asks that question (Claude
+      // Code's permission_prompt; Copilot CLI's permission notifications). Gemini CLI's ToolPermission stays: its
+      // prompt waits in the terminal, and no hook can answer it.
       if (input.notificationType === "permission_prompt") return plan;
+      if (agent === "copilot" && /permission/i.test(input.notificationType ?? "")) return plan;
       plan.notify = {
         key: sessionKey(agent, input.sessionId),
         kind: "question",
@@ -255,8 +318,9 @@ function planEvent(agent: AgentId, name: string, input: HookInput, options: MapO
         title: cut(`${who} finished${where}`, 200),
         message: cut(said, 4000),
       };
-      // Only a Stop hook can continue the turn; Codex's legacy notify (agent-turn-complete) only reports.
-      if (name === "Stop" && input.sessionId !== undefined) {
+      // Only a Stop hook can continue the turn; Codex's legacy notify (agent-turn-complete) only reports, and so
+      // does OpenCode's session.idle (a plugin event, not a hook that can answer).
+      if (name === "Stop" && agent !== "opencode" && input.sessionId !== undefined) {
         plan.followUp = {
           session: input.sessionId,
           prompt: cut(said, PROMPT_LIMIT),

@@ -133,6 +133,10 @@ export async function runHook(run: HookRun): Promise<string | undefined> {
       const { key, kind, title, message } = plan.notify;
       await producer.create({ key, kind, title, message }, { context: plan.context });
     }
+    if (plan.ask?.gate === true && (await present(run))) {
+      run.log("the person is present; the agent's own prompt applies");
+      return undefined;
+    }
     if (plan.ask !== undefined) return await ask(run, producer, plan, plan.ask, deadline);
     if (plan.questions !== undefined) return await askQuestions(run, producer, plan, plan.questions, deadline);
     if (plan.form !== undefined) {
@@ -142,6 +146,20 @@ export async function runHook(run: HookRun): Promise<string | undefined> {
     run.log(deadline.passed() ? "the broker did not answer in time; the agent decides" : describe(error));
   }
   return undefined;
+}
+
+/**
+ * A before-tool gate's presence check (DESIGN.md, "More agents"): the broker's combined presence, read as the
+ * follow-up reads it. Only `present` keeps the gate out of the way; away, unknown or a broker that cannot say: ask.
+ */
+async function present(run: HookRun): Promise<boolean> {
+  try {
+    const state = await run.client.request<FollowUpResponse>("GET", "/v1/follow-up", { timeoutMs: REQUEST_TIMEOUT_MS });
+    return state.presence === "present";
+  } catch (error) {
+    run.log(`cannot read the presence (${describe(error)}); asking`);
+    return false;
+  }
 }
 
 /** Tells the broker what the event says about its session; never a request, and a failure loses only that. */
@@ -522,7 +540,7 @@ async function followUp(
   counts.replied(run.agent, follow.session, inARow);
   const from = replySurface(settled.response?.source, undefined);
   run.log(`interaction ${interaction.id}: a reply from ${from} goes to the agent`);
-  return continueOutput(text);
+  return continueOutput(text, run.agent);
 }
 
 /** How often, and how far apart, a transcript is read again while its last lines are not written yet. */

@@ -80,6 +80,10 @@ export function agentOf(clientName: string | undefined): string {
   if (name === "") return "unknown";
   if (/^claude[-_ ]?code/i.test(name)) return "claude-code";
   if (/^codex/i.test(name)) return "codex";
+  // Copilot CLI 1.0.102 says "copilot-cli", Gemini CLI 0.61 "gemini-cli-mcp-client", OpenCode 1.18 "opencode".
+  if (/^(?:github[-_ ]?)?copilot/i.test(name)) return "copilot";
+  if (/^gemini[-_ ]?cli/i.test(name)) return "gemini";
+  if (/^opencode$/i.test(name)) return "opencode";
   return Array.from(name).slice(0, 100).join("");
 }
 

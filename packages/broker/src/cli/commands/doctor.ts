@@ -6,7 +6,7 @@ import { configPath } from "../../config/config-file.js";
 import type { AgentId } from "../../hooks/agents.js";
 import { HookTokenFile } from "../../hooks/hook-token.js";
 import { codexHookTrust } from "../../hooks/install/codex-trust.js";
-import { HOOK_TOKEN_VARIABLE, isNotifyCommand, isNotifyHttpHook } from "../../hooks/install/entries.js";
+import { commandOf, HOOK_TOKEN_VARIABLE, isNotifyCommand, isNotifyHttpHook } from "../../hooks/install/entries.js";
 import { installStatus } from "../../hooks/install/installer.js";
 import { targetFor } from "../../hooks/install/targets.js";
 import { mcpStatus } from "../../mcp/install.js";
@@ -92,17 +92,33 @@ function hookEntries(file: string): HookEntry[] {
   for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) continue;
     for (const group of groups) {
-      for (const hook of ((group as Json)?.hooks as unknown[]) ?? []) entries.push({ event, hook: hook as Json });
+      // Copilot CLI lists its entries flat; the others in matcher groups.
+      const hooks = Array.isArray((group as Json)?.hooks) ? ((group as Json).hooks as unknown[]) : [group];
+      for (const hook of hooks) entries.push({ event, hook: hook as Json });
     }
   }
   return entries;
 }
 
-/** Notify's hook commands in one agent settings file, each with the event it is hooked into. */
-function notifyCommands(entries: HookEntry[], agent: AgentId): { event: string; command: string }[] {
+/** Notify's hook commands in one agent settings file (Copilot CLI's under `bash`), as words, with their event. */
+function notifyCommands(entries: HookEntry[], agent: AgentId): { event: string; words: string[] }[] {
   return entries
-    .filter(({ hook }) => isNotifyCommand(hook?.command, agent))
-    .map(({ event, hook }) => ({ event, command: hook.command as string }));
+    .filter(({ hook }) => isNotifyCommand(commandOf(hook), agent))
+    .map(({ event, hook }) => ({ event, words: commandWords(commandOf(hook) as string) }));
+}
+
+/**
+ * The commands of Notify's OpenCode plugin (install/opencode-plugin.ts): each `notify hook opencode <event>` is
+ * written as a JSON array of words.
+ */
+function pluginCommands(file: string): { event: string; words: string[] }[] {
+  const commands: { event: string; words: string[] }[] = [];
+  for (const [array] of readFileSync(file, "utf8").matchAll(/\[(?:"(?:[^"\\]|\\.)*",?)+\]/g)) {
+    const words = JSON.parse(array) as string[];
+    const at = words.indexOf("hook");
+    if (at >= 0 && words[at + 1] === "opencode") commands.push({ event: words[at + 2] ?? "", words });
+  }
+  return commands;
 }
 
 /** Notify's `"type": "http"` hooks in one Claude Code settings file, each with the port its URL names. */
@@ -197,7 +213,8 @@ async function hooksCheck(
   broker: { dataDir: string; port: number },
 ): Promise<Check> {
   const installed = installStatus({}).filter((row) => row.events !== null && row.events.length > 0);
-  if (installed.length === 0) return ok("hooks", "no agent hooks installed (notify hooks install claude-code|codex)");
+  if (installed.length === 0)
+    return ok("hooks", "no agent hooks installed (notify hooks install claude-code|codex|copilot|gemini|opencode)");
   const problems: { status: "fail" | "warn"; text: string; row: (typeof installed)[number] }[] = [];
   const all = findings();
   let http = 0;
@@ -205,10 +222,9 @@ async function hooksCheck(
     // One sentence per problem, naming the events it breaks: a moved checkout breaks every hook of the file alike
     // (issue 31, item 12). Each distinct command is run as the agent runs it, without this shell's PATH (issue 32).
     const found = findings();
-    const entries = hookEntries(row.file);
-    for (const { event, command } of notifyCommands(entries, row.agent)) {
-      examine(found, programOf(commandWords(command), "hook"), event, starts);
-    }
+    const entries = row.agent === "opencode" ? [] : hookEntries(row.file);
+    const commands = row.agent === "opencode" ? pluginCommands(row.file) : notifyCommands(entries, row.agent);
+    for (const { event, words } of commands) examine(found, programOf(words, "hook"), event, starts);
     if (row.agent === "claude-code") http += examineHttp(found, entries, broker);
     for (const node of found.nodes) all.nodes.add(node);
     for (const status of ["fail", "warn"] as const) {
