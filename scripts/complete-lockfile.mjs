@@ -15,7 +15,12 @@ const CPU = ["x64", "arm64", "arm", "ia32", "ppc64", "s390x", "riscv64", "loong6
 
 /** os, cpu and libc from a platform package's name, e.g. `cli-linux-x64-musl`; undefined when it names none. */
 function platformOf(name) {
-  const parts = name.split("/").pop().split("-");
+  // OpenCode names its Windows builds `opencode-windows-x64`: Node's platform for that is win32.
+  const parts = name
+    .split("/")
+    .pop()
+    .split("-")
+    .map((part) => (part === "windows" ? "win32" : part));
   const os = parts.find((part) => OS.includes(part));
   const cpu = parts.find((part) => CPU.includes(part));
   if (!os || !cpu) return undefined;
