@@ -178,8 +178,8 @@ function buildProgram(): Command {
     .addOption(platform())
     .action(async (options) => (await import("./commands/service.js")).serviceStatus(options));
 
-  const hooks = program.command("hooks").description("install Notify as Claude Code's or Codex's hook (docs/hooks.md)");
-  clientCommand(hooks, "install <agent>", "add Notify's hooks to claude-code or codex (backup first, idempotent)")
+  const hooks = program.command("hooks").description("install Notify as a coding agent's hook (docs/hooks.md)");
+  clientCommand(hooks, "install <agent>", "add Notify's hooks (claude-code, codex, copilot, gemini, opencode)")
     .addOption(new Option("--scope <scope>", "user settings or this project's").choices(INSTALL_SCOPES))
     .addOption(
       new Option(
@@ -208,7 +208,7 @@ function buildProgram(): Command {
     "mcp",
     "run Notify's MCP server on stdio, or install it into an agent (docs/mcp.md)",
   ).action(async (options) => (await import("./commands/mcp.js")).mcp(options));
-  clientCommand(mcp, "install <agent>", "register `notify mcp` in claude-code's or codex's MCP config (backup first)")
+  clientCommand(mcp, "install <agent>", "register `notify mcp` in an agent's MCP config (backup first; docs/mcp.md)")
     .addOption(new Option("--scope <scope>", "user config or this project's").choices(INSTALL_SCOPES))
     .option("--json", "print {agent, scope, file, changed, backup} as JSON")
     // optsWithGlobals: `notify mcp` takes --port/--data-dir/--token too, and commander gives them to it.
