@@ -254,7 +254,7 @@ function mcpCheck(starts: (program: string[]) => Start): Check {
   const unreadable = rows.filter((row) => row.installed === null);
   const installed = rows.filter((row) => row.installed === true);
   if (installed.length === 0 && unreadable.length === 0) {
-    return ok("mcp", "not installed (optional: notify mcp install claude-code|codex)");
+    return ok("mcp", "not installed (optional: notify mcp install claude-code|codex|copilot|gemini|opencode)");
   }
   const all = findings();
   const broken: string[] = unreadable.map((row) => `${row.agent} ${row.scope}: ${row.file} cannot be parsed`);
