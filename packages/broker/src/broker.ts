@@ -176,6 +176,7 @@ export function createBroker(options: BrokerOptions): Broker {
   const contexts = new SqliteContextStore(db);
   // The agent sessions heard of (issue 37, item 1; docs/api.md, "Sessions").
   const agentSessions = new SessionRegistry(db, clock, unit, settings.dataDir);
+  const stopSessionIngest = agentSessions.ingestEvery(30_000);
   const outbox = new SqliteOutboxStore(db);
   // Answers from chat apps (issue 25): Telegram and Slack app questions carry buttons whose handles live here.
   const chatStore = new ChatStore(db);
@@ -448,6 +449,7 @@ export function createBroker(options: BrokerOptions): Broker {
       await presence.stop();
       // HTTP hook waits withdraw their questions while the server still answers (docs/hooks.md).
       await hookRuns.stop();
+      stopSessionIngest();
       await app.close();
       routing.stop();
       uiEvents.close();

@@ -166,12 +166,7 @@ export function planHook(agent: AgentId, event: string, input: HookInput, option
   // A tool call that asks (a permission, Claude Code's own questions) waits on the person.
   const signal = plan.ask !== undefined || plan.questions !== undefined ? "asking" : SESSION_SIGNAL_OF[name];
   if (signal !== undefined && input.sessionId !== undefined) {
-    const said =
-      name === "Notification"
-        ? input.message
-        : name === "Stop" || name === "agent-turn-complete"
-          ? input.lastAssistantMessage
-          : undefined;
+    const said = name === "Stop" || name === "agent-turn-complete" ? input.lastAssistantMessage : undefined;
     plan.session = { signal, ...(said !== undefined ? { lastMessage: said } : {}) };
   }
   return plan;
@@ -207,7 +202,8 @@ const SESSION_SIGNAL_OF: Record<string, SessionSignal> = {
   PostToolUseFailure: "working",
   PermissionRequest: "asking",
   Elicitation: "asking",
-  Notification: "asking",
+  // Not Notification: Claude Code's `idle_prompt` comes about a minute after every finished turn and opens no
+  // question; counted, it turned each finished session back to working (a question open is what "waiting" reads).
   Stop: "finished",
   "agent-turn-complete": "finished",
   SessionEnd: "ended",

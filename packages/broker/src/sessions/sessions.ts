@@ -103,11 +103,35 @@ export class SessionRegistry {
     );
   }
 
+  /** Takes in what command hooks left in the journal (journal.ts), in one unit of work. */
+  ingest(): void {
+    if (this.dataDir === undefined) return;
+    const entries = takeObservations(this.dataDir);
+    if (entries.length === 0) return;
+    this.unit.run(() => {
+      for (const entry of entries) this.observe(entry, entry.at);
+    });
+  }
+
+  /**
+   * Takes the journal in every `everyMs` too (not only when sessions are listed), so it never grows to its cap and
+   * loses a session's last events while nobody looks. Returns the stop.
+   */
+  ingestEvery(everyMs: number): () => void {
+    const timer = setInterval(() => {
+      try {
+        this.ingest();
+      } catch {
+        // The database closing under a late tick: the next start takes the journal in.
+      }
+    }, everyMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   /** Every session kept, the most recently active first, with its state as of now. */
   list(): SessionDto[] {
-    if (this.dataDir !== undefined) {
-      for (const entry of takeObservations(this.dataDir)) this.observe(entry, entry.at);
-    }
+    this.ingest();
     const now = this.clock.now();
     const open = new Map<string, number>();
     for (const row of this.openCounts.all() as { agent: string; session_id: string; open: number }[]) {

@@ -40,7 +40,10 @@ async function hook(session: string, name: string, extra: Json = {}): Promise<vo
 }
 
 describe("agent sessions (issue 37, item 1)", () => {
-  it("follow the hook events: working, waiting on a question, working again, finished, ended", async () => {
+  // Eight CLI processes and a hook waiting on a question: 12 s at load 8, more than the suite's default.
+  it("follow the hook events: working, waiting on a question, working again, finished, ended", {
+    timeout: 90_000,
+  }, async () => {
     await hook("s-one", "UserPromptSubmit");
     const { body } = await cli.api<{ sessions: Json[] }>("GET", "/v1/sessions");
     const first = body.sessions.find((entry) => entry.cwd === cwd);
@@ -67,6 +70,13 @@ describe("agent sessions (issue 37, item 1)", () => {
     expect(Date.parse(finished?.last_active_at as string)).toBeGreaterThanOrEqual(
       Date.parse(finished?.started_at as string),
     );
+
+    // Claude Code's idle notification, about a minute after the turn: still finished, the last message kept.
+    await hook("s-one", "Notification", {
+      message: "Claude is waiting for your input",
+      notification_type: "idle_prompt",
+    });
+    expect(await listed("s-one")).toMatchObject({ state: "finished", last_message: "All tests pass.\nDone." });
 
     await hook("s-one", "SessionEnd");
     expect(await listed("s-one")).toMatchObject({ state: "ended", last_message: "All tests pass.\nDone." });
