@@ -343,7 +343,7 @@ const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
  */
 export function checkFieldAnswer(field: FormField, answer: { choice_id?: string; text?: string }): FieldCheck {
   if (answer.choice_id !== undefined) {
-    if (field.type === "boolean" && answer.choice_id in BOOLEAN_CHOICES) {
+    if (field.type === "boolean" && Object.hasOwn(BOOLEAN_CHOICES, answer.choice_id)) {
       return { ok: true, value: BOOLEAN_CHOICES[answer.choice_id as keyof typeof BOOLEAN_CHOICES] };
     }
     const match = /^option_(\d+)$/.exec(answer.choice_id);

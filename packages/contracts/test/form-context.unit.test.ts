@@ -82,6 +82,8 @@ describe("the form context (issue 36)", () => {
     const agree = field({ title: "Agree", type: "boolean" });
     expect(checkFieldAnswer(agree, { choice_id: "no" })).toEqual({ ok: true, value: false });
     expect(checkFieldAnswer(agree, { text: "Yes" })).toEqual({ ok: true, value: true });
+    // Only its own choices: an inherited name is no choice.
+    expect(checkFieldAnswer(agree, { choice_id: "constructor" }).ok).toBe(false);
     expect(checkFieldAnswer(agree, { text: "maybe" })).toEqual({ ok: false, error: "Agree must be yes or no" });
     const color = field({
       title: "Color",

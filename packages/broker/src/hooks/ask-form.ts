@@ -123,7 +123,8 @@ export async function askForm(
     return elicitationOutput(action);
   }
   // Accepted: every required field must have its answer; the optional ones count as they are now.
-  const content: Record<string, FieldValue> = {};
+  // No prototype: a field's name is only ever the content's own key.
+  const content: Record<string, FieldValue> = Object.create(null);
   for (const [index, question] of form.questions.entries()) {
     const field = question.field;
     if (field === undefined) continue;

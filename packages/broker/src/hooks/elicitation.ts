@@ -73,10 +73,14 @@ function enumOptions(property: Record<string, unknown>): FormOption[] | undefine
   return options.every((option) => option !== undefined) ? (options as FormOption[]) : undefined;
 }
 
+const UNSAFE_NAMES = new Set(["__proto__", "constructor", "prototype"]);
+
 /** One property of the requested schema as a field, or undefined when Notify cannot ask it faithfully. */
 function fieldOf(name: string, raw: unknown, required: boolean): FormField | undefined {
   const property = asRecord(raw);
   if (property === undefined || name === "" || Array.from(name).length > FORM_LIMITS.name) return undefined;
+  // A name the content object would not keep as its own key (`__proto__`) or that shadows one: not asked.
+  if (UNSAFE_NAMES.has(name)) return undefined;
   const title = cut(nonBlank(property.title) ?? name, FORM_LIMITS.title);
   const description = nonBlank(property.description);
   const field: FormField = { name, title, type: "string", required };
@@ -84,7 +88,9 @@ function fieldOf(name: string, raw: unknown, required: boolean): FormField | und
   const options = enumOptions(property);
   if (options !== undefined) {
     if (property.type !== undefined && property.type !== "string") return undefined;
-    if (options.length > FORM_LIMITS.options) return undefined;
+    if (options.length === 0 || options.length > FORM_LIMITS.options) return undefined;
+    // Duplicate values could not be told apart by the answer.
+    if (new Set(options.map((option) => option.value)).size !== options.length) return undefined;
     field.type = "enum";
     field.options = options.map((option) => ({
       value: option.value,

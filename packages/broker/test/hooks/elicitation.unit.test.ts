@@ -70,6 +70,9 @@ describe("Claude Code's Elicitation input (issue 36)", () => {
   it.each([
     ["a multi-select array", { type: "object", properties: { t: { type: "array", items: { enum: ["a"] } } } }],
     ["a nested object", { type: "object", properties: { o: { type: "object" } } }],
+    ["a field named __proto__", JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"}}}')],
+    ["an enum with a value twice", { type: "object", properties: { e: { type: "string", enum: ["a", "a"] } } }],
+    ["an empty enum", { type: "object", properties: { e: { type: "string", enum: [] } } }],
     ["an unknown format", { type: "object", properties: { s: { type: "string", format: "ipv4" } } }],
     ["a non-object schema", { type: "array" }],
     [
