@@ -162,6 +162,10 @@ export class RelayAdmin {
     if (typeof input.url !== "string" || !/^https?:\/\//.test(input.url)) throw invalid("url must be an http(s) URL");
     if (typeof input.code !== "string" || input.code.trim() === "") throw invalid("code is required");
     const name = typeof input.name === "string" && input.name !== "" ? input.name : "relay";
+    // Joining over an enrollment would orphan that installation at the relay (its token lost here, its phones kept).
+    if (this.outbound.findProfile(name)?.kind === "relay") {
+      throw invalid(`this machine is already enrolled as ${name}: run notify relay leave first, or join with --name`);
+    }
     const url = input.url.replace(/\/+$/, "");
     const reply = await relayRequest({
       url: relayUrl(url, "/v1/installations/join"),

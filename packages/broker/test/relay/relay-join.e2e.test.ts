@@ -48,9 +48,17 @@ describe("notify relay pair --join / join / machines / leave (issue 37, item 2)"
       expect(joined.code, joined.stderr).toBe(0);
       expect(joined.stdout).toContain("Joined");
       // The code worked once.
-      const again = await desktop.call("POST", "/ui/api/relay/join", { url: relay.url, code: join.code });
+      const again = await desktop.call("POST", "/ui/api/relay/join", {
+        url: relay.url,
+        code: join.code,
+        name: "second",
+      });
       expect(again.status).toBe(400);
       expect(JSON.stringify(again.body)).toContain("the join code is unknown, used or expired");
+      // Joining again under the same name would orphan this installation at the relay: refused before any call.
+      const over = await desktop.call("POST", "/ui/api/relay/join", { url: relay.url, code: "ABCDEFGHJK" });
+      expect(over.status).toBe(400);
+      expect(JSON.stringify(over.body)).toContain("this machine is already enrolled as relay");
 
       // Both machines see the same phone, and list each other.
       for (const live of [laptop, desktop]) {
