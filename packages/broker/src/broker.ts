@@ -418,7 +418,15 @@ export function createBroker(options: BrokerOptions): Broker {
           const context = contexts.forInteraction(interactionId);
           return context === undefined ? undefined : contextSummary(context);
         },
-        formField: (interactionId) => formFieldOf(contexts.forInteraction(interactionId)) !== undefined,
+        formField: (id) =>
+          formFieldOf(
+            contexts.forInteraction(id) ??
+              contexts.forInteraction(interactionStore.questionOfNotification(id)?.id ?? ""),
+          ) !== undefined,
+        formDecision: (interactionId) => {
+          const context = contexts.forInteraction(interactionId);
+          return context?.kind === "form" && context.field === undefined && context.fields.length > 0;
+        },
         // Each shown and closed toast, by its item's id, for the item's delivery timeline (one row in the group commit).
         toastLog: {
           shown: (key) => noteToast(key, "shown", null),

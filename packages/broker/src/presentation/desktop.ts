@@ -42,6 +42,11 @@ export interface DesktopServices {
    * the form's decision question has the one toast.
    */
   formField?: (interactionId: string) => boolean;
+  /**
+   * Whether a question is an MCP form's decision with fields: its toast offers no Accept (the fields are not on the
+   * toast, so Accept there would send what the person never saw); Decline, Cancel and Open stay.
+   */
+  formDecision?: (interactionId: string) => boolean;
 }
 
 /** Starts toasts and sounds on the freedesktop notification service (Linux). */
@@ -66,6 +71,7 @@ export function startDesktop(options: DesktopOptions, services: DesktopServices)
     ...(services.toastLog ? { log: services.toastLog } : {}),
     ...(services.contextSummary ? { contextSummary: services.contextSummary } : {}),
     ...(services.formField ? { formField: services.formField } : {}),
+    ...(services.formDecision ? { formDecision: services.formDecision } : {}),
     open: (_kind, id) => {
       const link = services.loginLink(`/ui/#${id}`);
       if (link === undefined) return;

@@ -41,10 +41,15 @@ export interface PresenterOptions {
   /** The one line of what a question asks about (`src/db.ts +12 -4`), when it carries a context. */
   contextSummary?: (interactionId: string) => string | undefined;
   /**
-   * Whether a question is one field of an MCP form (docs/hooks.md, "MCP elicitation"): it gets no toast of its own;
-   * the form's decision question has the one toast.
+   * Whether a question (by its id, or its notification half's) is one field of an MCP form (docs/hooks.md, "MCP
+   * elicitation"): it gets no toast of its own; the form's decision question has the one toast.
    */
   formField?: (interactionId: string) => boolean;
+  /**
+   * Whether a question is an MCP form's decision with fields: its toast offers no Accept (the fields are not on the
+   * toast, so Accept there would send what the person never saw); Decline, Cancel and Open stay.
+   */
+  formDecision?: (interactionId: string) => boolean;
 }
 
 /**
@@ -74,14 +79,20 @@ export class Presenter {
 
   start(): void {
     const { bus, settings } = this.options;
-    const created = (notification: NotificationDto) => this.feed(() => this.policy.notificationCreated(notification));
+    const created = (notification: NotificationDto) => {
+      // An MCP form's field: its notification half gets no toast either (not even for a moment).
+      if (this.options.formField?.(notification.id) === true) return;
+      this.feed(() => this.policy.notificationCreated(notification));
+    };
     const changed = (notification: NotificationDto) => this.feed(() => this.policy.notificationChanged(notification));
     const opened = (interaction: InteractionDto) =>
       this.feed(() =>
         this.options.formField?.(interaction.id) === true
           ? this.policy.interactionWithoutToast(interaction, this.options.interactions.notificationIdOf(interaction.id))
           : this.policy.interactionOpened(
-              interaction,
+              this.options.formDecision?.(interaction.id) === true
+                ? { ...interaction, choices: interaction.choices.filter((choice) => choice.id !== "accept") }
+                : interaction,
               this.options.interactions.notificationIdOf(interaction.id),
               this.options.contextSummary?.(interaction.id),
             ),

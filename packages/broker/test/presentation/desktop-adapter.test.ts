@@ -216,6 +216,52 @@ describe.runIf(runs)("freedesktop adapter against a real dbus-daemon and a recor
     expect(after.body.status).toBe("resolved");
   });
 
+  it("an MCP form is one toast, its decision's, without Accept (issue 36: the fields are not on the toast)", async () => {
+    const { server, api } = await setup();
+    const form = {
+      kind: "form",
+      form: "f-toast",
+      server: "signup",
+      mode: "form",
+      message: "Sign up",
+      fields: [{ name: "age", title: "Age", type: "integer", required: true }],
+    };
+    const ask = async (key: string, field: string | undefined, response: Record<string, unknown>) => {
+      const context = await api("POST", "/v1/contexts", field === undefined ? form : { ...form, field });
+      expect(context.status).toBe(201);
+      const event = await api("POST", "/v1/events", {
+        arc_version: "0.2",
+        event_id: `evt-${key}`,
+        event_type: "request.created",
+        occurred_at: new Date().toISOString(),
+        sender: { id: "claude-code" },
+        request: {
+          key,
+          kind: "question",
+          message: key,
+          response: { ...response, expires_at: new Date(Date.now() + 600_000).toISOString() },
+        },
+        extensions: { "x-notify-context": { id: context.body.id } },
+      });
+      expect(event.status).toBe(201);
+    };
+    await ask("form-field", "age", { kind: "text", text_max_length: 2000 });
+    await ask("form-decision", undefined, {
+      kind: "single_choice",
+      choices: [
+        { id: "accept", label: "Accept" },
+        { id: "decline", label: "Decline" },
+        { id: "cancel", label: "Cancel" },
+      ],
+    });
+    const [call] = await server.notified(1);
+    expect(call?.body).toContain("1 field for signup");
+    expect(call?.actions).toEqual(["choice:decline", "Decline", "choice:cancel", "Cancel", "default", "Open"]);
+    // The field's own toast never came.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(server.notifies).toHaveLength(1);
+  });
+
   it("a text question (a follow-up) gets an inline reply where the server offers one; the reply answers it", async () => {
     const { server, api } = await setup(["actions", "body", "persistence", "inline-reply"]);
     const asked = await api("POST", "/v1/events", {
