@@ -93,7 +93,7 @@ export const CONNECTOR_AGENTS = ["codex", "claude-code"] as const;
 export type ConnectorAgentId = (typeof CONNECTOR_AGENTS)[number];
 
 /**
- * The agents Notify's hooks and MCP entry install into (docs/hooks.md; DESIGN.md, "More agents"): the connectors'
+ * The agents Notify's hooks and MCP entry install into (docs/hooks.md; issue 38): the connectors'
  * two, then Gemini CLI, GitHub Copilot CLI and OpenCode.
  */
 export const HOOK_AGENTS = ["claude-code", "codex", "gemini", "copilot", "opencode"] as const;

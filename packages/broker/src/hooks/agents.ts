@@ -3,7 +3,7 @@ import { AGENT_DISPLAY_NAMES, HOOK_AGENTS, type HookAgentId } from "@notify/cont
 
 export type AgentId = HookAgentId;
 /**
- * The agents Notify installs itself into (docs/hooks.md; DESIGN.md, "More agents"): the contract's agents in name
+ * The agents Notify installs itself into (docs/hooks.md; issue 38): the contract's agents in name
  * order, Claude Code first, the order `notify hooks status` lists them and an unknown agent's message names them in.
  */
 export const AGENTS: readonly AgentId[] = [...HOOK_AGENTS].sort();

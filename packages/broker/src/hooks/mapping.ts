@@ -42,7 +42,7 @@ export interface HookPlan {
     format: DecisionFormat;
     tool: { name: string; input: unknown; suggestions?: unknown };
     /**
-     * A before-tool gate (DESIGN.md, "More agents"): asked only while the person is not present; present, the hook
+     * A before-tool gate (issue 38): asked only while the person is not present; present, the hook
      * stays out of the way and the agent's own prompt applies.
      */
     gate?: boolean;

@@ -149,7 +149,7 @@ export async function runHook(run: HookRun): Promise<string | undefined> {
 }
 
 /**
- * A before-tool gate's presence check (DESIGN.md, "More agents"): the broker's combined presence, read as the
+ * A before-tool gate's presence check (issue 38): the broker's combined presence, read as the
  * follow-up reads it. Only `present` keeps the gate out of the way; away, unknown or a broker that cannot say: ask.
  */
 async function present(run: HookRun): Promise<boolean> {

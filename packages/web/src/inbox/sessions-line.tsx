@@ -1,4 +1,4 @@
-import type { SessionDto } from "@notify/contracts/sessions";
+import { SESSION_STATES, type SessionDto } from "@notify/contracts/sessions";
 import { useEffect, useState } from "react";
 import { AgentText } from "../agent-text.js";
 import { api } from "../api/client.js";
@@ -8,7 +8,10 @@ import { shortTime } from "../format.js";
 const REFRESH_MS = 15_000;
 
 /** Waiting sessions first (what the person came for), then by how alive they are; most recent first within. */
-const STATE_ORDER: SessionDto["state"][] = ["waiting", "working", "idle", "finished", "ended"];
+const STATE_ORDER: readonly SessionDto["state"][] = [
+  "waiting",
+  ...SESSION_STATES.filter((state) => state !== "waiting"),
+];
 
 const STATE_WORDS: Record<SessionDto["state"], string> = {
   waiting: "waits on you",
