@@ -68,13 +68,23 @@ async function openForm(session: string) {
   return { hook, byField };
 }
 
-const answer = (question: Json | undefined, value: { choice_id: string } | { text: string }, id: string) =>
-  cli.api<Json>("POST", `/v1/interactions/${question?.id}/respond`, {
-    response_id: id,
-    request_digest: question?.request_digest,
-    nonce: question?.nonce,
-    ...value,
-  });
+/**
+ * Answers as a surface would. The broker's POST limit (30 a second per token) is shared with the hook opening its
+ * form (two POSTs a question), so on a loaded machine the two can meet in one second: a 429 is sent again after its
+ * Retry-After, as a client does.
+ */
+async function answer(question: Json | undefined, value: { choice_id: string } | { text: string }, id: string) {
+  for (;;) {
+    const reply = await cli.api<Json>("POST", `/v1/interactions/${question?.id}/respond`, {
+      response_id: id,
+      request_digest: question?.request_digest,
+      nonce: question?.nonce,
+      ...value,
+    });
+    if (reply.status !== 429) return reply;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+}
 
 describe("MCP elicitation through Claude Code's Elicitation hook (issue 36)", () => {
   it("a field's answer outside its schema is refused with the field's words; accept sends the typed content", async () => {
