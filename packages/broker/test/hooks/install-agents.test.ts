@@ -172,6 +172,29 @@ describe("notify hooks install copilot", () => {
   });
 });
 
+describe("the folders Notify creates for a project file", () => {
+  it("copilot's .github/hooks and opencode's .opencode/plugin go again at uninstall, the project as it was", () => {
+    for (const [agent, agentHome] of [
+      ["copilot", ".copilot"],
+      ["opencode", ".config/opencode"],
+    ] as const) {
+      const { project, context } = setup(agentHome);
+      expect(install(agent, "project", context)).toMatchObject({ changed: true });
+      expect(readdirSync(project)).toHaveLength(1);
+      expect(uninstall(agent, "project", context)).toMatchObject({ changed: true });
+      expect(readdirSync(project)).toEqual([]);
+    }
+  });
+
+  it("a .github the project already had stays, with what it holds", () => {
+    const { project, context } = setup(".copilot");
+    mkdirSync(join(project, ".github", "workflows"), { recursive: true });
+    install("copilot", "project", context);
+    uninstall("copilot", "project", context);
+    expect(readdirSync(join(project, ".github"))).toEqual(["workflows"]);
+  });
+});
+
 describe("notify hooks install opencode", () => {
   it("writes Notify's plugin file into ~/.config/opencode/plugin/; uninstall removes it and the folder it made", () => {
     const { home, context } = setup(".config/opencode");

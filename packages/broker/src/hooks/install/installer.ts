@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from "node:fs";
-import { extname, join } from "node:path";
+import { dirname, extname, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { EditConflictError, type EditOutcome, editFile } from "../../fs/edit-file.js";
 import { ensurePrivateDir, writePrivateFile } from "../../fs/private-files.js";
@@ -55,6 +55,11 @@ interface InstallRecord {
   installedSha256: string;
   /** Notify created the directory (project scope): removed again at uninstall when empty. */
   createdDir: boolean;
+  /**
+   * The outermost directory Notify created with it (`.github` of `.github/hooks`), when more than the one: each
+   * up to it goes too, when empty.
+   */
+  createdRoot?: string;
 }
 
 type Records = Record<string, InstallRecord>;
@@ -203,6 +208,17 @@ export function uninstall(agent: AgentId, scope: Scope, context: InstallContext)
   });
 }
 
+/** Removes `dir` when empty, then each parent up to `root` (a directory Notify created) while empty. */
+function removeEmpty(dir: string, root: string | undefined): void {
+  let current = dir;
+  for (;;) {
+    if (!existsSync(current) || readdirSync(current).length > 0) return;
+    rmdirSync(current);
+    if (root === undefined || current === root || !current.startsWith(`${root}/`)) return;
+    current = dirname(current);
+  }
+}
+
 /** A plugin file at Notify's path that Notify did not write. */
 const notNotifys = (target: Target): HookInstallError =>
   new HookInstallError(
@@ -237,13 +253,14 @@ export function installInto<T extends Target>(
     );
   }
   const createdDir = !existsSync(target.dir);
-  if (createdDir) mkdirSync(target.dir, { recursive: true });
+  // mkdirSync gives the first directory it created: `.github` when neither `.github` nor `.github/hooks` existed.
+  const createdRoot = createdDir ? mkdirSync(target.dir, { recursive: true }) : undefined;
   const outcome = edit(target, (bytes) => {
     const text = edited(bytes);
     return { content: text, result: text ?? "" };
   });
   if (!outcome.changed) {
-    if (createdDir && readdirSync(target.dir).length === 0) rmdirSync(target.dir);
+    if (createdDir) removeEmpty(target.dir, createdRoot);
     return { target, changed: false, summary: `already installed in ${target.file}` };
   }
   const bytes = outcome.before;
@@ -263,6 +280,7 @@ export function installInto<T extends Target>(
         ...(taken !== undefined ? { original: taken } : {}),
         installedSha256: sha256(text),
         createdDir,
+        ...(createdRoot !== undefined && createdRoot !== target.dir ? { createdRoot } : {}),
       };
   records[target.file] = record;
   writeRecords(context, records);
@@ -315,14 +333,7 @@ export function uninstallFrom<T extends Target>(
     };
   }
   const taken = backup(context, target, kind, outcome.before as Buffer);
-  if (
-    outcome.result === "removed" &&
-    record?.createdDir &&
-    existsSync(target.dir) &&
-    readdirSync(target.dir).length === 0
-  ) {
-    rmdirSync(target.dir);
-  }
+  if (outcome.result === "removed" && record?.createdDir) removeEmpty(target.dir, record.createdRoot);
   if (record !== undefined) {
     delete records[target.file];
     writeRecords(context, records);

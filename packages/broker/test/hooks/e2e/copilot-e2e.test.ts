@@ -73,7 +73,7 @@ const pending = (agent: string) =>
       const { body } = await cli.api<Json[]>("GET", `/v1/interactions?pending=true&agent=${agent}`);
       return body[0];
     },
-    60_000,
+    90_000,
   );
 
 async function answer(id: string, choice: string): Promise<void> {
@@ -103,7 +103,7 @@ describe("GitHub Copilot CLI 1.0.102 with Notify's hooks and MCP server", () => 
         "--disable-builtin-mcps",
         "--allow-tool=notify",
       ];
-      const { child, done } = startAgent(COPILOT, args, work, env, 90_000);
+      const { child, done } = startAgent(COPILOT, args, work, env, 150_000);
       // Whatever fails below shows what the agent printed and what the model was asked.
       const shown = async (error: unknown): Promise<never> => {
         child.kill("SIGKILL");
@@ -179,6 +179,6 @@ describe("GitHub Copilot CLI 1.0.102 with Notify's hooks and MCP server", () => 
       expect(hooks.version).toBe(1);
       expect(mock.hits.every((hit) => hit.path.startsWith("/chat/completions"))).toBe(true);
     },
-    120_000,
+    180_000,
   );
 });
