@@ -9,8 +9,10 @@ import {
   TOOL_CONTEXT_LIMITS,
   type ToolContext,
 } from "@notify/contracts/item-context";
+import type { AgentId } from "./agents.js";
 import { type LineDiff, lineDiff, linesOf } from "./line-diff.js";
 import { cut } from "./prompt.js";
+import { lastFileTouchMs } from "./transcript.js";
 
 /** A file larger than this is not read for its diff: the change is shown against what the agent sent only. */
 export const MAX_DIFF_FILE_BYTES = 8 * 1024 * 1024;
@@ -21,16 +23,48 @@ const isRecord = (value: unknown): value is Json =>
 const str = (record: Json, name: string): string | undefined =>
   typeof record[name] === "string" ? (record[name] as string) : undefined;
 
-/** The file's text, or undefined when it does not exist (or is too large, or not a file). */
-function readText(path: string): { text: string } | { missing: true } | { tooLarge: true } {
+/**
+ * A file whose last change (mtime) is later than this after the agent last read or wrote it is flagged. The
+ * transcript's stamp is taken after the tool ran, from the clock the file's times come from; file systems round
+ * their times down (to a clock tick, a second, two), never up: this only absorbs the rounding of either.
+ */
+export const CHANGED_ON_DISK_SLACK_MS = 100;
+
+/** Where the agent's record of what it read lies: the hook input's `transcript_path` (Claude Code's alone is read). */
+export interface ReadRecord {
+  agent: AgentId;
+  transcriptPath?: string;
+}
+
+/** The file's text and last change, or that it does not exist (or is not a file), or is too large to read. */
+function readText(
+  path: string,
+): { text: string; mtimeMs: number } | { missing: true } | { tooLarge: true; mtimeMs: number } {
   try {
     const stat = statSync(path);
     if (!stat.isFile()) return { missing: true };
-    if (stat.size > MAX_DIFF_FILE_BYTES) return { tooLarge: true };
-    return { text: readFileSync(path, "utf8") };
+    if (stat.size > MAX_DIFF_FILE_BYTES) return { tooLarge: true, mtimeMs: stat.mtimeMs };
+    return { text: readFileSync(path, "utf8"), mtimeMs: stat.mtimeMs };
   } catch {
     return { missing: true };
   }
+}
+
+/**
+ * Whether the file changed on disk after the agent last read or wrote it (docs/hooks.md, "Approvals with context"):
+ * its mtime is later than the result of the agent's last Read, Edit, Write or NotebookEdit of it in the transcript's
+ * tail (transcript.ts, bounded). Not known, so not flagged: no transcript (another agent, a command run without
+ * one), no such call in the tail (never read, or read long ago), or a new file (nothing on disk to differ).
+ */
+function changedSinceRead(path: string, mtimeMs: number, record: ReadRecord | undefined): boolean {
+  if (record?.transcriptPath === undefined || !isAbsolute(path)) return false;
+  const touchedMs = lastFileTouchMs(record.agent, record.transcriptPath, resolve(path));
+  return touchedMs !== undefined && mtimeMs > touchedMs + CHANGED_ON_DISK_SLACK_MS;
+}
+
+/** `file`, flagged when its file on disk changed since the agent read it. */
+function flagged(file: FileChange, path: string, mtimeMs: number, record: ReadRecord | undefined): FileChange {
+  return changedSinceRead(path, mtimeMs, record) ? { ...file, changed_on_disk: true } : file;
 }
 
 const absolute = (path: string, cwd: string | undefined): string =>
@@ -48,7 +82,12 @@ interface Replacement {
  * whose old text is not in the file means the file changed since the agent read it: the change is then shown as
  * the agent's own old and new text, flagged `changed_on_disk`.
  */
-function editChange(path: string, cwd: string | undefined, replacements: Replacement[]): FileChange {
+function editChange(
+  path: string,
+  cwd: string | undefined,
+  replacements: Replacement[],
+  record: ReadRecord | undefined,
+): FileChange {
   const file = readText(absolute(path, cwd));
   if ("text" in file) {
     let text = file.text;
@@ -66,7 +105,8 @@ function editChange(path: string, cwd: string | undefined, replacements: Replace
       }
       text = all ? text.split(old).join(next) : text.replace(old, () => next);
     }
-    if (found) return change(path, "modified", lineDiff(file.text, text));
+    if (found)
+      return flagged(change(path, "modified", lineDiff(file.text, text)), absolute(path, cwd), file.mtimeMs, record);
   }
   if ("missing" in file && replacements.every(({ old }) => old === "")) {
     return change(path, "added", lineDiff("", replacements.at(-1)?.next ?? ""));
@@ -93,16 +133,27 @@ function change(path: string, status: FileChange["status"], diff: LineDiff): Fil
 }
 
 /** Write: the new content against the file on disk, or all added for a new file. */
-function writeChange(path: string, cwd: string | undefined, content: string): FileChange {
+function writeChange(
+  path: string,
+  cwd: string | undefined,
+  content: string,
+  record: ReadRecord | undefined,
+): FileChange {
   const file = readText(absolute(path, cwd));
-  if ("text" in file) return change(path, "modified", lineDiff(file.text, content));
+  if ("text" in file) {
+    return flagged(change(path, "modified", lineDiff(file.text, content)), absolute(path, cwd), file.mtimeMs, record);
+  }
   // Too large to read: the counts and no lines (the page says nothing more is known).
-  if ("tooLarge" in file) return { path, status: "modified", added: linesOf(content).length, removed: 0, diff: "" };
+  if ("tooLarge" in file) {
+    const counts: FileChange = { path, status: "modified", added: linesOf(content).length, removed: 0, diff: "" };
+    return flagged(counts, absolute(path, cwd), file.mtimeMs, record);
+  }
+  // A new file: nothing on disk the agent could have read.
   return change(path, "added", lineDiff("", content));
 }
 
 /** NotebookEdit: the cell's source before and after (`edit_mode` replace, insert or delete). */
-function notebookChange(input: Json, cwd: string | undefined): FileChange | undefined {
+function notebookChange(input: Json, cwd: string | undefined, record: ReadRecord | undefined): FileChange | undefined {
   const path = str(input, "notebook_path");
   if (path === undefined) return undefined;
   const mode = str(input, "edit_mode") ?? "replace";
@@ -121,8 +172,11 @@ function notebookChange(input: Json, cwd: string | undefined): FileChange | unde
     }
   }
   const label = cellId === undefined ? path : `${path} (cell ${cellId})`;
-  if (mode === "delete") return change(label, "modified", lineDiff(before, ""));
-  return change(label, mode === "insert" ? "added" : "modified", lineDiff(before, next));
+  const cell =
+    mode === "delete"
+      ? change(label, "modified", lineDiff(before, ""))
+      : change(label, mode === "insert" ? "added" : "modified", lineDiff(before, next));
+  return "missing" in file ? cell : flagged(cell, absolute(path, cwd), file.mtimeMs, record);
 }
 
 /**
@@ -236,12 +290,14 @@ function patchText(input: unknown): string | undefined {
  * What a person needs to judge a tool call (docs/hooks.md, "Approvals with context"): a file change's diff against
  * the file on disk (Claude Code Edit, MultiEdit, Write, NotebookEdit; Codex apply_patch), a shell command with its
  * working directory and the agent's reason, a fetch's URL, otherwise the tool's input as JSON. Cut to the stored
- * limit with the cut said. Undefined when there is nothing to show.
+ * limit with the cut said. Undefined when there is nothing to show. With `record` (the agent and the hook input's
+ * `transcript_path`), an existing file that changed on disk since the agent last read it is flagged.
  */
 export function toolContext(
   toolName: string,
   toolInput: unknown,
   cwd: string | undefined,
+  record?: ReadRecord,
 ): ItemContextInput | undefined {
   const input = isRecord(toolInput) ? toolInput : {};
   let context: Omit<ToolContext, "bytes"> | undefined;
@@ -256,7 +312,7 @@ export function toolContext(
     };
     context = {
       kind: "diff",
-      files: [editChange(str(input, "file_path") as string, cwd, [replacement])],
+      files: [editChange(str(input, "file_path") as string, cwd, [replacement], record)],
       truncated: false,
     };
   } else if (toolName === "MultiEdit" && str(input, "file_path") !== undefined && Array.isArray(input.edits)) {
@@ -265,15 +321,19 @@ export function toolContext(
       next: str(edit, "new_string") ?? "",
       all: edit.replace_all === true,
     }));
-    context = { kind: "diff", files: [editChange(str(input, "file_path") as string, cwd, edits)], truncated: false };
+    context = {
+      kind: "diff",
+      files: [editChange(str(input, "file_path") as string, cwd, edits, record)],
+      truncated: false,
+    };
   } else if (toolName === "Write" && str(input, "file_path") !== undefined) {
     context = {
       kind: "diff",
-      files: [writeChange(str(input, "file_path") as string, cwd, str(input, "content") ?? "")],
+      files: [writeChange(str(input, "file_path") as string, cwd, str(input, "content") ?? "", record)],
       truncated: false,
     };
   } else if (toolName === "NotebookEdit") {
-    const file = notebookChange(input, cwd);
+    const file = notebookChange(input, cwd, record);
     if (file !== undefined) context = { kind: "diff", files: [file], truncated: false };
   } else if (str(input, "command") !== undefined || Array.isArray(input.command)) {
     const command = Array.isArray(input.command)

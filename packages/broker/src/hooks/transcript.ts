@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
 import { TURN_MESSAGE_MAX_CHARS, type TurnMessage } from "@notify/contracts/item-context";
 import type { AgentId } from "./agents.js";
 import { cut } from "./prompt.js";
@@ -176,4 +177,56 @@ export function readTurn(
     return { role, text: kept };
   });
   return { ...(startedMs !== undefined ? { startedMs } : {}), messages: shown, truncated, complete };
+}
+
+/** The tools whose call names a file Claude Code then holds as read (its `file_path`; NotebookEdit's `notebook_path`). */
+const FILE_TOOLS = new Set(["Read", "Edit", "MultiEdit", "Write", "NotebookEdit"]);
+
+/**
+ * When the agent last read or wrote `file` (an absolute path), as its transcript's tail tells it: the time of the
+ * last successful tool result of a Read, Edit, MultiEdit, Write or NotebookEdit call naming that file. Claude Code
+ * 2.1.330 writes the call as an assistant line (`message.content` holds `{type: "tool_use", id, name, input:
+ * {file_path}}`) and its result as a user line (`{type: "tool_result", tool_use_id, is_error?}`) stamped after the
+ * tool ran: the file as the agent knows it is at most that old. Undefined for another agent, a transcript that
+ * cannot be read, or no such call in the last `bytes` (a long session's read may be further back: not known).
+ */
+export function lastFileTouchMs(
+  agent: AgentId,
+  path: string,
+  file: string,
+  bytes = TRANSCRIPT_TAIL_BYTES,
+): number | undefined {
+  if (agent !== "claude-code") return undefined;
+  let lines: string[];
+  try {
+    lines = tailLines(path, bytes);
+  } catch {
+    return undefined;
+  }
+  const calls = new Set<string>();
+  let touchedMs: number | undefined;
+  for (const line of lines) {
+    // Only lines with a tool call or result are parsed: the tail is read on the broker's event loop.
+    if (!line.includes('"tool_use') && !line.includes('"tool_result')) continue;
+    let entry: unknown;
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (!isRecord(entry) || !isRecord(entry.message) || !Array.isArray(entry.message.content)) continue;
+    for (const part of entry.message.content) {
+      if (!isRecord(part)) continue;
+      if (entry.type === "assistant" && part.type === "tool_use" && typeof part.id === "string") {
+        const input = isRecord(part.input) ? part.input : {};
+        const named = input.file_path ?? input.notebook_path;
+        if (!FILE_TOOLS.has(String(part.name)) || typeof named !== "string" || !isAbsolute(named)) continue;
+        if (resolve(named) === file) calls.add(part.id);
+      } else if (entry.type === "user" && part.type === "tool_result" && typeof part.tool_use_id === "string") {
+        if (!calls.has(part.tool_use_id) || part.is_error === true) continue;
+        touchedMs = timeOf(entry) ?? touchedMs;
+      }
+    }
+  }
+  return touchedMs;
 }

@@ -2,13 +2,13 @@
 // disk, flagged when the file is not what the agent read; the whole command with where and why; the URL; the input.
 // Tool inputs are the agents' own shapes (Claude Code 2.1.330 Edit, MultiEdit, Write, NotebookEdit, Bash, WebFetch;
 // Codex 0.169.0 apply_patch).
-import { writeFileSync } from "node:fs";
+import { utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FileChange, ToolContext } from "@notify/contracts/item-context";
 import { ITEM_CONTEXT_MAX_BYTES } from "@notify/contracts/item-context";
 import { tempDir } from "@notify/test-kit";
 import { describe, expect, it } from "vitest";
-import { toolContext } from "../../src/hooks/tool-context.js";
+import { CHANGED_ON_DISK_SLACK_MS, toolContext } from "../../src/hooks/tool-context.js";
 
 const lines = (count: number, word = "line") => Array.from({ length: count }, (_, index) => `${word} ${index + 1}`);
 
@@ -161,5 +161,122 @@ describe("toolContext", () => {
     expect(new TextEncoder().encode(JSON.stringify({ ...context, bytes: 0 })).length).toBeLessThanOrEqual(
       ITEM_CONTEXT_MAX_BYTES,
     );
+  });
+});
+
+describe("toolContext: a file changed on disk since the agent read it (Claude Code's transcript)", () => {
+  const READ_AT = "2026-11-28T10:00:01.000Z";
+  const readMs = Date.parse(READ_AT);
+
+  /** A project with `name` and a transcript whose agent read it (its result stamped READ_AT), as Claude Code writes. */
+  function session(name: string, text: string) {
+    const cwd = project({ [name]: text });
+    const file = join(cwd, name);
+    const transcriptPath = join(cwd, "session.jsonl");
+    const line = (value: unknown) => `${JSON.stringify(value)}\n`;
+    writeFileSync(
+      transcriptPath,
+      line({
+        type: "assistant",
+        message: {
+          id: "msg_1",
+          role: "assistant",
+          content: [{ type: "tool_use", id: "t1", name: "Read", input: { file_path: file } }],
+        },
+        timestamp: "2026-11-28T10:00:00.500Z",
+      }) +
+        line({
+          type: "user",
+          message: { role: "user", content: [{ tool_use_id: "t1", type: "tool_result", content: "1\tone" }] },
+          timestamp: READ_AT,
+        }),
+    );
+    /** Sets the file's last change `afterMs` after the read's result. */
+    const changedAt = (afterMs: number) => utimesSync(file, new Date(readMs + afterMs), new Date(readMs + afterMs));
+    return { cwd, file, record: { agent: "claude-code" as const, transcriptPath }, changedAt };
+  }
+
+  it("Edit and Write of a file changed after the agent's read are flagged; their diff is still against the disk", () => {
+    const { cwd, file, record, changedAt } = session("db.ts", "one\ntwo\n");
+    changedAt(5_000);
+    const edit = fileOf(toolContext("Edit", { file_path: file, old_string: "two", new_string: "2" }, cwd, record));
+    expect(edit).toEqual({
+      path: file,
+      status: "modified",
+      added: 1,
+      removed: 1,
+      diff: "@@ -1,2 +1,2 @@\n one\n-two\n+2",
+      changed_on_disk: true,
+    });
+    // A relative path is the file under the working directory.
+    const write = fileOf(toolContext("Write", { file_path: "db.ts", content: "one\n" }, cwd, record));
+    expect(write).toMatchObject({ status: "modified", removed: 1, changed_on_disk: true });
+    const multi = fileOf(
+      toolContext("MultiEdit", { file_path: file, edits: [{ old_string: "one", new_string: "1" }] }, cwd, record),
+    );
+    expect(multi.changed_on_disk).toBe(true);
+  });
+
+  it("a file last changed before the read, or within the slack after it, is not flagged", () => {
+    const { cwd, file, record, changedAt } = session("db.ts", "one\ntwo\n");
+    const edit = () =>
+      fileOf(toolContext("Edit", { file_path: file, old_string: "two", new_string: "2" }, cwd, record));
+    changedAt(-60_000);
+    expect(edit().changed_on_disk).toBeUndefined();
+    changedAt(CHANGED_ON_DISK_SLACK_MS);
+    expect(edit().changed_on_disk).toBeUndefined();
+    changedAt(CHANGED_ON_DISK_SLACK_MS + 1);
+    expect(edit().changed_on_disk).toBe(true);
+  });
+
+  it("the agent's own later write is its latest read: the file is as it knows it", () => {
+    const { cwd, file, record, changedAt } = session("db.ts", "one\ntwo\n");
+    changedAt(5_000);
+    const line = (value: unknown) => `${JSON.stringify(value)}\n`;
+    writeFileSync(
+      record.transcriptPath,
+      line({
+        type: "assistant",
+        message: {
+          id: "msg_2",
+          role: "assistant",
+          content: [{ type: "tool_use", id: "t2", name: "Write", input: { file_path: file, content: "one\ntwo\n" } }],
+        },
+        timestamp: "2026-11-28T10:00:05.000Z",
+      }) +
+        line({
+          type: "user",
+          message: { role: "user", content: [{ tool_use_id: "t2", type: "tool_result", content: "done" }] },
+          timestamp: "2026-11-28T10:00:06.000Z",
+        }),
+      { flag: "a" },
+    );
+    expect(
+      fileOf(toolContext("Write", { file_path: file, content: "x\n" }, cwd, record)).changed_on_disk,
+    ).toBeUndefined();
+  });
+
+  it("not known, not flagged: no transcript, a file the agent never read, another agent, a new file", () => {
+    const { cwd, file, record, changedAt } = session("db.ts", "one\ntwo\n");
+    changedAt(5_000);
+    const edit = { file_path: file, old_string: "two", new_string: "2" };
+    expect(fileOf(toolContext("Edit", edit, cwd)).changed_on_disk).toBeUndefined();
+    expect(fileOf(toolContext("Edit", edit, cwd, { agent: "claude-code" })).changed_on_disk).toBeUndefined();
+    const gone = { agent: "claude-code" as const, transcriptPath: join(cwd, "none.jsonl") };
+    expect(fileOf(toolContext("Edit", edit, cwd, gone)).changed_on_disk).toBeUndefined();
+    expect(fileOf(toolContext("Edit", edit, cwd, { ...record, agent: "codex" })).changed_on_disk).toBeUndefined();
+    writeFileSync(join(cwd, "other.ts"), "a\n");
+    const other = join(cwd, "other.ts");
+    utimesSync(other, new Date(readMs + 5_000), new Date(readMs + 5_000));
+    expect(
+      fileOf(toolContext("Edit", { file_path: other, old_string: "a", new_string: "b" }, cwd, record)).changed_on_disk,
+    ).toBeUndefined();
+    expect(fileOf(toolContext("Write", { file_path: join(cwd, "new.ts"), content: "n\n" }, cwd, record))).toEqual({
+      path: join(cwd, "new.ts"),
+      status: "added",
+      added: 1,
+      removed: 0,
+      diff: "@@ -0,0 +1,1 @@\n+n",
+    });
   });
 });

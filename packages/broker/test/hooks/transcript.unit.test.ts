@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { tempDir } from "@notify/test-kit";
 import { describe, expect, it } from "vitest";
-import { readTurn, TURN_TAIL_MESSAGES } from "../../src/hooks/transcript.js";
+import { lastFileTouchMs, readTurn, TURN_TAIL_MESSAGES } from "../../src/hooks/transcript.js";
 
 const FIXTURES = fileURLToPath(new URL("./fixtures/transcripts/", import.meta.url));
 const LAST = "Turn 1 done.\n\n- a\n- b\n\n```js\nx()\n```";
@@ -148,5 +148,71 @@ describe("readTurn", () => {
   it("a missing file, or an agent whose transcript is not known: nothing", () => {
     expect(readTurn("claude-code", join(tempDir("transcript-"), "gone.jsonl"), "x")).toBeUndefined();
     expect(readTurn("gemini" as never, copy("claude-code-2.1.330.jsonl"), "x")).toBeUndefined();
+  });
+});
+
+/** The recorded session's file (Read, then Edit after the file changed on disk, then Write), moved under `dir`. */
+function filesTranscript(dir: string): string {
+  const path = join(dir, "session.jsonl");
+  const raw = readFileSync(join(FIXTURES, "claude-code-2.1.330-files.jsonl"), "utf8");
+  writeFileSync(path, raw.replaceAll("/tmp/PROJECT", dir));
+  return path;
+}
+
+const toolUse = (id: string, name: string, input: unknown, timestamp: string) =>
+  claudeAssistant(`msg_${id}`, [{ type: "tool_use", id, name, input }], timestamp);
+const toolResult = (id: string, timestamp: string, extra: Record<string, unknown> = {}) =>
+  claudeUser([{ tool_use_id: id, type: "tool_result", content: "ok", ...extra }], timestamp);
+
+describe("lastFileTouchMs", () => {
+  it("Claude Code: the result of the last Read, Edit or Write of the file", () => {
+    const dir = tempDir("touch-");
+    const path = filesTranscript(dir);
+    // Read's result 08:42:40.687, Edit's 08:42:41.116, Write's 08:42:41.382 (each stamped after its tool ran).
+    expect(lastFileTouchMs("claude-code", path, join(dir, "a.txt"))).toBe(Date.parse("2026-11-28T08:42:41.382Z"));
+    expect(lastFileTouchMs("claude-code", path, join(dir, "b.txt"))).toBeUndefined();
+    expect(lastFileTouchMs("codex", path, join(dir, "a.txt"))).toBeUndefined();
+    expect(lastFileTouchMs("claude-code", join(dir, "missing.jsonl"), join(dir, "a.txt"))).toBeUndefined();
+  });
+
+  it("a failed call and a call without its result yet are not reads; another tool naming the path is not either", () => {
+    const dir = tempDir("touch-");
+    const path = join(dir, "session.jsonl");
+    const file = join(dir, "src", "db.ts");
+    writeFileSync(
+      path,
+      toolUse("t1", "Read", { file_path: file }, "2026-11-28T10:00:00.000Z") +
+        toolResult("t1", "2026-11-28T10:00:01.000Z") +
+        toolUse("t2", "Edit", { file_path: file, old_string: "a", new_string: "b" }, "2026-11-28T10:00:02.000Z") +
+        toolResult("t2", "2026-11-28T10:00:03.000Z", { is_error: true }) +
+        toolUse("t3", "Grep", { pattern: "x", path: file }, "2026-11-28T10:00:04.000Z") +
+        toolResult("t3", "2026-11-28T10:00:05.000Z") +
+        toolUse("t4", "Read", { file_path: `${dir}/src/../src/db.ts` }, "2026-11-28T10:00:06.000Z"),
+    );
+    expect(lastFileTouchMs("claude-code", path, file)).toBe(Date.parse("2026-11-28T10:00:01.000Z"));
+    appendFileSync(path, toolResult("t4", "2026-11-28T10:00:07.000Z"));
+    expect(lastFileTouchMs("claude-code", path, file)).toBe(Date.parse("2026-11-28T10:00:07.000Z"));
+    // NotebookEdit names its file `notebook_path`.
+    appendFileSync(
+      path,
+      toolUse("t5", "NotebookEdit", { notebook_path: file, new_source: "x" }, "2026-11-28T10:00:08.000Z") +
+        toolResult("t5", "2026-11-28T10:00:09.000Z"),
+    );
+    expect(lastFileTouchMs("claude-code", path, file)).toBe(Date.parse("2026-11-28T10:00:09.000Z"));
+  });
+
+  it("reads only the tail: a read further back than the bytes read is not known", () => {
+    const dir = tempDir("touch-");
+    const path = join(dir, "session.jsonl");
+    const file = join(dir, "a.txt");
+    const filler = claudeUser("x".repeat(1000), "2026-11-28T10:00:02.000Z");
+    writeFileSync(
+      path,
+      toolUse("t1", "Read", { file_path: file }, "2026-11-28T10:00:00.000Z") +
+        toolResult("t1", "2026-11-28T10:00:01.000Z") +
+        filler.repeat(100),
+    );
+    expect(lastFileTouchMs("claude-code", path, file)).toBe(Date.parse("2026-11-28T10:00:01.000Z"));
+    expect(lastFileTouchMs("claude-code", path, file, 50 * 1024)).toBeUndefined();
   });
 });
