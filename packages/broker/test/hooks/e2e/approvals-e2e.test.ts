@@ -218,10 +218,10 @@ describe("approvals with context, with the real agents (issue 36)", () => {
         await poll;
       }
       expect(inboxCalls).toBeGreaterThan(0);
-      // A loose bound: the broker computes the diff on its event loop (hooks/line-diff.ts, synchronous), and a 2 MiB
-      // change held the inbox 1.1-2.0 s on a loaded 2-core machine (a 100-line file: 150-220 ms). Tighten it once
-      // the diff is bounded or moved off the loop.
-      expect(slowestInboxMs).toBeLessThan(5_000);
+      // The broker computes the diff on its event loop (hooks/line-diff.ts, synchronous, bounded). Re-measured on a
+      // shared 2-core machine: the slowest inbox call was 639, 532 and 510 ms with this case alone, 1,579 and
+      // 1,055 ms while `npx vitest run packages/broker/test/hooks` ran beside it; the bound is about twice the worst.
+      expect(slowestInboxMs).toBeLessThan(3_200);
       expect(readFileSync(big, "utf8").startsWith(`000000000 ${next}\n`)).toBe(true);
     },
     150_000,
