@@ -5,29 +5,10 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { summary, world } from "../phone/lib.mjs";
+import { diffContext } from "./diff.mjs";
 
 const withContext = process.argv.includes("--context");
 const count = Number(process.argv.find((arg) => arg.startsWith("--count="))?.slice(8) ?? 1000);
-
-/** A 64 KiB unified diff: one file, a hunk of 64-byte lines. */
-function diffContext(index) {
-  const rows = [];
-  for (let line = 0; rows.join("\n").length < 64 * 1024 - 80; line++) {
-    rows.push(`+const value${line} = computeSomething(${index}, ${line}); // padding to 64 bytes..`.slice(0, 63));
-  }
-  return {
-    kind: "diff",
-    files: [
-      {
-        path: `src/file-${index}.ts`,
-        status: "modified",
-        added: rows.length,
-        removed: 0,
-        diff: `@@ -1,0 +1,${rows.length} @@\n${rows.join("\n")}`,
-      },
-    ],
-  };
-}
 
 const w = await world(1);
 const samples = [];
