@@ -9,10 +9,11 @@ import {
   TOOL_CONTEXT_LIMITS,
   type ToolContext,
 } from "@notify/contracts/item-context";
+import { delay } from "@notify/contracts/retry";
 import type { AgentId } from "./agents.js";
 import { type LineDiff, lineDiff, linesOf } from "./line-diff.js";
 import { cut } from "./prompt.js";
-import { lastFileTouchMs } from "./transcript.js";
+import { fileTouch } from "./transcript.js";
 
 /** A file larger than this is not read for its diff: the change is shown against what the agent sent only. */
 export const MAX_DIFF_FILE_BYTES = 8 * 1024 * 1024;
@@ -30,10 +31,78 @@ const str = (record: Json, name: string): string | undefined =>
  */
 export const CHANGED_ON_DISK_SLACK_MS = 100;
 
+/**
+ * How long the transcript is read again for the call being asked about: Claude Code 2.1.330 writes it (and the
+ * previous call's result) behind its PermissionRequest hook, a few hundred ms. At most a second, then not known.
+ */
+export const TRANSCRIPT_WAIT = { retries: 40, ms: 25 };
+
 /** Where the agent's record of what it read lies: the hook input's `transcript_path` (Claude Code's alone is read). */
 export interface ReadRecord {
   agent: AgentId;
   transcriptPath?: string;
+}
+
+/** The file a Claude Code file tool's call changes: Edit's, MultiEdit's and Write's `file_path`, NotebookEdit's `notebook_path`. */
+function changedFile(toolName: string, toolInput: unknown): string | undefined {
+  if (!isRecord(toolInput)) return undefined;
+  if (toolName === "NotebookEdit") return str(toolInput, "notebook_path");
+  return ["Edit", "MultiEdit", "Write"].includes(toolName) ? str(toolInput, "file_path") : undefined;
+}
+
+/**
+ * When the agent last read or wrote the file its call changes, from the transcript's tail (transcript.ts, bounded):
+ * read again, `pause` apart, until the call itself is written there (so everything before it is too), at most
+ * TRANSCRIPT_WAIT. Not known, so undefined: no transcript (another agent, a hook without one), a new file (nothing
+ * on disk the agent could have read), no read in the tail (never read, or long ago), or the call not written in time.
+ */
+export async function lastReadMs(
+  toolName: string,
+  toolInput: unknown,
+  cwd: string | undefined,
+  record: ReadRecord,
+  pause: () => Promise<void> = () => delay(TRANSCRIPT_WAIT.ms),
+): Promise<number | undefined> {
+  const named = changedFile(toolName, toolInput);
+  if (record.transcriptPath === undefined || named === undefined) return undefined;
+  const path = absolute(named, cwd);
+  if (!isAbsolute(path) || "missing" in statOf(path)) return undefined;
+  for (let attempt = 0; ; attempt++) {
+    const touch = fileTouch(record.agent, record.transcriptPath, resolve(path));
+    if (touch === undefined) return undefined;
+    if (touch.pending.some((call) => call.name === toolName && sameCall(call.input, toolInput))) return touch.touchedMs;
+    if (attempt >= TRANSCRIPT_WAIT.retries) return undefined;
+    await pause();
+  }
+}
+
+/**
+ * Whether a call in the transcript is the one asked about: every text of the hook's input (the path, the old and new
+ * text, the content) is the same there. Claude Code writes the input it parsed (`replace_all: false` added), so the
+ * other fields may differ.
+ */
+function sameCall(written: Record<string, unknown>, asked: unknown): boolean {
+  if (!isRecord(asked)) return false;
+  return Object.entries(asked).every(([name, value]) => typeof value !== "string" || written[name] === value);
+}
+
+/** {@link toolContext}, a file changed on disk since the agent last read it flagged ({@link lastReadMs}). */
+export async function toolContextWithRead(
+  toolName: string,
+  toolInput: unknown,
+  cwd: string | undefined,
+  record: ReadRecord,
+): Promise<ItemContextInput | undefined> {
+  return toolContext(toolName, toolInput, cwd, await lastReadMs(toolName, toolInput, cwd, record));
+}
+
+function statOf(path: string): { mtimeMs: number } | { missing: true } {
+  try {
+    const stat = statSync(path);
+    return stat.isFile() ? { mtimeMs: stat.mtimeMs } : { missing: true };
+  } catch {
+    return { missing: true };
+  }
 }
 
 /** The file's text and last change, or that it does not exist (or is not a file), or is too large to read. */
@@ -50,23 +119,6 @@ function readText(
   }
 }
 
-/**
- * Whether the file changed on disk after the agent last read or wrote it (docs/hooks.md, "Approvals with context"):
- * its mtime is later than the result of the agent's last Read, Edit, Write or NotebookEdit of it in the transcript's
- * tail (transcript.ts, bounded). Not known, so not flagged: no transcript (another agent, a command run without
- * one), no such call in the tail (never read, or read long ago), or a new file (nothing on disk to differ).
- */
-function changedSinceRead(path: string, mtimeMs: number, record: ReadRecord | undefined): boolean {
-  if (record?.transcriptPath === undefined || !isAbsolute(path)) return false;
-  const touchedMs = lastFileTouchMs(record.agent, record.transcriptPath, resolve(path));
-  return touchedMs !== undefined && mtimeMs > touchedMs + CHANGED_ON_DISK_SLACK_MS;
-}
-
-/** `file`, flagged when its file on disk changed since the agent read it. */
-function flagged(file: FileChange, path: string, mtimeMs: number, record: ReadRecord | undefined): FileChange {
-  return changedSinceRead(path, mtimeMs, record) ? { ...file, changed_on_disk: true } : file;
-}
-
 const absolute = (path: string, cwd: string | undefined): string =>
   isAbsolute(path) || cwd === undefined ? path : resolve(cwd, path);
 
@@ -75,6 +127,13 @@ interface Replacement {
   old: string;
   next: string;
   all: boolean;
+}
+
+/** `file`, flagged when its file on disk changed after the agent last read it (`readMs`: not known). */
+function flagged(file: FileChange, mtimeMs: number, readMs: number | undefined): FileChange {
+  return readMs !== undefined && mtimeMs > readMs + CHANGED_ON_DISK_SLACK_MS
+    ? { ...file, changed_on_disk: true }
+    : file;
 }
 
 /**
@@ -86,7 +145,7 @@ function editChange(
   path: string,
   cwd: string | undefined,
   replacements: Replacement[],
-  record: ReadRecord | undefined,
+  readMs: number | undefined,
 ): FileChange {
   const file = readText(absolute(path, cwd));
   if ("text" in file) {
@@ -105,8 +164,7 @@ function editChange(
       }
       text = all ? text.split(old).join(next) : text.replace(old, () => next);
     }
-    if (found)
-      return flagged(change(path, "modified", lineDiff(file.text, text)), absolute(path, cwd), file.mtimeMs, record);
+    if (found) return flagged(change(path, "modified", lineDiff(file.text, text)), file.mtimeMs, readMs);
   }
   if ("missing" in file && replacements.every(({ old }) => old === "")) {
     return change(path, "added", lineDiff("", replacements.at(-1)?.next ?? ""));
@@ -133,27 +191,22 @@ function change(path: string, status: FileChange["status"], diff: LineDiff): Fil
 }
 
 /** Write: the new content against the file on disk, or all added for a new file. */
-function writeChange(
-  path: string,
-  cwd: string | undefined,
-  content: string,
-  record: ReadRecord | undefined,
-): FileChange {
+function writeChange(path: string, cwd: string | undefined, content: string, readMs: number | undefined): FileChange {
   const file = readText(absolute(path, cwd));
   if ("text" in file) {
-    return flagged(change(path, "modified", lineDiff(file.text, content)), absolute(path, cwd), file.mtimeMs, record);
+    return flagged(change(path, "modified", lineDiff(file.text, content)), file.mtimeMs, readMs);
   }
   // Too large to read: the counts and no lines (the page says nothing more is known).
   if ("tooLarge" in file) {
     const counts: FileChange = { path, status: "modified", added: linesOf(content).length, removed: 0, diff: "" };
-    return flagged(counts, absolute(path, cwd), file.mtimeMs, record);
+    return flagged(counts, file.mtimeMs, readMs);
   }
   // A new file: nothing on disk the agent could have read.
   return change(path, "added", lineDiff("", content));
 }
 
 /** NotebookEdit: the cell's source before and after (`edit_mode` replace, insert or delete). */
-function notebookChange(input: Json, cwd: string | undefined, record: ReadRecord | undefined): FileChange | undefined {
+function notebookChange(input: Json, cwd: string | undefined, readMs: number | undefined): FileChange | undefined {
   const path = str(input, "notebook_path");
   if (path === undefined) return undefined;
   const mode = str(input, "edit_mode") ?? "replace";
@@ -176,7 +229,7 @@ function notebookChange(input: Json, cwd: string | undefined, record: ReadRecord
     mode === "delete"
       ? change(label, "modified", lineDiff(before, ""))
       : change(label, mode === "insert" ? "added" : "modified", lineDiff(before, next));
-  return "missing" in file ? cell : flagged(cell, absolute(path, cwd), file.mtimeMs, record);
+  return "missing" in file ? cell : flagged(cell, file.mtimeMs, readMs);
 }
 
 /**
@@ -290,14 +343,14 @@ function patchText(input: unknown): string | undefined {
  * What a person needs to judge a tool call (docs/hooks.md, "Approvals with context"): a file change's diff against
  * the file on disk (Claude Code Edit, MultiEdit, Write, NotebookEdit; Codex apply_patch), a shell command with its
  * working directory and the agent's reason, a fetch's URL, otherwise the tool's input as JSON. Cut to the stored
- * limit with the cut said. Undefined when there is nothing to show. With `record` (the agent and the hook input's
- * `transcript_path`), an existing file that changed on disk since the agent last read it is flagged.
+ * limit with the cut said. Undefined when there is nothing to show. With `readMs` (when the agent last read or wrote
+ * the file, {@link lastReadMs}), an existing file changed on disk since then is flagged.
  */
 export function toolContext(
   toolName: string,
   toolInput: unknown,
   cwd: string | undefined,
-  record?: ReadRecord,
+  readMs?: number,
 ): ItemContextInput | undefined {
   const input = isRecord(toolInput) ? toolInput : {};
   let context: Omit<ToolContext, "bytes"> | undefined;
@@ -312,7 +365,7 @@ export function toolContext(
     };
     context = {
       kind: "diff",
-      files: [editChange(str(input, "file_path") as string, cwd, [replacement], record)],
+      files: [editChange(str(input, "file_path") as string, cwd, [replacement], readMs)],
       truncated: false,
     };
   } else if (toolName === "MultiEdit" && str(input, "file_path") !== undefined && Array.isArray(input.edits)) {
@@ -323,17 +376,17 @@ export function toolContext(
     }));
     context = {
       kind: "diff",
-      files: [editChange(str(input, "file_path") as string, cwd, edits, record)],
+      files: [editChange(str(input, "file_path") as string, cwd, edits, readMs)],
       truncated: false,
     };
   } else if (toolName === "Write" && str(input, "file_path") !== undefined) {
     context = {
       kind: "diff",
-      files: [writeChange(str(input, "file_path") as string, cwd, str(input, "content") ?? "", record)],
+      files: [writeChange(str(input, "file_path") as string, cwd, str(input, "content") ?? "", readMs)],
       truncated: false,
     };
   } else if (toolName === "NotebookEdit") {
-    const file = notebookChange(input, cwd, record);
+    const file = notebookChange(input, cwd, readMs);
     if (file !== undefined) context = { kind: "diff", files: [file], truncated: false };
   } else if (str(input, "command") !== undefined || Array.isArray(input.command)) {
     const command = Array.isArray(input.command)

@@ -19,7 +19,7 @@ export interface TurnRead {
   complete: boolean;
 }
 
-type Json = Record<string, unknown>;
+export type Json = Record<string, unknown>;
 const isRecord = (value: unknown): value is Json =>
   value !== null && typeof value === "object" && !Array.isArray(value);
 
@@ -182,20 +182,28 @@ export function readTurn(
 /** The tools whose call names a file Claude Code then holds as read (its `file_path`; NotebookEdit's `notebook_path`). */
 const FILE_TOOLS = new Set(["Read", "Edit", "MultiEdit", "Write", "NotebookEdit"]);
 
+/** What a transcript's tail says of one file: when the agent last read or wrote it, and its calls still running. */
+export interface FileTouch {
+  /** The stamp of the last successful result of a Read, Edit, MultiEdit, Write or NotebookEdit naming the file. */
+  touchedMs?: number;
+  /** The calls naming the file whose result is not written yet (the call being asked about, once written). */
+  pending: { name: string; input: Json }[];
+}
+
 /**
- * When the agent last read or wrote `file` (an absolute path), as its transcript's tail tells it: the time of the
- * last successful tool result of a Read, Edit, MultiEdit, Write or NotebookEdit call naming that file. Claude Code
- * 2.1.330 writes the call as an assistant line (`message.content` holds `{type: "tool_use", id, name, input:
- * {file_path}}`) and its result as a user line (`{type: "tool_result", tool_use_id, is_error?}`) stamped after the
- * tool ran: the file as the agent knows it is at most that old. Undefined for another agent, a transcript that
- * cannot be read, or no such call in the last `bytes` (a long session's read may be further back: not known).
+ * What the agent did with `file` (an absolute, resolved path), as its transcript's tail tells it. Claude Code 2.1.330
+ * writes a call as an assistant line (`message.content` holds `{type: "tool_use", id, name, input: {file_path}}`) and
+ * its result as a user line (`{type: "tool_result", tool_use_id, is_error?}`) stamped after the tool ran: the file as
+ * the agent knows it is at most that old. It writes them behind its hooks: a hook may run before the previous call's
+ * result and its own call are in the file (`pending` tells when they are). Undefined for another agent or a
+ * transcript that cannot be read; no `touchedMs` when no such call is in the last `bytes` (never read, or long ago).
  */
-export function lastFileTouchMs(
+export function fileTouch(
   agent: AgentId,
   path: string,
   file: string,
   bytes = TRANSCRIPT_TAIL_BYTES,
-): number | undefined {
+): FileTouch | undefined {
   if (agent !== "claude-code") return undefined;
   let lines: string[];
   try {
@@ -203,7 +211,7 @@ export function lastFileTouchMs(
   } catch {
     return undefined;
   }
-  const calls = new Set<string>();
+  const calls = new Map<string, { name: string; input: Json }>();
   let touchedMs: number | undefined;
   for (const line of lines) {
     // Only lines with a tool call or result are parsed: the tail is read on the broker's event loop.
@@ -221,12 +229,13 @@ export function lastFileTouchMs(
         const input = isRecord(part.input) ? part.input : {};
         const named = input.file_path ?? input.notebook_path;
         if (!FILE_TOOLS.has(String(part.name)) || typeof named !== "string" || !isAbsolute(named)) continue;
-        if (resolve(named) === file) calls.add(part.id);
+        if (resolve(named) === file) calls.set(part.id, { name: String(part.name), input });
       } else if (entry.type === "user" && part.type === "tool_result" && typeof part.tool_use_id === "string") {
-        if (!calls.has(part.tool_use_id) || part.is_error === true) continue;
-        touchedMs = timeOf(entry) ?? touchedMs;
+        if (!calls.has(part.tool_use_id)) continue;
+        calls.delete(part.tool_use_id);
+        if (part.is_error !== true) touchedMs = timeOf(entry) ?? touchedMs;
       }
     }
   }
-  return touchedMs;
+  return { ...(touchedMs !== undefined ? { touchedMs } : {}), pending: [...calls.values()] };
 }

@@ -2,13 +2,19 @@
 // disk, flagged when the file is not what the agent read; the whole command with where and why; the URL; the input.
 // Tool inputs are the agents' own shapes (Claude Code 2.1.330 Edit, MultiEdit, Write, NotebookEdit, Bash, WebFetch;
 // Codex 0.169.0 apply_patch).
-import { utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FileChange, ToolContext } from "@notify/contracts/item-context";
 import { ITEM_CONTEXT_MAX_BYTES } from "@notify/contracts/item-context";
 import { tempDir } from "@notify/test-kit";
 import { describe, expect, it } from "vitest";
-import { CHANGED_ON_DISK_SLACK_MS, toolContext } from "../../src/hooks/tool-context.js";
+import {
+  CHANGED_ON_DISK_SLACK_MS,
+  lastReadMs,
+  TRANSCRIPT_WAIT,
+  toolContext,
+  toolContextWithRead,
+} from "../../src/hooks/tool-context.js";
 
 const lines = (count: number, word = "line") => Array.from({ length: count }, (_, index) => `${word} ${index + 1}`);
 
@@ -164,42 +170,41 @@ describe("toolContext", () => {
   });
 });
 
-describe("toolContext: a file changed on disk since the agent read it (Claude Code's transcript)", () => {
+describe("a file changed on disk since the agent last read it (Claude Code's transcript)", () => {
   const READ_AT = "2026-11-28T10:00:01.000Z";
   const readMs = Date.parse(READ_AT);
+  const line = (value: unknown) => `${JSON.stringify(value)}\n`;
+  const toolUse = (id: string, name: string, input: unknown) =>
+    line({
+      type: "assistant",
+      message: { id: `msg_${id}`, role: "assistant", content: [{ type: "tool_use", id, name, input }] },
+      timestamp: "2026-11-28T10:00:00.500Z",
+    });
+  const toolResult = (id: string, timestamp: string) =>
+    line({
+      type: "user",
+      message: { role: "user", content: [{ tool_use_id: id, type: "tool_result", content: "done" }] },
+      timestamp,
+    });
 
-  /** A project with `name` and a transcript whose agent read it (its result stamped READ_AT), as Claude Code writes. */
+  /** A project with `name`, and a transcript in which the agent read it (the result stamped READ_AT), as Claude Code writes. */
   function session(name: string, text: string) {
     const cwd = project({ [name]: text });
     const file = join(cwd, name);
     const transcriptPath = join(cwd, "session.jsonl");
-    const line = (value: unknown) => `${JSON.stringify(value)}\n`;
-    writeFileSync(
-      transcriptPath,
-      line({
-        type: "assistant",
-        message: {
-          id: "msg_1",
-          role: "assistant",
-          content: [{ type: "tool_use", id: "t1", name: "Read", input: { file_path: file } }],
-        },
-        timestamp: "2026-11-28T10:00:00.500Z",
-      }) +
-        line({
-          type: "user",
-          message: { role: "user", content: [{ tool_use_id: "t1", type: "tool_result", content: "1\tone" }] },
-          timestamp: READ_AT,
-        }),
-    );
+    writeFileSync(transcriptPath, toolUse("t1", "Read", { file_path: file }) + toolResult("t1", READ_AT));
     /** Sets the file's last change `afterMs` after the read's result. */
     const changedAt = (afterMs: number) => utimesSync(file, new Date(readMs + afterMs), new Date(readMs + afterMs));
-    return { cwd, file, record: { agent: "claude-code" as const, transcriptPath }, changedAt };
+    /** The call being asked about, as Claude Code writes it behind the hook. */
+    const asked = (name: string, input: unknown, id = "asked") =>
+      appendFileSync(transcriptPath, toolUse(id, name, input));
+    return { cwd, file, transcriptPath, record: { agent: "claude-code" as const, transcriptPath }, changedAt, asked };
   }
 
-  it("Edit and Write of a file changed after the agent's read are flagged; their diff is still against the disk", () => {
-    const { cwd, file, record, changedAt } = session("db.ts", "one\ntwo\n");
+  it("Edit, MultiEdit and Write of a file changed after the read are flagged; the diff is still against the disk", () => {
+    const { cwd, file, changedAt } = session("db.ts", "one\ntwo\n");
     changedAt(5_000);
-    const edit = fileOf(toolContext("Edit", { file_path: file, old_string: "two", new_string: "2" }, cwd, record));
+    const edit = fileOf(toolContext("Edit", { file_path: file, old_string: "two", new_string: "2" }, cwd, readMs));
     expect(edit).toEqual({
       path: file,
       status: "modified",
@@ -208,19 +213,18 @@ describe("toolContext: a file changed on disk since the agent read it (Claude Co
       diff: "@@ -1,2 +1,2 @@\n one\n-two\n+2",
       changed_on_disk: true,
     });
-    // A relative path is the file under the working directory.
-    const write = fileOf(toolContext("Write", { file_path: "db.ts", content: "one\n" }, cwd, record));
+    const write = fileOf(toolContext("Write", { file_path: "db.ts", content: "one\n" }, cwd, readMs));
     expect(write).toMatchObject({ status: "modified", removed: 1, changed_on_disk: true });
     const multi = fileOf(
-      toolContext("MultiEdit", { file_path: file, edits: [{ old_string: "one", new_string: "1" }] }, cwd, record),
+      toolContext("MultiEdit", { file_path: file, edits: [{ old_string: "one", new_string: "1" }] }, cwd, readMs),
     );
     expect(multi.changed_on_disk).toBe(true);
   });
 
   it("a file last changed before the read, or within the slack after it, is not flagged", () => {
-    const { cwd, file, record, changedAt } = session("db.ts", "one\ntwo\n");
+    const { cwd, file, changedAt } = session("db.ts", "one\ntwo\n");
     const edit = () =>
-      fileOf(toolContext("Edit", { file_path: file, old_string: "two", new_string: "2" }, cwd, record));
+      fileOf(toolContext("Edit", { file_path: file, old_string: "two", new_string: "2" }, cwd, readMs));
     changedAt(-60_000);
     expect(edit().changed_on_disk).toBeUndefined();
     changedAt(CHANGED_ON_DISK_SLACK_MS);
@@ -229,54 +233,78 @@ describe("toolContext: a file changed on disk since the agent read it (Claude Co
     expect(edit().changed_on_disk).toBe(true);
   });
 
-  it("the agent's own later write is its latest read: the file is as it knows it", () => {
-    const { cwd, file, record, changedAt } = session("db.ts", "one\ntwo\n");
+  it("the read comes from the transcript once the call asked about is written there, however late", async () => {
+    const { cwd, file, record, changedAt, asked } = session("db.ts", "one\ntwo\n");
     changedAt(5_000);
-    const line = (value: unknown) => `${JSON.stringify(value)}\n`;
-    writeFileSync(
-      record.transcriptPath,
-      line({
-        type: "assistant",
-        message: {
-          id: "msg_2",
-          role: "assistant",
-          content: [{ type: "tool_use", id: "t2", name: "Write", input: { file_path: file, content: "one\ntwo\n" } }],
-        },
-        timestamp: "2026-11-28T10:00:05.000Z",
-      }) +
-        line({
-          type: "user",
-          message: { role: "user", content: [{ tool_use_id: "t2", type: "tool_result", content: "done" }] },
-          timestamp: "2026-11-28T10:00:06.000Z",
-        }),
-      { flag: "a" },
-    );
-    expect(
-      fileOf(toolContext("Write", { file_path: file, content: "x\n" }, cwd, record)).changed_on_disk,
-    ).toBeUndefined();
+    const input = { file_path: file, old_string: "two", new_string: "2" };
+    // Claude Code writes the call (and the previous call's result) behind its hook: read again until it is there.
+    let pauses = 0;
+    const late = async () => {
+      pauses++;
+      if (pauses === 3) asked("Edit", input);
+    };
+    expect(await lastReadMs("Edit", input, cwd, record, late)).toBe(readMs);
+    expect(pauses).toBe(3);
+    expect(fileOf(await toolContextWithRead("Edit", input, cwd, record)).changed_on_disk).toBe(true);
   });
 
-  it("not known, not flagged: no transcript, a file the agent never read, another agent, a new file", () => {
-    const { cwd, file, record, changedAt } = session("db.ts", "one\ntwo\n");
+  it("the call asked about is the one with the same texts: an earlier call of the same tool is not it", async () => {
+    const { cwd, file, transcriptPath, record, changedAt, asked } = session("db.ts", "one\ntwo\nthree\n");
+    // The agent's first Edit ran (its result not written yet) and changed the file; its second is asked about.
+    asked("Edit", { replace_all: false, file_path: file, old_string: "one", new_string: "1" }, "first");
+    changedAt(5_000);
+    const second = { file_path: file, old_string: "two", new_string: "2" };
+    let pauses = 0;
+    const late = async () => {
+      pauses++;
+      if (pauses === 2) {
+        appendFileSync(transcriptPath, toolResult("first", "2026-11-28T10:00:07.000Z"));
+        asked("Edit", { replace_all: false, ...second });
+      }
+    };
+    expect(await lastReadMs("Edit", second, cwd, record, late)).toBe(Date.parse("2026-11-28T10:00:07.000Z"));
+    expect(pauses).toBe(2);
+  });
+
+  it("the agent's own later write is its latest read: the file is as it knows it", async () => {
+    const { cwd, file, transcriptPath, record, changedAt, asked } = session("db.ts", "one\ntwo\n");
+    changedAt(5_000);
+    appendFileSync(
+      transcriptPath,
+      toolUse("t2", "Write", { file_path: file, content: "one\ntwo\n" }) + toolResult("t2", "2026-11-28T10:00:06.000Z"),
+    );
+    asked("Write", { file_path: file, content: "x\n" });
+    const context = await toolContextWithRead("Write", { file_path: file, content: "x\n" }, cwd, record);
+    expect(fileOf(context).changed_on_disk).toBeUndefined();
+  });
+
+  it("not known, not flagged: no transcript, another agent, a new file, a file never read, the call never written", async () => {
+    const { cwd, file, record, changedAt, asked } = session("db.ts", "one\ntwo\n");
     changedAt(5_000);
     const edit = { file_path: file, old_string: "two", new_string: "2" };
+    const never = async () => {
+      throw new Error("read again, though nothing can be known");
+    };
     expect(fileOf(toolContext("Edit", edit, cwd)).changed_on_disk).toBeUndefined();
-    expect(fileOf(toolContext("Edit", edit, cwd, { agent: "claude-code" })).changed_on_disk).toBeUndefined();
+    expect(await lastReadMs("Edit", edit, cwd, { agent: "claude-code" }, never)).toBeUndefined();
     const gone = { agent: "claude-code" as const, transcriptPath: join(cwd, "none.jsonl") };
-    expect(fileOf(toolContext("Edit", edit, cwd, gone)).changed_on_disk).toBeUndefined();
-    expect(fileOf(toolContext("Edit", edit, cwd, { ...record, agent: "codex" })).changed_on_disk).toBeUndefined();
+    expect(await lastReadMs("Edit", edit, cwd, gone, never)).toBeUndefined();
+    expect(await lastReadMs("Edit", edit, cwd, { ...record, agent: "codex" }, never)).toBeUndefined();
+    expect(await lastReadMs("Write", { file_path: join(cwd, "new.ts"), content: "n\n" }, cwd, record, never)).toBe(
+      undefined,
+    );
+    expect(await lastReadMs("Bash", { command: "ls" }, cwd, record, never)).toBeUndefined();
+    // The call never shows in the transcript: read again TRANSCRIPT_WAIT.retries times, then not known.
+    let pauses = 0;
+    const counted = async () => {
+      pauses++;
+    };
+    expect(await lastReadMs("Edit", edit, cwd, record, counted)).toBeUndefined();
+    expect(pauses).toBe(TRANSCRIPT_WAIT.retries);
+    // A file the agent never read: its call written, no read before it.
     writeFileSync(join(cwd, "other.ts"), "a\n");
-    const other = join(cwd, "other.ts");
-    utimesSync(other, new Date(readMs + 5_000), new Date(readMs + 5_000));
-    expect(
-      fileOf(toolContext("Edit", { file_path: other, old_string: "a", new_string: "b" }, cwd, record)).changed_on_disk,
-    ).toBeUndefined();
-    expect(fileOf(toolContext("Write", { file_path: join(cwd, "new.ts"), content: "n\n" }, cwd, record))).toEqual({
-      path: join(cwd, "new.ts"),
-      status: "added",
-      added: 1,
-      removed: 0,
-      diff: "@@ -0,0 +1,1 @@\n+n",
-    });
+    const other = { file_path: join(cwd, "other.ts"), old_string: "a", new_string: "b" };
+    asked("Edit", other);
+    expect(await lastReadMs("Edit", other, cwd, record, never)).toBeUndefined();
   });
 });

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { tempDir } from "@notify/test-kit";
 import { describe, expect, it } from "vitest";
-import { lastFileTouchMs, readTurn, TURN_TAIL_MESSAGES } from "../../src/hooks/transcript.js";
+import { fileTouch, readTurn, TURN_TAIL_MESSAGES } from "../../src/hooks/transcript.js";
 
 const FIXTURES = fileURLToPath(new URL("./fixtures/transcripts/", import.meta.url));
 const LAST = "Turn 1 done.\n\n- a\n- b\n\n```js\nx()\n```";
@@ -164,18 +164,21 @@ const toolUse = (id: string, name: string, input: unknown, timestamp: string) =>
 const toolResult = (id: string, timestamp: string, extra: Record<string, unknown> = {}) =>
   claudeUser([{ tool_use_id: id, type: "tool_result", content: "ok", ...extra }], timestamp);
 
-describe("lastFileTouchMs", () => {
+describe("fileTouch", () => {
   it("Claude Code: the result of the last Read, Edit or Write of the file", () => {
     const dir = tempDir("touch-");
     const path = filesTranscript(dir);
     // Read's result 08:42:40.687, Edit's 08:42:41.116, Write's 08:42:41.382 (each stamped after its tool ran).
-    expect(lastFileTouchMs("claude-code", path, join(dir, "a.txt"))).toBe(Date.parse("2026-11-28T08:42:41.382Z"));
-    expect(lastFileTouchMs("claude-code", path, join(dir, "b.txt"))).toBeUndefined();
-    expect(lastFileTouchMs("codex", path, join(dir, "a.txt"))).toBeUndefined();
-    expect(lastFileTouchMs("claude-code", join(dir, "missing.jsonl"), join(dir, "a.txt"))).toBeUndefined();
+    expect(fileTouch("claude-code", path, join(dir, "a.txt"))).toEqual({
+      touchedMs: Date.parse("2026-11-28T08:42:41.382Z"),
+      pending: [],
+    });
+    expect(fileTouch("claude-code", path, join(dir, "b.txt"))).toEqual({ pending: [] });
+    expect(fileTouch("codex", path, join(dir, "a.txt"))).toBeUndefined();
+    expect(fileTouch("claude-code", join(dir, "missing.jsonl"), join(dir, "a.txt"))).toBeUndefined();
   });
 
-  it("a failed call and a call without its result yet are not reads; another tool naming the path is not either", () => {
+  it("a failed call is not a read, a call without its result is pending, another tool naming the path is neither", () => {
     const dir = tempDir("touch-");
     const path = join(dir, "session.jsonl");
     const file = join(dir, "src", "db.ts");
@@ -189,16 +192,26 @@ describe("lastFileTouchMs", () => {
         toolResult("t3", "2026-11-28T10:00:05.000Z") +
         toolUse("t4", "Read", { file_path: `${dir}/src/../src/db.ts` }, "2026-11-28T10:00:06.000Z"),
     );
-    expect(lastFileTouchMs("claude-code", path, file)).toBe(Date.parse("2026-11-28T10:00:01.000Z"));
+    expect(fileTouch("claude-code", path, file)).toEqual({
+      touchedMs: Date.parse("2026-11-28T10:00:01.000Z"),
+      pending: [{ name: "Read", input: { file_path: `${dir}/src/../src/db.ts` } }],
+    });
     appendFileSync(path, toolResult("t4", "2026-11-28T10:00:07.000Z"));
-    expect(lastFileTouchMs("claude-code", path, file)).toBe(Date.parse("2026-11-28T10:00:07.000Z"));
+    expect(fileTouch("claude-code", path, file)).toEqual({
+      touchedMs: Date.parse("2026-11-28T10:00:07.000Z"),
+      pending: [],
+    });
     // NotebookEdit names its file `notebook_path`.
     appendFileSync(
       path,
       toolUse("t5", "NotebookEdit", { notebook_path: file, new_source: "x" }, "2026-11-28T10:00:08.000Z") +
-        toolResult("t5", "2026-11-28T10:00:09.000Z"),
+        toolResult("t5", "2026-11-28T10:00:09.000Z") +
+        toolUse("t6", "Edit", { file_path: file, old_string: "b", new_string: "c" }, "2026-11-28T10:00:10.000Z"),
     );
-    expect(lastFileTouchMs("claude-code", path, file)).toBe(Date.parse("2026-11-28T10:00:09.000Z"));
+    expect(fileTouch("claude-code", path, file)).toEqual({
+      touchedMs: Date.parse("2026-11-28T10:00:09.000Z"),
+      pending: [{ name: "Edit", input: { file_path: file, old_string: "b", new_string: "c" } }],
+    });
   });
 
   it("reads only the tail: a read further back than the bytes read is not known", () => {
@@ -212,7 +225,7 @@ describe("lastFileTouchMs", () => {
         toolResult("t1", "2026-11-28T10:00:01.000Z") +
         filler.repeat(100),
     );
-    expect(lastFileTouchMs("claude-code", path, file)).toBe(Date.parse("2026-11-28T10:00:01.000Z"));
-    expect(lastFileTouchMs("claude-code", path, file, 50 * 1024)).toBeUndefined();
+    expect(fileTouch("claude-code", path, file)?.touchedMs).toBe(Date.parse("2026-11-28T10:00:01.000Z"));
+    expect(fileTouch("claude-code", path, file, 50 * 1024)).toEqual({ pending: [] });
   });
 });
