@@ -64,6 +64,8 @@ export interface HookPlan {
    * text question in the session's item (`notify`'s key) whose reply becomes the agent's next instruction.
    */
   followUp?: { session: string; prompt: string; lastMessage: string; continued: boolean; transcriptPath?: string };
+  /** The agent's transcript, when the event names it: a question's context reads the agent's last file reads there. */
+  transcriptPath?: string;
   /** What the event says about its agent session (issue 37, item 1: sessions/sessions.ts). */
   session?: { signal: SessionSignal; lastMessage?: string };
 }
@@ -163,6 +165,7 @@ export function planHook(agent: AgentId, event: string, input: HookInput, option
   const given = input.hookEventName ?? input.type ?? event;
   const name = CANONICAL_EVENTS[given] ?? given;
   const plan = planEvent(agent, name, input, options);
+  if (input.transcriptPath !== undefined) plan.transcriptPath = input.transcriptPath;
   // A tool call that asks (a permission, Claude Code's own questions) waits on the person.
   const signal = plan.ask !== undefined || plan.questions !== undefined ? "asking" : SESSION_SIGNAL_OF[name];
   if (signal !== undefined && input.sessionId !== undefined) {

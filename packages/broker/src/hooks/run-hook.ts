@@ -18,7 +18,7 @@ import { parseHookInput } from "./hook-input.js";
 import { type HookPlan, planHook, sessionKey, toolKeyPrefix } from "./mapping.js";
 import type { OpenMarks } from "./open-marks.js";
 import { cut } from "./prompt.js";
-import { toolContext } from "./tool-context.js";
+import { toolContextWithRead } from "./tool-context.js";
 import { readTurn } from "./transcript.js";
 
 export interface HookRun {
@@ -202,7 +202,12 @@ async function ask(
   const expiresAt = new Date(now() + (run.ttlSeconds ?? QUESTION_TTL_SECONDS) * 1000).toISOString();
   // The same event (same event_id) is sent again after a timeout: the broker replays it rather than asking twice.
   const eventId = randomUUID();
-  const contextId = await postContext(run, toolContext(question.tool.name, question.tool.input, plan.context.cwd));
+  // A file changed on disk since the agent last read it is flagged (Claude Code's transcript, tool-context.ts).
+  const context = await toolContextWithRead(question.tool.name, question.tool.input, plan.context.cwd, {
+    agent: run.agent,
+    ...(plan.transcriptPath !== undefined ? { transcriptPath: plan.transcriptPath } : {}),
+  });
+  const contextId = await postContext(run, context);
   const { name: toolName, input: toolInput, suggestions } = question.tool;
   const choices = decisionChoices(run.agent, question.format, toolName, toolInput, suggestions);
   let created: Awaited<ReturnType<ArcProducer["create"]>> | undefined;

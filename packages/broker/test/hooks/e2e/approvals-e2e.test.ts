@@ -165,6 +165,41 @@ describe("approvals with context, with the real agents (issue 36)", () => {
   );
 
   run(
+    "Claude Code: a file changed on disk after the agent read it is flagged; after its own edit it is not",
+    async () => {
+      const file = join(work, "changed.txt");
+      writeFileSync(file, "line 1\nline 2\nline 3\nline 4\nline 5\n");
+      const started = claude([
+        { tool: "Read", input: { file_path: file } },
+        { tool: "Bash", input: { command: "python3 -c 'print(1)'", description: "Check something" } },
+        { tool: "Edit", input: { file_path: file, old_string: "line 2", new_string: "line two" } },
+        { tool: "Edit", input: { file_path: file, old_string: "line 4", new_string: "line four" } },
+      ]);
+      const seen = new Set<string>();
+      // While the agent waits on its command, the file changes under it (after the Read's result is written).
+      const command = await nextQuestion("claude-code", seen);
+      expect(await contextOf(command.id)).toMatchObject({ kind: "command", command: "python3 -c 'print(1)'" });
+      writeFileSync(file, "line 1\nline 2\nline 3\nline 4\nline 5\nline 6, added elsewhere\n");
+      await answer(command.id, "--choice", "allow");
+      const stale = await nextQuestion("claude-code", seen);
+      const [staleFile] = (await contextOf(stale.id)).files as Json[];
+      expect(staleFile).toMatchObject({ path: file, status: "modified", added: 1, removed: 1, changed_on_disk: true });
+      expect(staleFile?.diff).toContain("+line two");
+      await answer(stale.id, "--choice", "allow");
+      // The agent's own edit is its latest read of the file: the next edit is not flagged.
+      const fresh = await nextQuestion("claude-code", seen);
+      const [freshFile] = (await contextOf(fresh.id)).files as Json[];
+      expect(freshFile).toMatchObject({ path: file, status: "modified", added: 1, removed: 1 });
+      expect(freshFile?.changed_on_disk).toBeUndefined();
+      await answer(fresh.id, "--choice", "allow");
+      const result = await started.done;
+      expect(result.code, result.output).toBe(0);
+      expect(readFileSync(file, "utf8")).toBe("line 1\nline two\nline 3\nline four\nline 5\nline 6, added elsewhere\n");
+    },
+    120_000,
+  );
+
+  run(
     "Claude Code: a 2 MiB file's edit comes back cut, in time, and the inbox keeps answering",
     async () => {
       const big = join(work, "big.txt");
