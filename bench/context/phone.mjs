@@ -8,12 +8,11 @@
 // and React's render are inside; the time to the card's <article> in the DOM is kept too. Prints one JSON line on
 // stdout.
 // Usage: node bench/context/phone.mjs [--renders=60] [--warmup=5]   (after npm run build)
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../packages/web/scripts/chromium.mjs";
-import { json, ROOT, summary } from "../phone/lib.mjs";
+import { ROOT, summary, world } from "../phone/lib.mjs";
 import { diffContext } from "./diff.mjs";
 
 const arg = (name, fallback) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback);
@@ -25,11 +24,6 @@ const WAIT_MS = 60_000;
 
 const APP_DIR = join(ROOT, "packages/phone/dist");
 if (!existsSync(join(APP_DIR, "index.html"))) throw new Error(`${APP_DIR} is not built: run npm run build first`);
-const { startBroker } = await import(join(ROOT, "packages/broker/dist/broker.js"));
-const { buildApp } = await import(join(ROOT, "packages/relay/dist/http/app.js"));
-const { SqliteStore } = await import(join(ROOT, "packages/relay/dist/store/sqlite/sqlite-store.js"));
-
-const ENROLLMENT = "nre_bench-enrollment-token-0123456789abcdef";
 
 /** In the page before the app: when an envelope page's body is read, and when the question's card is painted. */
 function instrument() {
@@ -65,62 +59,6 @@ function instrument() {
       channel.port2.postMessage(0);
     });
   }).observe(document, { childList: true, subtree: true });
-}
-
-/** A relay serving the phone app and a broker routing to it (bench/phone/lib.mjs's world, with the app). */
-async function phoneWorld() {
-  const dirs = [mkdtempSync(join(os.tmpdir(), "bench-relay-")), mkdtempSync(join(os.tmpdir(), "bench-broker-"))];
-  let relayUrl = "";
-  const { app } = buildApp({
-    store: new SqliteStore(join(dirs[0], "relay.db")),
-    enrollmentToken: ENROLLMENT,
-    publicUrl: () => relayUrl,
-    limits: false,
-    appDir: APP_DIR,
-  });
-  relayUrl = await app.listen({ port: 0, host: "127.0.0.1" });
-  const installation = (
-    await json(`${relayUrl}/v1/installations`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${ENROLLMENT}`, "content-type": "application/json" },
-      body: "{}",
-    })
-  ).body;
-  writeFileSync(join(dirs[1], "config.json"), JSON.stringify({ rateLimitPerSecond: 1_000_000 }));
-  const broker = await startBroker({ dataDir: dirs[1], port: 0, env: {} });
-  const headers = {
-    authorization: `Bearer ${broker.settings.authToken}`,
-    "content-type": "application/json",
-    "x-notify-ui": "1",
-  };
-  const call = (method, path, body) =>
-    json(`${broker.url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  await call("POST", "/ui/api/outbound/providers", {
-    kind: "relay",
-    name: "phone",
-    enabled: true,
-    settings: { url: relayUrl, installationId: installation.installation_id },
-    secrets: { installationToken: installation.token },
-  });
-  await call("POST", "/ui/api/outbound/routes", { name: "phone", provider: "phone", enabled: true });
-  const pairLink = async () =>
-    (
-      await json(`${relayUrl}/v1/pairings`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${installation.token}`, "content-type": "application/json" },
-        body: "{}",
-      })
-    ).body.link;
-  return {
-    call,
-    pairLink,
-    close: async () => {
-      await broker.close();
-      app.server.closeAllConnections();
-      await app.close();
-      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-    },
-  };
 }
 
 /** One permission question as a hook asks it: the context first (when given), then the event naming it. */
@@ -192,7 +130,8 @@ async function reloadEmpty(page) {
   await page.waitForFunction(() => window.__bench.polls > 0, undefined, { timeout: WAIT_MS });
 }
 
-const w = await phoneWorld();
+// A relay serving the phone app and a broker routing to it, no simulated phone: the real app pairs itself.
+const w = await world(0, {}, { appDir: APP_DIR });
 const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS] });
 const samples = { without: [], with: [] };
 const inDom = { without: [], with: [] };

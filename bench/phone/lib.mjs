@@ -40,9 +40,9 @@ export async function json(url, init = {}) {
 /**
  * A relay and a broker (`config` is the broker's config.json, rate limit off added), `devices` phones paired, the
  * broker's relay provider and "phone" route set up through /ui/api. `dataDir` is the broker's, for the CLI's
- * `--data-dir`.
+ * `--data-dir`. `appDir`: the built phone app the relay serves at /app (bench/context pairs a real app), else none.
  */
-export async function world(devices, config = {}) {
+export async function world(devices, config = {}, { appDir = false } = {}) {
   const dirs = [mkdtempSync(join(os.tmpdir(), "bench-relay-")), mkdtempSync(join(os.tmpdir(), "bench-broker-"))];
   let relayUrl = "";
   const { app } = buildApp({
@@ -50,7 +50,7 @@ export async function world(devices, config = {}) {
     enrollmentToken: ENROLLMENT,
     publicUrl: () => relayUrl,
     limits: false,
-    appDir: false,
+    appDir,
   });
   relayUrl = await app.listen({ port: 0, host: "127.0.0.1" });
   const installation = (
@@ -97,8 +97,18 @@ export async function world(devices, config = {}) {
     secrets: { installationToken: installation.token },
   });
   await call("POST", "/ui/api/outbound/routes", { name: "phone", provider: "phone", enabled: true });
+  /** A fresh pairing link for a real phone app (`#pair=<code>`). */
+  const pairLink = async () =>
+    (
+      await json(`${relayUrl}/v1/pairings`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${installation.token}`, "content-type": "application/json" },
+        body: "{}",
+      })
+    ).body.link;
   return {
     relayUrl,
+    pairLink,
     installation,
     phones,
     broker,
