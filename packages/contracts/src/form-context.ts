@@ -256,6 +256,35 @@ export function fieldChoices(field: FormField): { id: string; label: string }[] 
   return (field.options ?? []).map((option, index) => ({ id: `option_${index + 1}`, label: option.label }));
 }
 
+/**
+ * What a field's input starts with on a card (the web page's and the phone's): its default as the input holds it, a
+ * choice id for a choice field (`yes`/`no`, `option_N`), else the default as text; empty without one.
+ */
+export function fieldInitialValue(field: FormField): string {
+  if (field.default === undefined) return "";
+  if (field.type === "boolean") return field.default === true ? "yes" : "no";
+  if (isChoiceField(field)) {
+    const index = (field.options ?? []).findIndex((option) => option.value === field.default);
+    return fieldChoices(field)[index]?.id ?? "";
+  }
+  return String(field.default);
+}
+
+/** The HTML input type for a typed field: `number`, or text of a format browsers know (`email`, `url`, `date`). */
+export function fieldInputType(field: FormField): "number" | "email" | "url" | "date" | "text" {
+  if (field.type === "number" || field.type === "integer") return "number";
+  switch (field.format) {
+    case "email":
+      return "email";
+    case "uri":
+      return "url";
+    case "date":
+      return "date";
+    default:
+      return "text";
+  }
+}
+
 export type FieldValue = string | number | boolean;
 export type FieldCheck = { ok: true; value: FieldValue } | { ok: false; error: string };
 

@@ -1,7 +1,7 @@
 // Issue 36, item 4: the form context an MCP elicitation's questions carry, and the check every field's answer passes
 // before the broker takes it (docs/api.md, "Item context").
 import { describe, expect, it } from "vitest";
-import { checkFieldAnswer, type FormField, fieldHint } from "../src/form-context.js";
+import { checkFieldAnswer, type FormField, fieldHint, fieldInitialValue, fieldInputType } from "../src/form-context.js";
 import { checkItemContext, contextSummary } from "../src/item-context.js";
 
 const field = (patch: Partial<FormField>): FormField => ({
@@ -113,6 +113,18 @@ describe("the form context (issue 36)", () => {
       expect(checkFieldAnswer(typed, { text: bad }).ok, `${format} ${bad}`).toBe(false);
     }
     expect(fieldHint(age)).toBe("a whole number from 18 to 120");
+    // What the cards' inputs start with, and their types.
+    expect(fieldInitialValue(field({ type: "boolean", default: false }))).toBe("no");
+    expect(fieldInitialValue({ ...color, default: "g" })).toBe("option_2");
+    expect(fieldInitialValue(field({ type: "number", default: 0.5 }))).toBe("0.5");
+    expect(fieldInitialValue(age)).toBe("");
+    expect([age, ratio, name, field({ format: "email" }), field({ format: "uri" })].map(fieldInputType)).toEqual([
+      "number",
+      "number",
+      "text",
+      "email",
+      "url",
+    ]);
     expect(fieldHint(field({ format: "email", max_length: 80 }))).toBe("an email address of at most 80 characters");
   });
 });

@@ -4,6 +4,8 @@ import {
   type FormField,
   fieldChoices,
   fieldHint,
+  fieldInitialValue,
+  fieldInputType,
   isChoiceField,
 } from "@notify/contracts/form-context";
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
@@ -24,32 +26,6 @@ export interface FormCardProps {
   fields: Map<string, Card>;
   now: number;
   onSend(card: Card, answer: Answer): Promise<SendOutcome>;
-}
-
-/** What a field's input starts with: its default as the input holds it (a choice id for a choice field). */
-function initialValue(field: FormField): string {
-  if (field.default === undefined) return "";
-  if (field.type === "boolean") return field.default === true ? "yes" : "no";
-  if (isChoiceField(field)) {
-    const index = (field.options ?? []).findIndex((option) => option.value === field.default);
-    return fieldChoices(field)[index]?.id ?? "";
-  }
-  return String(field.default);
-}
-
-/** The input type for a typed field: a number, or text of a format the phone's keyboard knows. */
-function inputType(field: FormField): string {
-  if (field.type === "number" || field.type === "integer") return "number";
-  switch (field.format) {
-    case "email":
-      return "email";
-    case "uri":
-      return "url";
-    case "date":
-      return "date";
-    default:
-      return "text";
-  }
 }
 
 /** How one field's question ended, as far as this phone knows; undefined while it is open. */
@@ -103,7 +79,7 @@ function sendProblem(field: FormField, outcome: SendOutcome): string | undefined
 export function FormCard({ decision, context, fields, now, onSend }: FormCardProps) {
   const question = decision.question;
   const [values, setValues] = useState<Record<string, string>>(() =>
-    Object.fromEntries(context.fields.map((field) => [field.name, initialValue(field)])),
+    Object.fromEntries(context.fields.map((field) => [field.name, fieldInitialValue(field)])),
   );
   // A number input holding what is not a number reads as empty: remembered, so it is not taken as left empty.
   const [unreadable, setUnreadable] = useState<ReadonlySet<string>>(new Set());
@@ -470,7 +446,7 @@ function FieldRow({ field, card, id, value, error, disabled, onChange }: FieldRo
       ) : (
         <input
           {...common}
-          type={inputType(field)}
+          type={fieldInputType(field)}
           value={value}
           {...(number
             ? {

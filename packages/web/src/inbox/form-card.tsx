@@ -2,9 +2,9 @@ import {
   checkFieldAnswer,
   type FormContext,
   type FormField,
-  fieldChoices,
   fieldHint,
-  isChoiceField,
+  fieldInitialValue,
+  fieldInputType,
 } from "@notify/contracts/form-context";
 import type { UiInteraction, UiRespondBody } from "@notify/contracts/ui";
 import { type FormEvent, useEffect, useMemo, useRef, useState } from "react";
@@ -40,17 +40,6 @@ function useFieldQuestions(formId: string): Map<string, UiInteraction> {
   }, [items, formId]);
 }
 
-/** What a field's input starts with: its default, as the input holds it (a choice id for a choice question). */
-function initialValue(field: FormField): string {
-  if (field.default === undefined) return "";
-  if (isChoiceField(field)) {
-    if (field.type === "boolean") return field.default === true ? "yes" : "no";
-    const index = (field.options ?? []).findIndex((option) => option.value === field.default);
-    return index < 0 ? "" : (fieldChoices(field)[index]?.id ?? "");
-  }
-  return String(field.default);
-}
-
 /** A field's answer in words: the choice's label, an enum's label for its typed value, or the text. */
 function answerText(question: UiInteraction, field: FormField): string | undefined {
   const response = question.response;
@@ -60,21 +49,6 @@ function answerText(question: UiInteraction, field: FormField): string | undefin
   const typed = response.text?.trim();
   const option = field.options?.find((entry) => entry.value === typed);
   return option?.label ?? response.text;
-}
-
-/** The input type for a typed field: a number, or text of a format the browser knows. */
-function inputType(field: FormField): string {
-  if (field.type === "number" || field.type === "integer") return "number";
-  switch (field.format) {
-    case "email":
-      return "email";
-    case "uri":
-      return "url";
-    case "date":
-      return "date";
-    default:
-      return "text";
-  }
 }
 
 /**
@@ -167,7 +141,7 @@ function FormBody({
   fieldQuestions: Map<string, UiInteraction>;
 }) {
   const [values, setValues] = useState<Record<string, string>>(() =>
-    Object.fromEntries(context.fields.map((field) => [field.name, initialValue(field)])),
+    Object.fromEntries(context.fields.map((field) => [field.name, fieldInitialValue(field)])),
   );
   // A number input holding what is not a number reads as empty: remembered so it is not taken as left empty.
   const [unreadable, setUnreadable] = useState<ReadonlySet<string>>(new Set());
@@ -551,7 +525,7 @@ function FieldRow({
       ) : (
         <input
           {...common}
-          type={inputType(field)}
+          type={fieldInputType(field)}
           value={value}
           {...(field.type === "number" || field.type === "integer"
             ? {
