@@ -33,3 +33,19 @@ export interface SessionDto {
 /** What an event says about its session: the person was prompted or a tool ran, it asks, it stopped, it ended. */
 export const SESSION_SIGNALS = ["working", "asking", "finished", "ended"] as const;
 export type SessionSignal = (typeof SESSION_SIGNALS)[number];
+
+/**
+ * The sessions in one line, as the web page's inbox and `notify sessions` say it: "2 agents wait on you, 3 working,
+ * 1 idle, 4 finished" (only the states there are; ended sessions not counted). Undefined when no session is live.
+ */
+export function sessionsSummary(sessions: readonly SessionDto[]): string | undefined {
+  const count = (state: SessionState) => sessions.filter((session) => session.state === state).length;
+  const waiting = count("waiting");
+  const parts = [
+    waiting > 0 ? `${waiting} ${waiting === 1 ? "agent waits" : "agents wait"} on you` : "",
+    count("working") > 0 ? `${count("working")} working` : "",
+    count("idle") > 0 ? `${count("idle")} idle` : "",
+    count("finished") > 0 ? `${count("finished")} finished` : "",
+  ].filter((part) => part !== "");
+  return parts.length > 0 ? parts.join(", ") : undefined;
+}

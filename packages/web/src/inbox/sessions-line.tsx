@@ -1,4 +1,4 @@
-import { SESSION_STATES, type SessionDto } from "@notify/contracts/sessions";
+import { SESSION_STATES, type SessionDto, sessionsSummary } from "@notify/contracts/sessions";
 import { useEffect, useState } from "react";
 import { AgentText } from "../agent-text.js";
 import { api } from "../api/client.js";
@@ -20,22 +20,6 @@ const STATE_WORDS: Record<SessionDto["state"], string> = {
   finished: "finished",
   ended: "ended",
 };
-
-/** "2 agents wait on you, 3 working" (the same words as `notify sessions`), or undefined with no session. */
-export function sessionsSummary(sessions: readonly SessionDto[]): string | undefined {
-  const live = sessions.filter((session) => session.state !== "ended");
-  if (live.length === 0) return undefined;
-  const count = (state: SessionDto["state"]) => live.filter((session) => session.state === state).length;
-  const waiting = count("waiting");
-  return [
-    waiting > 0 ? `${waiting} ${waiting === 1 ? "agent waits" : "agents wait"} on you` : "",
-    count("working") > 0 ? `${count("working")} working` : "",
-    count("idle") > 0 ? `${count("idle")} idle` : "",
-    count("finished") > 0 ? `${count("finished")} finished` : "",
-  ]
-    .filter((part) => part !== "")
-    .join(", ");
-}
 
 /**
  * The line at the top of the inbox (issue 37, item 1; docs/api.md, "Sessions"): which agents wait on the person, which

@@ -1,4 +1,4 @@
-import type { SessionDto } from "@notify/contracts/sessions";
+import { type SessionDto, sessionsSummary } from "@notify/contracts/sessions";
 import { terminalText } from "@notify/contracts/text";
 import { type ClientOptions, createClient, printJson } from "../../client/client.js";
 
@@ -27,7 +27,8 @@ export async function sessions(options: SessionsOptions): Promise<void> {
     printJson({ sessions: list });
     return;
   }
-  process.stderr.write(`notify: ${sessionsSummary(list)}\n`);
+  const summary = sessionsSummary(list) ?? (list.length === 0 ? "no agent sessions" : `${list.length} ended`);
+  process.stderr.write(`notify: ${summary}\n`);
   const now = Date.now();
   for (const session of list) {
     const open = session.open_questions > 0 ? `${session.open_questions} open` : "";
@@ -36,18 +37,4 @@ export async function sessions(options: SessionsOptions): Promise<void> {
       `${session.state.padEnd(8)} ${terminalText(session.agent).padEnd(12)} ${terminalText(session.project ?? "-").padEnd(20)} ${open.padEnd(7)} ${ago(session.last_active_at, now).padStart(4)}  ${message}\n`,
     );
   }
-}
-
-/** "2 agents wait on you, 3 working", or "no agent sessions". */
-export function sessionsSummary(list: readonly SessionDto[]): string {
-  if (list.length === 0) return "no agent sessions";
-  const count = (state: SessionDto["state"]) => list.filter((session) => session.state === state).length;
-  const waiting = count("waiting");
-  const parts = [
-    waiting > 0 ? `${waiting} ${waiting === 1 ? "agent waits" : "agents wait"} on you` : "",
-    count("working") > 0 ? `${count("working")} working` : "",
-    count("idle") > 0 ? `${count("idle")} idle` : "",
-    count("finished") > 0 ? `${count("finished")} finished` : "",
-  ].filter((part) => part !== "");
-  return parts.length > 0 ? parts.join(", ") : `${list.length} ended`;
 }
