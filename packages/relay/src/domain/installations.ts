@@ -10,15 +10,21 @@ export interface EnrolledInstallation {
   owner_id: string;
 }
 
+/** An installation's optional `name` (enrollment, join): 1-100 characters, or null when absent. */
+export function installationName(name: unknown): string | null {
+  if (name === undefined || name === null) return null;
+  if (typeof name !== "string" || name.length < 1 || name.length > 100) {
+    throw new RelayError("invalid_request", "name must be 1-100 chars");
+  }
+  return name;
+}
+
 /** POST /v1/installations: a broker enrolls with the operator's enrollment token and gets its own owner. */
 export async function enrollInstallation(deps: DomainDeps, body: unknown): Promise<EnrolledInstallation> {
   const fields = (body ?? {}) as Record<string, unknown>;
   if (typeof fields !== "object" || Array.isArray(fields))
     throw new RelayError("invalid_request", "body must be an object");
-  const name = fields.name;
-  if (name !== undefined && name !== null && (typeof name !== "string" || name.length < 1 || name.length > 100)) {
-    throw new RelayError("invalid_request", "name must be 1-100 chars");
-  }
+  const name = installationName(fields.name);
   const now = deps.clock.now();
   const ownerId = `own_${randomHex(12)}`;
   const installationId = `ins_${randomHex(12)}`;
@@ -28,7 +34,7 @@ export async function enrollInstallation(deps: DomainDeps, body: unknown): Promi
     await tx.createInstallation({
       id: installationId,
       ownerId,
-      name: typeof name === "string" ? name : null,
+      name,
       tokenHash: hashSecret(token),
       createdAt: now,
     });

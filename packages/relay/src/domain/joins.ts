@@ -3,7 +3,7 @@ import type { Installation } from "../store/types.js";
 import { isoTime } from "./clock.js";
 import type { DomainDeps } from "./deps.js";
 import { RelayError } from "./errors.js";
-import type { EnrolledInstallation } from "./installations.js";
+import { type EnrolledInstallation, installationName } from "./installations.js";
 import { PAIRING_TTL } from "./pairing.js";
 import { hashSecret, newPairingCode, newToken, normalizePairingCode } from "./tokens.js";
 
@@ -42,10 +42,7 @@ export async function joinInstallation(deps: DomainDeps, body: unknown): Promise
   if (typeof fields.code !== "string" || fields.code.length === 0) {
     throw new RelayError("invalid_request", "code is required");
   }
-  const name = fields.name;
-  if (name !== undefined && name !== null && (typeof name !== "string" || name.length < 1 || name.length > 100)) {
-    throw new RelayError("invalid_request", "name must be 1-100 chars");
-  }
+  const name = installationName(fields.name);
   const code = normalizePairingCode(fields.code);
   if (!code) throw new RelayError("invalid_join_code", "the join code is unknown, used or expired");
   const now = deps.clock.now();
@@ -57,7 +54,7 @@ export async function joinInstallation(deps: DomainDeps, body: unknown): Promise
     await tx.createInstallation({
       id: installationId,
       ownerId: taken.ownerId,
-      name: typeof name === "string" ? name : null,
+      name,
       tokenHash: hashSecret(token),
       createdAt: now,
     });

@@ -22,10 +22,7 @@ export function pairingRoutes(app: FastifyInstance, deps: DomainDeps, guards: Gu
   app.post("/v1/installations/join", {
     onRequest: ipLimit(guards, "claimPerIp"),
     handler: async (request, reply) => {
-      const code = (request.body as { code?: unknown } | undefined)?.code;
-      const normalized = typeof code === "string" ? normalizePairingCode(code) : undefined;
-      takeLimit(guards, "claimAll", "all");
-      if (normalized) takeLimit(guards, "claimPerCode", normalized);
+      limitCodeClaim(guards, request.body);
       return reply.code(201).send(await joinInstallation(deps, request.body));
     },
   });
@@ -43,11 +40,16 @@ export function pairingRoutes(app: FastifyInstance, deps: DomainDeps, guards: Gu
   app.post("/v1/pairings/claim", {
     onRequest: ipLimit(guards, "claimPerIp"),
     handler: async (request, reply) => {
-      const code = (request.body as { code?: unknown } | undefined)?.code;
-      const normalized = typeof code === "string" ? normalizePairingCode(code) : undefined;
-      takeLimit(guards, "claimAll", "all");
-      if (normalized) takeLimit(guards, "claimPerCode", normalized);
+      limitCodeClaim(guards, request.body);
       return reply.code(201).send(await claimPairing(deps, request.body));
     },
   });
+}
+
+/** A one-time code's claim (a phone's pairing, a machine's join): the relay-wide bucket, then the code's own. */
+function limitCodeClaim(guards: Guards, body: unknown): void {
+  const code = (body as { code?: unknown } | undefined)?.code;
+  const normalized = typeof code === "string" ? normalizePairingCode(code) : undefined;
+  takeLimit(guards, "claimAll", "all");
+  if (normalized) takeLimit(guards, "claimPerCode", normalized);
 }
