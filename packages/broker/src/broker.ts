@@ -1,7 +1,5 @@
 import { join } from "node:path";
 import type { DatabaseSync, DatabaseSync as RouterDatabase } from "node:sqlite";
-import { formFieldOf } from "@notify/contracts/form-context";
-import { contextSummary } from "@notify/contracts/item-context";
 import type { UpstreamTimeouts } from "@notify/router";
 import { AGENT_ACCOUNTS_KEY, parseAgentAccounts } from "@notify/router/host";
 import type { FastifyInstance } from "fastify";
@@ -414,19 +412,8 @@ export function createBroker(options: BrokerOptions): Broker {
         clock,
         dataDir: settings.dataDir,
         // A question's toast says in one line what it asks about (docs/hooks.md, "Approvals with context").
-        contextSummary: (interactionId) => {
-          const context = contexts.forInteraction(interactionId);
-          return context === undefined ? undefined : contextSummary(context);
-        },
-        formField: (id) =>
-          formFieldOf(
-            contexts.forInteraction(id) ??
-              contexts.forInteraction(interactionStore.questionOfNotification(id)?.id ?? ""),
-          ) !== undefined,
-        formDecision: (interactionId) => {
-          const context = contexts.forInteraction(interactionId);
-          return context?.kind === "form" && context.field === undefined && context.fields.length > 0;
-        },
+        questionContext: (id) =>
+          contexts.forInteraction(id) ?? contexts.forInteraction(interactionStore.questionOfNotification(id)?.id ?? ""),
         // Each shown and closed toast, by its item's id, for the item's delivery timeline (one row in the group commit).
         toastLog: {
           shown: (key) => noteToast(key, "shown", null),

@@ -1,3 +1,4 @@
+import type { ItemContext } from "@notify/contracts/item-context";
 import type { PresentationSettingsFile } from "../config/presentation-settings.js";
 import type { DomainBus } from "../domain/bus.js";
 import type { Clock } from "../domain/clock.js";
@@ -35,18 +36,13 @@ export interface DesktopServices {
   dataDir: string;
   /** Where shown and closed toasts are noted for the item's delivery timeline. */
   toastLog?: ToastLog;
-  /** The one line of what a question asks about (`src/db.ts +12 -4`), when it carries a context. */
-  contextSummary?: (interactionId: string) => string | undefined;
   /**
-   * Whether a question is one field of an MCP form (docs/hooks.md, "MCP elicitation"): it gets no toast of its own;
-   * the form's decision question has the one toast.
+   * The context a question carries (by the question's id or its notification half's), read once per toast event:
+   * the toast's one-line summary (`src/db.ts +12 -4`), and for an MCP form (docs/hooks.md, "MCP elicitation") no
+   * toast for a field (the decision has the form's one toast) and no Accept on the decision's toast (the fields are
+   * not on it, so Accept there would send what the person never saw).
    */
-  formField?: (interactionId: string) => boolean;
-  /**
-   * Whether a question is an MCP form's decision with fields: its toast offers no Accept (the fields are not on the
-   * toast, so Accept there would send what the person never saw); Decline, Cancel and Open stay.
-   */
-  formDecision?: (interactionId: string) => boolean;
+  questionContext?: (id: string) => ItemContext | undefined;
 }
 
 /** Starts toasts and sounds on the freedesktop notification service (Linux). */
@@ -69,9 +65,7 @@ export function startDesktop(options: DesktopOptions, services: DesktopServices)
     logger: services.logger,
     clock: services.clock,
     ...(services.toastLog ? { log: services.toastLog } : {}),
-    ...(services.contextSummary ? { contextSummary: services.contextSummary } : {}),
-    ...(services.formField ? { formField: services.formField } : {}),
-    ...(services.formDecision ? { formDecision: services.formDecision } : {}),
+    ...(services.questionContext ? { questionContext: services.questionContext } : {}),
     open: (_kind, id) => {
       const link = services.loginLink(`/ui/#${id}`);
       if (link === undefined) return;

@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ItemKind } from "@notify/contracts/enums";
+import { formFieldOf } from "@notify/contracts/form-context";
+import { contextSummary, type ItemContext } from "@notify/contracts/item-context";
 import type { PresentationSettingsFile } from "../config/presentation-settings.js";
 import type { DomainBus } from "../domain/bus.js";
 import type { Clock } from "../domain/clock.js";
@@ -38,18 +40,13 @@ export interface PresenterOptions {
   open?: (kind: ItemKind, id: string) => void;
   /** Told when a toast was shown and closed; a failure there never stops a toast. */
   log?: ToastLog;
-  /** The one line of what a question asks about (`src/db.ts +12 -4`), when it carries a context. */
-  contextSummary?: (interactionId: string) => string | undefined;
   /**
-   * Whether a question (by its id, or its notification half's) is one field of an MCP form (docs/hooks.md, "MCP
-   * elicitation"): it gets no toast of its own; the form's decision question has the one toast.
+   * The context a question carries (by the question's id or its notification half's), read once per toast event:
+   * the toast's one-line summary (`src/db.ts +12 -4`), and for an MCP form (docs/hooks.md, "MCP elicitation") no
+   * toast for a field (the decision has the form's one toast) and no Accept on the decision's toast (the fields are
+   * not on it, so Accept there would send what the person never saw).
    */
-  formField?: (interactionId: string) => boolean;
-  /**
-   * Whether a question is an MCP form's decision with fields: its toast offers no Accept (the fields are not on the
-   * toast, so Accept there would send what the person never saw); Decline, Cancel and Open stay.
-   */
-  formDecision?: (interactionId: string) => boolean;
+  questionContext?: (id: string) => ItemContext | undefined;
 }
 
 /**
@@ -81,22 +78,24 @@ export class Presenter {
     const { bus, settings } = this.options;
     const created = (notification: NotificationDto) => {
       // An MCP form's field: its notification half gets no toast either (not even for a moment).
-      if (this.options.formField?.(notification.id) === true) return;
+      if (formFieldOf(this.options.questionContext?.(notification.id)) !== undefined) return;
       this.feed(() => this.policy.notificationCreated(notification));
     };
     const changed = (notification: NotificationDto) => this.feed(() => this.policy.notificationChanged(notification));
-    const opened = (interaction: InteractionDto) =>
-      this.feed(() =>
-        this.options.formField?.(interaction.id) === true
-          ? this.policy.interactionWithoutToast(interaction, this.options.interactions.notificationIdOf(interaction.id))
-          : this.policy.interactionOpened(
-              this.options.formDecision?.(interaction.id) === true
-                ? { ...interaction, choices: interaction.choices.filter((choice) => choice.id !== "accept") }
-                : interaction,
-              this.options.interactions.notificationIdOf(interaction.id),
-              this.options.contextSummary?.(interaction.id),
-            ),
-      );
+    const opened = (interaction: InteractionDto) => {
+      const context = this.options.questionContext?.(interaction.id);
+      const notificationId = this.options.interactions.notificationIdOf(interaction.id);
+      if (formFieldOf(context) !== undefined) {
+        this.feed(() => this.policy.interactionWithoutToast(interaction, notificationId));
+        return;
+      }
+      const formDecision = context?.kind === "form" && context.field === undefined && context.fields.length > 0;
+      const shown = formDecision
+        ? { ...interaction, choices: interaction.choices.filter((choice) => choice.id !== "accept") }
+        : interaction;
+      const summary = context === undefined ? undefined : contextSummary(context);
+      this.feed(() => this.policy.interactionOpened(shown, notificationId, summary));
+    };
     const settled = (interaction: InteractionDto) => this.feed(() => this.policy.interactionChanged(interaction));
     bus.on("notification.created", created);
     bus.on("notification.changed", changed);
