@@ -339,6 +339,22 @@ export const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
       CREATE INDEX agent_sessions_by_activity ON agent_sessions(last_active_ms);
     `);
   },
+  // 15: receipts (issue 37, item 3; docs/relay.md, "Receipts"): each hop an envelope took on a phone (`fetched`,
+  // `shown`, `opened`), by the outbox item that sent it and the device, once each; and when a chat app's question
+  // message was edited to the outcome, for the item's timeline.
+  (db) => {
+    db.exec(`
+      CREATE TABLE relay_receipts (
+        outbox_seq INTEGER NOT NULL,
+        device_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        at_ms INTEGER NOT NULL,
+        PRIMARY KEY (outbox_seq, device_id, state)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX relay_receipts_by_age ON relay_receipts(at_ms);
+      ALTER TABLE chat_messages ADD COLUMN closed_ms INTEGER;
+    `);
+  },
 ];
 
 export function migrate(db: DatabaseSync): void {
