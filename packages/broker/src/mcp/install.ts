@@ -37,7 +37,12 @@ export const SERVER_NAME = "notify";
  * question expires first and the model reads `expired`, instead of the host killing the call.
  */
 export const TOOL_TIMEOUT_SECONDS = 3660;
-/** Codex waits 10 s for a server's initialize by default; a loaded machine starting Node needs more room. */
+/**
+ * Codex waits 10 s for a server's initialize by default; a loaded machine starting Node needs more room. Codex 0.169
+ * gives an optional server only about a second before a turn goes out without its tools (measured: a server that
+ * answers after 3 s is missing from the first request), so Notify's entry is `required`: Codex waits for it up to
+ * this timeout. `notify mcp` answers initialize without the broker, so the entry fails only when the command is gone.
+ */
 export const STARTUP_TIMEOUT_SECONDS = 30;
 
 export interface McpTarget extends Target {
@@ -223,6 +228,7 @@ function codexBlock(context: InstallContext): string {
     `args = [${args.map(tomlString).join(", ")}]`,
     `startup_timeout_sec = ${STARTUP_TIMEOUT_SECONDS}`,
     `tool_timeout_sec = ${TOOL_TIMEOUT_SECONDS}`,
+    "required = true",
     "",
   ].join("\n");
 }

@@ -131,6 +131,7 @@ describe("notify mcp install codex", () => {
         `args = ["${PROGRAM[1]}", "mcp", "--data-dir", "/d"]`,
         "startup_timeout_sec = 30",
         "tool_timeout_sec = 3660",
+        "required = true",
         "",
       ].join("\n"),
     );

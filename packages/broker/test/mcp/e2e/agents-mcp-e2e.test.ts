@@ -138,6 +138,8 @@ describe("real agents calling ask_person through `notify mcp install`", () => {
         const toml = readFileSync(join(home, ".codex", "config.toml"), "utf8");
         expect(toml).toContain("[mcp_servers.notify]");
         expect(toml).toContain("tool_timeout_sec = 3660");
+        // Waited for: an optional server slower than Codex's one-second grace is left out of the first turn.
+        expect(toml).toContain("required = true");
 
         const codex = spawn(process.execPath, [CODEX, "exec", "--skip-git-repo-check", "pick a database"], {
           cwd: work,
