@@ -118,7 +118,7 @@ describe.each<Transport>(["inject", "socket"])("enrollment, pairing and devices 
       await relay.pair(other);
       const reply = await relay.request({ url: "/v1/devices", headers: auth(installation.token) });
       expect(reply.json()).toEqual({
-        devices: [{ device_id: device.device_id, device_name: "Mine", public_key: publicKey }],
+        devices: [{ device_id: device.device_id, device_name: "Mine", public_key: publicKey, push: false }],
       });
     });
 
@@ -192,6 +192,11 @@ describe.each<Transport>(["inject", "socket"])("enrollment, pairing and devices 
       expect((await put({ push_subscription: subscription })).status).toBe(204);
       expect((await relay.store.read((tx) => tx.deviceById(device.device_id)))?.pushSubscription).toContain(
         "push.example.test",
+      );
+      // The installation's device list says the phone now has one (`notify test` reads it).
+      const listed = await relay.request({ url: "/v1/devices", headers: auth(installation.token) });
+      expect((listed.json() as { devices: { device_id: string; push: boolean }[] }).devices).toContainEqual(
+        expect.objectContaining({ device_id: device.device_id, push: true }),
       );
       expect((await put({ push_subscription: null })).status).toBe(204);
       expect((await relay.store.read((tx) => tx.deviceById(device.device_id)))?.pushSubscription).toBeNull();

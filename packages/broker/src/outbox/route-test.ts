@@ -84,25 +84,90 @@ function sendHop(kind: string, result: DeliveryResult, ms: number): RouteTestHop
   return { hop: "send", status: "fail", ms: rounded, detail: result.code, ...(fix !== undefined ? { fix } : {}) };
 }
 
-function answersHop(connection: OutboundConnection): RouteTestHop {
+function answersHop(kind: string, connection: OutboundConnection): RouteTestHop {
   if (connection.state === "connected") {
     return { hop: "answers", status: "ok", ms: 0, detail: `connected since ${connection.since}` };
   }
   const code = connection.lastCode ?? connection.state;
-  const fix = fixFor("", code) ?? "the answer loop is not connected yet: wait a few seconds, or check the tokens";
+  const fix =
+    (connection.lastCode !== undefined ? fixFor(kind, connection.lastCode) : undefined) ??
+    (connection.state === "connecting"
+      ? "the answer loop is still connecting: test again in a few seconds"
+      : "the answer loop keeps failing: check the tokens and the network");
   return { hop: "answers", status: "fail", ms: 0, detail: `${connection.state}: ${code}`, fix };
+}
+
+/** How long a just-started answer loop gets to connect before the test calls it failed. */
+const CONNECTING_GRACE_MS = 5_000;
+
+async function settledConnection(
+  providerId: string,
+  connection: (providerId: string) => OutboundConnection | undefined,
+): Promise<OutboundConnection | undefined> {
+  const deadline = performance.now() + CONNECTING_GRACE_MS;
+  let current = connection(providerId);
+  while (current?.state === "connecting" && performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    current = connection(providerId);
+  }
+  return current;
+}
+
+/** A paired phone, as the relay lists it (`push` absent: the relay does not say). */
+export interface PhoneSummary {
+  device_name: string;
+  push?: boolean;
+}
+
+async function phonesHop(list: () => Promise<PhoneSummary[]>): Promise<RouteTestHop> {
+  const started = performance.now();
+  let phones: PhoneSummary[];
+  try {
+    phones = await list();
+  } catch (error) {
+    return {
+      hop: "phones",
+      status: "fail",
+      ms: Math.round(performance.now() - started),
+      detail: `the relay's device list failed: ${error instanceof Error ? error.message : String(error)}`,
+      fix: "check the relay's URL and that it runs, then test again",
+    };
+  }
+  const ms = Math.round(performance.now() - started);
+  if (phones.length === 0) {
+    const fix = "no phone is paired: pair one with `notify relay pair` and open the app";
+    return { hop: "phones", status: "fail", ms, detail: "no phone is paired", fix };
+  }
+  const names = phones.map((phone) => phone.device_name).join(", ");
+  if (phones.some((phone) => phone.push !== false)) return { hop: "phones", status: "ok", ms, detail: names };
+  return {
+    hop: "phones",
+    status: "fail",
+    ms,
+    detail: `${names}: no push subscription`,
+    fix: "phone has no push subscription: open the app and turn on notifications",
+  };
+}
+
+export interface RouteTestSources {
+  /** A chat provider's answer loop state (connected / retrying + last code). */
+  connection?: (providerId: string) => OutboundConnection | undefined;
+  /** A relay provider's paired phones. */
+  phones?: (providerId: string) => Promise<PhoneSummary[]>;
 }
 
 /**
  * `notify test [ROUTE]` and the Outbound page's per-route Test (issue 37, item 5; docs/outbound.md, "Testing routes"):
  * a test notification through every enabled route (or the one named, enabled or not), each route at once, and per
- * route its hops: the provider (there, enabled), the send (the provider's answer, timed), and for a chat provider
- * that takes answers, its answer loop. A failure says its cause (a fixed code) and the fix.
+ * route its hops: the provider (there, enabled), the send (the provider's answer, timed), for a chat provider that
+ * takes answers its answer loop (a loop still connecting gets a few seconds), and for the relay its phones (one
+ * without a push subscription learns of a question only when opened). Routes that share a provider share its one
+ * test send, so a person gets one test message per provider. A failure says its cause (a fixed code) and the fix.
  */
 export async function testRoutes(
   outbound: OutboundService,
   target?: string,
-  connection?: (providerId: string) => OutboundConnection | undefined,
+  sources: RouteTestSources = {},
 ): Promise<{ routes: RouteTestResult[] }> {
   let routes = outbound.listRoutes().filter((route) => route.enabled);
   if (target !== undefined) {
@@ -110,6 +175,16 @@ export async function testRoutes(
     if (named === undefined) throw new DomainError("outbound_route_not_found");
     routes = [named];
   }
+  const sends = new Map<string, Promise<{ result: DeliveryResult; ms: number }>>();
+  const sendOnce = (providerId: string) => {
+    let send = sends.get(providerId);
+    if (send === undefined) {
+      const started = performance.now();
+      send = outbound.test(providerId).then((result) => ({ result, ms: performance.now() - started }));
+      sends.set(providerId, send);
+    }
+    return send;
+  };
   const results = await Promise.all(
     routes.map(async (route): Promise<RouteTestResult> => {
       const profile = outbound.findProfile(route.providerId);
@@ -133,11 +208,15 @@ export async function testRoutes(
         });
       } else {
         hops.push({ hop: "provider", status: "ok", ms: 0, detail: `${profile.name} (${profile.kind})` });
-        const started = performance.now();
-        const result = await outbound.test(profile.id);
-        hops.push(sendHop(profile.kind, result, performance.now() - started));
-        const loop = connection?.(profile.id);
-        if (loop !== undefined) hops.push(answersHop(loop));
+        // The phones are listed first: the send then seals to the same fresh device list.
+        const phones = sources.phones;
+        const phonesResult =
+          profile.kind === "relay" && phones !== undefined ? await phonesHop(() => phones(profile.id)) : undefined;
+        const { result, ms } = await sendOnce(profile.id);
+        hops.push(sendHop(profile.kind, result, ms));
+        const loop = sources.connection ? await settledConnection(profile.id, sources.connection) : undefined;
+        if (loop !== undefined) hops.push(answersHop(profile.kind, loop));
+        if (phonesResult !== undefined) hops.push(phonesResult);
       }
       const status = hops.every((hop) => hop.status === "ok") ? "ok" : "fail";
       return { route: route.name, kind, status, hops };

@@ -78,6 +78,8 @@ export interface Machine {
 export interface DeviceSummary {
   device_id: string;
   device_name: string;
+  /** Whether the relay holds a push subscription for it (absent from a relay that does not say). */
+  push?: boolean;
 }
 
 /** What `notify relay unenroll` did: at the relay, then here. */
@@ -248,11 +250,20 @@ export class RelayAdmin {
     return pairing;
   }
 
+  /** The devices as the relay lists them now; the next seal reads the list again too, so both agree. */
   async devices(idOrName?: string): Promise<DeviceSummary[]> {
-    const reply = await this.call(this.provider(idOrName), "/v1/devices");
+    const profile = this.provider(idOrName);
+    const reply = await this.call(profile, "/v1/devices");
     if (!reply.ok) throw this.failed(reply);
-    const devices = (reply.body as { devices?: { device_id: string; device_name: string }[] }).devices ?? [];
-    return devices.map((device) => ({ device_id: device.device_id, device_name: device.device_name }));
+    const settings = relaySettings(profile.settings);
+    forgetDevices(settings.url, settings.installationId);
+    const devices =
+      (reply.body as { devices?: { device_id: string; device_name: string; push?: unknown }[] }).devices ?? [];
+    return devices.map((device) => ({
+      device_id: device.device_id,
+      device_name: device.device_name,
+      ...(typeof device.push === "boolean" ? { push: device.push } : {}),
+    }));
   }
 
   /**

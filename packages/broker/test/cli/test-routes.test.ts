@@ -42,8 +42,17 @@ beforeAll(async () => {
     { chatId: 42, apiBaseUrl: telegram.url },
     { botToken: "123456:AAbbCCddEEffGGhhIIjjKKllMMnn_revoked" },
   );
+  await provider(
+    "tg-answers",
+    "telegram",
+    { chatId: 42, apiBaseUrl: telegram.url, answers: true, allowedUserIds: [7] },
+    { botToken: "123456:AAbbCCddEEffGGhhIIjjKKllMMnn_revoked" },
+  );
   await provider("off", "webhook", { url: good.url }, {}, false);
   await route("works", "hook-ok");
+  // A second route on the same provider: one test message per provider, both routes report it.
+  await route("works-too", "hook-ok");
+  await route("answers-revoked", "tg-answers");
   await route("refused", "hook-401");
   await route("down", "ntfy-down");
   await route("revoked", "tg");
@@ -64,10 +73,27 @@ describe("notify test (issue 37, item 5)", () => {
     const result = await notify("test", "--json");
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("notify: testing every enabled route");
-    expect(result.stderr).toContain("4 of 5 routes failed");
+    expect(result.stderr).toContain("5 of 7 routes failed");
     const { routes } = JSON.parse(result.stdout) as { routes: Json[] };
     const byName = new Map(routes.map((route) => [route.route, route]));
-    expect([...byName.keys()].sort()).toEqual(["disabled-provider", "down", "refused", "revoked", "works"]);
+    expect([...byName.keys()].sort()).toEqual([
+      "answers-revoked",
+      "disabled-provider",
+      "down",
+      "refused",
+      "revoked",
+      "works",
+      "works-too",
+    ]);
+    expect(byName.get("works-too")).toMatchObject({ status: "ok", hops: byName.get("works")?.hops });
+    const tests = good.received.filter((request) => JSON.parse(request.body).notification?.title === "Notify test");
+    expect(tests).toHaveLength(1);
+    // The answer loop of a revoked bot: the fix names Telegram's refusal, not a generic provider.
+    expect(byName.get("answers-revoked")?.hops.find((hop: Json) => hop.hop === "answers")).toMatchObject({
+      status: "fail",
+      detail: "retrying: http_401",
+      fix: "Telegram 401: the bot token was revoked or is wrong: set a new botToken",
+    });
 
     expect(byName.get("works")).toMatchObject({
       kind: "webhook",

@@ -85,7 +85,7 @@ export interface OutboundRoute {
  * checked, how it went, its time, and what to do about a failure.
  */
 export interface RouteTestHop {
-  hop: "provider" | "send" | "answers";
+  hop: "provider" | "send" | "answers" | "phones";
   status: "ok" | "fail";
   ms: number;
   detail: string;

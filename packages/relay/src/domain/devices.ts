@@ -20,7 +20,10 @@ export function describeDevice(device: Device) {
   };
 }
 
-/** GET /v1/devices: the owner's active devices, with the public keys a broker seals envelopes to. */
+/**
+ * GET /v1/devices: the owner's active devices, with the public keys a broker seals envelopes to, and whether each
+ * has a push subscription (`notify test` says so when none has: the phone then learns of a question only open).
+ */
 export async function listDevices(deps: DomainDeps, installation: Installation) {
   const devices = await deps.store.read((tx) => tx.devicesFor(installation.ownerId, installation.id));
   return {
@@ -28,6 +31,7 @@ export async function listDevices(deps: DomainDeps, installation: Installation) 
       device_id: device.id,
       device_name: device.name,
       public_key: JSON.parse(device.publicKey) as unknown,
+      push: device.pushSubscription !== null,
     })),
   };
 }

@@ -316,6 +316,7 @@ function RouteTestView({ name, result }: { name: string; result: RouteTestResult
 
 const HOP_NAMES: Record<RouteTestResult["hops"][number]["hop"], string> = {
   provider: "Provider",
+  phones: "Phones",
   send: "Send",
   answers: "Answers",
 };

@@ -113,6 +113,7 @@ export const uiApi: FastifyPluginAsync<UiApiOptions> = async (api, options) => {
   await api.register(uiOutboundRoutes, {
     outbound: options.outbound,
     ...(options.chatConnection ? { chatConnection: options.chatConnection } : {}),
+    relayPhones: (providerId: string) => options.relay.devices(providerId),
     dispatcher: options.dispatcher,
     outbox: options.outbox,
   });

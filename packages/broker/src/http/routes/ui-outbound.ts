@@ -4,7 +4,7 @@ import { DomainError, invalid } from "../../domain/errors.js";
 import { parseLimit, type Query, queryValue } from "../../notifications/validate.js";
 import type { Dispatcher } from "../../outbox/dispatcher.js";
 import type { OutboundService, ProfileInput, RouteInput } from "../../outbox/outbound-service.js";
-import { testRoutes } from "../../outbox/route-test.js";
+import { type PhoneSummary, testRoutes } from "../../outbox/route-test.js";
 import { OUTBOX_STATUSES, type OutboxStatus } from "../../outbox/types.js";
 import type { OutboxStore } from "../../store/outbox-store.js";
 
@@ -14,6 +14,8 @@ export interface UiOutboundOptions {
   outbox: OutboxStore;
   /** A chat provider's answer loop state (connected / retrying + last code), added as `connection`. */
   chatConnection?: (providerId: string) => OutboundConnection | undefined;
+  /** A relay provider's paired phones, for `notify test`. */
+  relayPhones?: (providerId: string) => Promise<PhoneSummary[]>;
 }
 
 type IdParams = { Params: { id: string } };
@@ -24,7 +26,7 @@ type IdParams = { Params: { id: string } };
  */
 export const uiOutboundRoutes: FastifyPluginAsync<UiOutboundOptions> = async (
   app,
-  { outbound, dispatcher, outbox, chatConnection },
+  { outbound, dispatcher, outbox, chatConnection, relayPhones },
 ) => {
   app.get("/outbound/kinds", async () =>
     outbound.adapterList().map((adapter) => ({ kind: adapter.kind, secrets: adapter.secrets })),
@@ -65,7 +67,10 @@ export const uiOutboundRoutes: FastifyPluginAsync<UiOutboundOptions> = async (
     }
     const extra = Object.keys(body).find((key) => key !== "route");
     if (extra !== undefined) throw invalid(`unknown field ${extra}`);
-    return testRoutes(outbound, route, chatConnection);
+    return testRoutes(outbound, route, {
+      ...(chatConnection ? { connection: chatConnection } : {}),
+      ...(relayPhones ? { phones: relayPhones } : {}),
+    });
   });
 
   app.get("/outbound/routes", async () => outbound.listRoutes());
