@@ -44,6 +44,7 @@ import { SoundLibrary } from "./presentation/sounds/sound-library.js";
 import { itemIdOfToastKey } from "./presentation/toast.js";
 import { RelayAdmin } from "./relay/relay-admin.js";
 import { SecretSealer } from "./secrets/sealer.js";
+import { SessionsRelayPublisher } from "./sessions/relay-publisher.js";
 import { SessionRegistry } from "./sessions/sessions.js";
 import { SqliteArcEventStore } from "./store/arc-event-store.js";
 import { ChatStore } from "./store/chat-store.js";
@@ -435,6 +436,12 @@ export function createBroker(options: BrokerOptions): Broker {
     });
   }
   surfaces.start();
+  // Sessions from MCP clients and ARC senders too, and their summary sealed to the phones (issue 37, item 1).
+  agentSessions.subscribe(bus);
+  const sessionsToPhones = new SessionsRelayPublisher(agentSessions, outbound, clock, {
+    log: (line) => logger.warn(line),
+  });
+  sessionsToPhones.start();
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -445,6 +452,7 @@ export function createBroker(options: BrokerOptions): Broker {
       // HTTP hook waits withdraw their questions while the server still answers (docs/hooks.md).
       await hookRuns.stop();
       stopSessionIngest();
+      sessionsToPhones.stop();
       await app.close();
       routing.stop();
       uiEvents.close();

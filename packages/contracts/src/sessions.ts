@@ -49,3 +49,6 @@ export function sessionsSummary(sessions: readonly SessionDto[]): string | undef
   ].filter((part) => part !== "");
   return parts.length > 0 ? parts.join(", ") : undefined;
 }
+
+// The sealed summary a broker sends its phones (relay/sessions-payload.ts), under this module's name.
+export * from "./relay/sessions-payload.js";

@@ -6,6 +6,7 @@ import {
   type RelayPayload,
 } from "@notify/contracts/relay-payloads";
 import { RELAY_CONTRACT_VERSION } from "@notify/contracts/relay-version";
+import type { SessionsPayload } from "@notify/contracts/sessions";
 import type { InteractionDto } from "../interactions/types.js";
 import { resultForStatus } from "../outbox/providers/http.js";
 import { httpUrl, onlyFields, requiredString, settingsObject } from "../outbox/providers/settings.js";
@@ -86,8 +87,8 @@ export function envelopeIdempotencyKey(itemKey: string, devices: readonly Envelo
  * within the retry window still gets the question; `publish` revives the dead letter later). A 400 from the relay
  * means a recipient was revoked meanwhile: the device list is read again on the retry.
  */
-async function post(
-  payload: RelayPayload,
+export async function post(
+  payload: RelayPayload | SessionsPayload,
   settings: Record<string, unknown>,
   secrets: Record<string, string>,
   context: DeliveryContext,

@@ -8,8 +8,11 @@ import {
   type SessionSignal,
   type SessionState,
 } from "@notify/contracts/sessions";
+import type { DomainBus } from "../domain/bus.js";
 import { type Clock, isoTime } from "../domain/clock.js";
 import type { UnitOfWork } from "../domain/unit-of-work.js";
+import type { InteractionDto } from "../interactions/types.js";
+import type { NotificationDto } from "../notifications/types.js";
 import { takeObservations } from "./journal.js";
 
 /** What one event says about its session (hooks, ARC senders with a session id). */
@@ -47,6 +50,8 @@ interface Row {
  */
 export class SessionRegistry {
   private readonly upsert: StatementSync;
+  private readonly touchRow: StatementSync;
+  private readonly changeListeners: (() => void)[] = [];
   private readonly prune: StatementSync;
   private readonly select: StatementSync;
   private readonly openCounts: StatementSync;
@@ -70,6 +75,15 @@ export class SessionRegistry {
           THEN excluded.signal ELSE agent_sessions.signal END,
         last_message = COALESCE(excluded.last_message, agent_sessions.last_message),
         last_active_ms = MAX(excluded.last_active_ms, agent_sessions.last_active_ms)`);
+    // What a question or a notice says: the session is alive (and its last words), not what it does now.
+    this.touchRow = db.prepare(`
+      INSERT INTO agent_sessions (id, agent, session_id, project, cwd, signal, last_message, started_ms, last_active_ms)
+      VALUES (:id, :agent, :session_id, :project, :cwd, :signal, :last_message, :now, :now)
+      ON CONFLICT (agent, session_id) DO UPDATE SET
+        project = COALESCE(excluded.project, agent_sessions.project),
+        cwd = COALESCE(excluded.cwd, agent_sessions.cwd),
+        last_message = COALESCE(excluded.last_message, agent_sessions.last_message),
+        last_active_ms = MAX(excluded.last_active_ms, agent_sessions.last_active_ms)`);
     this.prune = db.prepare("DELETE FROM agent_sessions WHERE last_active_ms < ?");
     this.select = db.prepare(
       `SELECT id, agent, session_id, project, cwd, signal, last_message, started_ms, last_active_ms
@@ -83,14 +97,96 @@ export class SessionRegistry {
 
   /** Records what an event says about its session (`atMs`: when it happened, now by default). */
   observe(observation: SessionObservation, atMs?: number): void {
+    this.write(this.upsert, observation, atMs);
+  }
+
+  /**
+   * Records that a session spoke without saying what it does now (a question it asks, a notice it sends): a session
+   * heard of for the first time starts with `observation.signal`; a known one keeps its signal (a follow-up asked
+   * after a finished turn leaves it finished once answered or expired; while it is open, the session waits).
+   */
+  touch(observation: SessionObservation, atMs?: number): void {
+    this.write(this.touchRow, observation, atMs);
+  }
+
+  /** Runs `listener` after each commit that changed a session (the phone's summary: relay-publisher.ts). */
+  onChange(listener: () => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  /**
+   * Sessions from every producer, not only the hooks (issue 37, item 1): a question with a session id (an MCP
+   * client's `ask_person`, an ARC sender's, a hook's follow-up) and an ARC event whose context names a session. A
+   * completion says the turn finished; anything else only that the session lives. Runs inside the recording unit; a
+   * failure here loses the observation, never the event.
+   */
+  subscribe(bus: DomainBus): void {
+    bus.onRecorded("interaction.created", (interaction) => this.safely(() => this.heardQuestion(interaction)));
+    bus.onRecorded("notification.created", (notification) => this.safely(() => this.heardNotice(notification)));
+    bus.onRecorded("notification.changed", (notification, change) => {
+      if (change.cause === "refresh") this.safely(() => this.heardNotice(notification));
+    });
+    // A question opened or settled changes a session's state (open questions) without a session event.
+    bus.on("interaction.created", (interaction) => {
+      if (interaction.session_id !== undefined) this.changed();
+    });
+    bus.on("interaction.changed", (interaction) => {
+      if (interaction.session_id !== undefined) this.changed();
+    });
+  }
+
+  private heardQuestion(interaction: InteractionDto): void {
+    if (interaction.session_id === undefined) return;
+    this.touch({
+      agent: interaction.agent,
+      sessionId: interaction.session_id,
+      signal: "asking",
+      ...(interaction.project !== undefined ? { project: interaction.project } : {}),
+      lastMessage: interaction.prompt,
+    });
+  }
+
+  private heardNotice(notification: NotificationDto): void {
+    const arc = notification.metadata?.arc as { session_id?: unknown; kind?: unknown } | undefined;
+    const sessionId = arc?.session_id;
+    if (typeof sessionId !== "string" || sessionId === "" || Array.from(sessionId).length > 100) return;
+    const observation: SessionObservation = {
+      agent: notification.agent,
+      sessionId,
+      signal: "working",
+      ...(notification.project !== undefined ? { project: notification.project } : {}),
+      ...(notification.cwd !== undefined ? { cwd: notification.cwd } : {}),
+    };
+    if (arc?.kind === "completion")
+      this.observe({ ...observation, signal: "finished", lastMessage: notification.message });
+    else this.touch(observation);
+  }
+
+  private safely(work: () => void): void {
+    try {
+      work();
+    } catch {
+      // A session row is a status display: the question or notice goes on without it.
+    }
+  }
+
+  private changed(): void {
+    for (const listener of this.changeListeners) {
+      try {
+        listener();
+      } catch {}
+    }
+  }
+
+  private write(statement: StatementSync, observation: SessionObservation, atMs?: number): void {
     const now = Math.min(atMs ?? this.clock.now(), this.clock.now());
     if (now - this.lastPruneMs > 60_000) {
       this.unit.run(() => this.prune.run(now - SESSION_KEEP_MS));
       this.lastPruneMs = now;
     }
     const message = observation.lastMessage?.trim();
-    this.unit.run(() =>
-      this.upsert.run({
+    this.unit.run(() => {
+      statement.run({
         id: sessionPublicId(observation.agent, observation.sessionId),
         agent: observation.agent,
         session_id: observation.sessionId,
@@ -99,8 +195,9 @@ export class SessionRegistry {
         signal: observation.signal,
         last_message: message ? Array.from(message).slice(0, MESSAGE_MAX).join("") : null,
         now,
-      }),
-    );
+      });
+      if (this.changeListeners.length > 0) this.unit.afterCommit(() => this.changed());
+    });
   }
 
   /** Takes in what command hooks left in the journal (journal.ts), in one unit of work. */
