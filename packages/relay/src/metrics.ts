@@ -22,7 +22,7 @@ export interface PoolStats {
 }
 
 export interface MetricsSources {
-  heldPolls?: () => { answers: number; envelopes: number };
+  heldPolls?: () => { answers: number; envelopes: number; receipts?: number };
   pool?: () => PoolStats | undefined;
   pushQueue?: () => number;
   batches?: () => { kind: "answers" | "envelopes"; batches: number; items: number }[];
@@ -80,13 +80,14 @@ export class RelayMetrics {
     const sources = () => this.sources;
     new Gauge({
       name: "notify_relay_held_polls",
-      help: "Long-polls this process holds now, by kind (answers: brokers, envelopes: phones)",
+      help: "Long-polls this process holds now, by kind (answers and receipts: brokers, envelopes: phones)",
       labelNames: ["kind"],
       registers,
       collect() {
         const held = sources().heldPolls?.() ?? { answers: 0, envelopes: 0 };
         this.set({ kind: "answers" }, held.answers);
         this.set({ kind: "envelopes" }, held.envelopes);
+        this.set({ kind: "receipts" }, held.receipts ?? 0);
       },
     });
     new Gauge({

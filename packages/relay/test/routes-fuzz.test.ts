@@ -25,6 +25,8 @@ interface Fixtures {
   /** A device of the same owner that DELETE may be pointed at (refused mutants must leave it). */
   spare: Paired;
   code: string;
+  /** An envelope sealed to `device`, for its receipts. */
+  envelope: string;
 }
 
 interface RelayCase {
@@ -107,6 +109,14 @@ const CASES: RelayCase[] = [
     body: (fixtures) => envelopeFor(fixtures.installation, [fixtures.device.device_id]),
   },
   { method: "GET", path: "/v1/envelopes", bearer: "device", query: () => ({ since: "" }) },
+  // Receipts (issue 37 item 3).
+  {
+    method: "POST",
+    path: "/v1/envelopes/{envelope}/receipts",
+    bearer: "device",
+    body: () => ({ state: "shown" }),
+  },
+  { method: "GET", path: "/v1/receipts", bearer: "installation", query: () => ({ since: "" }) },
 ];
 
 const backends = ["sqlite", ...(postgresAvailable() ? ["postgres"] : [])] as const;
@@ -162,7 +172,9 @@ describe.each(backends)("relay route fuzz on %s", (backend) => {
     const device = await relay.pair(installation);
     const spare = await relay.pair(installation);
     const { code } = await relay.pairCode(installation);
-    fixtures = { installation, device, spare, code };
+    const envelope = (await relay.postEnvelope(installation, envelopeFor(installation, [device.device_id]))).json()
+      .envelope_id as string;
+    fixtures = { installation, device, spare, code, envelope };
   }, 120_000);
 
   afterAll(async () => {
@@ -239,7 +251,7 @@ describe.each(backends)("relay route fuzz on %s", (backend) => {
   it("every body mutant of every route", async () => {
     let sent = 0;
     for (const route of CASES.filter((candidate) => candidate.method !== "GET")) {
-      const path = route.path.replace("{spare}", fixtures.spare.device_id);
+      const path = route.path.replace("{spare}", fixtures.spare.device_id).replace("{envelope}", fixtures.envelope);
       let mutants = bodyMutants(route.body?.(fixtures), 65_536);
       if (route.refusedOnly) mutants = mutants.filter((mutant) => mutant.mustRefuse);
       for (const mutant of mutants) {

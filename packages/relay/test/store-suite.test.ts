@@ -427,6 +427,93 @@ describe.each(backends.filter((backend) => postgres.backends.includes(backend.na
     expect((await pruneAt(T0 + MAX_AGE + 1)).envelopes).toBe(1);
   });
 
+  describe('receipts (issue 37 item 3, docs/relay.md "Receipts")', () => {
+    const envelope = (id: string, recipients: string[], installationId = "ins_a", idempotencyKey?: string) =>
+      store.transaction((tx) =>
+        tx.insertEnvelope({ id, installationId, body: "{}", createdAt: T0, recipients, idempotencyKey }),
+      );
+    const feed = (installationId = "ins_a", after: string | null = null) =>
+      store.read((tx) => tx.receiptsAfter(installationId, after, 0, 100));
+    const hops = (rows: { envelopeId: string; deviceId: string; state: string; at: number }[]) =>
+      rows.map((row) => `${row.envelopeId}/${row.deviceId}/${row.state}@${row.at - T0}`);
+
+    it("acknowledging records fetched once per envelope and device, announced to the installation", async () => {
+      await store.transaction(async (tx) => {
+        await tx.createDevice({
+          id: "dev_b",
+          ownerId: "own_b",
+          directInstallationId: null,
+          name: "b",
+          publicKey: "{}",
+          tokenHash: "hash_dev_b",
+          pushSubscription: null,
+          createdAt: T0,
+        });
+      });
+      await envelope("env_1", ["dev_1", "dev_2"], "ins_a", "obx_1.k");
+      await envelope("env_2", ["dev_1"]);
+      await envelope("env_b", ["dev_b"], "ins_b");
+      const changes: Change[] = [];
+      store.onChange((change) => changes.push(change));
+      const rows = await store.read((tx) => tx.envelopesAfter("dev_1", null, 0, 10));
+      await store.transaction((tx) => tx.ackEnvelopes("dev_1", rows[0]?.position ?? "", T0 + 5));
+      await store.transaction((tx) => tx.ackEnvelopes("dev_1", rows[1]?.position ?? "", T0 + 9));
+      // Acknowledging again moves nothing and records nothing.
+      await store.transaction((tx) => tx.ackEnvelopes("dev_1", rows[1]?.position ?? "", T0 + 20));
+      const page = await feed();
+      expect(hops(page)).toEqual(["env_1/dev_1/fetched@5", "env_2/dev_1/fetched@9"]);
+      expect(page[0]?.idempotencyKey).toBe("obx_1.k");
+      expect(page[1]?.idempotencyKey).toBeNull();
+      expect(changes).toEqual([
+        { kind: "receipts", installationId: "ins_a" },
+        { kind: "receipts", installationId: "ins_a" },
+      ]);
+      expect(await feed("ins_b")).toEqual([]);
+      // Positions order the feed: after the first row comes the second only.
+      expect(hops(await feed("ins_a", page[0]?.position ?? null))).toEqual(["env_2/dev_1/fetched@9"]);
+    });
+
+    it("a device's report: only for an envelope sealed to it, fetched with it, once per state", async () => {
+      await envelope("env_1", ["dev_1"]);
+      expect(await store.transaction((tx) => tx.recordReceipt("env_1", "dev_2", "shown", T0))).toEqual({
+        outcome: "unknown",
+      });
+      expect(await store.transaction((tx) => tx.recordReceipt("env_x", "dev_1", "shown", T0))).toEqual({
+        outcome: "unknown",
+      });
+      expect(await store.transaction((tx) => tx.recordReceipt("env_1", "dev_1", "shown", T0 + 1))).toEqual({
+        outcome: "recorded",
+        at: T0 + 1,
+      });
+      expect(await store.transaction((tx) => tx.recordReceipt("env_1", "dev_1", "shown", T0 + 2))).toEqual({
+        outcome: "repeat",
+        at: T0 + 1,
+      });
+      expect(await store.transaction((tx) => tx.recordReceipt("env_1", "dev_1", "opened", T0 + 3))).toMatchObject({
+        outcome: "recorded",
+      });
+      // The cursor passing it later adds no second fetched.
+      const rows = await store.read((tx) => tx.envelopesAfter("dev_1", null, 0, 10));
+      await store.transaction((tx) => tx.ackEnvelopes("dev_1", rows[0]?.position ?? "", T0 + 4));
+      expect(hops(await feed())).toEqual(["env_1/dev_1/fetched@1", "env_1/dev_1/shown@1", "env_1/dev_1/opened@3"]);
+    });
+
+    it("receipts go with their envelope: pruned with it, deleted with its installation", async () => {
+      await envelope("env_1", ["dev_1"]);
+      await store.transaction((tx) => tx.recordReceipt("env_1", "dev_1", "shown", T0));
+      expect(await feed()).toHaveLength(2);
+      const now = T0 + MAX_AGE + 1;
+      await store.transaction((tx) =>
+        tx.prune({ now, ageCutoff: now - MAX_AGE, ackCutoff: now - ACK_REST, batch: 100 }),
+      );
+      expect(await feed()).toEqual([]);
+      await envelope("env_2", ["dev_1"]);
+      await store.transaction((tx) => tx.recordReceipt("env_2", "dev_1", "opened", T0));
+      await store.transaction((tx) => tx.deleteInstallation("ins_a"));
+      expect(await feed()).toEqual([]);
+    });
+  });
+
   it("push subscriptions: set, and dropped only if still the failing one", async () => {
     await store.transaction((tx) => tx.setPushSubscription("dev_1", "sub-a"));
     await store.transaction((tx) => tx.dropPushSubscription("dev_1", "sub-old"));

@@ -1,8 +1,15 @@
 import type { Change } from "../store/types.js";
 
-/** The feed a change is about: an installation's answers (`a:`) or a device's envelopes (`e:`, revoked included). */
+/**
+ * The feed a change is about: an installation's answers (`a:`) or receipts (`c:`), or a device's envelopes (`e:`,
+ * revoked included).
+ */
 export const changeKey = (change: Exclude<Change, { kind: "missed" }>): string =>
-  change.kind === "answers" ? `a:${change.installationId}` : `e:${change.deviceId}`;
+  change.kind === "answers"
+    ? `a:${change.installationId}`
+    : change.kind === "receipts"
+      ? `c:${change.installationId}`
+      : `e:${change.deviceId}`;
 
 /**
  * How a held poll's wait ended: a change for its key (read again), a re-check or timeout (`quiet`), or its reader's
@@ -99,14 +106,16 @@ export class ChangeHub {
   }
 
   /** Held polls by kind (keys are `a:` installation answer feeds and `e:` device envelope feeds), for metrics. */
-  sizeByKind(): { answers: number; envelopes: number } {
+  sizeByKind(): { answers: number; envelopes: number; receipts: number } {
     let answers = 0;
     let envelopes = 0;
+    let receipts = 0;
     for (const [key, set] of this.waiting) {
       if (key.startsWith("a:")) answers += set.size;
+      else if (key.startsWith("c:")) receipts += set.size;
       else envelopes += set.size;
     }
-    return { answers, envelopes };
+    return { answers, envelopes, receipts };
   }
 
   /** Held polls, for tests and the operator's view. */

@@ -1,4 +1,4 @@
-import type { RelayStore, StoredRow } from "../store/types.js";
+import type { RelayStore } from "../store/types.js";
 import type { Cancellation, ChangeHub } from "./change-hub.js";
 import type { Clock } from "./clock.js";
 import { decodeCursor, encodeCursor, FIRST_POLL_WINDOW } from "./cursor.js";
@@ -7,7 +7,12 @@ import { RelayError } from "./errors.js";
 export const PAGE_SIZE = 500;
 export const MAX_WAIT_SECONDS = 30;
 
-export interface FeedSource<Row extends StoredRow> {
+/** What a feed needs of a row: where it stands. */
+export interface FeedRow {
+  position: string;
+}
+
+export interface FeedSource<Row extends FeedRow> {
   /** The hub key that announces new rows for this reader. */
   key: string;
   fetch(after: string | null, floor: number, limit: number): Promise<Row[]>;
@@ -38,7 +43,7 @@ export class Feed {
     private readonly hub: ChangeHub,
   ) {}
 
-  async page<Row extends StoredRow>(
+  async page<Row extends FeedRow>(
     source: FeedSource<Row>,
     since: string | undefined,
     waitSeconds: number,

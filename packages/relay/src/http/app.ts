@@ -21,6 +21,7 @@ import { envelopeRoutes } from "./routes/envelopes.js";
 import { installationRoutes } from "./routes/installation.js";
 import { pairingRoutes } from "./routes/pairing.js";
 import { defaultAppDir, phoneAppRoutes } from "./routes/phone-app.js";
+import { receiptRoutes } from "./routes/receipts.js";
 
 /** How long GET /healthz waits for the database before calling it unreachable. */
 const HEALTH_TIMEOUT = 3000;
@@ -208,6 +209,7 @@ export function buildApp(options: AppOptions): RelayApp {
   installationRoutes(app, deps, guards);
   envelopeRoutes(app, deps, guards);
   answerRoutes(app, deps, guards);
+  receiptRoutes(app, deps, guards);
   phoneAppRoutes(app, options.appDir === false ? undefined : (options.appDir ?? defaultAppDir()));
   return { app, hub };
 }

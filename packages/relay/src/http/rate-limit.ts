@@ -50,6 +50,8 @@ export type LimitName =
   | "envelopePost"
   | "envelopePoll"
   | "deviceAdmin";
+  | "receiptPost"
+  | "receiptPoll"
 
 export type LimitTable = Record<LimitName, { burst: number; perSecond: number }>;
 
@@ -78,6 +80,10 @@ export const DEFAULT_LIMITS: LimitTable = {
   // GET /v1/device, GET /v1/devices, DELETE /v1/devices/{id}, PUT /v1/device/push-subscription per caller.
   deviceAdmin: { burst: 30, perSecond: 1 },
 };
+  // POST /v1/envelopes/{id}/receipts per device: a phone reports each card it shows and opens (a backlog at once).
+  receiptPost: { burst: 60, perSecond: 5 },
+  // GET /v1/receipts per installation: a broker's receipt poll loop.
+  receiptPoll: { burst: 30, perSecond: 5 },
 
 export class Limits {
   private readonly limiters = new Map<LimitName, Limiter>();

@@ -58,6 +58,26 @@ export interface EnvelopeRow extends StoredRow {
   envelopeId: string;
 }
 
+/**
+ * A hop an envelope took on a device (docs/relay.md, "Receipts"): `fetched` the relay records itself when the
+ * device's acknowledged cursor passes the envelope; `shown` and `opened` the device reports.
+ */
+export type ReceiptState = "fetched" | "shown" | "opened";
+
+/** One receipt in an installation's receipt feed. */
+export interface ReceiptRow {
+  position: string;
+  envelopeId: string;
+  /** The `Idempotency-Key` the envelope was posted with, if any: the broker's own name for it. */
+  idempotencyKey: string | null;
+  deviceId: string;
+  state: ReceiptState;
+  at: number;
+}
+
+/** What recording a device's receipt did: stored, already stored, or no such envelope sealed to that device. */
+export type RecordReceiptResult = { outcome: "recorded" | "repeat"; at: number } | { outcome: "unknown" };
+
 export interface NewEnvelope {
   id: string;
   installationId: string;
@@ -146,7 +166,24 @@ export interface StoreTx {
   ackEnvelopes(deviceId: string, upTo: string, now: number): Promise<void>;
 
   /**
+   * Marks the device's envelopes up to `upTo` acknowledged at `now` and records a `fetched` receipt for each one this
+   * acknowledges first (announced to its installation's receipt feed).
+   */
+  /**
    * Deletes at most `batch` rows of each kind: answers past `answerCutoff` or acknowledged before `ackCutoff`,
+  /**
+   * Records the device's receipt for an envelope sealed to it (and `fetched` with it when the device's cursor has not
+   * passed it yet: it has the envelope). Once per (envelope, device, state): a repeat keeps the first time.
+   */
+  recordReceipt(
+    envelopeId: string,
+    deviceId: string,
+    state: "shown" | "opened",
+    now: number,
+  ): Promise<RecordReceiptResult>;
+  /** An installation's receipts after `after` (or from the start) recorded at or after `floor`, in position order. */
+  receiptsAfter(installationId: string, after: string | null, floor: number, limit: number): Promise<ReceiptRow[]>;
+
    * envelopes likewise once every recipient acknowledged them, and expired pairings.
    */
   prune(options: { now: number; ageCutoff: number; ackCutoff: number; batch: number }): Promise<PruneResult>;
@@ -162,6 +199,7 @@ export type Change =
   | { kind: "envelopes"; deviceId: string }
   | { kind: "revoked"; deviceId: string }
   | { kind: "missed" };
+  | { kind: "receipts"; installationId: string }
 
 export interface RelayStore {
   readonly backend: "sqlite" | "postgres";

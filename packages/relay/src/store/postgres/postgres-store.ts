@@ -18,6 +18,9 @@ import type {
   Pairing,
   PairingPurpose,
   PruneResult,
+  ReceiptRow,
+  ReceiptState,
+  RecordReceiptResult,
   RelayStore,
   StoredRow,
   StoreTx,
@@ -303,7 +306,54 @@ class PostgresTx implements StoreTx {
 
   async ackEnvelopes(deviceId: string, upTo: string, now: number): Promise<void> {
     const [txid, seq] = splitPosition(upTo);
-    await this.run(SQL.ackEnvelopes, [now, deviceId, txid, seq]);
+    const fetched = await this.rows(SQL.ackEnvelopes, [now, deviceId, txid, seq]);
+    for (const installationId of new Set(fetched.map((row) => String(row.installation_id)))) {
+      this.changes?.push({ kind: "receipts", installationId });
+    }
+  }
+
+  async recordReceipt(
+    envelopeId: string,
+    deviceId: string,
+    state: "shown" | "opened",
+    now: number,
+  ): Promise<RecordReceiptResult> {
+    if (!this.changes) throw new Error("write outside a transaction");
+    const [sealed] = await this.rows(SQL.sealedTo, [deviceId, envelopeId]);
+    if (!sealed) return { outcome: "unknown" };
+    const installationId = String(sealed.installation_id);
+    const inserted = await this.rows(SQL.insertReceipts, [
+      installationId,
+      sealed.seq,
+      deviceId,
+      ["fetched", state],
+      now,
+    ]);
+    if (inserted.some((row) => row.state === state)) {
+      this.changes.push({ kind: "receipts", installationId });
+      return { outcome: "recorded", at: now };
+    }
+    // ON CONFLICT waited for a concurrent insert of the same receipt to commit; READ COMMITTED now sees its row.
+    const [row] = await this.rows(SQL.receiptAt, [sealed.seq, deviceId, state]);
+    return { outcome: "repeat", at: Number(row?.at) };
+  }
+
+  async receiptsAfter(
+    installationId: string,
+    after: string | null,
+    floor: number,
+    limit: number,
+  ): Promise<ReceiptRow[]> {
+    const [txid, seq] = splitPosition(after);
+    const rows = await this.rows(SQL.receiptsAfter, [installationId, txid, seq, floor, limit]);
+    return rows.map((row) => ({
+      position: `${row.position_txid}.${row.position_seq}`,
+      envelopeId: String(row.id),
+      idempotencyKey: nullableText(row.idempotency_key),
+      deviceId: String(row.device_id),
+      state: String(row.state) as ReceiptState,
+      at: Number(row.at),
+    }));
   }
 
   async prune(options: { now: number; ageCutoff: number; ackCutoff: number; batch: number }): Promise<PruneResult> {
@@ -316,19 +366,24 @@ class PostgresTx implements StoreTx {
   }
 }
 
-/** A change as a NOTIFY payload's tail (`<origin>|` comes first): `a|<installation>`, `e|<device>`, `r|<device>`. */
+/** A change as a NOTIFY payload's tail (`<origin>|` comes first): `a|<installation>`, `c|<installation>` (receipts),
+ * `e|<device>`, `r|<device>`. */
 const changeText = (change: RowChange): string =>
   change.kind === "answers"
     ? `a|${change.installationId}`
-    : `${change.kind === "revoked" ? "r" : "e"}|${change.deviceId}`;
+    : change.kind === "receipts"
+      ? `c|${change.installationId}`
+      : `${change.kind === "revoked" ? "r" : "e"}|${change.deviceId}`;
 const changeOf = (kind: string | undefined, id: string): RowChange | undefined =>
   kind === "a"
     ? { kind: "answers", installationId: id }
-    : kind === "e"
-      ? { kind: "envelopes", deviceId: id }
-      : kind === "r"
-        ? { kind: "revoked", deviceId: id }
-        : undefined;
+    : kind === "c"
+      ? { kind: "receipts", installationId: id }
+      : kind === "e"
+        ? { kind: "envelopes", deviceId: id }
+        : kind === "r"
+          ? { kind: "revoked", deviceId: id }
+          : undefined;
 
 /**
  * PostgreSQL store for several stateless relay processes on one database. A commit announces its changes with

@@ -96,8 +96,25 @@ export const SQL = {
     WHERE r.device_id = $1 AND (r.txid, r.envelope_seq) > ($2::xid8, $3::bigint) AND e.created_at >= $4
       AND r.${SERVABLE}
     ORDER BY r.txid, r.envelope_seq LIMIT $5`,
-  ackEnvelopes: `UPDATE envelope_recipients SET acked_at = $1
-    WHERE device_id = $2 AND (txid, envelope_seq) <= ($3::xid8, $4::bigint) AND acked_at IS NULL`,
+  // Acknowledging records a `fetched` receipt for each envelope it acknowledges first, in the same statement.
+  ackEnvelopes: `WITH acked AS (
+      UPDATE envelope_recipients SET acked_at = $1
+      WHERE device_id = $2 AND (txid, envelope_seq) <= ($3::xid8, $4::bigint) AND acked_at IS NULL
+      RETURNING envelope_seq)
+    INSERT INTO receipts (installation_id, envelope_seq, device_id, state, at)
+      SELECT e.installation_id, e.seq, $2::text, 'fetched', $1::bigint FROM acked JOIN envelopes e ON e.seq = acked.envelope_seq
+    ON CONFLICT DO NOTHING RETURNING installation_id`,
+  sealedTo: `SELECT e.seq, e.installation_id FROM envelopes e
+    JOIN envelope_recipients r ON r.envelope_seq = e.seq AND r.device_id = $1 WHERE e.id = $2`,
+  // `fetched` first (the device has the envelope), then the reported state; returns the states it stored.
+  insertReceipts: `INSERT INTO receipts (installation_id, envelope_seq, device_id, state, at)
+    SELECT $1::text, $2::bigint, $3::text, unnest($4::text[]), $5::bigint ON CONFLICT DO NOTHING RETURNING state`,
+  receiptAt: "SELECT at FROM receipts WHERE envelope_seq = $1 AND device_id = $2 AND state = $3",
+  receiptsAfter: `SELECT c.txid::text AS position_txid, c.seq::text AS position_seq, e.id, e.idempotency_key,
+      c.device_id, c.state, c.at
+    FROM receipts c JOIN envelopes e ON e.seq = c.envelope_seq
+    WHERE c.installation_id = $1 AND (c.txid, c.seq) > ($2::xid8, $3::bigint) AND c.at >= $4 AND c.${SERVABLE}
+    ORDER BY c.txid, c.seq LIMIT $5`,
 
   pruneAnswers: `DELETE FROM answers WHERE seq IN (
       SELECT seq FROM answers WHERE received_at < $1 OR acked_at < $2 LIMIT $3)`,

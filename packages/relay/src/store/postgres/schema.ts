@@ -80,6 +80,20 @@ const MIGRATIONS: string[] = [
   `,
   // 4: a one-time code's purpose (see the SQLite schema's migration 4).
   "ALTER TABLE pairings ADD COLUMN purpose text NOT NULL DEFAULT 'device';",
+  // 5: receipts (see the SQLite schema's migration 5), ordered for the feed like the other feeds.
+  `
+  CREATE TABLE receipts (
+    seq bigserial PRIMARY KEY,
+    txid xid8 NOT NULL DEFAULT pg_current_xact_id(),
+    installation_id text NOT NULL,
+    envelope_seq bigint NOT NULL REFERENCES envelopes(seq) ON DELETE CASCADE,
+    device_id text NOT NULL,
+    state text NOT NULL,
+    at bigint NOT NULL,
+    UNIQUE (envelope_seq, device_id, state)
+  );
+  CREATE INDEX receipts_feed ON receipts (installation_id, txid, seq);
+  `,
 ];
 
 /** An arbitrary constant: the advisory lock that lets one of several starting relay processes migrate. */

@@ -60,6 +60,21 @@ export const SQL = {
     "UPDATE envelope_recipients SET acked_at = ? WHERE device_id = ? AND envelope_seq <= ? AND acked_at IS NULL",
 
   pruneAnswers: `DELETE FROM answers WHERE seq IN (
+  // Run before ackEnvelopes, on the rows it is about to acknowledge (`WHERE true`: SQLite's INSERT ... SELECT needs
+  // it before ON CONFLICT).
+  fetchedReceipts: `INSERT INTO receipts (installation_id, envelope_seq, device_id, state, at)
+    SELECT e.installation_id, r.envelope_seq, r.device_id, 'fetched', :now FROM envelope_recipients r
+      JOIN envelopes e ON e.seq = r.envelope_seq
+    WHERE r.device_id = :deviceId AND r.envelope_seq <= :upTo AND r.acked_at IS NULL AND true
+    ON CONFLICT DO NOTHING RETURNING installation_id`,
+  sealedTo: `SELECT e.seq, e.installation_id FROM envelopes e
+    JOIN envelope_recipients r ON r.envelope_seq = e.seq AND r.device_id = ? WHERE e.id = ?`,
+  insertReceipt: `INSERT INTO receipts (installation_id, envelope_seq, device_id, state, at) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT DO NOTHING`,
+  receiptAt: "SELECT at FROM receipts WHERE envelope_seq = ? AND device_id = ? AND state = ?",
+  receiptsAfter: `SELECT c.seq, e.id, e.idempotency_key, c.device_id, c.state, c.at FROM receipts c
+    JOIN envelopes e ON e.seq = c.envelope_seq
+    WHERE c.installation_id = ? AND c.seq > ? AND c.at >= ? ORDER BY c.seq LIMIT ?`,
       SELECT seq FROM answers WHERE received_at < :ageCutoff
       UNION SELECT seq FROM answers WHERE acked_at < :ackCutoff
       LIMIT :batch)`,

@@ -80,6 +80,21 @@ const MIGRATIONS: ((db: DatabaseSync) => void)[] = [
     `),
   // 4: a one-time code is for a phone (`device`) or for another broker joining the owner (`join`, issue 37 item 2).
   (db) => db.exec("ALTER TABLE pairings ADD COLUMN purpose TEXT NOT NULL DEFAULT 'device';"),
+  // 5: receipts (issue 37 item 3, docs/relay.md "Receipts"): each hop an envelope took on a device, once per state,
+  // in its installation's feed; they go with their envelope.
+  (db) =>
+    db.exec(`
+      CREATE TABLE receipts (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        installation_id TEXT NOT NULL,
+        envelope_seq INTEGER NOT NULL REFERENCES envelopes(seq) ON DELETE CASCADE,
+        device_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        UNIQUE (envelope_seq, device_id, state)
+      );
+      CREATE INDEX receipts_feed ON receipts (installation_id, seq);
+    `),
 ];
 
 export function migrate(db: DatabaseSync): void {

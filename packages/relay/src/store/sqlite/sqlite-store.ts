@@ -16,6 +16,9 @@ import type {
   NewEnvelope,
   Pairing,
   PairingPurpose,
+  ReceiptRow,
+  ReceiptState,
+  RecordReceiptResult,
   RelayStore,
   StoredRow,
   StoreTx,
@@ -257,10 +260,52 @@ class SqliteTx implements StoreTx {
   }
 
   async prune(options: { now: number; ageCutoff: number; ackCutoff: number; batch: number }) {
-    this.writing();
+    const changes = this.writing();
+    const fetched = this.sql.get("fetchedReceipts").all({ now, deviceId, upTo: Number(upTo) }) as Row[];
+    for (const installationId of new Set(fetched.map((row) => text(row.installation_id)))) {
+      changes.push({ kind: "receipts", installationId });
+    }
     const window = { ageCutoff: options.ageCutoff, ackCutoff: options.ackCutoff, batch: options.batch };
     return {
       answers: Number(this.sql.get("pruneAnswers").run(window).changes),
+  async recordReceipt(
+    envelopeId: string,
+    deviceId: string,
+    state: "shown" | "opened",
+    now: number,
+  ): Promise<RecordReceiptResult> {
+    const changes = this.writing();
+    const sealed = this.sql.get("sealedTo").get(deviceId, envelopeId) as Row | undefined;
+    if (!sealed) return { outcome: "unknown" };
+    const installationId = text(sealed.installation_id);
+    const seq = Number(sealed.seq);
+    const insert = (what: ReceiptState) =>
+      Number(this.sql.get("insertReceipt").run(installationId, seq, deviceId, what, now).changes) > 0;
+    insert("fetched");
+    if (!insert(state)) {
+      return { outcome: "repeat", at: Number((this.sql.get("receiptAt").get(seq, deviceId, state) as Row).at) };
+    }
+    changes.push({ kind: "receipts", installationId });
+    return { outcome: "recorded", at: now };
+  }
+
+  async receiptsAfter(
+    installationId: string,
+    after: string | null,
+    floor: number,
+    limit: number,
+  ): Promise<ReceiptRow[]> {
+    const rows = this.sql.get("receiptsAfter").all(installationId, after === null ? 0 : Number(after), floor, limit);
+    return (rows as Row[]).map((row) => ({
+      position: text(row.seq),
+      envelopeId: text(row.id),
+      idempotencyKey: nullableText(row.idempotency_key),
+      deviceId: text(row.device_id),
+      state: text(row.state) as ReceiptState,
+      at: Number(row.at),
+    }));
+  }
+
       envelopes: Number(this.sql.get("pruneEnvelopes").run(window).changes),
       pairings: Number(this.sql.get("prunePairings").run(options.now, options.batch).changes),
     };
