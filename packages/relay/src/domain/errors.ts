@@ -15,6 +15,8 @@ export type RelayErrorCode =
   | "rate_limited"
   | "invalid_pairing_code"
   | "invalid_join_code"
+  | "too_many_machines"
+  | "too_many_join_codes"
   | "unavailable";
 
 const STATUS: Record<RelayErrorCode, number> = {
@@ -30,6 +32,8 @@ const STATUS: Record<RelayErrorCode, number> = {
   rate_limited: 429,
   invalid_pairing_code: 400,
   invalid_join_code: 400,
+  too_many_machines: 409,
+  too_many_join_codes: 409,
   unavailable: 503,
 };
 

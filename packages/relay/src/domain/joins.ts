@@ -15,12 +15,39 @@ import { hashSecret, newPairingCode, newToken, normalizePairingCode } from "./to
  * enrollment token is not needed for that: the code is the owner's consent, and the relay still makes every
  * installation's token itself.
  */
+
+/**
+ * The most machines one owner may have (docs/relay.md, "Several machines, one phone"): far above a person's laptops,
+ * desktops and dev boxes, low enough that a leaked join code or a runaway script cannot grow one owner without bound
+ * (every machine's envelopes fan out to the same phones).
+ */
+export const MAX_MACHINES_PER_OWNER = 20;
+/** The most unused join codes an owner may hold at once; each lasts 10 minutes. */
+export const MAX_OPEN_JOIN_CODES = 5;
+
+const tooManyMachines = () =>
+  new RelayError(
+    "too_many_machines",
+    `this owner already has ${MAX_MACHINES_PER_OWNER} machines, the most allowed: remove one first (notify relay leave)`,
+  );
+
 export async function createJoinCode(deps: DomainDeps, installation: Installation) {
   const now = deps.clock.now();
   const code = newPairingCode();
   const expiresAt = now + PAIRING_TTL;
-  await deps.store.transaction((tx) =>
-    tx.createPairing({
+  await deps.store.transaction(async (tx) => {
+    // Checked where the code is made, so a person learns it before walking to the other machine; the join checks
+    // the machines again (codes made earlier may have been used meanwhile).
+    if ((await tx.installationsOf(installation.ownerId)).length >= MAX_MACHINES_PER_OWNER) throw tooManyMachines();
+    const open = await tx.openJoinCodes(installation.ownerId, now);
+    if (open.count >= MAX_OPEN_JOIN_CODES) {
+      const minutes = Math.max(1, Math.ceil(((open.firstExpiry ?? now) - now) / 60_000));
+      throw new RelayError(
+        "too_many_join_codes",
+        `this owner has ${MAX_OPEN_JOIN_CODES} unused join codes, the most at once: use one, or make a new one in ${minutes} min when one expires`,
+      );
+    }
+    await tx.createPairing({
       codeHash: hashSecret(code),
       installationId: installation.id,
       ownerId: installation.ownerId,
@@ -28,8 +55,8 @@ export async function createJoinCode(deps: DomainDeps, installation: Installatio
       purpose: "join",
       createdAt: now,
       expiresAt,
-    }),
-  );
+    });
+  });
   return { code, relay_url: deps.publicUrl(), expires_at: isoTime(expiresAt) };
 }
 
@@ -51,6 +78,8 @@ export async function joinInstallation(deps: DomainDeps, body: unknown): Promise
   const ownerId = await deps.store.transaction(async (tx) => {
     const taken = await tx.takePairing(hashSecret(code), now, "join");
     if (!taken) return undefined;
+    // The throw rolls the take back: the code stays usable once a machine has left.
+    if ((await tx.installationsOf(taken.ownerId)).length >= MAX_MACHINES_PER_OWNER) throw tooManyMachines();
     await tx.createInstallation({
       id: installationId,
       ownerId: taken.ownerId,

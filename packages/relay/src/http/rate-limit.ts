@@ -42,6 +42,7 @@ export type LimitName =
   | "perIp"
   | "enroll"
   | "pairingCreate"
+  | "joinCreate"
   | "claimPerIp"
   | "claimPerCode"
   | "claimAll"
@@ -49,9 +50,9 @@ export type LimitName =
   | "answerPoll"
   | "envelopePost"
   | "envelopePoll"
-  | "deviceAdmin";
   | "receiptPost"
   | "receiptPoll"
+  | "deviceAdmin";
 
 export type LimitTable = Record<LimitName, { burst: number; perSecond: number }>;
 
@@ -62,6 +63,8 @@ export const DEFAULT_LIMITS: LimitTable = {
   enroll: { burst: 5, perSecond: 10 / 60 },
   // POST /v1/pairings per installation: a person shows a QR code now and then.
   pairingCreate: { burst: 10, perSecond: 10 / 60 },
+  // POST /v1/joins per owner (all its machines together): a person adds a machine now and then.
+  joinCreate: { burst: 10, perSecond: 1 / 60 },
   // POST /v1/pairings/claim per client address: bounds code guessing.
   claimPerIp: { burst: 5, perSecond: 10 / 60 },
   // POST /v1/pairings/claim per submitted code: bounds guessing one code from many addresses.
@@ -77,13 +80,13 @@ export const DEFAULT_LIMITS: LimitTable = {
   envelopePost: { burst: 60, perSecond: 10 },
   // GET /v1/envelopes per device: a phone's fetch after each wake-up.
   envelopePoll: { burst: 30, perSecond: 2 },
-  // GET /v1/device, GET /v1/devices, DELETE /v1/devices/{id}, PUT /v1/device/push-subscription per caller.
-  deviceAdmin: { burst: 30, perSecond: 1 },
-};
   // POST /v1/envelopes/{id}/receipts per device: a phone reports each card it shows and opens (a backlog at once).
   receiptPost: { burst: 60, perSecond: 5 },
   // GET /v1/receipts per installation: a broker's receipt poll loop.
   receiptPoll: { burst: 30, perSecond: 5 },
+  // GET /v1/device, GET /v1/devices, DELETE /v1/devices/{id}, PUT /v1/device/push-subscription per caller.
+  deviceAdmin: { burst: 30, perSecond: 1 },
+};
 
 export class Limits {
   private readonly limiters = new Map<LimitName, Limiter>();

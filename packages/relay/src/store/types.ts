@@ -136,6 +136,8 @@ export interface StoreTx {
   takePairing(codeHash: string, now: number, purpose: PairingPurpose): Promise<Pairing | undefined>;
   /** The installations of an owner, oldest first (`notify relay machines`). */
   installationsOf(ownerId: string): Promise<Installation[]>;
+  /** How many of an owner's join codes are unused and unexpired at `now`, and when the first of them expires. */
+  openJoinCodes(ownerId: string, now: number): Promise<{ count: number; firstExpiry: number | null }>;
 
   createDevice(device: Device & { tokenHash: string }): Promise<void>;
   /** A device that is not revoked. */
@@ -163,14 +165,12 @@ export interface StoreTx {
   /** The envelope stored under an installation's idempotency key, while it is kept. */
   envelopeByIdempotencyKey(installationId: string, key: string): Promise<{ id: string; body: string } | undefined>;
   envelopesAfter(deviceId: string, after: string | null, floor: number, limit: number): Promise<EnvelopeRow[]>;
-  ackEnvelopes(deviceId: string, upTo: string, now: number): Promise<void>;
-
   /**
    * Marks the device's envelopes up to `upTo` acknowledged at `now` and records a `fetched` receipt for each one this
    * acknowledges first (announced to its installation's receipt feed).
    */
-  /**
-   * Deletes at most `batch` rows of each kind: answers past `answerCutoff` or acknowledged before `ackCutoff`,
+  ackEnvelopes(deviceId: string, upTo: string, now: number): Promise<void>;
+
   /**
    * Records the device's receipt for an envelope sealed to it (and `fetched` with it when the device's cursor has not
    * passed it yet: it has the envelope). Once per (envelope, device, state): a repeat keeps the first time.
@@ -184,6 +184,8 @@ export interface StoreTx {
   /** An installation's receipts after `after` (or from the start) recorded at or after `floor`, in position order. */
   receiptsAfter(installationId: string, after: string | null, floor: number, limit: number): Promise<ReceiptRow[]>;
 
+  /**
+   * Deletes at most `batch` rows of each kind: answers past `answerCutoff` or acknowledged before `ackCutoff`,
    * envelopes likewise once every recipient acknowledged them, and expired pairings.
    */
   prune(options: { now: number; ageCutoff: number; ackCutoff: number; batch: number }): Promise<PruneResult>;
@@ -197,9 +199,9 @@ export interface StoreTx {
 export type Change =
   | { kind: "answers"; installationId: string }
   | { kind: "envelopes"; deviceId: string }
+  | { kind: "receipts"; installationId: string }
   | { kind: "revoked"; deviceId: string }
   | { kind: "missed" };
-  | { kind: "receipts"; installationId: string }
 
 export interface RelayStore {
   readonly backend: "sqlite" | "postgres";

@@ -17,7 +17,12 @@ export function pairingRoutes(app: FastifyInstance, deps: DomainDeps, guards: Gu
   // broker, which becomes an installation of the same owner.
   app.post("/v1/joins", {
     onRequest: installationAuth(guards, "pairingCreate"),
-    handler: async (request, reply) => reply.code(201).send(await createJoinCode(deps, installationOf(request))),
+    handler: async (request, reply) => {
+      const installation = installationOf(request);
+      // Its own bucket, per owner: an owner's machines share it (docs/relay.md, "Rate limits").
+      takeLimit(guards, "joinCreate", installation.ownerId);
+      return reply.code(201).send(await createJoinCode(deps, installation));
+    },
   });
   app.post("/v1/installations/join", {
     onRequest: ipLimit(guards, "claimPerIp"),

@@ -198,6 +198,11 @@ class PostgresTx implements StoreTx {
     return (await this.rows(SQL.installationsOf, [ownerId])).map(toInstallation);
   }
 
+  async openJoinCodes(ownerId: string, now: number): Promise<{ count: number; firstExpiry: number | null }> {
+    const [row] = await this.rows(SQL.openJoinCodes, [ownerId, now]);
+    return { count: Number(row?.n ?? 0), firstExpiry: row?.first == null ? null : Number(row.first) };
+  }
+
   async createDevice(device: Device & { tokenHash: string }): Promise<void> {
     const { id, ownerId, directInstallationId, name, publicKey, tokenHash, pushSubscription, createdAt } = device;
     await this.run(SQL.insertDevice, [

@@ -36,6 +36,8 @@ export const SQL = {
     RETURNING installation_id, owner_id, direct, purpose, expires_at`,
   installationsOf:
     "SELECT id, owner_id, name, created_at FROM installations WHERE owner_id = $1 ORDER BY created_at, id",
+  openJoinCodes: `SELECT count(*)::int AS n, min(expires_at) AS first FROM pairings
+    WHERE owner_id = $1 AND purpose = 'join' AND expires_at > $2`,
 
   insertDevice: `INSERT INTO devices (id, owner_id, direct_installation_id, name, public_key, token_hash,
       push_subscription, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,

@@ -28,6 +28,8 @@ export const SQL = {
     RETURNING installation_id, owner_id, direct, purpose, expires_at`,
   installationsOf:
     "SELECT id, owner_id, name, created_at FROM installations WHERE owner_id = ? ORDER BY created_at, id",
+  openJoinCodes: `SELECT count(*) AS n, min(expires_at) AS first FROM pairings
+    WHERE owner_id = ? AND purpose = 'join' AND expires_at > ?`,
 
   insertDevice: `INSERT INTO devices (id, owner_id, direct_installation_id, name, public_key, token_hash,
       push_subscription, created_at)
@@ -58,8 +60,6 @@ export const SQL = {
     WHERE r.device_id = ? AND r.envelope_seq > ? AND e.created_at >= ? ORDER BY r.envelope_seq LIMIT ?`,
   ackEnvelopes:
     "UPDATE envelope_recipients SET acked_at = ? WHERE device_id = ? AND envelope_seq <= ? AND acked_at IS NULL",
-
-  pruneAnswers: `DELETE FROM answers WHERE seq IN (
   // Run before ackEnvelopes, on the rows it is about to acknowledge (`WHERE true`: SQLite's INSERT ... SELECT needs
   // it before ON CONFLICT).
   fetchedReceipts: `INSERT INTO receipts (installation_id, envelope_seq, device_id, state, at)
@@ -75,6 +75,8 @@ export const SQL = {
   receiptsAfter: `SELECT c.seq, e.id, e.idempotency_key, c.device_id, c.state, c.at FROM receipts c
     JOIN envelopes e ON e.seq = c.envelope_seq
     WHERE c.installation_id = ? AND c.seq > ? AND c.at >= ? ORDER BY c.seq LIMIT ?`,
+
+  pruneAnswers: `DELETE FROM answers WHERE seq IN (
       SELECT seq FROM answers WHERE received_at < :ageCutoff
       UNION SELECT seq FROM answers WHERE acked_at < :ackCutoff
       LIMIT :batch)`,

@@ -158,6 +158,11 @@ class SqliteTx implements StoreTx {
     return (this.sql.get("installationsOf").all(ownerId) as Row[]).map(toInstallation);
   }
 
+  async openJoinCodes(ownerId: string, now: number): Promise<{ count: number; firstExpiry: number | null }> {
+    const row = this.sql.get("openJoinCodes").get(ownerId, now) as Row;
+    return { count: Number(row.n), firstExpiry: row.first === null ? null : Number(row.first) };
+  }
+
   async createDevice(device: Device & { tokenHash: string }): Promise<void> {
     this.writing();
     this.sql.get("insertDevice").run({ ...device });
@@ -255,19 +260,14 @@ class SqliteTx implements StoreTx {
   }
 
   async ackEnvelopes(deviceId: string, upTo: string, now: number): Promise<void> {
-    this.writing();
-    this.sql.get("ackEnvelopes").run(now, deviceId, Number(upTo));
-  }
-
-  async prune(options: { now: number; ageCutoff: number; ackCutoff: number; batch: number }) {
     const changes = this.writing();
     const fetched = this.sql.get("fetchedReceipts").all({ now, deviceId, upTo: Number(upTo) }) as Row[];
     for (const installationId of new Set(fetched.map((row) => text(row.installation_id)))) {
       changes.push({ kind: "receipts", installationId });
     }
-    const window = { ageCutoff: options.ageCutoff, ackCutoff: options.ackCutoff, batch: options.batch };
-    return {
-      answers: Number(this.sql.get("pruneAnswers").run(window).changes),
+    this.sql.get("ackEnvelopes").run(now, deviceId, Number(upTo));
+  }
+
   async recordReceipt(
     envelopeId: string,
     deviceId: string,
@@ -306,6 +306,11 @@ class SqliteTx implements StoreTx {
     }));
   }
 
+  async prune(options: { now: number; ageCutoff: number; ackCutoff: number; batch: number }) {
+    this.writing();
+    const window = { ageCutoff: options.ageCutoff, ackCutoff: options.ackCutoff, batch: options.batch };
+    return {
+      answers: Number(this.sql.get("pruneAnswers").run(window).changes),
       envelopes: Number(this.sql.get("pruneEnvelopes").run(window).changes),
       pairings: Number(this.sql.get("prunePairings").run(options.now, options.batch).changes),
     };
