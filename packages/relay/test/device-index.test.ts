@@ -56,9 +56,9 @@ describe("devices of an installation: found by index (relay schema 2)", () => {
           .join("; ");
       expect(plan()).toContain("devices_by_direct_installation");
       expect(plan()).not.toMatch(/SCAN devices/);
-      expect(db.prepare("PRAGMA user_version").get()).toEqual({ user_version: 4 });
-      // Back to what a relay of schema 1 left behind (schema 3 added the envelopes' idempotency keys).
-      db.exec(`DROP INDEX devices_by_direct_installation; DROP INDEX envelopes_by_idempotency_key;
+      expect(db.prepare("PRAGMA user_version").get()).toEqual({ user_version: 5 });
+      // Back to what a relay of schema 1 left behind (schema 3 added the envelopes' idempotency keys, 5 receipts).
+      db.exec(`DROP TABLE receipts; DROP INDEX devices_by_direct_installation; DROP INDEX envelopes_by_idempotency_key;
         ALTER TABLE envelopes DROP COLUMN idempotency_key; ALTER TABLE pairings DROP COLUMN purpose;
         PRAGMA user_version = 1`);
       expect(plan()).toMatch(/SCAN devices/);
@@ -69,7 +69,7 @@ describe("devices of an installation: found by index (relay schema 2)", () => {
       expect(devices.map((device) => device.id)).toEqual(["dev_direct"]);
       await upgraded.close();
       const check = new DatabaseSync(file, { readOnly: true });
-      expect(check.prepare("PRAGMA user_version").get()).toEqual({ user_version: 4 });
+      expect(check.prepare("PRAGMA user_version").get()).toEqual({ user_version: 5 });
       for (const index of ["devices_by_direct_installation", "envelopes_by_idempotency_key"]) {
         expect(check.prepare("SELECT name FROM sqlite_master WHERE name = ?").get(index)).toBeDefined();
       }
@@ -98,7 +98,7 @@ describe("devices of an installation: found by index (relay schema 2)", () => {
         expect(plan).toContain("devices_by_direct_installation");
         expect(plan).not.toContain("Seq Scan");
         const { rows: versions } = await client.query("SELECT max(version) AS version FROM relay_schema");
-        expect(versions[0].version).toBe(4);
+        expect(versions[0].version).toBe(5);
       } finally {
         await client.end();
       }
