@@ -38,7 +38,7 @@ export type SessionSignal = (typeof SESSION_SIGNALS)[number];
  * The sessions in one line, as the web page's inbox and `notify sessions` say it: "2 agents wait on you, 3 working,
  * 1 idle, 4 finished" (only the states there are; ended sessions not counted). Undefined when no session is live.
  */
-export function sessionsSummary(sessions: readonly SessionDto[]): string | undefined {
+export function sessionsSummary(sessions: readonly Pick<SessionDto, "state">[]): string | undefined {
   const count = (state: SessionState) => sessions.filter((session) => session.state === state).length;
   const waiting = count("waiting");
   const parts = [

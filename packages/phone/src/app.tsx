@@ -1,5 +1,6 @@
 import { isFollowUp } from "@notify/contracts/markdown";
 import { backoffMs, delay } from "@notify/contracts/retry";
+import type { SessionsPayload } from "@notify/contracts/sessions";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { deliver, pendingBodies, type SendOutcome, sendAnswer } from "./answer-sender.js";
 import { type CardState, type NoticeCard, type Opened, openCard, type QuestionCard } from "./cards.js";
@@ -9,6 +10,7 @@ import { InboxList } from "./inbox-list.js";
 import { NotificationsToggle } from "./notifications-toggle.js";
 import { PairScreen } from "./pair-screen.js";
 import { claim, envelopes, RelayStatusError } from "./relay-client.js";
+import { SessionsView } from "./sessions-view.js";
 import { type DeviceKeys, get, type Pairing, put, remove, UNPAIRED_REASON, wipePairing } from "./storage.js";
 import { useNow } from "./use-now.js";
 
@@ -18,6 +20,8 @@ const POLL_BACKOFF = { baseMs: 2_000, maxMs: 30_000 };
 interface Inbox {
   questions: QuestionCard[];
   notices: NoticeCard[];
+  /** Each machine's newest sessions summary, by the envelope's sender (installation) id (issue 37, item 1). */
+  sessions?: Record<string, SessionsPayload>;
 }
 
 /** A name the owner recognises in `notify relay devices`. */
@@ -154,9 +158,16 @@ export function App() {
             if (key) opened.push(await openCard(row.envelope_id, row.envelope, pairing.deviceId, key));
           }
           update((current) => {
-            const next = { questions: [...current.questions], notices: [...current.notices] };
+            const next = { ...current, questions: [...current.questions], notices: [...current.notices] };
             for (const card of opened) {
-              if (card && "question" in card) {
+              if (card && "sessions" in card) {
+                // One summary per machine: the newest replaces the one before (envelopes may arrive out of order).
+                const machine = card.sessions.senderId ?? "";
+                const known = next.sessions?.[machine];
+                if (known === undefined || Date.parse(known.sent_at) <= Date.parse(card.sessions.summary.sent_at)) {
+                  next.sessions = { ...next.sessions, [machine]: card.sessions.summary };
+                }
+              } else if (card && "question" in card) {
                 if (!next.questions.some((known) => known.question.id === card.question.question.id)) {
                   next.questions.unshift(card.question);
                 }
@@ -218,6 +229,7 @@ export function App() {
         <h1>Notify</h1>
         <p className="paired">Paired as {pairing.deviceName}</p>
       </header>
+      <SessionsView machines={Object.values(inbox.sessions ?? {})} now={now} />
       <NotificationsToggle token={pairing.token} />
       <InboxList
         questions={inbox.questions}

@@ -1,6 +1,7 @@
 import { type Envelope, openEnvelope } from "@notify/contracts/relay-envelope";
 import type { InteractionRequestPayload, NotificationPayload } from "@notify/contracts/relay-payloads";
 import { RELAY_CONTRACT_VERSION } from "@notify/contracts/relay-version";
+import { asSessionsPayload, type SessionsPayload } from "@notify/contracts/sessions";
 import { logLocally } from "./storage.js";
 
 /** How a card ended, as far as the phone knows (Phone behaviour 4). */
@@ -28,12 +29,19 @@ export interface NoticeCard {
   notification: NotificationPayload["notification"];
 }
 
-export type Opened = { question: QuestionCard } | { notice: NoticeCard } | null;
+/** A machine's sessions summary (issue 37, item 1): the phone keeps the newest per sender (installation). */
+export interface SessionsCard {
+  envelopeId: string;
+  senderId: string | null;
+  summary: SessionsPayload;
+}
+
+export type Opened = { question: QuestionCard } | { notice: NoticeCard } | { sessions: SessionsCard } | null;
 
 /**
  * Decrypts one envelope with this device's key and sorts it: an interaction-request of contract version 1 is a
- * question card; any other version renders nothing and is logged here (Phone behaviour 5); anything else is a
- * notification payload.
+ * question card; any other version renders nothing and is logged here (Phone behaviour 5); a `sessions` payload is
+ * a machine's sessions summary; anything else is a notification payload.
  */
 export async function openCard(
   envelopeId: string,
@@ -56,6 +64,10 @@ export async function openCard(
   if (payload.payload_kind === "interaction-request") {
     const question = (payload as InteractionRequestPayload).interaction;
     return { question: { envelopeId, senderId, question, state: { kind: "open" }, receivedAt: Date.now() } };
+  }
+  if (payload.payload_kind === "sessions") {
+    const summary = asSessionsPayload(payload);
+    return summary === undefined ? null : { sessions: { envelopeId, senderId, summary } };
   }
   const notification = (payload as NotificationPayload).notification;
   if (!notification || typeof notification.title !== "string") return null;

@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync, renameSync, statSync, unlinkSync } from "node:fs";
+import { appendFileSync, type FSWatcher, readFileSync, renameSync, statSync, unlinkSync, watch } from "node:fs";
 import { join } from "node:path";
 import { SESSION_SIGNALS, type SessionSignal } from "@notify/contracts/sessions";
 import { ensurePrivateDir } from "../fs/private-files.js";
@@ -82,4 +82,35 @@ export function takeObservations(dataDir: string): JournalEntry[] {
       unlinkSync(taking);
     } catch {}
   }
+}
+
+/** A burst of hook events is taken in once, this long after its first append. */
+const WATCH_SETTLE_MS = 250;
+
+/**
+ * Runs `take` shortly after a command hook appends to the journal (fs.watch on the hooks folder, made if missing).
+ * Returns the stop; a folder that cannot be watched leaves only the broker's periodic take.
+ */
+export function watchJournal(dataDir: string, take: () => void): () => void {
+  let watcher: FSWatcher | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    ensurePrivateDir(dataDir);
+    ensurePrivateDir(join(dataDir, "hooks"));
+    watcher = watch(join(dataDir, "hooks"), { persistent: false }, (_event, name) => {
+      if (name !== "sessions.jsonl" || timer !== undefined) return;
+      timer = setTimeout(() => {
+        timer = undefined;
+        take();
+      }, WATCH_SETTLE_MS);
+      timer.unref();
+    });
+    watcher.on("error", () => watcher?.close());
+  } catch {
+    return () => {};
+  }
+  return () => {
+    clearTimeout(timer);
+    watcher?.close();
+  };
 }

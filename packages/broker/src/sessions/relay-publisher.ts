@@ -54,6 +54,8 @@ export class SessionsRelayPublisher {
   /** By relay provider id: the fingerprint of the summary its phones have. */
   private readonly sent = new Map<string, string>();
   private readonly controller = new AbortController();
+  /** Summaries sent so far (each envelope's idempotency key is its own). */
+  private sends = 0;
 
   constructor(
     private readonly registry: SessionRegistry,
@@ -134,7 +136,7 @@ export class SessionsRelayPublisher {
       if (devices.ok && this.sent.get(profile.id) === sentKey) continue;
       const result = await post(payload, profile.settings, secrets, {
         // A new envelope each time: an earlier summary with the same content is not the current one.
-        idempotencyKey: `sessions.${this.clock.now()}`,
+        idempotencyKey: `sessions.${this.clock.now()}.${++this.sends}`,
         signal,
       }).catch(() => ({ ok: false as const, code: "relay_unreachable" }));
       if (result.ok) this.sent.set(profile.id, sentKey);

@@ -13,7 +13,7 @@ import { type Clock, isoTime } from "../domain/clock.js";
 import type { UnitOfWork } from "../domain/unit-of-work.js";
 import type { InteractionDto } from "../interactions/types.js";
 import type { NotificationDto } from "../notifications/types.js";
-import { takeObservations } from "./journal.js";
+import { takeObservations, watchJournal } from "./journal.js";
 
 /** What one event says about its session (hooks, ARC senders with a session id). */
 export interface SessionObservation {
@@ -215,15 +215,21 @@ export class SessionRegistry {
    * loses a session's last events while nobody looks. Returns the stop.
    */
   ingestEvery(everyMs: number): () => void {
-    const timer = setInterval(() => {
+    const take = () => {
       try {
         this.ingest();
       } catch {
         // The database closing under a late tick: the next start takes the journal in.
       }
-    }, everyMs);
+    };
+    const timer = setInterval(take, everyMs);
     timer.unref();
-    return () => clearInterval(timer);
+    // And soon after a command hook appends (inotify, no polling): the phone's summary follows the session at once.
+    const watcher = this.dataDir === undefined ? undefined : watchJournal(this.dataDir, take);
+    return () => {
+      clearInterval(timer);
+      watcher?.();
+    };
   }
 
   /** Every session kept, the most recently active first, with its state as of now. */

@@ -1,0 +1,72 @@
+// Issue 37, item 1: the phone's Sessions view is fed by a sealed `sessions` payload the broker sends its phones when
+// what the summary shows changes (relay-publisher.ts). A real relay in process, a simulated phone with its own key, a
+// real SQLite store; each send is run by hand, so "nothing went" is a fact, not a wait.
+import { hostname } from "node:os";
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/domain/clock.js";
+import type { ProviderProfile } from "../../src/outbox/types.js";
+import { SessionsRelayPublisher } from "../../src/sessions/relay-publisher.js";
+import { SessionRegistry } from "../../src/sessions/sessions.js";
+import { openDatabase, unitOfWork } from "../../src/store/database.js";
+import type { Json } from "../helpers.js";
+import { fetchPayloads, pairPhone, startRelay } from "../relay/relay-harness.js";
+
+describe("the sessions summary sealed to the phones (issue 37, item 1)", () => {
+  it("goes when what it shows changes, once; not for a session that only stays busy", {
+    timeout: 60_000,
+  }, async () => {
+    const relay = await startRelay();
+    const installation = await relay.enroll("laptop");
+    const phone = await pairPhone(relay, installation);
+    const db = openDatabase(":memory:");
+    const clock = new ManualClock(Date.now());
+    const registry = new SessionRegistry(db, clock, unitOfWork(db));
+    const profile = {
+      id: "prv_phone",
+      kind: "relay",
+      name: "phone",
+      enabled: true,
+      settings: { url: relay.url, installationId: installation.installation_id },
+    } as unknown as ProviderProfile;
+    const publisher = new SessionsRelayPublisher(
+      registry,
+      {
+        listProfiles: () => [profile],
+        openSecrets: () => ({ installationToken: installation.token }),
+      },
+      clock,
+    );
+    const summaries = async (): Promise<Json[]> =>
+      ((await fetchPayloads(relay, phone)) as Json[]).filter((payload) => payload.payload_kind === "sessions");
+    const observe = (signal: "working" | "finished", extra: Json = {}) =>
+      registry.observe({ agent: "claude-code", sessionId: "s-1", signal, ...extra });
+
+    observe("working", { project: "shop", cwd: "/home/ada/shop" });
+    await publisher.publish();
+    const [first, ...more] = await summaries();
+    expect(more).toEqual([]);
+    expect(first).toMatchObject({
+      payload_kind: "sessions",
+      contract_version: "1",
+      machine: hostname(),
+      sessions: [{ agent: "claude-code", project: "shop", state: "working", open_questions: 0 }],
+    });
+    // The working directory stays on the machine.
+    expect(JSON.stringify(first)).not.toContain("/home/ada");
+
+    // Busy again (a tool ran): only its last-active time moved, so nothing goes.
+    clock.advance(5_000);
+    observe("working");
+    await publisher.publish();
+    expect(await summaries()).toEqual([]);
+
+    // Finished: one summary, its last message's first line.
+    observe("finished", { lastMessage: "All 412 tests pass.\nDone." });
+    await publisher.publish();
+    const next = await summaries();
+    expect(next).toHaveLength(1);
+    expect(next[0]?.sessions).toMatchObject([{ state: "finished", last_message: "All 412 tests pass." }]);
+    publisher.stop();
+    db.close();
+  });
+});
