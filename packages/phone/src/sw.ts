@@ -1,4 +1,5 @@
 /// <reference lib="webworker" />
+import { sessionsSummary } from "@notify/contracts/sessions";
 import { openCard } from "./cards.js";
 import { formContextOf } from "./form-groups.js";
 import { envelopes } from "./relay-client.js";
@@ -59,6 +60,15 @@ self.addEventListener("push", (event) => {
             body = text.length > 180 ? `${text.slice(0, 179)}…` : text;
             silent = Date.parse(question.expires_at) <= Date.now();
             tag = form === undefined ? question.id : `form:${form.form}`;
+          } else if (opened && "sessions" in opened) {
+            // A machine's sessions summary (issue 37, item 1) asks nothing: one quiet line, replaced by the next,
+            // and none at all when a notification already shows (a push must leave one visible, not add one).
+            if ((await self.registration.getNotifications()).length > 0) return;
+            const { summary } = opened.sessions;
+            title = `Notify · ${summary.machine}`;
+            body = sessionsSummary(summary.sessions) ?? "No agent at work";
+            silent = true;
+            tag = "sessions";
           } else if (opened && "notice" in opened) {
             title = opened.notice.notification.title;
             body = opened.notice.notification.message ?? "";
