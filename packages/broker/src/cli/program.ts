@@ -252,6 +252,7 @@ function buildProgram(): Command {
   clientCommand(relay, "enroll <url>", "enroll at a relay and enable a relay provider and route to it")
     .requiredOption("--enrollment-token <token>", "the relay operator's enrollment token")
     .option("--name <name>", "provider and route name (default relay)")
+    .option("--machine <name>", "this machine's name on the phone's cards (default: the host name)")
     .option("--json", "print the provider profile as JSON")
     .action(async (url, options) => (await import("./commands/relay.js")).relayEnroll({ ...options, url }));
   clientCommand(relay, "pair", "make a one-time pairing code: its link and a QR code for the phone")
@@ -261,6 +262,7 @@ function buildProgram(): Command {
     .action(async (options) => (await import("./commands/relay.js")).relayPair(options));
   clientCommand(relay, "join <url> <code>", "join the owner of another machine of yours (its notify relay pair --join)")
     .option("--name <name>", "provider and route name (default relay)")
+    .option("--machine <name>", "this machine's name on the phone's cards (default: the host name)")
     .option("--json", "print the saved provider as JSON")
     .action(async (url, code, options) => (await import("./commands/relay.js")).relayJoin({ ...options, url, code }));
   clientCommand(relay, "machines", "list the owner's machines at the relay (* marks this one)")

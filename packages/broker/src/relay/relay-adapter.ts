@@ -9,7 +9,7 @@ import { RELAY_CONTRACT_VERSION } from "@notify/contracts/relay-version";
 import type { SessionsPayload } from "@notify/contracts/sessions";
 import type { InteractionDto } from "../interactions/types.js";
 import { resultForStatus } from "../outbox/providers/http.js";
-import { httpUrl, onlyFields, requiredString, settingsObject } from "../outbox/providers/settings.js";
+import { httpUrl, onlyFields, optionalString, requiredString, settingsObject } from "../outbox/providers/settings.js";
 import type { DeliveryContext, DeliveryResult, OutboundPayload, ProviderAdapter } from "../outbox/types.js";
 import { deviceKeys, forgetDevices } from "./device-keys.js";
 import { machineName } from "./machine.js";
@@ -151,10 +151,13 @@ export const relayAdapter: ProviderAdapter = {
   secrets: { required: ["installationToken"], optional: [] },
   parseSettings(raw) {
     const settings = settingsObject(raw, "relay");
-    onlyFields(settings, ["url", "installationId"], "relay");
+    onlyFields(settings, ["url", "installationId", "machine"], "relay");
+    // `machine`: the name on the phone's cards, when chosen (`notify relay enroll|join --machine`; machine.ts).
+    const machine = optionalString(settings.machine, "machine", 100);
     return {
       url: httpUrl(settings.url, "url").replace(/\/+$/, ""),
       installationId: requiredString(settings.installationId, "installationId", 128),
+      ...(machine ? { machine } : {}),
     };
   },
   send(payload, settings, secrets, context) {
@@ -166,7 +169,7 @@ export const relayAdapter: ProviderAdapter = {
     // tap that would be refused. No digest, no nonce.
     if (interaction.status === "pending") {
       return post(
-        interactionRequestPayload(interaction, interaction.context, machineName()),
+        interactionRequestPayload(interaction, interaction.context, machineName(settings.machine)),
         settings,
         secrets,
         context,

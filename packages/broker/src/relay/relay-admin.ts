@@ -3,7 +3,7 @@ import type { Logger } from "../log/logger.js";
 import type { OutboundService } from "../outbox/outbound-service.js";
 import type { ProviderProfile } from "../outbox/types.js";
 import { expectNewDevice, forgetDevices } from "./device-keys.js";
-import { machineName } from "./machine.js";
+import { chosenMachineName, machineName } from "./machine.js";
 import { relaySettings } from "./relay-adapter.js";
 import { type RelayReply, relayRequest, relayUrl } from "./relay-http.js";
 
@@ -47,6 +47,20 @@ function relayFailure(reply: Extract<RelayReply, { ok: false }>, enrolling: bool
   if (reply.status !== undefined) return new RelayUnavailableError(`HTTP ${reply.status}`);
   return new RelayUnavailableError(
     code,
+  // An owner's caps at the relay (docs/relay.md, "Several machines, one phone"): what to do, not just the status.
+  if (reply.relayError === "too_many_machines") {
+    return new RelayUnavailableError(
+      "HTTP 409",
+      "the relay refused: this owner already has the most machines it allows; run notify relay leave on one first",
+    );
+  }
+  if (reply.relayError === "too_many_join_codes") {
+    return new RelayUnavailableError(
+      "HTTP 409",
+      "the relay refused: this owner already holds the most unused join codes it allows; use one, or wait until " +
+        "one expires (10 minutes)",
+    );
+  }
     `the relay cannot be reached (${code}): check its URL and that it runs, and this machine's network`,
   );
 }
@@ -137,7 +151,12 @@ export class RelayAdmin {
    * Enrolls this broker at a relay with the operator's enrollment token, then saves the relay provider and a
    * route to it, both enabled (the owner asked; docs/relay.md, "Commands"). Enrolling again replaces the installation.
    */
-  async enroll(input: { url?: unknown; enrollmentToken?: unknown; name?: unknown }): Promise<ProviderProfile> {
+  async enroll(input: {
+    url?: unknown;
+    enrollmentToken?: unknown;
+    name?: unknown;
+    machine?: unknown;
+  }): Promise<ProviderProfile> {
     if (typeof input.url !== "string" || !/^https?:\/\//.test(input.url)) throw invalid("url must be an http(s) URL");
     if (typeof input.enrollmentToken !== "string" || input.enrollmentToken === "") {
       throw invalid("enrollmentToken is required");
@@ -148,11 +167,12 @@ export class RelayAdmin {
       url: relayUrl(url, "/v1/installations"),
       method: "POST",
       token: input.enrollmentToken,
-      body: { name: machineName() },
+      body: { name: machineName(machine) },
     });
     if (!reply.ok) throw this.failed(reply, true);
-    return this.saveInstallation(url, name, reply.body);
+    return this.saveInstallation(url, name, reply.body, machine);
   }
+    const machine = chosenMachineName(input.machine);
 
   /**
    * Joins the owner of a machine already enrolled (issue 37, item 2; docs/relay.md, "Several machines, one phone"):
@@ -160,7 +180,7 @@ export class RelayAdmin {
    * and its route are saved as `enroll` saves them. This machine's questions then reach the owner's phones, named by
    * this machine's host name.
    */
-  async join(input: { url?: unknown; code?: unknown; name?: unknown }): Promise<ProviderProfile> {
+  async join(input: { url?: unknown; code?: unknown; name?: unknown; machine?: unknown }): Promise<ProviderProfile> {
     if (typeof input.url !== "string" || !/^https?:\/\//.test(input.url)) throw invalid("url must be an http(s) URL");
     if (typeof input.code !== "string" || input.code.trim() === "") throw invalid("code is required");
     const name = typeof input.name === "string" && input.name !== "" ? input.name : "relay";
@@ -173,13 +193,14 @@ export class RelayAdmin {
       url: relayUrl(url, "/v1/installations/join"),
       method: "POST",
       token: "",
-      body: { code: input.code.trim(), name: machineName() },
+      body: { code: input.code.trim(), name: machineName(machine) },
+    const machine = chosenMachineName(input.machine);
     });
     if (!reply.ok) {
       if (reply.status === 400) throw invalid("the join code is unknown, used or expired: make a new one");
       throw this.failed(reply, true);
     }
-    return this.saveInstallation(url, name, reply.body);
+    return this.saveInstallation(url, name, reply.body, machine);
   }
 
   /** A one-time code another machine joins this owner with (`notify relay pair --join`). */
@@ -209,7 +230,7 @@ export class RelayAdmin {
   }
 
   /** Saves the relay provider and its route for an installation the relay just made (enroll, join). */
-  private saveInstallation(url: string, name: string, body: unknown): ProviderProfile {
+  private saveInstallation(url: string, name: string, body: unknown, machine?: string): ProviderProfile {
     const installation = body as { installation_id?: unknown; token?: unknown };
     if (typeof installation.installation_id !== "string" || typeof installation.token !== "string") {
       throw new RelayUnavailableError("an unexpected body");
@@ -220,7 +241,7 @@ export class RelayAdmin {
         kind: "relay",
         name,
         enabled: true,
-        settings: { url, installationId: installation.installation_id },
+        settings: { url, installationId: installation.installation_id, ...(machine ? { machine } : {}) },
         secrets: { installationToken: installation.token },
       },
       existing?.id,

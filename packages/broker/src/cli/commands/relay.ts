@@ -14,6 +14,7 @@ export interface RelayEnrollOptions extends ClientOptions {
   url: string;
   enrollmentToken: string;
   name?: string | undefined;
+  machine?: string | undefined;
   json?: boolean | undefined;
 }
 
@@ -27,8 +28,8 @@ const query = (options: RelayCommandOptions) => ({ provider: options.provider })
 export async function relayEnroll(options: RelayEnrollOptions): Promise<void> {
   const profile = await createClient(options).request<ProviderProfile>("POST", "/ui/api/relay/enroll", {
     ui: true,
-    body: { url: options.url, enrollmentToken: options.enrollmentToken, name: options.name },
-    flags: { url: "the relay URL", enrollmentToken: "--enrollment-token", name: "--name" },
+    body: { url: options.url, enrollmentToken: options.enrollmentToken, name: options.name, machine: options.machine },
+    flags: { url: "the relay URL", enrollmentToken: "--enrollment-token", name: "--name", machine: "--machine" },
   });
   if (options.json) return printJson(profile);
   const name = cell(profile.name);
@@ -120,13 +121,28 @@ async function relayJoinCode(options: RelayCommandOptions): Promise<void> {
   );
 }
 
-/** `notify relay join URL CODE [--name N]`: this machine joins the owner of the machine that made the code. */
+/**
+ * `notify relay join URL CODE [--name N] [--machine M]`: this machine joins the owner of the machine that made the
+ * code; `--machine` names it on the phone's cards (default: the host name).
+ */
 export async function relayJoin(
-  options: ClientOptions & { url: string; code: string; name?: string | undefined; json?: boolean | undefined },
+  options: ClientOptions & {
+    url: string;
+    code: string;
+    name?: string | undefined;
+    machine?: string | undefined;
+    json?: boolean | undefined;
+  },
 ): Promise<void> {
   const profile = await createClient(options).request<ProviderProfile>("POST", "/ui/api/relay/join", {
     ui: true,
-    body: { url: options.url, code: options.code, ...(options.name !== undefined ? { name: options.name } : {}) },
+    body: {
+      url: options.url,
+      code: options.code,
+      ...(options.name !== undefined ? { name: options.name } : {}),
+      ...(options.machine !== undefined ? { machine: options.machine } : {}),
+    },
+    flags: { machine: "--machine" },
   });
   if (options.json) return printJson(profile);
   process.stdout.write(
