@@ -34,10 +34,10 @@ export function stateLine(card: Card): string | undefined {
       if (card.state.status === "expired") return undefined;
       return CLOSED_TEXT[card.state.status ?? "answered"] ?? "Closed elsewhere";
     case "refused":
-      return card.state.status === 403 ? "Not allowed to answer this (403)" : `Refused (${card.state.status})`;
       // A 403 for a question that names its machine: that machine left this phone's owner (issue 37, item 2).
       if (card.state.status === 403 && card.question.machine)
         return `Not sent: ${agentString(card.question.machine)} has left this phone; answer it there`;
+      return card.state.status === 403 ? "Not allowed to answer this (403)" : `Refused (${card.state.status})`;
     default: {
       const exhaustive: never = card.state;
       return exhaustive;

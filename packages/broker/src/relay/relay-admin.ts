@@ -44,9 +44,6 @@ function relayFailure(reply: Extract<RelayReply, { ok: false }>, enrolling: bool
         : "the relay answered HTTP 401: this installation's token was refused (removed at the relay?); enroll again",
     );
   }
-  if (reply.status !== undefined) return new RelayUnavailableError(`HTTP ${reply.status}`);
-  return new RelayUnavailableError(
-    code,
   // An owner's caps at the relay (docs/relay.md, "Several machines, one phone"): what to do, not just the status.
   if (reply.relayError === "too_many_machines") {
     return new RelayUnavailableError(
@@ -61,6 +58,9 @@ function relayFailure(reply: Extract<RelayReply, { ok: false }>, enrolling: bool
         "one expires (10 minutes)",
     );
   }
+  if (reply.status !== undefined) return new RelayUnavailableError(`HTTP ${reply.status}`);
+  return new RelayUnavailableError(
+    code,
     `the relay cannot be reached (${code}): check its URL and that it runs, and this machine's network`,
   );
 }
@@ -162,6 +162,7 @@ export class RelayAdmin {
       throw invalid("enrollmentToken is required");
     }
     const name = typeof input.name === "string" && input.name !== "" ? input.name : "relay";
+    const machine = chosenMachineName(input.machine);
     const url = input.url.replace(/\/+$/, "");
     const reply = await relayRequest({
       url: relayUrl(url, "/v1/installations"),
@@ -172,7 +173,6 @@ export class RelayAdmin {
     if (!reply.ok) throw this.failed(reply, true);
     return this.saveInstallation(url, name, reply.body, machine);
   }
-    const machine = chosenMachineName(input.machine);
 
   /**
    * Joins the owner of a machine already enrolled (issue 37, item 2; docs/relay.md, "Several machines, one phone"):
@@ -184,6 +184,7 @@ export class RelayAdmin {
     if (typeof input.url !== "string" || !/^https?:\/\//.test(input.url)) throw invalid("url must be an http(s) URL");
     if (typeof input.code !== "string" || input.code.trim() === "") throw invalid("code is required");
     const name = typeof input.name === "string" && input.name !== "" ? input.name : "relay";
+    const machine = chosenMachineName(input.machine);
     // Joining over an enrollment would orphan that installation at the relay (its token lost here, its phones kept).
     if (this.outbound.findProfile(name)?.kind === "relay") {
       throw invalid(`this machine is already enrolled as ${name}: run notify relay leave first, or join with --name`);
@@ -194,7 +195,6 @@ export class RelayAdmin {
       method: "POST",
       token: "",
       body: { code: input.code.trim(), name: machineName(machine) },
-    const machine = chosenMachineName(input.machine);
     });
     if (!reply.ok) {
       if (reply.status === 400) throw invalid("the join code is unknown, used or expired: make a new one");
