@@ -10,6 +10,7 @@ import { ConfigError, readConfigFile } from "./config/config-file.js";
 import { DEFAULT_FOLLOW_UP } from "./config/follow-up.js";
 import { resolveDataDir } from "./config/paths.js";
 import { PresentationSettingsFile } from "./config/presentation-settings.js";
+import { DEFAULT_RECEIPTS } from "./config/receipts.js";
 import { type BrokerSettings, loadSettings } from "./config/settings.js";
 import { DomainBus } from "./domain/bus.js";
 import { type Clock, systemClock } from "./domain/clock.js";
@@ -43,6 +44,7 @@ import type { Presenter } from "./presentation/presenter.js";
 import { SoundLibrary } from "./presentation/sounds/sound-library.js";
 import { itemIdOfToastKey } from "./presentation/toast.js";
 import { RelayAdmin } from "./relay/relay-admin.js";
+import { UnfetchedRouteCheck } from "./relay/unfetched.js";
 import { SecretSealer } from "./secrets/sealer.js";
 import { SessionsRelayPublisher } from "./sessions/relay-publisher.js";
 import { SessionRegistry } from "./sessions/sessions.js";
@@ -63,6 +65,7 @@ import { SqliteNotificationStore } from "./store/notification-store.js";
 import { SqliteOutboundStore } from "./store/outbound-store.js";
 import { type OutboxStore, SqliteOutboxStore } from "./store/outbox-store.js";
 import { RelayCursorStore } from "./store/relay-cursor-store.js";
+import { RelayReceiptStore } from "./store/relay-receipt-store.js";
 import { SqliteRoutedStore } from "./store/routed-store.js";
 import { SqliteToastStore, type ToastEvent } from "./store/toast-store.js";
 import { SURFACES, withSurfaceAdapters } from "./surfaces/registry.js";
@@ -241,6 +244,8 @@ export function createBroker(options: BrokerOptions): Broker {
   // Attention routing (docs/routing.md): routes with a delay, `when` or quiet hours decide through the policy.
   const routedStore = new SqliteRoutedStore(db);
   const toastStore = new SqliteToastStore(db);
+  // Receipts from the relay (issue 37, item 3; docs/relay.md, "Receipts on the broker").
+  const relayReceipts = new RelayReceiptStore(db);
   const noteToast = (key: string, event: ToastEvent, reason: string | null): void => {
     const item = itemIdOfToastKey(key);
     if (item !== undefined) unit.run(() => toastStore.record(item, event, reason, clock.now()));
@@ -376,7 +381,16 @@ export function createBroker(options: BrokerOptions): Broker {
       presentation,
       sounds,
       presence,
-      relay: new RelayAdmin(outbound, logger),
+      relay: new RelayAdmin(
+        outbound,
+        logger,
+        new UnfetchedRouteCheck(
+          outbound,
+          relayReceipts,
+          (settings.receipts ?? DEFAULT_RECEIPTS).warnAfterSeconds,
+          clock,
+        ),
+      ),
       dataDir: settings.dataDir,
       types: new TypeRegistry(settings.notificationTypes),
       // The item detail's delivery timeline (issue 24 item 5, docs/routing.md).
@@ -388,6 +402,7 @@ export function createBroker(options: BrokerOptions): Broker {
         toasts: toastStore,
         outbound,
         questionOf: (notificationId) => interactionStore.questionOfNotification(notificationId)?.id,
+        receipts: relayReceipts,
       }),
       contexts: {
         contexts,

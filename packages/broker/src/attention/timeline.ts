@@ -1,4 +1,5 @@
 import { type AnsweredVia, isFollowUp } from "@notify/contracts/enums";
+import { RELAY_RECEIPT_STATES } from "@notify/contracts/relay-receipts";
 import { PRESENCE_STATES } from "@notify/contracts/routing-summary";
 import type { ItemTimeline, TimelineEntry, TimelineRoute } from "@notify/contracts/ui";
 import {
@@ -14,6 +15,7 @@ import type { NotificationDto } from "../notifications/types.js";
 import type { OutboundService } from "../outbox/outbound-service.js";
 import type { OutboxSubject } from "../outbox/types.js";
 import type { OutboxStore } from "../store/outbox-store.js";
+import type { RelayReceiptStore } from "../store/relay-receipt-store.js";
 import type { RoutedRow, RoutedStore } from "../store/routed-store.js";
 import type { ToastRow, ToastStore } from "../store/toast-store.js";
 
@@ -33,13 +35,21 @@ const RANK: Record<TimelineEntry["event"], number> = {
   toast: 1,
   held: 2,
   delivery: 3,
+  receipt: 3.5,
   settled: 4,
   not_sent: 5,
 };
 
 /** A toast the broker closed because its item settled is closed in the same millisecond: after the settle. */
 const rank = (entry: TimelineEntry): number =>
-  entry.event === "toast" && entry.state === "closed" ? RANK.settled + 0.5 : RANK[entry.event];
+  entry.event === "toast" && entry.state === "closed"
+    ? RANK.settled + 0.5
+    : entry.event === "receipt"
+      ? RANK.receipt + RECEIPT_STATES.indexOf(entry.state) / 10
+      : RANK[entry.event];
+
+/** A phone's receipts recorded in the same millisecond (a report of `opened` brings `fetched` with it) in hop order. */
+const RECEIPT_STATES: readonly string[] = RELAY_RECEIPT_STATES;
 
 type HoldReason = Extract<TimelineEntry, { event: "held" }>["reason"];
 type SendReason = Extract<TimelineEntry, { event: "delivery" }>["because"];
@@ -66,6 +76,8 @@ export interface TimelineSources {
   outbound: OutboundService;
   /** The newest question asked for a notification (an ARC request's, or a native question's half). */
   questionOf: (notificationId: string) => string | undefined;
+  /** The phones' receipts of relay deliveries (migration 15); absent, none are shown. */
+  receipts?: RelayReceiptStore;
 }
 
 export class ItemTimelines {
@@ -182,7 +194,9 @@ export class ItemTimelines {
         });
       }
     }
-    for (const row of this.sources.outbox.itemsOfSubject(subject, id)) {
+    const items = this.sources.outbox.itemsOfSubject(subject, id);
+    this.receipts(items, routeOf, entries);
+    for (const row of items) {
       const outcome = OUTCOMES[row.status] ?? "sending";
       const decision = releasedBy.get(row.seq);
       const atMs =
@@ -201,6 +215,28 @@ export class ItemTimelines {
       if (row.lastCode !== null) entry.last_code = row.lastCode;
       if (outcome === "retrying") entry.next_attempt_at = isoTime(row.nextAttemptMs);
       entries.push(entry);
+    }
+  }
+
+  /** Each phone's hops of these outbox items (docs/relay.md, "Receipts"), named by the item's route. */
+  private receipts(
+    items: readonly { seq: number; routeId: string; providerId: string }[],
+    routeOf: (routeId: string, providerId: string) => TimelineRoute,
+    entries: TimelineEntry[],
+  ): void {
+    const store = this.sources.receipts;
+    if (!store || items.length === 0) return;
+    const bySeq = new Map(items.map((item) => [item.seq, item]));
+    for (const hop of store.forItems([...bySeq.keys()])) {
+      const item = bySeq.get(hop.outboxSeq);
+      if (!item) continue;
+      entries.push({
+        event: "receipt",
+        at: isoTime(hop.atMs),
+        route: routeOf(item.routeId, item.providerId),
+        state: hop.state,
+        device_id: hop.deviceId,
+      });
     }
   }
 }

@@ -3,6 +3,7 @@ import { isTypeId, type TypeDefinition } from "../notifications/type-ids.js";
 import { PRIORITIES, type Priority } from "../notifications/types.js";
 import { ConfigError, readConfigFile, updateConfigFile } from "./config-file.js";
 import { type FollowUpSettings, parseFollowUp } from "./follow-up.js";
+import { parseReceipts, type ReceiptSettings } from "./receipts.js";
 
 export const DEFAULT_PORT = 47821;
 export const DEFAULT_MAX_REQUEST_BODY_BYTES = 65536;
@@ -23,6 +24,8 @@ export interface BrokerSettings {
   awayAfterSeconds?: number;
   /** Follow-ups to a finished turn (docs/hooks.md, "Follow-ups"): read at start; test settings may leave it out. */
   followUp?: FollowUpSettings;
+  /** Receipts (docs/relay.md, "Receipts on the broker"): read at start; test settings may leave it out. */
+  receipts?: ReceiptSettings;
 }
 
 export interface SettingsOverrides {
@@ -146,5 +149,6 @@ export function loadSettings(dataDir: string, overrides: SettingsOverrides = {})
     notificationTypes: parseTypeDefinitions(contents.notificationTypes, warn),
     awayAfterSeconds: positiveInteger(contents.awayAfterSeconds, DEFAULT_AWAY_AFTER_SECONDS, "awayAfterSeconds", warn),
     followUp: parseFollowUp(contents.followUp, warn),
+    receipts: parseReceipts(contents.receipts, warn),
   };
 }

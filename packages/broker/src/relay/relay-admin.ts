@@ -1,3 +1,5 @@
+import type { UnfetchedRoutes } from "@notify/contracts/ui";
+import { DEFAULT_RECEIPTS } from "../config/receipts.js";
 import { DomainError, invalid } from "../domain/errors.js";
 import type { Logger } from "../log/logger.js";
 import type { OutboundService } from "../outbox/outbound-service.js";
@@ -6,6 +8,7 @@ import { expectNewDevice, forgetDevices } from "./device-keys.js";
 import { chosenMachineName, machineName } from "./machine.js";
 import { relaySettings } from "./relay-adapter.js";
 import { type RelayReply, relayRequest, relayUrl } from "./relay-http.js";
+import type { UnfetchedRouteCheck } from "./unfetched.js";
 
 /**
  * A relay refused or could not be reached: 502 with a short fixed reason and what it means (never a token or relay
@@ -118,7 +121,14 @@ export class RelayAdmin {
   constructor(
     private readonly outbound: OutboundService,
     private readonly logger?: Logger,
+    /** Receipts (docs/relay.md, "Receipts on the broker"): the routes whose phones fetch nothing. */
+    private readonly unfetchedCheck?: UnfetchedRouteCheck,
   ) {}
+
+  /** GET /ui/api/relay/unfetched: relay routes with deliveries no phone fetched in time (none without receipts). */
+  unfetched(): UnfetchedRoutes {
+    return this.unfetchedCheck?.list() ?? { warn_after_seconds: DEFAULT_RECEIPTS.warnAfterSeconds, routes: [] };
+  }
 
   /** The error for a failed call, its cause logged the first time it is seen. */
   private failed(reply: Extract<RelayReply, { ok: false }>, enrolling = false): RelayUnavailableError {

@@ -334,6 +334,7 @@ export const ROUTE_CASES: RouteCase[] = [
     body: () => ({ url: "http://127.0.0.1:9", code: "ABCDEFGHJK" }),
     refusedOnly: true,
   },
+  { method: "GET", path: "/ui/api/relay/unfetched", family: "ui" },
   { method: "GET", path: "/ui/api/relay/devices", family: "ui" },
   { method: "DELETE", path: "/ui/api/relay/devices/{provider}", family: "ui", refusedOnly: true },
   { method: "POST", path: "/ui/api/relay/unenroll", family: "ui" },

@@ -1,6 +1,7 @@
 export * from "./agents.js";
 export * from "./config.js";
 export * from "./constants.js";
+export * from "./receipts.js";
 export * from "./relay.js";
 export * from "./router.js";
 export * from "./schemas.js";

@@ -99,6 +99,17 @@ export function timelineLine(entry: TimelineEntry, time: (iso: string) => string
           return `Sending to ${route}`;
       }
     }
+    case "receipt": {
+      const via = timelineRouteName(entry.route);
+      switch (entry.state) {
+        case "fetched":
+          return `Fetched by the phone (${via})`;
+        case "shown":
+          return `Shown on the phone (${via})`;
+        default:
+          return `Opened on the phone (${via})`;
+      }
+    }
     case "toast":
       if (entry.state === "shown") return "Shown as a desktop notification";
       switch (entry.reason) {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ANSWERED_VIA, ITEM_KINDS, TOAST_STATES } from "../enums.js";
+import { RELAY_RECEIPT_STATES } from "../relay/receipts.js";
 import {
   TIMELINE_HOLD_REASONS,
   TIMELINE_OUTCOMES,
@@ -66,6 +67,17 @@ export const TimelineEntry = z.discriminatedUnion("event", [
     last_status: z.int().optional(),
     last_code: z.string().optional(),
     next_attempt_at: at.optional(),
+  }),
+  /**
+   * A hop a delivery took on a phone, from the relay's receipts (docs/relay.md, "Receipts"): `fetched` (the phone
+   * took the envelope from the relay), `shown` (on its screen), `opened` (the person opened it). One per phone.
+   */
+  z.strictObject({
+    event: z.literal("receipt"),
+    at,
+    route: TimelineRoute,
+    state: z.enum(RELAY_RECEIPT_STATES),
+    device_id: z.string(),
   }),
   /**
    * A desktop notification of the item: the desktop service accepted it (`shown`; again after the service came

@@ -32,6 +32,7 @@ import type {
   UiInteraction,
   UiNotification,
   UiRespondBody,
+  UnfetchedRoutes,
 } from "@notify/contracts/ui";
 import type { ItemKind } from "@notify/contracts/ui-constants";
 
@@ -158,6 +159,8 @@ export const api = {
     pair: () => call<RelayPairing>("POST", "/relay/pairings"),
     devices: () => call<RelayDeviceList>("GET", "/relay/devices"),
     revoke: (deviceId: string) => call<void>("DELETE", `/relay/devices/${id(deviceId)}`),
+    /** Relay routes whose deliveries no phone fetched in time (receipts; the Outbound page flags them). */
+    unfetched: () => call<UnfetchedRoutes>("GET", "/relay/unfetched"),
   },
 
   router: {

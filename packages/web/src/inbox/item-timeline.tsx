@@ -23,6 +23,8 @@ export function clockTime(iso: string): string {
 
 /** The longest the page waits before it looks again while a delivery is still under way. */
 const RECHECK_MS = 3_000;
+/** How long after an item reached the relay the page keeps looking for the phone's receipts. */
+const RECEIPT_WATCH_MS = 5 * 60_000;
 
 /**
  * When to read the timeline again without a stream event: a delivery only changes the outbox, which the stream
@@ -36,7 +38,18 @@ export function nextLook(entries: readonly TimelineEntry[], now: number): number
     next = next === undefined ? wait : Math.min(next, wait);
   };
   const sent = new Set(entries.filter((entry) => entry.event !== "held" && "route" in entry).map((e) => routeKey(e)));
+  // Receipts (docs/relay.md): a phone's hops come after the relay took the item, for a few minutes after it was sent.
+  const opened = new Set(entries.filter((e) => e.event === "receipt" && e.state === "opened").map((e) => routeKey(e)));
   for (const entry of entries) {
+    if (
+      entry.event === "delivery" &&
+      entry.outcome === "sent" &&
+      entry.route.provider_kind === "relay" &&
+      !opened.has(routeKey(entry)) &&
+      now - Date.parse(entry.at) < RECEIPT_WATCH_MS
+    ) {
+      consider(now + RECHECK_MS - 500);
+    }
     if (entry.event === "held" && entry.until !== null && !sent.has(routeKey(entry))) consider(Date.parse(entry.until));
     if (entry.event === "delivery" && entry.outcome === "sending") consider(now + RECHECK_MS - 500);
     if (entry.event === "delivery" && entry.outcome === "retrying" && entry.next_attempt_at) {

@@ -1,9 +1,15 @@
 import { routingSummary } from "@notify/contracts/routing-summary";
-import type { DeliveryResult, OutboundConnection, OutboundProvider, RouteTestResult } from "@notify/contracts/ui";
+import type {
+  DeliveryResult,
+  OutboundConnection,
+  OutboundProvider,
+  RouteTestResult,
+  UnfetchedRoute,
+} from "@notify/contracts/ui";
 import { OUTBOX_STATUSES } from "@notify/contracts/ui-constants";
-import { Fragment, useState } from "react";
+import { Fragment, useEffect, useState } from "react";
 import { api } from "../api/client.js";
-import { shortTime } from "../format.js";
+import { fullTime, shortTime } from "../format.js";
 import { HeaderWithActions } from "../table-header.js";
 import { actionRunner, messageOf, useLoad } from "../use-load.js";
 import { ProviderForm } from "./provider-form.js";
@@ -36,9 +42,36 @@ function ConnectionLine({ connection }: { connection: OutboundConnection }) {
  * Provider profiles (secrets write-only), routes with their gates and, under each, when it delivers in one line
  * (the same words as `notify outbound list`), and the outbox.
  */
+/** How often the page asks again whether a relay route's phones fetch what it sends. */
+const UNFETCHED_RECHECK_MS = 15_000;
+
+/**
+ * Receipts (docs/relay.md, "Receipts on the broker"): a relay route whose deliveries no phone fetched in time says so
+ * under its row, with what to do.
+ */
+function UnfetchedLine({ route, name, seconds }: { route: UnfetchedRoute; name: string; seconds: number }) {
+  const count = route.unfetched === 1 ? "1 delivery" : `${route.unfetched} deliveries`;
+  return (
+    <p className="route-unfetched" role="alert">
+      <strong>Not fetched:</strong> no phone has fetched {count}
+      <span className="visually-hidden"> of route {name}</span> after {seconds} s (the oldest was sent at{" "}
+      <time dateTime={route.oldest_at} title={fullTime(route.oldest_at)}>
+        {shortTime(route.oldest_at)}
+      </time>
+      ). Open the Notify app on the phone and turn its notifications on.
+    </p>
+  );
+}
+
 export function OutboundPage() {
   const providers = useLoad(api.outbound.providers);
   const routes = useLoad(api.outbound.routes);
+  const unfetched = useLoad(api.relay.unfetched);
+  const reloadUnfetched = unfetched.reload;
+  useEffect(() => {
+    const timer = setInterval(reloadUnfetched, UNFETCHED_RECHECK_MS);
+    return () => clearInterval(timer);
+  }, [reloadUnfetched]);
   const outbox = useLoad(() => api.outbound.outbox("DeadLetter"));
   const kinds = useLoad(api.outbound.kinds);
   const [message, setMessage] = useState("");
@@ -217,6 +250,16 @@ export function OutboundPage() {
                           </span>{" "}
                           {routingSummary(route)}
                         </p>
+                        {unfetched.data?.routes
+                          .filter((late) => late.route_id === route.id)
+                          .map((late) => (
+                            <UnfetchedLine
+                              key={late.provider_id}
+                              route={late}
+                              name={route.name}
+                              seconds={unfetched.data?.warn_after_seconds ?? 0}
+                            />
+                          ))}
                         {routeTests[route.id] !== undefined && (
                           <RouteTestView name={route.name} result={routeTests[route.id] as RouteTestResult | string} />
                         )}

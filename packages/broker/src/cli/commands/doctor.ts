@@ -1,6 +1,7 @@
 import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
 import { terminalText } from "@notify/contracts/text";
+import type { UnfetchedRoute, UnfetchedRoutes } from "@notify/contracts/ui";
 import { brokerTarget, type ClientOptions, createClient, nonEmpty, printJson } from "../../client/client.js";
 import { configPath } from "../../config/config-file.js";
 import type { AgentId } from "../../hooks/agents.js";
@@ -42,6 +43,12 @@ type Json = Record<string, unknown>;
 const ok = (name: Check["name"], detail: string): Check => ({ name, status: "ok", detail });
 const warn = (name: Check["name"], detail: string, fix: string): Check => ({ name, status: "warn", detail, fix });
 const fail = (name: Check["name"], detail: string, fix: string): Check => ({ name, status: "fail", detail, fix });
+
+/** "route questions: 2 deliveries not fetched by any phone after 120 s (the oldest handed over at …)". */
+function unfetchedWords(route: UnfetchedRoute, warnAfterSeconds: number): string {
+  const count = route.unfetched === 1 ? "1 delivery" : `${route.unfetched} deliveries`;
+  return `route ${route.route_name ?? route.route_id}: ${count} not fetched by any phone after ${warnAfterSeconds} s (the oldest handed to the relay at ${route.oldest_at})`;
+}
 
 /** A hook command's words as the shell reads them (Notify writes them quoted by shellQuote). */
 function commandWords(command: string): string[] {
@@ -420,8 +427,20 @@ export async function doctor(options: DoctorOptions): Promise<void> {
       (error: Error) => ({ ok: false as const, message: error.message }),
     );
     if (devices.ok) {
+      const paired = `enrolled and reachable; ${((devices.body.devices as unknown[]) ?? []).length} paired device(s)`;
+      // Receipts (issue 37, item 3): a route whose phones fetch nothing is a warning, not a reachable relay's ok.
+      const unfetched = await client
+        .request<UnfetchedRoutes>("GET", "/ui/api/relay/unfetched", { ui: true })
+        .catch(() => undefined);
+      const late = unfetched?.routes ?? [];
       checks.push(
-        ok("relay", `enrolled and reachable; ${((devices.body.devices as unknown[]) ?? []).length} paired device(s)`),
+        late.length === 0
+          ? ok("relay", paired)
+          : warn(
+              "relay",
+              `${paired}; but ${late.map((route) => unfetchedWords(route, unfetched?.warn_after_seconds ?? 0)).join("; ")}`,
+              "open the Notify app on the phone and turn its notifications on (notify relay devices lists the phones)",
+            ),
       );
     } else if (/no relay is configured/.test(devices.message)) {
       checks.push(ok("relay", "not enrolled (optional: notify relay enroll URL --enrollment-token T)"));

@@ -31,6 +31,8 @@ export const uiRelayRoutes: FastifyPluginAsync<UiRelayOptions> = async (app, { a
   app.post<ProviderQuery>("/relay/pairings", async (request, reply) =>
     reply.code(201).send(await admin.pairing(request.query.provider)),
   );
+  // Receipts (issue 37, item 3): relay routes whose deliveries no phone fetched in time (Outbound page, doctor).
+  app.get("/relay/unfetched", async () => admin.unfetched());
   app.get<ProviderQuery>("/relay/devices", async (request) => ({
     devices: await admin.devices(request.query.provider),
   }));

@@ -1,3 +1,4 @@
+import { withReceiptPoll } from "../../relay/receipt-poll.js";
 import { relayAdapter } from "../../relay/relay-adapter.js";
 import { type AnswerSurface, wordsOf } from "../surface.js";
 import { relayLoop } from "./loop.js";
@@ -12,7 +13,8 @@ export const relaySurface: AnswerSurface = {
   words: wordsOf("relay"),
   adapter: () => relayAdapter,
   answers: () => true,
-  loop: relayLoop,
+  // The answer poll, with the receipt poll beside it (docs/relay.md, "Receipts on the broker").
+  loop: withReceiptPoll(relayLoop),
   listsConnection: false,
   secretShapes: {},
 };
