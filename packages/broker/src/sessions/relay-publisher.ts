@@ -1,4 +1,4 @@
-import { type SessionsPayload, sessionsPayload } from "@notify/contracts/sessions";
+import { type SessionDto, type SessionsPayload, sessionsPayload } from "@notify/contracts/sessions";
 import type { Clock } from "../domain/clock.js";
 import type { ProviderProfile } from "../outbox/types.js";
 import { deviceKeys } from "../relay/device-keys.js";
@@ -62,7 +62,7 @@ export class SessionsRelayPublisher {
     private readonly profiles: RelayProfiles,
     private readonly clock: Clock,
     options: SessionsPublisherOptions = {},
-    private readonly machine: () => string = machineName,
+    private readonly machine: (chosen?: unknown) => string = machineName,
   ) {
     this.debounceMs = options.debounceMs ?? 2_000;
     this.recheckMs = options.recheckMs ?? 60_000;
@@ -109,15 +109,18 @@ export class SessionsRelayPublisher {
   private async run(): Promise<void> {
     const relays = this.profiles.listProfiles().filter((profile) => profile.kind === "relay" && profile.enabled);
     if (relays.length === 0 || this.stopped) return;
-    let payload: SessionsPayload;
+    let sessions: SessionDto[];
     try {
-      payload = sessionsPayload(this.registry.list(), this.machine(), this.clock.now());
+      sessions = this.registry.list();
     } catch {
       return; // The database closing under a late tick.
     }
-    const fingerprint = fingerprintOf(payload);
+    const nowMs = this.clock.now();
     let failed = false;
     for (const profile of relays) {
+      // The machine as its questions name it: the name chosen at enrollment, else the host name.
+      const payload = sessionsPayload(sessions, this.machine(profile.settings.machine), nowMs);
+      const fingerprint = `${payload.machine}\n${fingerprintOf(payload)}`;
       let secrets: Record<string, string>;
       try {
         secrets = this.profiles.openSecrets(profile.id);
