@@ -27,7 +27,8 @@
  *   permissionSuggestions; preToolUse and postToolUse toolName and toolArgs; agentStop transcriptPath, stopReason
  *   and stop_hook_active; userPromptSubmitted prompt; sessionEnd reason.
  * - Notify's OpenCode plugin (install/opencode-plugin.ts) sends Claude Code's names: hook_event_name, session_id,
- *   tool_use_id, cwd, tool_name, tool_input.
+ *   tool_use_id, cwd, tool_name, tool_input; its session.idle last_assistant_message, stop_hook_active and
+ *   can_continue (false in a one-shot `opencode run`, which exits at idle).
  */
 import { ELICITATION, type Elicitation, elicitationOf } from "./elicitation.js";
 
@@ -47,6 +48,8 @@ export interface HookInput {
   lastAssistantMessage?: string;
   /** Stop: true when the agent goes on because a Stop hook blocked (a follow-up reply continued the turn). */
   stopHookActive?: boolean;
+  /** Notify's OpenCode plugin's session.idle: whether the session lives on to take a follow-up (`can_continue`). */
+  canContinue?: boolean;
   /** The session's transcript (JSON lines), when the agent names it. */
   transcriptPath?: string;
   /** Claude Code's PermissionRequest: the rules it would offer as "always allow" (`permission_suggestions`). */
@@ -94,6 +97,7 @@ export function parseHookInput(text: string): HookInput | undefined {
   set("lastAssistantMessage", text_("last_assistant_message", "last-assistant-message", "prompt_response"));
   set("type", text_("type"));
   if (typeof record.stop_hook_active === "boolean") input.stopHookActive = record.stop_hook_active;
+  if (typeof record.can_continue === "boolean") input.canContinue = record.can_continue;
   set("transcriptPath", text_("transcript_path", "transcriptPath"));
   if (Array.isArray(record.permission_suggestions)) input.permissionSuggestions = record.permission_suggestions;
   else if (Array.isArray(record.permissionSuggestions) && record.permissionSuggestions.length > 0) {

@@ -194,6 +194,7 @@ const CANONICAL_EVENTS: Record<string, string> = {
   "tool.execute.before": "BeforeTool",
   "session.idle": "Stop",
   "session.deleted": "SessionEnd",
+  "chat.message": "UserPromptSubmit",
 };
 
 /** What each hook event says about its session; an event not listed says nothing. */
@@ -317,9 +318,10 @@ function planEvent(agent: AgentId, name: string, input: HookInput, options: MapO
         title: cut(`${who} finished${where}`, 200),
         message: cut(said, 4000),
       };
-      // Only a Stop hook can continue the turn; Codex's legacy notify (agent-turn-complete) only reports, and so
-      // does OpenCode's session.idle (a plugin event, not a hook that can answer).
-      if (name === "Stop" && agent !== "opencode" && input.sessionId !== undefined) {
+      // Only a Stop hook can continue the turn; Codex's legacy notify (agent-turn-complete) only reports. OpenCode's
+      // session.idle continues through Notify's plugin, only where the session lives on (not a one-shot `run`).
+      const continues = agent !== "opencode" || input.canContinue === true;
+      if (name === "Stop" && continues && input.sessionId !== undefined) {
         plan.followUp = {
           session: input.sessionId,
           prompt: cut(said, PROMPT_LIMIT),

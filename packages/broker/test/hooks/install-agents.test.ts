@@ -205,7 +205,7 @@ describe("notify hooks install opencode", () => {
     expect(text).toContain(JSON.stringify([...PROGRAM, "hook", "opencode", "tool.execute.before"]));
     expect(install("opencode", "user", context)).toMatchObject({ changed: false });
     const row = installStatus(context).find((status) => status.agent === "opencode" && status.scope === "user");
-    expect(row?.events).toEqual(["tool.execute.before", "session.idle", "session.deleted"]);
+    expect(row?.events).toEqual(["tool.execute.before", "session.idle", "chat.message", "session.deleted"]);
     expect(uninstall("opencode", "user", context)).toMatchObject({ changed: true, summary: `removed ${file}` });
     expect(existsSync(file)).toBe(false);
     expect(readdirSync(join(home, ".config", "opencode"))).toEqual([]);

@@ -208,6 +208,26 @@ describe("OpenCode, through Notify's plugin", () => {
       plan("opencode", "session.deleted", { hook_event_name: "session.deleted", session_id: "ses_1" }),
     ).toMatchObject({ settle: { session: "ses_1" }, session: { signal: "ended" } });
   });
+
+  it("session.idle of a session that lives on may take a follow-up; chat.message withdraws the session's", () => {
+    const idle = plan("opencode", "session.idle", {
+      hook_event_name: "session.idle",
+      session_id: "ses_1",
+      cwd: "/w/p",
+      last_assistant_message: "Built it.",
+      stop_hook_active: true,
+      can_continue: true,
+    });
+    expect(idle.notify).toMatchObject({ kind: "completion", message: "Built it." });
+    expect(idle.followUp).toMatchObject({ session: "ses_1", lastMessage: "Built it.", continued: true });
+    // A one-shot `opencode run` exits at idle: the plugin says so, and nothing waits for a reply.
+    const oneShot = plan("opencode", "session.idle", { session_id: "ses_1", can_continue: false });
+    expect(oneShot.followUp).toBeUndefined();
+    expect(plan("opencode", "chat.message", { hook_event_name: "chat.message", session_id: "ses_1" })).toMatchObject({
+      settle: { session: "ses_1" },
+      session: { signal: "working" },
+    });
+  });
 });
 
 describe("the MCP client names of the new agents", () => {

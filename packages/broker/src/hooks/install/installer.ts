@@ -363,6 +363,7 @@ export interface InstallStatus {
 const OPENCODE_KINDS: Record<string, HookKind> = {
   "tool.execute.before": "command",
   "session.idle": "command",
+  "chat.message": "command",
   "session.deleted": "command",
 };
 
