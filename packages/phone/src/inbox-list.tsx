@@ -1,9 +1,33 @@
+import { useEffect } from "react";
 import { AgentText, agentString } from "./agent-text.js";
 import type { SendOutcome } from "./answer-sender.js";
 import { groupKey, type NoticeCard, type QuestionCard as Question } from "./cards.js";
 import { type Answer, FormCard } from "./form-card.js";
 import { arrange } from "./form-groups.js";
 import { QuestionCard } from "./question-card.js";
+import { reportReceipt } from "./relay-client.js";
+
+/**
+ * Receipts (docs/relay.md, "Receipts"): every envelope listed is `shown` once the page is on screen (at once, or when
+ * it next becomes visible).
+ */
+function useShownReceipts(envelopeIds: string[]): void {
+  const ids = envelopeIds.join(" ");
+  useEffect(() => {
+    if (ids === "") return;
+    const report = () => {
+      if (document.visibilityState !== "visible") return false;
+      for (const id of ids.split(" ")) void reportReceipt(id, "shown");
+      return true;
+    };
+    if (report()) return;
+    const onVisible = () => {
+      if (report()) document.removeEventListener("visibilitychange", onVisible);
+    };
+    document.addEventListener("visibilitychange", onVisible);
+    return () => document.removeEventListener("visibilitychange", onVisible);
+  }, [ids]);
+}
 
 export interface InboxProps {
   questions: Question[];
@@ -39,6 +63,7 @@ export function InboxList({ questions, notices, now, onChoice, onText, onSend }:
   for (const card of questions) groupOf(card.senderId, card.question.project).questions.push(card);
   for (const notice of notices) groupOf(notice.senderId, notice.notification.project).notices.push(notice);
   const senders = new Set([...groups.values()].map((group) => group.senderId));
+  useShownReceipts([...questions.map((card) => card.envelopeId), ...notices.map((notice) => notice.envelopeId)]);
   if (groups.size === 0) return <p className="empty">No questions. Answers you give here go straight to the agent.</p>;
   return (
     <>
@@ -75,7 +100,12 @@ export function InboxList({ questions, notices, now, onChoice, onText, onSend }:
             ),
           )}
           {group.notices.map((notice) => (
-            <article key={notice.envelopeId} className="notice" aria-label={agentString(notice.notification.title)}>
+            <article
+              key={notice.envelopeId}
+              className="notice"
+              aria-label={agentString(notice.notification.title)}
+              onPointerDown={() => void reportReceipt(notice.envelopeId, "opened")}
+            >
               <p className="meta">
                 <span className="agent">
                   <AgentText text={notice.notification.agent} />

@@ -4,6 +4,7 @@ import { useId, useState } from "react";
 import { AgentMarkdown, TurnDetails } from "./agent-markdown.js";
 import { AgentText, agentString } from "./agent-text.js";
 import type { QuestionCard as Card } from "./cards.js";
+import { reportReceipt } from "./relay-client.js";
 import { ToolContextView } from "./tool-context.js";
 import { remaining } from "./use-now.js";
 
@@ -73,6 +74,9 @@ export function QuestionCard({ card, now, onChoice, onText }: QuestionCardProps)
       aria-label={
         followUp ? `${agentName} finished a turn` : `Question from ${agentString(question.agent ?? "an agent")}`
       }
+      // Receipts (docs/relay.md): the person opened the card once they touch it or move into it (a choice, the box).
+      onPointerDownCapture={() => void reportReceipt(card.envelopeId, "opened")}
+      onFocusCapture={() => void reportReceipt(card.envelopeId, "opened")}
     >
       <p className="meta">
         <span className="project">

@@ -1,5 +1,7 @@
 import type { RelayClaim, RelayEnvelopePage } from "@notify/contracts/relay-api";
 import type { Envelope } from "@notify/contracts/relay-envelope";
+import type { RelayReceiptRequest } from "@notify/contracts/relay-receipts";
+import { get, type Pairing } from "./storage.js";
 
 /** The one client of the relay's phone routes (same origin: the relay serves this app). */
 export type Claimed = RelayClaim;
@@ -80,4 +82,36 @@ export async function vapidPublicKey(): Promise<string> {
 export async function putPushSubscription(token: string, subscription: PushSubscriptionJSON | null): Promise<void> {
   const push_subscription = subscription === null ? null : { endpoint: subscription.endpoint, keys: subscription.keys };
   await call("/v1/device/push-subscription", { method: "PUT", token, body: JSON.stringify({ push_subscription }) });
+}
+
+/** Receipts this page (or service worker) reported or is reporting: one POST per envelope and state. */
+const reported = new Set<string>();
+
+/**
+ * Tells the relay an envelope was shown on this phone or opened by the person (docs/relay.md, "Receipts"), once per
+ * envelope and state. Best effort: a failure is forgotten so a later call tries again, and never reaches the person.
+ * Without `token` the stored pairing's is used, so the service worker can call it as it is (a shown notification is
+ * `shown`, a tapped one `opened`).
+ */
+export async function reportReceipt(
+  envelopeId: string,
+  state: RelayReceiptRequest["state"],
+  token?: string,
+): Promise<void> {
+  const key = `${envelopeId}\n${state}`;
+  if (reported.has(key)) return;
+  reported.add(key);
+  try {
+    const bearer = token ?? (await get<Pairing>("pairing"))?.token;
+    if (!bearer) throw new Error("not paired");
+    const body: RelayReceiptRequest = { state };
+    await call(`/v1/envelopes/${encodeURIComponent(envelopeId)}/receipts`, {
+      method: "POST",
+      token: bearer,
+      body: JSON.stringify(body),
+    });
+  } catch (error) {
+    // 404: the envelope was pruned or is not this phone's; nothing to report, ever.
+    if (!(error instanceof RelayStatusError && error.status === 404)) reported.delete(key);
+  }
 }
