@@ -1,14 +1,15 @@
 import { type SessionDto, type SessionsPayload, sessionsPayload } from "@notify/contracts/sessions";
 import type { Clock } from "../domain/clock.js";
-import type { ProviderProfile } from "../outbox/types.js";
+import type { OutboundRoute, ProviderProfile } from "../outbox/types.js";
 import { deviceKeys } from "../relay/device-keys.js";
 import { machineName } from "../relay/machine.js";
 import { post, relaySettings } from "../relay/relay-adapter.js";
 import type { SessionRegistry } from "./sessions.js";
 
-/** What the publisher needs of the outbound configuration: the relay profiles and their sealed secrets. */
+/** What the publisher needs of the outbound configuration: the relay profiles, their routes and sealed secrets. */
 export interface RelayProfiles {
   listProfiles(): ProviderProfile[];
+  listRoutes(): OutboundRoute[];
   openSecrets(id: string): Record<string, string>;
 }
 
@@ -107,7 +108,13 @@ export class SessionsRelayPublisher {
   }
 
   private async run(): Promise<void> {
-    const relays = this.profiles.listProfiles().filter((profile) => profile.kind === "relay" && profile.enabled);
+    // The phones a route reaches: an enabled relay provider with an enabled route. The agents' words go only where a
+    // route carries messages (IncludeMessage); a titles-only route's phones get the states without them.
+    const routes = this.profiles.listRoutes().filter((route) => route.enabled);
+    const relays = this.profiles
+      .listProfiles()
+      .filter((profile) => profile.kind === "relay" && profile.enabled)
+      .filter((profile) => routes.some((route) => route.providerId === profile.id));
     if (relays.length === 0 || this.stopped) return;
     let sessions: SessionDto[];
     try {
@@ -120,6 +127,11 @@ export class SessionsRelayPublisher {
     for (const profile of relays) {
       // The machine as its questions name it: the name chosen at enrollment, else the host name.
       const payload = sessionsPayload(sessions, this.machine(profile.settings.machine), nowMs);
+      if (!routes.some((route) => route.providerId === profile.id && route.includeMessage)) {
+        for (const session of payload.sessions) delete session.last_message;
+      }
+      // Nothing to show and nothing shown yet: no envelope (a broker whose agents never ran sends none).
+      if (payload.sessions.length === 0 && !this.sent.has(profile.id)) continue;
       const fingerprint = `${payload.machine}\n${fingerprintOf(payload)}`;
       let secrets: Record<string, string>;
       try {

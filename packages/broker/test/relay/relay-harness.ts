@@ -53,13 +53,25 @@ export async function pairPhone(relay: RelayHarness, installation: Enrolled, nam
   return { ...(claim.json() as Paired), privateKey };
 }
 
-/** The envelopes waiting for a phone, opened with its private key (the cursor advances). */
-export async function fetchPayloads(relay: RelayHarness, phone: SimulatedPhone): Promise<unknown[]> {
+/**
+ * The envelopes waiting for a phone, opened with its private key (the cursor advances). The machine's sessions
+ * summaries (issue 37, item 1: sent whenever a session changes) are left out unless `sessions` asks for them.
+ */
+export async function fetchPayloads(
+  relay: RelayHarness,
+  phone: SimulatedPhone,
+  { sessions = false }: { sessions?: boolean } = {},
+): Promise<unknown[]> {
   const reply = await relay.envelopes(phone, phone.cursor);
   expect(reply.status).toBe(200);
   const page = reply.json() as { envelopes: { envelope: Envelope }[]; next_cursor: string };
   phone.cursor = page.next_cursor;
-  return Promise.all(page.envelopes.map((row) => openEnvelope(row.envelope, phone.device_id, phone.privateKey)));
+  const opened = await Promise.all(
+    page.envelopes.map((row) => openEnvelope(row.envelope, phone.device_id, phone.privateKey)),
+  );
+  return sessions
+    ? opened
+    : opened.filter((payload) => (payload as { payload_kind?: unknown }).payload_kind !== "sessions");
 }
 
 /**

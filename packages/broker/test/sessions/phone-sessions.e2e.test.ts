@@ -12,7 +12,7 @@ import { tempDir } from "@notify/test-kit";
 import { RelayHarness } from "@notify/test-kit/relay-harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/domain/clock.js";
-import type { ProviderProfile } from "../../src/outbox/types.js";
+import type { OutboundRoute, ProviderProfile } from "../../src/outbox/types.js";
 import { SessionsRelayPublisher } from "../../src/sessions/relay-publisher.js";
 import { SessionRegistry } from "../../src/sessions/sessions.js";
 import { openDatabase, unitOfWork } from "../../src/store/database.js";
@@ -41,7 +41,11 @@ function machine(name: string, installation: Installation, relayUrl: string) {
   } as unknown as ProviderProfile;
   const publisher = new SessionsRelayPublisher(
     registry,
-    { listProfiles: () => [profile], openSecrets: () => ({ installationToken: installation.token }) },
+    {
+      listProfiles: () => [profile],
+      listRoutes: () => [{ providerId: profile.id, enabled: true, includeMessage: true } as OutboundRoute],
+      openSecrets: () => ({ installationToken: installation.token }),
+    },
     clock,
     {},
     () => name,

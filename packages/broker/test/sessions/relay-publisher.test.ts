@@ -4,7 +4,7 @@
 import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/domain/clock.js";
-import type { ProviderProfile } from "../../src/outbox/types.js";
+import type { OutboundRoute, ProviderProfile } from "../../src/outbox/types.js";
 import { SessionsRelayPublisher } from "../../src/sessions/relay-publisher.js";
 import { SessionRegistry } from "../../src/sessions/sessions.js";
 import { openDatabase, unitOfWork } from "../../src/store/database.js";
@@ -28,16 +28,20 @@ describe("the sessions summary sealed to the phones (issue 37, item 1)", () => {
       enabled: true,
       settings: { url: relay.url, installationId: installation.installation_id },
     } as unknown as ProviderProfile;
+    let route = { providerId: profile.id, enabled: true, includeMessage: true } as OutboundRoute;
     const publisher = new SessionsRelayPublisher(
       registry,
       {
         listProfiles: () => [profile],
+        listRoutes: () => [route],
         openSecrets: () => ({ installationToken: installation.token }),
       },
       clock,
     );
     const summaries = async (): Promise<Json[]> =>
-      ((await fetchPayloads(relay, phone)) as Json[]).filter((payload) => payload.payload_kind === "sessions");
+      ((await fetchPayloads(relay, phone, { sessions: true })) as Json[]).filter(
+        (payload) => payload.payload_kind === "sessions",
+      );
     const observe = (signal: "working" | "finished", extra: Json = {}) =>
       registry.observe({ agent: "claude-code", sessionId: "s-1", signal, ...extra });
 
@@ -66,6 +70,19 @@ describe("the sessions summary sealed to the phones (issue 37, item 1)", () => {
     const next = await summaries();
     expect(next).toHaveLength(1);
     expect(next[0]?.sessions).toMatchObject([{ state: "finished", last_message: "All 412 tests pass." }]);
+
+    // A route that carries titles only (IncludeMessage off): the states go, the agent's words do not.
+    route = { ...route, includeMessage: false };
+    observe("working");
+    await publisher.publish();
+    const [titlesOnly] = await summaries();
+    expect(titlesOnly?.sessions).toMatchObject([{ state: "working" }]);
+    expect(JSON.stringify(titlesOnly)).not.toContain("All 412 tests pass");
+    // No enabled route to the relay: nothing goes.
+    route = { ...route, enabled: false };
+    observe("finished");
+    await publisher.publish();
+    expect(await summaries()).toEqual([]);
     publisher.stop();
     db.close();
   });

@@ -1,6 +1,6 @@
 // Issue 37, item 1, "Must show": sessions from the real Claude Code 2.1.330 and Codex CLI 0.169.0 (pinned
-// devDependencies, a fresh HOME, the loopback model mock) moving through working, waiting, finished and ended, on the
-// web page (Chromium) and on the phone (Chromium at 390x844, through a real relay in process: the broker seals its
+// devDependencies, a fresh HOME, the loopback model mock) moving through working, waiting, finished and ended (Codex
+// has no session-end event, so its sessions end by age), on the web page (Chromium) and on the phone (Chromium at 390x844, through a real relay in process: the broker seals its
 // sessions summary to the phone), and `notify sessions --json`. The model's first tool call is a shell command that
 // waits for a file the test writes, so "working" lasts until the test has seen it; no sleep anywhere.
 import { execFileSync, spawn } from "node:child_process";
@@ -22,13 +22,14 @@ import {
   eventually,
   exited,
   FINAL_TEXT,
+  killTmuxServers,
   mockModelEnv,
-  startAgent,
+  startInTmux,
   writeCodexConfig,
 } from "../../real-agents.js";
 import { chromiumAvailable, signedInPage, type UiBroker, useBrowser } from "../../ui/browser.js";
 
-const run = agentTest("sessions e2e", { claude: true, codex: true });
+const run = agentTest("sessions e2e", { claude: true, codex: true, tmux: true });
 const skipped = run !== it || !chromiumAvailable();
 
 /** Every wait across processes: a loaded machine meets it. */
@@ -46,10 +47,7 @@ let deadProxy: string;
 let relay: RelayHarness;
 let relayUrl = "";
 
-/**
- * The model: the gate first; then, for Claude Code, a command that asks (the session waits); then the last words.
- * Codex runs with approvals off (`exec`), so its turn goes from the gate to its last words.
- */
+/** The model: the gate first; then a command that asks (the session waits); then the last words. */
 const scripted = (turn: Turn): Reply => {
   if (!turn.stream && turn.wire === "messages") return { text: "OK" };
   const done = turn.toolResults.length;
@@ -59,6 +57,11 @@ const scripted = (turn: Turn): Reply => {
     return { text: FINAL_TEXT };
   }
   if (done === 0) return { tool: "exec_command", input: { cmd: gate("codex") } };
+  // Asking to leave the sandbox is what makes Codex ask for approval (approval_policy on-request).
+  if (done === 1) {
+    const cmd = `touch ${join(work, "codex.marker")}`;
+    return { tool: "exec_command", input: { cmd, sandbox_permissions: "require_escalated", justification: "Mark" } };
+  }
   return { text: FINAL_TEXT };
 };
 
@@ -74,7 +77,7 @@ beforeAll(async () => {
   for (const agent of ["claude", "codex"]) {
     writeFileSync(join(work, `gate-${agent}.sh`), `while [ ! -f go-${agent} ]; do sleep 0.05; done\n`);
   }
-  writeCodexConfig(home, work, mock.url, "never");
+  writeCodexConfig(home, work, mock.url, "on-request");
 
   if (!existsSync(join(APP_DIR, "index.html")))
     execFileSync("npm", ["run", "build", "-w", "@notify/phone"], { cwd: ROOT });
@@ -88,6 +91,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (skipped) return;
+  killTmuxServers();
   relay?.app.server.closeAllConnections();
   await relay?.close();
   await mock?.close();
@@ -168,7 +172,9 @@ describe.runIf(!skipped)("sessions of the real agents on the web page and the ph
   /** Screenshots of the phone's Sessions view, when NOTIFY_SHOTS_DIR names where (a person looks at them). */
   const shot = async (name: string) => {
     const dir = process.env.NOTIFY_SHOTS_DIR;
-    if (dir !== undefined) await phone.screenshot({ path: join(dir, `sessions-${name}.png`) });
+    if (dir === undefined) return;
+    await phone.evaluate(() => window.scrollTo(0, 0));
+    await phone.screenshot({ path: join(dir, `sessions-${name}.png`) });
   };
 
   run(
@@ -228,25 +234,37 @@ describe.runIf(!skipped)("sessions of the real agents on the web page and the ph
   );
 
   run(
-    "Codex: working, finished (its hooks have no session end)",
+    "Codex (interactive, in tmux): working, waiting (answered on the phone), finished; its hooks have no session end",
     async () => {
-      const started = startAgent(
+      // Codex's `exec` never asks (approval "never"): its interactive UI does.
+      const codex = startInTmux("codex-sessions", work, env(), [
         process.execPath,
-        [CODEX, "exec", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", "wait for the go"],
-        work,
-        env(),
-      );
-      const working = await inState("codex", "working");
-      expect(working).toMatchObject({ project: "project", open_questions: 0 });
-      await webSays("1 working");
-      await phoneSays("1 working");
-      writeFileSync(join(work, "go-codex"), "");
-      const result = await started.done;
-      expect(result.code, result.output).toBe(0);
-      await inState("codex", "finished");
-      await webSays("1 finished");
-      await phoneSays("1 finished");
-      await shot("codex-finished");
+        CODEX,
+        "--dangerously-bypass-hook-trust",
+        "wait for the go",
+      ]);
+      try {
+        const working = await inState("codex", "working");
+        expect(working).toMatchObject({ project: "project", open_questions: 0 });
+        await webSays("1 working");
+        await phoneSays("1 working");
+        writeFileSync(join(work, "go-codex"), "");
+
+        await inState("codex", "waiting");
+        await webSays("1 agent waits on you");
+        await phoneSays("1 agent waits on you");
+        const card = phone.getByRole("article", { name: "Question from codex" });
+        await card.getByRole("button", { name: "Allow", exact: true }).click();
+
+        const finished = await inState("codex", "finished");
+        expect(finished).toMatchObject({ last_message: FINAL_TEXT, open_questions: 0 });
+        expect(existsSync(join(work, "codex.marker")), codex.screen()).toBe(true);
+        await webSays("1 finished");
+        await phoneSays("1 finished");
+        await shot("codex-finished");
+      } finally {
+        codex.kill();
+      }
       expect(problems).toEqual([]);
     },
     240_000,
