@@ -2,6 +2,7 @@ import { z } from "zod";
 import {
   LOCAL_TIME_PATTERN,
   MAX_DELAY_SECONDS,
+  MAX_DIGEST_SECONDS,
   type PresenceStateName,
   QUIET_DAYS,
   ROUTE_WHEN,
@@ -20,13 +21,16 @@ export {
   durationWords,
   LOCAL_TIME_PATTERN,
   MAX_DELAY_SECONDS,
+  MAX_DIGEST_SECONDS,
   PRESENCE_STATES,
   type PresenceStateName,
   QUIET_DAYS,
   type QuietDay,
   type QuietHoursWindow,
+  ROUTE_NOISE_FIELDS,
   ROUTE_WHEN,
   ROUTING_MESSAGES,
+  type RouteNoiseField,
   type RouteWhen,
   routingSummary,
 } from "./ui/routing-summary.js";
@@ -63,6 +67,15 @@ export const routingOptionFields = {
   when: z.enum(ROUTE_WHEN).optional(),
   /** Nothing delivered inside the window; null or absent for none. */
   quiet_hours: QuietHours.nullable().optional(),
+  /** Items within this many seconds go as one message (default 0: one message per item; docs/outbound.md). */
+  digest_seconds: z
+    .number({ error: ROUTING_MESSAGES.digestWhole })
+    .int(ROUTING_MESSAGES.digestWhole)
+    .min(0, ROUTING_MESSAGES.digestRange)
+    .max(MAX_DIGEST_SECONDS, ROUTING_MESSAGES.digestRange)
+    .optional(),
+  /** A session's next "finished" notification replaces its last one where the provider can edit (default true). */
+  replace_finished: z.boolean({ error: ROUTING_MESSAGES.replaceBoolean }).optional(),
 };
 
 export const RoutingOptions = z.strictObject(routingOptionFields);

@@ -5,6 +5,7 @@ import type { Logger } from "../log/logger.js";
 import { SecretsUnreadableError } from "../secrets/sealer.js";
 import { EXPAND_CHUNK } from "../store/outbox-expansion.js";
 import type { DueItem, OutboxStore } from "../store/outbox-store.js";
+import { LessNoise, type NoiseOutcome } from "./less-noise.js";
 import { LoadGovernor } from "./load-governor.js";
 import type { OutboundService } from "./outbound-service.js";
 import { decideRetry } from "./retry-decision.js";
@@ -73,7 +74,12 @@ export class Dispatcher {
     // Load fell: fill the slots held back meanwhile.
     this.load = new LoadGovernor(options.apiRequests, () => this.pump());
     outbound.onEnqueued(() => this.kick());
+    this.noise = new LessNoise(outbound, clock, logger, () => this.stopController.signal);
+    outbound.onSettled((ids, state) => this.noise.settle(ids, state));
   }
+
+  /** Digests and replaced "finished" messages (outbox/less-noise.ts, docs/outbound.md "Less noise"). */
+  readonly noise: LessNoise;
 
   /** Deliveries yield to API traffic (outbox/load-governor.ts). */
   private readonly load: LoadGovernor;
@@ -244,7 +250,7 @@ export class Dispatcher {
     if (!this.stopped) this.record(item, result);
   }
 
-  private async deliver(item: OutboxItem): Promise<DeliveryResult> {
+  private async deliver(item: OutboxItem): Promise<NoiseOutcome> {
     const profile = this.outbound.profile(item.providerId);
     if (!profile) return { ok: false, retryable: false, code: "provider_missing" };
     if (!profile.enabled) return { ok: false, retryable: false, code: "provider_disabled" };
@@ -270,14 +276,37 @@ export class Dispatcher {
         if (!interaction) return { ok: false, retryable: false, code: "interaction_missing" };
         return await adapter.sendInteraction(interaction, profile.settings, secrets, context);
       }
-      return await adapter.send(this.outbound.payloadFor(item), profile.settings, secrets, context);
+      const payload = this.outbound.payloadFor(item);
+      const route = this.outbound.findRoute(item.routeId);
+      if (route !== undefined && this.noise.takes(route, profile, adapter, payload)) {
+        return await this.noise.deliver({ route, profile, adapter, payload, secrets, context });
+      }
+      return await adapter.send(payload, profile.settings, secrets, context);
     } catch {
       return { ok: false, retryable: true, code: "adapter_error" };
     }
   }
 
-  private record(item: DueItem, result: DeliveryResult): void {
+  private record(item: DueItem, outcome: NoiseOutcome): void {
     const nowMs = this.clock.now();
+    if ("deferUntilMs" in outcome) {
+      // A digest window's item waits for the window's end: no attempt is counted (outbox/digest.ts).
+      try {
+        this.outbox.recordInTransaction(item.seq, {
+          status: "Retry",
+          attempts: item.attempts,
+          nextAttemptMs: outcome.deferUntilMs,
+          lastStatus: null,
+          lastCode: "digest_window",
+          updatedMs: nowMs,
+          deliveredMs: null,
+        });
+      } catch {
+        // database closed during shutdown; the item stays due and is sent again after restart
+      }
+      return;
+    }
+    const result = outcome;
     const attempts = item.attempts + 1;
     const { status, nextAttemptMs } = decideRetry(result, attempts, nowMs, this.options, this.random);
     try {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
-import { ROUTE_ROUTING_FIELDS } from "@notify/contracts/routing-summary";
+import { ROUTE_NOISE_FIELDS, ROUTE_ROUTING_FIELDS } from "@notify/contracts/routing-summary";
 import { DomainError, invalid } from "../domain/errors.js";
 import { isTypeId } from "../notifications/type-ids.js";
 import { PRIORITIES, type Priority } from "../notifications/types.js";
@@ -43,6 +43,9 @@ export interface RouteInput {
   delay_seconds?: unknown;
   when?: unknown;
   quiet_hours?: unknown;
+  /** Less noise (docs/outbound.md, "Less noise"): absent keeps the route's value, null puts the default back. */
+  digest_seconds?: unknown;
+  replace_finished?: unknown;
 }
 
 /** How the checks find the profiles and routes that exist (names are unique). */
@@ -141,6 +144,14 @@ function routingOptions(input: RouteInput, existing: OutboundRoute | undefined, 
     if (field === "when" && parsed.data !== "always") route.when = parsed.data as OutboundRoute["when"] & string;
     if (field === "quiet_hours" && parsed.data)
       route.quiet_hours = parsed.data as NonNullable<OutboundRoute["quiet_hours"]>;
+  }
+  for (const field of ROUTE_NOISE_FIELDS) {
+    const value = Object.hasOwn(input, field) ? input[field] : existing?.[field];
+    if (value === undefined || value === null) continue;
+    const parsed = routingFields()[field].safeParse(value);
+    if (!parsed.success) throw invalid(`${field}: ${parsed.error.issues[0]?.message ?? "is not valid"}`, field);
+    if (field === "digest_seconds" && parsed.data !== 0) route.digest_seconds = parsed.data as number;
+    if (field === "replace_finished" && parsed.data === false) route.replace_finished = false;
   }
 }
 

@@ -29,6 +29,12 @@ import type {
   ProviderProfile,
 } from "./types.js";
 
+/** What settled: a notification (by id) or a question (by id). */
+export interface SettledIds {
+  notificationId?: string;
+  questionId?: string;
+}
+
 /** The configuration inputs, checked in outbound-config.ts (the HTTP routes name them from here). */
 export type { ProfileInput, RouteInput } from "./outbound-config.js";
 
@@ -50,6 +56,7 @@ export class OutboundService {
    */
   private markers = new Map<number | string, string>();
   private readonly kickListeners: (() => void)[] = [];
+  private readonly settleListeners: ((ids: SettledIds, state: string) => void)[] = [];
 
   constructor(
     private readonly store: OutboundStore,
@@ -74,6 +81,24 @@ export class OutboundService {
     bus.onRecorded("notification.changed", (notification, change) => {
       if (change.cause === "refresh") this.enqueueFor(notification, change.row);
     });
+    // Settles, once committed: a digest message lists its items' outcomes (outbox/less-noise.ts).
+    bus.on("notification.changed", (notification) => {
+      if (notification.status !== undefined && notification.status !== "active") {
+        this.settled({ notificationId: notification.id }, notification.status);
+      }
+    });
+    bus.on("interaction.changed", (interaction) => {
+      if (interaction.status !== "pending") this.settled({ questionId: interaction.id }, interaction.status);
+    });
+  }
+
+  /** Called after commit when a notification or a question settles (the dispatcher's digests subscribe). */
+  onSettled(listener: (ids: SettledIds, state: string) => void): void {
+    this.settleListeners.push(listener);
+  }
+
+  private settled(ids: SettledIds, state: string): void {
+    for (const listener of this.settleListeners) listener(ids, state);
   }
 
   /** The item's payload as it leaves: with the question it asks, if any (looked up at send time). */

@@ -123,4 +123,26 @@ export interface ProviderAdapter {
    * not wait for the load (docs/routing.md).
    */
   warmUp?(): void;
+  /**
+   * Kinds that can edit a message they posted (Telegram): a digest route's message grows and shows its items
+   * settle, and a session's next "finished" notification replaces its last (docs/outbound.md, "Less noise").
+   */
+  editable?: EditableMessages;
+}
+
+/** Plain-text messages an adapter posts and edits later; the handle says where a message is (never a secret). */
+export interface EditableMessages {
+  post(
+    text: string,
+    settings: Record<string, unknown>,
+    secrets: Record<string, string>,
+    context: DeliveryContext,
+  ): Promise<{ result: DeliveryResult; handle?: string }>;
+  edit(
+    handle: string,
+    text: string,
+    settings: Record<string, unknown>,
+    secrets: Record<string, string>,
+    context: DeliveryContext,
+  ): Promise<DeliveryResult>;
 }

@@ -1,5 +1,5 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
-import type { RouteRoutingField } from "@notify/contracts/routing-summary";
+import type { RouteNoiseField, RouteRoutingField } from "@notify/contracts/routing-summary";
 import type { Priority } from "../notifications/types.js";
 import type { OutboundRoute, ProviderProfile } from "../outbox/types.js";
 
@@ -91,20 +91,25 @@ function toRoute(row: RouteRow): OutboundRoute {
   if (row.project !== null) route.project = row.project;
   if (row.agent !== null) route.agent = row.agent;
   if (row.routing !== null) {
-    const routing = JSON.parse(row.routing) as Pick<OutboundRoute, RouteRoutingField>;
+    const routing = JSON.parse(row.routing) as Pick<OutboundRoute, RouteRoutingField | RouteNoiseField>;
     if (routing.delay_seconds !== undefined) route.delay_seconds = routing.delay_seconds;
     if (routing.when !== undefined) route.when = routing.when;
     if (routing.quiet_hours !== undefined) route.quiet_hours = routing.quiet_hours;
+    if (routing.digest_seconds !== undefined) route.digest_seconds = routing.digest_seconds;
+    if (routing.replace_finished !== undefined) route.replace_finished = routing.replace_finished;
   }
   return route;
 }
 
 /** The routing options of a route as stored (migration 8): JSON of those set, null when none is. */
 function routingJson(route: OutboundRoute): string | null {
-  const routing: Pick<OutboundRoute, RouteRoutingField> = {};
+  const routing: Pick<OutboundRoute, RouteRoutingField | RouteNoiseField> = {};
   if (route.delay_seconds !== undefined) routing.delay_seconds = route.delay_seconds;
   if (route.when !== undefined) routing.when = route.when;
   if (route.quiet_hours !== undefined) routing.quiet_hours = route.quiet_hours;
+  // Less noise (docs/outbound.md): the same column, so no migration; attention routing reads only its own three.
+  if (route.digest_seconds !== undefined) routing.digest_seconds = route.digest_seconds;
+  if (route.replace_finished !== undefined) routing.replace_finished = route.replace_finished;
   return Object.keys(routing).length > 0 ? JSON.stringify(routing) : null;
 }
 

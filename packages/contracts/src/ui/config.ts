@@ -76,6 +76,9 @@ export interface OutboundRoute {
   delay_seconds?: number;
   when?: RouteWhen;
   quiet_hours?: QuietHours;
+  /** Less noise (docs/outbound.md, "Less noise"): absent means the default (0: one message per item; true). */
+  digest_seconds?: number;
+  replace_finished?: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -112,6 +115,8 @@ export interface OutboundRouteInput {
   delay_seconds?: number | null;
   when?: RouteWhen | null;
   quiet_hours?: QuietHours | null;
+  digest_seconds?: number | null;
+  replace_finished?: boolean | null;
 }
 
 export interface OutboxItem {

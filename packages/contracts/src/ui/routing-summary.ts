@@ -16,6 +16,15 @@ export type RouteWhen = (typeof ROUTE_WHEN)[number];
 export const ROUTE_ROUTING_FIELDS = ["delay_seconds", "when", "quiet_hours"] as const;
 export type RouteRoutingField = (typeof ROUTE_ROUTING_FIELDS)[number];
 
+/**
+ * A route's noise options (issue 37, item 4; docs/outbound.md, "Less noise"): `digest_seconds` (0-3600, default 0:
+ * one message per item) gathers the items of a window into one message; `replace_finished` (default true) lets a
+ * session's next "finished" notification replace its last one where the provider can edit a message.
+ */
+export const ROUTE_NOISE_FIELDS = ["digest_seconds", "replace_finished"] as const;
+export type RouteNoiseField = (typeof ROUTE_NOISE_FIELDS)[number];
+export const MAX_DIGEST_SECONDS = 3600;
+
 /** Days of a quiet window, Monday first; a window belongs to the day it starts on. */
 export const QUIET_DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;
 export type QuietDay = (typeof QUIET_DAYS)[number];
@@ -33,6 +42,9 @@ export const ROUTING_MESSAGES = {
   localTime: "must be HH:MM, 00:00-23:59",
   daysEmpty: "must name at least one day (leave days out for every day)",
   daysRepeated: "must not repeat a day",
+  digestWhole: "must be a whole number of seconds",
+  digestRange: `must be 0-${MAX_DIGEST_SECONDS} seconds (0: one message per item)`,
+  replaceBoolean: "must be true or false",
 } as const;
 
 /** A quiet window as the summary reads it (the schema's `QuietHours`, without zod). */
@@ -107,6 +119,7 @@ export function routingSummary(options: {
   delay_seconds?: number | null | undefined;
   when?: RouteWhen | null | undefined;
   quiet_hours?: QuietHoursWindow | null | undefined;
+  digest_seconds?: number | null | undefined;
 }): string {
   const delay = options.delay_seconds ?? 0;
   const when = options.when ?? "always";
@@ -114,5 +127,9 @@ export function routingSummary(options: {
   if (when === "always") timing = delay > 0 ? `after ${durationWords(delay)}` : "at once";
   else timing = delay > 0 ? `when ${when}, or after ${durationWords(delay)}` : `when ${when}`;
   const quiet = options.quiet_hours;
-  return quiet ? `${timing}; ${quietWords(quiet)}` : timing;
+  const digest = options.digest_seconds ?? 0;
+  const parts = [timing];
+  if (quiet) parts.push(quietWords(quiet));
+  if (digest > 0) parts.push(`digest every ${durationWords(digest)}`);
+  return parts.join("; ");
 }

@@ -3,10 +3,16 @@ import { sendHttp } from "../../outbox/providers/http.js";
 import { readableText } from "../../outbox/providers/readable-text.js";
 import { httpUrl, joinUrl, optionalBoolean, optionalChoice } from "../../outbox/providers/settings.js";
 import { messageOf, truncate } from "../../outbox/providers/text-limits.js";
-import type { DeliveryContext, DeliveryResult, OutboundPayload, ProviderAdapter } from "../../outbox/types.js";
+import type {
+  DeliveryContext,
+  DeliveryResult,
+  EditableMessages,
+  OutboundPayload,
+  ProviderAdapter,
+} from "../../outbox/types.js";
 import { chatSettings } from "../chat-settings.js";
 import { contextBlock, questionBody } from "../question-text.js";
-import { type ChatQuestions, posted } from "../questions.js";
+import { type ChatQuestions, failedDelivery, posted } from "../questions.js";
 import { BOT_TOKEN, botApi, telegramAccount } from "./api.js";
 
 export const TELEGRAM_API_BASE_URL = "https://api.telegram.org";
@@ -16,6 +22,50 @@ const TEXT_MAX = 4096;
 
 const PARSE_MODES = ["HTML", "MarkdownV2"] as const;
 type ParseMode = (typeof PARSE_MODES)[number];
+
+/**
+ * Plain-text messages posted and edited later (docs/outbound.md, "Less noise"): a digest, a session's "finished"
+ * notification. sendMessage, then editMessageText on the handle `<chat id>:<message id>`; an edit Telegram answers
+ * "message is not modified" already shows the text. Edits make no sound: a digest notifies once per window.
+ */
+const telegramEditable: EditableMessages = {
+  async post(text, settings, secrets, context) {
+    const token = secrets.botToken ?? "";
+    if (!BOT_TOKEN.test(token)) return { result: { ok: false, retryable: false, code: "provider_secret_invalid" } };
+    const reply = await botApi<{ message_id: number; chat: { id: number } }>(
+      settings.apiBaseUrl as string,
+      token,
+      "sendMessage",
+      { chat_id: settings.chatId, text: truncate(text, TEXT_MAX), link_preview_options: { is_disabled: true } },
+      context.signal,
+    );
+    if (!reply.ok) return { result: failedDelivery(reply) };
+    const message = reply.result;
+    if (typeof message?.message_id !== "number" || message.chat === undefined) {
+      return { result: { ok: false, retryable: true, code: "telegram_bad_reply", status: 200 } };
+    }
+    return { result: { ok: true, status: 200 }, handle: `${message.chat.id}:${message.message_id}` };
+  },
+  async edit(handle, text, settings, secrets, context) {
+    const token = secrets.botToken ?? "";
+    if (!BOT_TOKEN.test(token)) return { ok: false, retryable: false, code: "provider_secret_invalid" };
+    const split = handle.lastIndexOf(":");
+    const reply = await botApi(
+      settings.apiBaseUrl as string,
+      token,
+      "editMessageText",
+      {
+        chat_id: handle.slice(0, split),
+        message_id: Number(handle.slice(split + 1)),
+        text: truncate(text, TEXT_MAX),
+        link_preview_options: { is_disabled: true },
+      },
+      context.signal,
+    );
+    if (reply.ok || /message is not modified/i.test(reply.description ?? "")) return { ok: true, status: 200 };
+    return failedDelivery(reply);
+  },
+};
 
 /**
  * Telegram Bot API (https://core.telegram.org/bots/api#sendmessage): POST of JSON `{chat_id, text, parse_mode?,
@@ -88,6 +138,7 @@ export function telegramAdapterWith(chat: ChatQuestions | undefined): ProviderAd
         },
       });
     },
+    editable: telegramEditable,
   };
 }
 
