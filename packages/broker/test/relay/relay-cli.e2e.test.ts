@@ -64,7 +64,8 @@ describe("notify relay enroll|pair|devices|revoke", () => {
       expect(listed.stdout).toContain(device.device_id);
       expect(listed.stdout).toContain("Pixel 9");
       const listedJson = JSON.parse((await notify(live, ["relay", "devices", "--json"])).stdout);
-      expect(listedJson).toEqual([{ device_id: device.device_id, device_name: "Pixel 9" }]);
+      // `push`: the relay holds no push subscription for it yet (the phone turns notifications on in its app).
+      expect(listedJson).toEqual([{ device_id: device.device_id, device_name: "Pixel 9", push: false }]);
 
       const revoked = await notify(live, ["relay", "revoke", device.device_id]);
       expect(revoked).toMatchObject({ code: 0, stdout: `revoked ${device.device_id}\n` });
