@@ -14,7 +14,7 @@ import type {
 /** An attempt's outcome: a delivery result, or "wait for the digest window's end" (no attempt is counted). */
 export type NoiseOutcome = DeliveryResult | { deferUntilMs: number };
 
-/** The type id of an agent's "finished" notification (a hook's completion; docs/arc.md, "Kind to type"). */
+/** The type id of an agent's "finished" notification (a hook's completion; docs/arc.md, "Kind to type and priority"). */
 const FINISHED_TYPE = "completed";
 /** "Finished" messages remembered per route and session key, the oldest dropped first. */
 const KEEP_FINISHED = 500;
