@@ -1,13 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Json } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliBroker, cliEnv, NO_FOLLOW_UPS, runCli, startCliBroker } from "../../cli/cli-harness.js";
 import { agentEnv, agentSandbox, eventually, startAgent } from "../../real-agents.js";
+import { startGeminiModel } from "./gemini-model.js";
 
 /**
  * Issue 38, "Must show", Gemini CLI: the real CLI from npm (@google/gemini-cli 0.61.0, a root devDependency) in a
@@ -33,50 +32,6 @@ const QUESTION = {
     { id: "no", label: "No" },
   ],
 };
-
-/** One request the model got: the tools it offered and the function responses in the conversation so far. */
-interface GeminiTurn {
-  tools: string[];
-  responses: Json[];
-}
-
-/**
- * A Gemini API model on loopback: `POST /v1beta/models/<model>:streamGenerateContent?alt=sse` answered with one SSE
- * chunk (a function call or text, finishReason STOP), `:countTokens` with a count. `reply` picks each turn's part.
- */
-async function startGeminiModel(reply: (turn: GeminiTurn) => Json) {
-  const turns: GeminiTurn[] = [];
-  const server: Server = createServer(async (request, response) => {
-    let body = "";
-    for await (const chunk of request) body += chunk;
-    if (request.url?.includes(":countTokens")) {
-      response.writeHead(200, { "content-type": "application/json" });
-      return void response.end(JSON.stringify({ totalTokens: 10 }));
-    }
-    const json = JSON.parse(body || "{}") as Json;
-    const turn: GeminiTurn = {
-      tools: (json.tools ?? []).flatMap((tool: Json) => tool.functionDeclarations ?? []).map((f: Json) => f.name),
-      responses: (json.contents ?? []).flatMap((content: Json) =>
-        (content.parts ?? []).filter((part: Json) => part.functionResponse).map((part: Json) => part.functionResponse),
-      ),
-    };
-    turns.push(turn);
-    const chunk = {
-      candidates: [{ content: { role: "model", parts: [reply(turn)] }, finishReason: "STOP", index: 0 }],
-      usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
-    };
-    if (request.url?.includes("alt=sse")) {
-      response.writeHead(200, { "content-type": "text/event-stream" });
-      response.end(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
-    } else {
-      response.writeHead(200, { "content-type": "application/json" });
-      response.end(JSON.stringify(chunk));
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, turns, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
 
 let cli: CliBroker;
 let home: string;
