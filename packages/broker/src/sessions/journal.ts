@@ -88,29 +88,46 @@ export function takeObservations(dataDir: string): JournalEntry[] {
 const WATCH_SETTLE_MS = 250;
 
 /**
- * Runs `take` shortly after a command hook appends to the journal (fs.watch on the hooks folder, made if missing).
- * Returns the stop; a folder that cannot be watched leaves only the broker's periodic take.
+ * Runs `take` shortly after a command hook appends to the journal (fs.watch on the hooks folder; while there is no
+ * such folder, on the data dir until it appears). Returns the stop; a folder that cannot be watched leaves only the
+ * broker's periodic take.
  */
 export function watchJournal(dataDir: string, take: () => void): () => void {
-  let watcher: FSWatcher | undefined;
+  let hooks: FSWatcher | undefined;
+  let parent: FSWatcher | undefined;
   let timer: NodeJS.Timeout | undefined;
-  try {
-    ensurePrivateDir(dataDir);
-    ensurePrivateDir(join(dataDir, "hooks"));
-    watcher = watch(join(dataDir, "hooks"), { persistent: false }, (_event, name) => {
-      if (name !== "sessions.jsonl" || timer !== undefined) return;
-      timer = setTimeout(() => {
-        timer = undefined;
-        take();
-      }, WATCH_SETTLE_MS);
-      timer.unref();
-    });
-    watcher.on("error", () => watcher?.close());
-  } catch {
-    return () => {};
+  const soon = (): void => {
+    if (timer !== undefined) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      take();
+    }, WATCH_SETTLE_MS);
+    timer.unref();
+  };
+  const watchHooks = (): boolean => {
+    try {
+      hooks = watch(join(dataDir, "hooks"), { persistent: false }, (_event, name) => {
+        if (name === "sessions.jsonl") soon();
+      });
+      hooks.on("error", () => hooks?.close());
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!watchHooks()) {
+    try {
+      parent = watch(dataDir, { persistent: false }, (_event, name) => {
+        if (name !== "hooks" || hooks !== undefined || !watchHooks()) return;
+        parent?.close();
+        soon();
+      });
+      parent.on("error", () => parent?.close());
+    } catch {}
   }
   return () => {
     clearTimeout(timer);
-    watcher?.close();
+    hooks?.close();
+    parent?.close();
   };
 }

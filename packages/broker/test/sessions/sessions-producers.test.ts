@@ -2,7 +2,11 @@
 // `notify mcp` under the official SDK client), an ARC 0.2 sender whose event names a session, and a hook's follow-up
 // (the ARC completion with a text question a finished turn sends), which counts as the session waiting.
 import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { untilValue } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appendObservation } from "../../src/sessions/journal.js";
 import { type CliBroker, runCli, startCliBroker } from "../cli/cli-harness.js";
 import { type Json, type TestBroker, testBroker } from "../helpers.js";
 import { callAsk, startMcpHost } from "../mcp/mcp-harness.js";
@@ -105,6 +109,22 @@ describe("sessions from ARC senders (issue 37, item 1)", () => {
     const expired = await broker.call("GET", `/v1/interactions/${(followUp.interaction as Json).id}`);
     expect((expired.body as Json).status).toBe("expired");
     expect(await sessionsOf(broker)).toMatchObject([{ state: "finished", open_questions: 0 }]);
+  });
+});
+
+describe("a command hook's journal (issue 37, item 1)", () => {
+  it("is taken in soon after a hook appends, with nobody listing (the phone's summary follows at once)", async () => {
+    const broker = testBroker();
+    const journal = join(broker.dataDir, "hooks", "sessions.jsonl");
+    // The first append makes the hooks folder; the broker watched the data dir for it.
+    for (const sessionId of ["c-1", "c-2"]) {
+      appendObservation(broker.dataDir, { agent: "codex", sessionId, signal: "working", at: broker.clock.now() });
+      await untilValue("the journal taken in", async () => (existsSync(journal) ? undefined : true), {
+        timeoutMs: 10_000,
+        everyMs: 20,
+      });
+    }
+    expect((await sessionsOf(broker)).map((session) => session.agent)).toEqual(["codex", "codex"]);
   });
 });
 
