@@ -55,6 +55,9 @@ interface Draft {
   end: string;
   days: QuietDay[];
   allowCritical: boolean;
+  /** Digest window in seconds, as typed; empty means one message per item (docs/outbound.md, "Less noise"). */
+  digest: string;
+  replaceFinished: boolean;
 }
 
 const EMPTY: Draft = {
@@ -73,6 +76,8 @@ const EMPTY: Draft = {
   end: "07:00",
   days: [...QUIET_DAYS],
   allowCritical: false,
+  digest: "",
+  replaceFinished: true,
 };
 
 /** A stored delay in the unit it reads best in: whole minutes as minutes, anything else as seconds. */
@@ -100,8 +105,18 @@ const draftOf = (route: OutboundRoute | undefined, providers: OutboundProvider[]
         end: route.quiet_hours?.end ?? EMPTY.end,
         days: route.quiet_hours?.days ? [...route.quiet_hours.days] : [...QUIET_DAYS],
         allowCritical: route.quiet_hours?.allow_critical ?? false,
+        digest: route.digest_seconds ? String(route.digest_seconds) : "",
+        replaceFinished: route.replace_finished !== false,
       }
     : EMPTY;
+
+/** The digest window in seconds (null: one message per item), or undefined when the text is not a number. */
+function digestSeconds(draft: Draft): number | null | undefined {
+  const text = draft.digest.trim();
+  if (text === "") return null;
+  const value = Number(text);
+  return Number.isFinite(value) ? value : undefined;
+}
 
 /**
  * The delay in whole seconds (null: at once), or undefined when the text is not a number at all (it cannot be
@@ -130,7 +145,7 @@ function quietWindow(draft: Draft): QuietBody | null {
 }
 
 /** Where a broker refusal belongs: the input of the option its `field` names (`quiet_hours.end`), else the form. */
-type Field = "delay" | "when" | "start" | "end" | "days" | "quiet" | "form";
+type Field = "delay" | "when" | "start" | "end" | "days" | "quiet" | "digest" | "form";
 function fieldOf(failure: unknown): Field {
   const path = failure instanceof ApiError ? (failure.field ?? "") : "";
   if (path === "delay_seconds") return "delay";
@@ -139,6 +154,7 @@ function fieldOf(failure: unknown): Field {
   if (path === "quiet_hours.end") return "end";
   if (path.startsWith("quiet_hours.days")) return "days";
   if (path.startsWith("quiet_hours")) return "quiet";
+  if (path === "digest_seconds") return "digest";
   return "form";
 }
 
@@ -168,6 +184,7 @@ export function RouteForm({
     quiet: `${uid}-quiet`,
     when: `${uid}-when-always`,
     days: `${uid}-day-mon`,
+    digest: `${uid}-digest`,
     form: `${uid}-name`,
   };
   const errorFor = (field: Field) =>
@@ -191,10 +208,16 @@ export function RouteForm({
     return described ? { "aria-describedby": described } : {};
   };
   const delay = delaySeconds(draft);
+  const digest = digestSeconds(draft);
   const preview =
     delay === undefined || (delay !== null && delay < 0)
       ? undefined
-      : routingSummary({ delay_seconds: delay, when: draft.when, quiet_hours: quietWindow(draft) });
+      : routingSummary({
+          delay_seconds: delay,
+          when: draft.when,
+          quiet_hours: quietWindow(draft),
+          digest_seconds: digest !== undefined && digest !== null && digest > 0 ? digest : null,
+        });
   const refuse = (field: Field, message: string) => {
     setError({ field, message });
     // Keyboard users land on the field to fix (a radio group: its first choice).
@@ -225,6 +248,10 @@ export function RouteForm({
             refuse("delay", `delay_seconds: ${ROUTING_MESSAGES.delayWhole}`);
             return;
           }
+          if (digest === undefined) {
+            refuse("digest", `digest_seconds: ${ROUTING_MESSAGES.digestWhole}`);
+            return;
+          }
           try {
             const gate = (value: string) => (value ? value : route ? null : undefined);
             const body: OutboundRouteInput = {
@@ -236,6 +263,8 @@ export function RouteForm({
               delay_seconds: delay === 0 ? null : delay,
               when: draft.when === "always" ? null : draft.when,
               quiet_hours: quietWindow(draft),
+              digest_seconds: digest === 0 ? null : digest,
+              replace_finished: draft.replaceFinished ? null : false,
             };
             for (const field of ["typeId", "project", "agent"] as const) {
               const value = gate(draft[field]);
@@ -438,6 +467,33 @@ export function RouteForm({
               </label>
             </div>
           )}
+          <div className="digest-field">
+            <label htmlFor={ids.digest}>Digest (seconds)</label>
+            <input
+              id={ids.digest}
+              type="text"
+              inputMode="numeric"
+              autoComplete="off"
+              size={6}
+              placeholder="none"
+              value={draft.digest}
+              onChange={(e) => set({ digest: e.target.value })}
+              {...invalid("digest", `${uid}-digest-hint`)}
+            />
+            <p id={`${uid}-digest-hint`} className="help">
+              Items within this window go as one message: Telegram edits it as they arrive and settle, other providers
+              get it at the window's end. Empty: one message per item. At most 3600.
+            </p>
+            {errorFor("digest")}
+          </div>
+          <label className="check-row">
+            <input
+              type="checkbox"
+              checked={draft.replaceFinished}
+              onChange={(e) => set({ replaceFinished: e.target.checked })}
+            />
+            <span>A session's next “finished” replaces its last (where the provider can edit its message)</span>
+          </label>
           {preview && (
             <p className="delivery-preview">
               <span className="muted">Summary:</span> {preview}
