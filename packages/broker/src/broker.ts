@@ -403,6 +403,7 @@ export function createBroker(options: BrokerOptions): Broker {
         outbound,
         questionOf: (notificationId) => interactionStore.questionOfNotification(notificationId)?.id,
         receipts: relayReceipts,
+        chatEdits: (interactionId) => chatStore.editedFor(interactionId),
       }),
       contexts: {
         contexts,

@@ -126,3 +126,13 @@ export const SESSION_KEY_PATTERN = /^[a-z][a-z-]*:session:[0-9a-f]{32}$/;
 export function isFollowUp(question: { kind: string; key?: string | null | undefined }): boolean {
   return question.kind === "text" && typeof question.key === "string" && SESSION_KEY_PATTERN.test(question.key);
 }
+
+/**
+ * Receipts (docs/relay.md, "Receipts"): the hops an envelope takes on a device, in order. The relay records
+ * `fetched`; a device reports the others.
+ */
+export const RELAY_RECEIPT_STATES = ["fetched", "shown", "opened"] as const;
+export type RelayReceiptState = (typeof RELAY_RECEIPT_STATES)[number];
+/** The receipt states a device reports (POST /v1/envelopes/{envelope_id}/receipts). */
+export const RELAY_REPORTED_RECEIPT_STATES = ["shown", "opened"] as const satisfies readonly RelayReceiptState[];
+export type RelayReportedReceiptState = (typeof RELAY_REPORTED_RECEIPT_STATES)[number];

@@ -1,5 +1,4 @@
-import { type AnsweredVia, isFollowUp } from "@notify/contracts/enums";
-import { RELAY_RECEIPT_STATES } from "@notify/contracts/relay-receipts";
+import { type AnsweredVia, isFollowUp, RELAY_RECEIPT_STATES } from "@notify/contracts/enums";
 import { PRESENCE_STATES } from "@notify/contracts/routing-summary";
 import type { ItemTimeline, TimelineEntry, TimelineRoute } from "@notify/contracts/ui";
 import {
@@ -37,6 +36,7 @@ const RANK: Record<TimelineEntry["event"], number> = {
   delivery: 3,
   receipt: 3.5,
   settled: 4,
+  edited: 4.6,
   not_sent: 5,
 };
 
@@ -78,6 +78,8 @@ export interface TimelineSources {
   questionOf: (notificationId: string) => string | undefined;
   /** The phones' receipts of relay deliveries (migration 15); absent, none are shown. */
   receipts?: RelayReceiptStore;
+  /** When a chat app's question messages were edited to the outcome (migration 15); absent, none are shown. */
+  chatEdits?: (interactionId: string) => { account: string; editedMs: number }[];
 }
 
 export class ItemTimelines {
@@ -141,6 +143,10 @@ export class ItemTimelines {
     if (notification) this.deliveries("notification", notification.id, routes, entries);
     if (question) this.deliveries("interaction", question.id, routes, entries);
     for (const row of this.sources.toasts.forItem(notification?.id, question?.id)) entries.push(toastEntry(row));
+    // A chat message's account is `<source>:<bot>` (store/chat-store.ts): the source word names the surface.
+    for (const edit of question ? (this.sources.chatEdits?.(question.id) ?? []) : []) {
+      entries.push({ event: "edited", at: isoTime(edit.editedMs), surface: edit.account.split(":")[0] ?? "" });
+    }
     const settled = question
       ? questionSettled(question, this.sources.interactions.uiFacts(question.id).answered_via)
       : notification

@@ -1,4 +1,4 @@
-import { RELAY_RECEIPT_STATES, type RelayReceiptState } from "@notify/contracts/relay-receipts";
+import { RELAY_RECEIPT_STATES, type RelayReceiptState } from "@notify/contracts/enums";
 import { cappedServerDelayMs, delay, retryAfterMs } from "@notify/contracts/retry";
 import { type IncomingReceipt, RelayReceiptStore } from "../store/relay-receipt-store.js";
 import type { SurfaceLoop, SurfaceLoopContext } from "../surfaces/supervisor.js";

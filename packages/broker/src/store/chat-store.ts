@@ -54,6 +54,7 @@ export class ChatStore {
   private readonly selectOpen: StatementSync;
   private readonly selectOpenFor: StatementSync;
   private readonly closeMessage: StatementSync;
+  private readonly selectEdited: StatementSync;
   private readonly selectOffset: StatementSync;
   private readonly saveOffsetStatement: StatementSync;
   private readonly pruneHandles: StatementSync;
@@ -75,7 +76,10 @@ export class ChatStore {
     this.selectOpen = db.prepare("SELECT * FROM chat_messages WHERE closed = 0 AND account = ?");
     this.selectOpenFor = db.prepare("SELECT * FROM chat_messages WHERE closed = 0 AND interaction_id = ?");
     this.closeMessage = db.prepare(
-      "UPDATE chat_messages SET closed = 1 WHERE account = ? AND conversation = ? AND message = ?",
+      "UPDATE chat_messages SET closed = 1, closed_ms = ? WHERE account = ? AND conversation = ? AND message = ?",
+    );
+    this.selectEdited = db.prepare(
+      "SELECT account, closed_ms FROM chat_messages WHERE interaction_id = ? AND closed_ms IS NOT NULL ORDER BY closed_ms",
     );
     this.selectOffset = db.prepare("SELECT next_offset FROM chat_offsets WHERE provider_id = ?");
     this.saveOffsetStatement = db.prepare(
@@ -130,8 +134,15 @@ export class ChatStore {
     return (this.selectOpenFor.all(interactionId) as unknown as MessageRecord[]).map(toMessage);
   }
 
-  close(row: Pick<MessageRow, "account" | "conversation" | "message">): void {
-    transaction(this.db, () => this.closeMessage.run(row.account, row.conversation, row.message));
+  /** The message shows the outcome now (edited at `nowMs`, for the item's timeline: migration 15). */
+  close(row: Pick<MessageRow, "account" | "conversation" | "message">, nowMs: number = Date.now()): void {
+    transaction(this.db, () => this.closeMessage.run(nowMs, row.account, row.conversation, row.message));
+  }
+
+  /** When each of a question's messages was edited to its outcome, oldest first (rows closed since migration 15). */
+  editedFor(interactionId: string): { account: string; editedMs: number }[] {
+    const rows = this.selectEdited.all(interactionId) as { account: string; closed_ms: number }[];
+    return rows.map((row) => ({ account: row.account, editedMs: row.closed_ms }));
   }
 
   /** The next getUpdates offset to ask for; undefined before the first update was settled. */

@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import type { RelayReceiptState } from "@notify/contracts/relay-receipts";
+import type { RelayReceiptState } from "@notify/contracts/enums";
 import { transaction } from "./database.js";
 
 /**

@@ -314,7 +314,7 @@ export class SurfaceSupervisor {
     this.editing.add(key);
     editor(row, interaction, this.controller.signal)
       .then((done) => {
-        if (done && !this.stopped) this.deps.store.close(row);
+        if (done && !this.stopped) this.deps.store.close(row, this.deps.clock.now());
       })
       .catch(() => {})
       .finally(() => this.editing.delete(key));

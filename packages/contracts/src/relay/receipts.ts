@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { RELAY_RECEIPT_STATES, RELAY_REPORTED_RECEIPT_STATES } from "../enums.js";
 
 /**
  * Receipts (issue 37 item 3; docs/relay.md, "Receipts"): the hops an envelope took on a device. The relay records
@@ -7,12 +8,12 @@ import * as z from "zod";
  * from a feed with the same cursor rules as its answers.
  */
 
-/** Every receipt state, in the order an envelope takes them. */
-export const RELAY_RECEIPT_STATES = ["fetched", "shown", "opened"] as const;
-export type RelayReceiptState = (typeof RELAY_RECEIPT_STATES)[number];
-
-/** The states a device reports (`fetched` is the relay's own). */
-export const RELAY_REPORTED_RECEIPT_STATES = ["shown", "opened"] as const satisfies readonly RelayReceiptState[];
+export {
+  RELAY_RECEIPT_STATES,
+  RELAY_REPORTED_RECEIPT_STATES,
+  type RelayReceiptState,
+  type RelayReportedReceiptState,
+} from "../enums.js";
 
 const Timestamp = z.iso.datetime({ offset: true });
 

@@ -110,6 +110,8 @@ export function timelineLine(entry: TimelineEntry, time: (iso: string) => string
           return `Opened on the phone (${via})`;
       }
     }
+    case "edited":
+      return `Message in ${answerSurfaceOfSource(entry.surface)?.label ?? entry.surface} edited to show the outcome`;
     case "toast":
       if (entry.state === "shown") return "Shown as a desktop notification";
       switch (entry.reason) {

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { ANSWERED_VIA, ITEM_KINDS, TOAST_STATES } from "../enums.js";
-import { RELAY_RECEIPT_STATES } from "../relay/receipts.js";
+import { ANSWERED_VIA, ITEM_KINDS, RELAY_RECEIPT_STATES, TOAST_STATES } from "../enums.js";
 import {
   TIMELINE_HOLD_REASONS,
   TIMELINE_OUTCOMES,
@@ -79,6 +78,11 @@ export const TimelineEntry = z.discriminatedUnion("event", [
     state: z.enum(RELAY_RECEIPT_STATES),
     device_id: z.string(),
   }),
+  /**
+   * A chat app's question message (Telegram, Slack, Discord: `surface` is its answers' `source` word) was edited to
+   * show the outcome once the question settled.
+   */
+  z.strictObject({ event: z.literal("edited"), at, surface: z.string() }),
   /**
    * A desktop notification of the item: the desktop service accepted it (`shown`; again after the service came
    * back), or said it closed (`closed`, with its reason: `expired`, `dismissed` by the person, `closed` by the broker

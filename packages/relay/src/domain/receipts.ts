@@ -1,25 +1,25 @@
-import type { RelayReceiptPage, RelayReceiptRecorded, RelayReceiptState } from "@notify/contracts/relay-receipts";
+import { RELAY_REPORTED_RECEIPT_STATES, type RelayReportedReceiptState } from "@notify/contracts/enums";
+import type { RelayReceiptPage, RelayReceiptRecorded } from "@notify/contracts/relay-receipts";
 import type { Device, Installation } from "../store/types.js";
 import type { Cancellation } from "./change-hub.js";
 import { isoTime } from "./clock.js";
 import type { DomainDeps } from "./deps.js";
 import { RelayError } from "./errors.js";
 
-/** The states a device reports (the contract's RELAY_REPORTED_RECEIPT_STATES; the relay loads no zod module). */
-const REPORTED = ["shown", "opened"] as const satisfies readonly RelayReceiptState[];
-type Reported = (typeof REPORTED)[number];
+const REPORTED: readonly string[] = RELAY_REPORTED_RECEIPT_STATES;
+type Reported = RelayReportedReceiptState;
 
 /** What postEnvelope makes: `env_` and 24 hex digits. Any other id names no envelope. */
 const ENVELOPE_ID = /^env_[0-9a-f]{24}$/;
 
-/** The body is `{"state": "shown"|"opened"}` and nothing else: a field the relay would drop is refused instead. */
+/** The body names one reported state and nothing else: a field the relay would drop is refused instead. */
 function reportedState(body: unknown): Reported {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw new RelayError("invalid_request", "body must be an object");
   }
   const fields = Object.keys(body);
   const state = (body as { state?: unknown }).state;
-  if (!REPORTED.includes(state as Reported))
+  if (typeof state !== "string" || !REPORTED.includes(state))
     throw new RelayError("invalid_request", 'state must be "shown" or "opened"');
   if (fields.length !== 1) throw new RelayError("invalid_request", "the only field is state");
   return state as Reported;

@@ -6,6 +6,8 @@
  * docs/relay.md, "Cursors"). The domain wraps them into the cursors clients see.
  */
 
+import type { RelayReceiptState, RelayReportedReceiptState } from "@notify/contracts/enums";
+
 export interface Installation {
   id: string;
   ownerId: string;
@@ -62,7 +64,8 @@ export interface EnvelopeRow extends StoredRow {
  * A hop an envelope took on a device (docs/relay.md, "Receipts"): `fetched` the relay records itself when the
  * device's acknowledged cursor passes the envelope; `shown` and `opened` the device reports.
  */
-export type ReceiptState = "fetched" | "shown" | "opened";
+export type ReceiptState = RelayReceiptState;
+export type ReportedReceiptState = RelayReportedReceiptState;
 
 /** One receipt in an installation's receipt feed. */
 export interface ReceiptRow {
@@ -178,7 +181,7 @@ export interface StoreTx {
   recordReceipt(
     envelopeId: string,
     deviceId: string,
-    state: "shown" | "opened",
+    state: ReportedReceiptState,
     now: number,
   ): Promise<RecordReceiptResult>;
   /** An installation's receipts after `after` (or from the start) recorded at or after `floor`, in position order. */

@@ -22,6 +22,7 @@ import type {
   ReceiptState,
   RecordReceiptResult,
   RelayStore,
+  ReportedReceiptState,
   StoredRow,
   StoreTx,
 } from "../types.js";
@@ -320,7 +321,7 @@ class PostgresTx implements StoreTx {
   async recordReceipt(
     envelopeId: string,
     deviceId: string,
-    state: "shown" | "opened",
+    state: ReportedReceiptState,
     now: number,
   ): Promise<RecordReceiptResult> {
     if (!this.changes) throw new Error("write outside a transaction");

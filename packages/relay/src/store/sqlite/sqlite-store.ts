@@ -20,6 +20,7 @@ import type {
   ReceiptState,
   RecordReceiptResult,
   RelayStore,
+  ReportedReceiptState,
   StoredRow,
   StoreTx,
 } from "../types.js";
@@ -271,7 +272,7 @@ class SqliteTx implements StoreTx {
   async recordReceipt(
     envelopeId: string,
     deviceId: string,
-    state: "shown" | "opened",
+    state: ReportedReceiptState,
     now: number,
   ): Promise<RecordReceiptResult> {
     const changes = this.writing();
