@@ -5,6 +5,7 @@ import { ItemTimeline, type TimelineEntry, timelineLine } from "../src/ui/index.
 
 const time = (iso: string) => iso.slice(11, 19);
 const phone = { id: "rte_1", name: "Phone", provider_kind: "ntfy" };
+const relay = { id: "rte_3", name: "questions", provider_kind: "relay" };
 const at = "2026-01-14T12:00:00.000Z";
 
 describe("timelineLine", () => {
@@ -74,6 +75,21 @@ describe("timelineLine", () => {
       "Could not send to Phone (ntfy) (provider_kind_unsupported); gave up after 1 try",
     ],
     [{ event: "not_sent", at, route: phone, reason: "settled" }, "Not sent to Phone (ntfy): settled before its time"],
+    // Receipts (issue 37 item 3; docs/relay.md, "Receipts"): each hop on the phone, and a chat message's edit.
+    [
+      { event: "receipt", at, route: relay, state: "fetched", device_id: "dev_1" },
+      "Fetched by the phone (questions (relay))",
+    ],
+    [
+      { event: "receipt", at, route: relay, state: "shown", device_id: "dev_1" },
+      "Shown on the phone (questions (relay))",
+    ],
+    [
+      { event: "receipt", at, route: relay, state: "opened", device_id: "dev_1" },
+      "Opened on the phone (questions (relay))",
+    ],
+    [{ event: "edited", at, surface: "telegram" }, "Message in Telegram edited to show the outcome"],
+    [{ event: "edited", at, surface: "slack" }, "Message in Slack edited to show the outcome"],
     [
       { event: "settled", at, status: "answered", source: "relay", choice_label: "Allow" },
       "Answered “Allow” on the phone",
@@ -102,6 +118,10 @@ describe("timelineLine", () => {
 
   it("the schema refuses an unknown event and a field it does not name", () => {
     expect(ItemTimeline.safeParse({ entries: [{ event: "toast_shown", at }] }).success).toBe(false);
+    expect(
+      ItemTimeline.safeParse({ entries: [{ event: "receipt", at, route: relay, state: "read", device_id: "d" }] })
+        .success,
+    ).toBe(false);
     expect(
       ItemTimeline.safeParse({ entries: [{ event: "created", at, subject: "interaction", url: "x" }] }).success,
     ).toBe(false);

@@ -49,4 +49,22 @@ describe("nextLook", () => {
     expect(nextLook([{ ...held, until: "2026-01-15T00:00:00.000Z" }], now)).toBe(60_000);
     expect(nextLook([{ ...held, until: "2026-01-14T11:00:00.000Z" }], now)).toBe(500);
   });
+
+  it("looks for a phone's receipts for a few minutes after a relay delivery, until the phone opened it", () => {
+    const relay = { id: "rte_9", name: "questions", provider_kind: "relay" };
+    const sent: TimelineEntry = {
+      event: "delivery",
+      at,
+      route: relay,
+      outcome: "sent",
+      attempts: 1,
+      because: "immediate",
+    };
+    expect(nextLook([sent], now)).toBe(3_000);
+    expect(nextLook([sent], now + 6 * 60_000)).toBeUndefined();
+    const opened: TimelineEntry = { event: "receipt", at, route: relay, state: "opened", device_id: "dev_1" };
+    expect(nextLook([sent, opened], now)).toBeUndefined();
+    // Another provider kind has no receipts to wait for.
+    expect(nextLook([{ ...sent, route: phone }], now)).toBeUndefined();
+  });
 });
