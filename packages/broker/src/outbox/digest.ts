@@ -1,7 +1,7 @@
 import type { Priority } from "../notifications/types.js";
 import { readableText } from "./providers/readable-text.js";
 import { truncate } from "./providers/text-limits.js";
-import type { OutboundPayload } from "./types.js";
+import type { DeliveryResult, OutboundPayload } from "./types.js";
 
 /**
  * Less noise (issue 37, item 4; docs/outbound.md, "Less noise"): a route with `digest_seconds` gathers the items of
@@ -42,6 +42,8 @@ export interface DigestWindow {
   sent: boolean;
   /** Operations on one window run one at a time (a post, then the edits), in order. */
   queue: Promise<unknown>;
+  /** The last failed post or send: the window's other items, due at once, share it rather than try again. */
+  failed?: { at: number; result: DeliveryResult };
 }
 
 /** What to do with an item that reaches a digest route. */

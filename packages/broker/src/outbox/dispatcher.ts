@@ -9,7 +9,7 @@ import { LessNoise, type NoiseOutcome } from "./less-noise.js";
 import { LoadGovernor } from "./load-governor.js";
 import type { OutboundService } from "./outbound-service.js";
 import { decideRetry } from "./retry-decision.js";
-import type { DeliveryResult, OutboxItem } from "./types.js";
+import type { OutboxItem } from "./types.js";
 
 export interface DispatcherOptions {
   /** At most 6 attempts, then DeadLetter (docs/outbound.md, "Delivery rules", rule 6). */

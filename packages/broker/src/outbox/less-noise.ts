@@ -20,6 +20,11 @@ const FINISHED_TYPE = "completed";
 const KEEP_FINISHED = 500;
 /** How long a settle's edit may take. */
 const EDIT_TIMEOUT_MS = 15_000;
+/**
+ * A window's post or send that failed this recently is not tried again for its other items (all due at once): they
+ * take the same result, and each retries on its own backoff; the first to get through delivers the window.
+ */
+const SHARED_FAILURE_MS = 1_000;
 
 /** What the dispatcher hands over for one notification item on a route. */
 export interface NoiseDelivery {
@@ -45,7 +50,7 @@ export class LessNoise {
 
   constructor(
     private readonly outbound: OutboundService,
-    clock: Clock,
+    private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly signal: () => AbortSignal,
   ) {
@@ -90,14 +95,18 @@ export class LessNoise {
         case "wait":
           return { deferUntilMs: plan.until };
         case "send": {
+          const shared = this.sharedFailure(window);
+          if (shared) return shared;
           const result = await adapter.send(digestPayload(window), delivery.profile.settings, delivery.secrets, {
             ...delivery.context,
             idempotencyKey: window.id,
           });
           if (result.ok) window.sent = true;
-          return result;
+          return this.outcome(window, result);
         }
         case "post": {
+          const shared = this.sharedFailure(window);
+          if (shared) return shared;
           const posted = await adapter.editable?.post(
             textOf(window),
             delivery.profile.settings,
@@ -105,12 +114,26 @@ export class LessNoise {
             delivery.context,
           );
           if (posted?.result.ok) this.windows.shown(window, posted.handle);
-          return posted?.result ?? { ok: false, retryable: false, code: "provider_kind_unsupported" };
+          return this.outcome(
+            window,
+            posted?.result ?? { ok: false, retryable: false, code: "provider_kind_unsupported" },
+          );
         }
         case "edit":
           return this.edit(window, delivery);
       }
     });
+  }
+
+  private sharedFailure(window: DigestWindow): DeliveryResult | undefined {
+    const failed = window.failed;
+    return failed !== undefined && this.clock.now() - failed.at < SHARED_FAILURE_MS ? failed.result : undefined;
+  }
+
+  private outcome(window: DigestWindow, result: DeliveryResult): DeliveryResult {
+    if (result.ok) delete window.failed;
+    else window.failed = { at: this.clock.now(), result };
+    return result;
   }
 
   private async edit(

@@ -117,6 +117,26 @@ describe("digest routes (digest_seconds)", () => {
     expect(JSON.parse(hook.received[1]?.body ?? "{}").notification.message).toBe("• Build 11 done");
   });
 
+  it("a failed window send is not repeated for each of its items: they share it, and one later send delivers all", async () => {
+    const broker = manualBroker();
+    const hook = await hookServer([500]);
+    const [id] = await hookRoutes(broker, hook.url, [{ name: "digest" }]);
+    expect((await api(broker, "PATCH", `/ui/api/outbound/routes/${id}`, { digest_seconds: 60 })).status).toBe(200);
+    await notify(broker, 10);
+    await broker.dispatcher.runDue();
+    broker.clock.advance(60_000);
+    await broker.dispatcher.runDue();
+    expect(hook.received).toHaveLength(1);
+    const failed = await outboxItems(broker);
+    expect(failed.map((item) => [item.status, item.attempts, item.lastCode])).toEqual(
+      Array(10).fill(["Retry", 1, "http_500"]),
+    );
+    broker.clock.advance(10 * 60_000);
+    await broker.dispatcher.runDue();
+    expect(hook.received).toHaveLength(2);
+    expect((await outboxItems(broker)).map((item) => item.status)).toEqual(Array(10).fill("Delivered"));
+  });
+
   it("Telegram gets ONE message for ten items, edited as they join and as they settle", async () => {
     const { broker, tg } = await telegramBroker({ digest_seconds: 600 });
     const ids = await notify(broker, 10);
