@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { shortTime } from "../format.js";
 import { actionRunner, useLoad } from "../use-load.js";
+import { AgentIntegrations } from "./agent-integrations.js";
 import { type AgentAccount, agentsApi } from "./agents-api.js";
 import { AgentCard } from "./agents-card.js";
 
@@ -42,6 +43,7 @@ export function AgentsPage({ nested = false }: { nested?: boolean }) {
         Connecting points every installed account of an agent at the router; a copy of each file is kept first, and
         Disconnect puts back what was there.
       </p>
+      <AgentIntegrations />
       {listing.error && <p className="error">{listing.error}</p>}
       {listing.data &&
         AGENTS.map((agent) => (

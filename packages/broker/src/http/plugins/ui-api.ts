@@ -20,6 +20,7 @@ import type { OutboxStore } from "../../store/outbox-store.js";
 import { bearerMatches } from "../auth.js";
 import { sendError } from "../errors.js";
 import { uiAgentSessionRoutes } from "../routes/sessions.js";
+import { uiAgentIntegrationRoutes } from "../routes/ui-agent-integrations.js";
 import { type UiContextOptions, uiContextRoutes } from "../routes/ui-context.js";
 import { uiInboxRoutes } from "../routes/ui-inbox.js";
 import { uiOutboundRoutes } from "../routes/ui-outbound.js";
@@ -137,6 +138,7 @@ export const uiApi: FastifyPluginAsync<UiApiOptions> = async (api, options) => {
   await api.register(uiSoundRoutes, { sounds: options.sounds });
   if (options.presence) await api.register(uiPresenceRoutes, { presence: options.presence });
   await api.register(uiRelayRoutes, { admin: options.relay });
+  await api.register(uiAgentIntegrationRoutes, { env: options.otherTools.env });
   await api.register(uiTypeRoutes, {
     dataDir: options.dataDir,
     notifications: options.notifications,
