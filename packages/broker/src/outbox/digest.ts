@@ -1,4 +1,4 @@
-import type { Priority } from "../notifications/types.js";
+import { PRIORITIES, type Priority } from "../notifications/types.js";
 import { readableText } from "./providers/readable-text.js";
 import { truncate } from "./providers/text-limits.js";
 import type { DeliveryResult, OutboundPayload } from "./types.js";
@@ -67,8 +67,6 @@ const LINE_TITLE_MAX = 120;
 const KEEP_CLOSED_WINDOWS = 50;
 /** A closed window is kept this long for settle edits. */
 const KEEP_CLOSED_MS = 24 * 60 * 60_000;
-
-const PRIORITY_ORDER: readonly Priority[] = ["low", "normal", "high", "critical"];
 
 export class DigestWindows {
   /** The current (newest) window per route. */
@@ -200,7 +198,8 @@ export function digestPayload(window: DigestWindow): OutboundPayload {
   const { title, lines } = digestText(window);
   let priority: Priority = "low";
   for (const entry of window.entries) {
-    if (PRIORITY_ORDER.indexOf(entry.priority) > PRIORITY_ORDER.indexOf(priority)) priority = entry.priority;
+    // PRIORITIES is lowest first.
+    if (PRIORITIES.indexOf(entry.priority) > PRIORITIES.indexOf(priority)) priority = entry.priority;
   }
   return {
     id: window.id,
