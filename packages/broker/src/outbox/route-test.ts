@@ -1,4 +1,5 @@
 import { performance } from "node:perf_hooks";
+import { delay } from "@notify/contracts/retry";
 import type { OutboundConnection, RouteTestHop, RouteTestResult } from "@notify/contracts/ui";
 import { DomainError } from "../domain/errors.js";
 import type { OutboundService } from "./outbound-service.js";
@@ -107,7 +108,7 @@ async function settledConnection(
   const deadline = performance.now() + CONNECTING_GRACE_MS;
   let current = connection(providerId);
   while (current?.state === "connecting" && performance.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await delay(100);
     current = connection(providerId);
   }
   return current;
