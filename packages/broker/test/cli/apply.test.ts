@@ -244,6 +244,40 @@ describe("notify apply: routing options (issue 24)", () => {
   });
 });
 
+describe("notify apply: noise options (issue 37, item 4)", () => {
+  it("creates and updates digest_seconds and replace_finished; a second run changes nothing; bad ones name the path", async () => {
+    const document = (noise: Record<string, unknown>) =>
+      JSON.stringify({
+        outbound: {
+          providers: [{ name: "hook", kind: "webhook", enabled: true, settings: { url: hook.url } }],
+          routes: [{ name: "Digest", provider: "hook", enabled: true, ...noise }],
+        },
+      });
+    const first = files.write("digest.json", document({ digest_seconds: 120, replace_finished: false }));
+    const created = await notify("apply", first);
+    expect(created.code, created.stderr).toBe(0);
+    expect((await brokerState(cli)).routes[0]).toMatchObject({ digest_seconds: 120, replace_finished: false });
+    const again = await notify("apply", first, "--json");
+    expect(JSON.parse(again.stdout).counts).toMatchObject({ update: 0, unchanged: 2 });
+
+    // The defaults written out equal the broker's absent values: the first run changes them, a second nothing.
+    const defaults = files.write("digest2.json", document({ digest_seconds: 0, replace_finished: true }));
+    const update = await notify("apply", defaults);
+    expect(update.code).toBe(0);
+    expect(update.stderr).toContain("updated route Digest: digest_seconds, replace_finished\n");
+    const [cleared] = (await brokerState(cli)).routes;
+    expect(cleared.digest_seconds).toBeUndefined();
+    expect(cleared.replace_finished).toBeUndefined();
+    expect(JSON.parse((await notify("apply", defaults, "--json")).stdout).counts).toMatchObject({ update: 0 });
+
+    const bad = files.write("bad-digest.json", document({ digest_seconds: 3601, replace_finished: "no" }));
+    const refused = await notify("apply", bad);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("outbound.routes[0].digest_seconds: ");
+    expect(refused.stderr).toContain("outbound.routes[0].replace_finished: ");
+  });
+});
+
 describe("docs/apply.md", () => {
   it("its full example applies as YAML, and the same file as JSON changes nothing but the write-only secrets", async () => {
     const doc = readFileSync(new URL("../../../../docs/apply.md", import.meta.url), "utf8");

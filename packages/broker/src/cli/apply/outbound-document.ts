@@ -1,5 +1,10 @@
 import { routingOptionFields } from "@notify/contracts";
-import { ROUTE_ROUTING_FIELDS, type RouteRoutingField } from "@notify/contracts/routing-summary";
+import {
+  ROUTE_NOISE_FIELDS,
+  ROUTE_ROUTING_FIELDS,
+  type RouteNoiseField,
+  type RouteRoutingField,
+} from "@notify/contracts/routing-summary";
 import { isTypeId } from "../../notifications/type-ids.js";
 import { PRIORITIES, type Priority } from "../../notifications/types.js";
 import { isObject, unknownKeys } from "./section.js";
@@ -20,10 +25,15 @@ const ROUTE_KEYS = [
   "delay_seconds",
   "when",
   "quiet_hours",
+  "digest_seconds",
+  "replace_finished",
 ] as const;
-/** Attention routing options of a route (docs/routing.md): absent keeps the broker's value, null clears it. */
-export const ROUTING_FIELDS = ROUTE_ROUTING_FIELDS;
-export type RoutingField = RouteRoutingField;
+/**
+ * A route's attention routing options (docs/routing.md) and noise options (docs/outbound.md, "Less noise"): absent
+ * keeps the broker's value, null clears it.
+ */
+export const ROUTING_FIELDS = [...ROUTE_ROUTING_FIELDS, ...ROUTE_NOISE_FIELDS] as const;
+export type RoutingField = RouteRoutingField | RouteNoiseField;
 /** Route gates: absent leaves the broker's value, null clears it, a string sets it (trimmed, as the broker does). */
 export const GATES = [
   { field: "typeId", max: 64 },

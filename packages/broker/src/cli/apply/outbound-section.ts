@@ -256,7 +256,13 @@ function planRoute(
  * default in the file equals an absent value there.
  */
 function sameRoutingValue(field: RoutingField, value: unknown, current: unknown): boolean {
-  const defaults: Record<RoutingField, unknown> = { delay_seconds: 0, when: "always", quiet_hours: null };
+  const defaults: Record<RoutingField, unknown> = {
+    delay_seconds: 0,
+    when: "always",
+    quiet_hours: null,
+    digest_seconds: 0,
+    replace_finished: true,
+  };
   const normal = (v: unknown) => (v === undefined || v === null || v === defaults[field] ? null : v);
   return jsonEqual(normal(value), normal(current));
 }
