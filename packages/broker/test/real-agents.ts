@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Reply, type Turn, tempDir, untilValue } from "@notify/test-kit";
@@ -88,6 +89,9 @@ export function agentEnv(home: string, deadProxy: string, extra: Record<string, 
     http_proxy: deadProxy,
     NO_PROXY: "127.0.0.1,localhost",
     no_proxy: "127.0.0.1,localhost",
+    // Copilot CLI unpacks its 1.0.102 package on a fresh HOME's first run (6.6 s here against 0.6 s once unpacked,
+    // 12.7 s in a loaded CI run that then missed its deadline): every sandbox shares one unpacked copy.
+    COPILOT_PKG_CACHE_HOME: join(tmpdir(), `notify-test-copilot-pkg-${process.getuid?.() ?? "user"}`),
     ...extra,
   };
 }
