@@ -40,3 +40,19 @@ export interface AgentFileBackup {
   /** Why it was taken: `connect`, `rewrite`, `disconnect`, `restore`. */
   reason: string;
 }
+
+/**
+ * GET /ui/api/agents/integrations (issue 38): one piece of Notify in an agent's own files (the user scope):
+ * written, absent, or a file Notify cannot parse.
+ */
+export type IntegrationState = "installed" | "not_installed" | "unreadable";
+
+/** One agent in the web page's agents list, with Notify's hooks and MCP entry in the user's own files. */
+export interface AgentIntegrationView {
+  agent: string;
+  name: string;
+  /** The agent's per-user directory exists (it has run on this computer). */
+  installed: boolean;
+  hooks: { state: IntegrationState; events: string[]; file: string };
+  mcp: { state: IntegrationState; file: string };
+}

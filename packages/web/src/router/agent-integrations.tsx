@@ -1,15 +1,9 @@
+import type { AgentIntegrationView, IntegrationState } from "@notify/contracts/ui";
 import { call } from "../api/client.js";
 import { useLoad } from "../use-load.js";
 
 /** GET /ui/api/agents/integrations (packages/broker/src/http/routes/ui-agent-integrations.ts). */
-type IntegrationState = "installed" | "not_installed" | "unreadable";
-export interface AgentIntegration {
-  agent: string;
-  name: string;
-  installed: boolean;
-  hooks: { state: IntegrationState; events: string[]; file: string };
-  mcp: { state: IntegrationState; file: string };
-}
+export type AgentIntegration = AgentIntegrationView;
 
 const integrations = () => call<{ agents: AgentIntegration[] }>("GET", "/agents/integrations");
 
@@ -20,7 +14,7 @@ const STATE_WORDS: Record<IntegrationState, string> = {
 };
 
 /**
- * The agents list (issue 38; DESIGN.md, "More agents"): every agent Notify installs itself into, whether it is on
+ * The agents list (issue 38; docs/hooks.md): every agent Notify installs itself into, whether it is on
  * this computer, and Notify's hooks and MCP server in its user files, with the command that installs what is missing.
  */
 export function AgentIntegrations() {

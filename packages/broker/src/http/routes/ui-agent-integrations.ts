@@ -1,20 +1,8 @@
+import type { AgentIntegrationView } from "@notify/contracts/ui";
 import type { FastifyPluginAsync } from "fastify";
 import { AGENTS, displayName } from "../../hooks/agents.js";
 import { installStatus } from "../../hooks/install/installer.js";
 import { mcpStatus } from "../../mcp/install.js";
-
-/** One piece of Notify in an agent's own files (the user scope): written, absent, or a file Notify cannot parse. */
-export type IntegrationState = "installed" | "not_installed" | "unreadable";
-
-/** One agent in the web page's agents list (issue 38; DESIGN.md, "More agents"). */
-export interface AgentIntegrationView {
-  agent: string;
-  name: string;
-  /** The agent's per-user directory exists (it has run on this computer). */
-  installed: boolean;
-  hooks: { state: IntegrationState; events: string[]; file: string };
-  mcp: { state: IntegrationState; file: string };
-}
 
 /** Every agent Notify installs itself into, with its hooks and MCP entry in the user's own files. */
 export function agentIntegrations(env: NodeJS.ProcessEnv): AgentIntegrationView[] {
