@@ -2,6 +2,7 @@
 // "finished replaces finished" switch, in Chromium against a real broker: the summary line says the digest, the
 // broker stores both, a value out of range is refused at its field in the broker's words, and both go back to
 // their defaults.
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Json } from "../helpers.js";
 import { axeViolations, chromiumAvailable, signedInPage, startUiBroker, type UiBroker, useBrowser } from "./browser.js";
@@ -53,6 +54,16 @@ describe.skipIf(!run)("the Outbound page's digest option in Chromium", () => {
     await replace.uncheck();
     expect(await form.locator(".delivery-preview").textContent()).toBe("Summary: at once; digest every 2 min");
     expect(await axeViolations(page)).toEqual([]);
+    // NOTIFY_SCREENSHOTS=<dir>: the open route form with its digest field, at desktop and phone sizes.
+    const out = process.env.NOTIFY_SCREENSHOTS;
+    if (out !== undefined) {
+      await form.locator(".digest-field").scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(out, "outbound-digest-1280x800.png") });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await form.locator(".digest-field").scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(out, "outbound-digest-390x844.png") });
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
     await form.getByRole("button", { name: "Save route" }).click();
     await line.filter({ hasText: "digest" }).waitFor();
     expect(await line.textContent()).toBe("Delivery of route Chat: at once; digest every 2 min");
