@@ -3,7 +3,7 @@ import { sessionsSummary } from "@notify/contracts/sessions";
 import { type Opened, openCard, type QuestionCard } from "./cards.js";
 import { formContextOf } from "./form-groups.js";
 import { COLLAPSE_SETTING, QUESTIONS_TAG, RECOUNT_MESSAGE, REPLACE_FINISHED_SETTING } from "./push-settings.js";
-import { envelopes } from "./relay-client.js";
+import { envelopes, reportReceipt } from "./relay-client.js";
 import { type DeviceKeys, get, type Pairing } from "./storage.js";
 
 declare const self: ServiceWorkerGlobalScope;
@@ -115,8 +115,9 @@ self.addEventListener("push", (event) => {
       let silent = false;
       let tag: string | undefined;
       let question = false;
+      let pushed: { envelope_id?: string } = {};
       try {
-        const pushed = (event.data?.json() ?? {}) as { envelope_id?: string };
+        pushed = (event.data?.json() ?? {}) as { envelope_id?: string };
         const pairing = await get<Pairing>("pairing");
         const keys = await get<DeviceKeys>("keys");
         if (pairing && keys) {
@@ -194,11 +195,13 @@ self.addEventListener("push", (event) => {
         body,
         silent,
         icon: "/app/icon-192.png",
-        data: { question },
+        data: { question, ...(pushed.envelope_id ? { envelope_id: pushed.envelope_id } : {}) },
         ...(tag ? { tag } : {}),
         ...(tag === QUESTIONS_TAG && !silent ? { renotify: true } : {}),
       };
       await self.registration.showNotification(title, options);
+      // Receipts (issue 37, item 3; docs/relay.md, "Receipts"): the pushed envelope is now on the lock screen.
+      if (pushed.envelope_id) await reportReceipt(pushed.envelope_id, "shown");
     })(),
   );
 });
@@ -229,8 +232,10 @@ self.addEventListener("message", (event) => {
 
 self.addEventListener("notificationclick", (event) => {
   event.notification.close();
+  const tapped = (event.notification.data as { envelope_id?: string } | null)?.envelope_id;
   event.waitUntil(
     (async () => {
+      if (tapped) await reportReceipt(tapped, "opened");
       const windows = await self.clients.matchAll({ type: "window" });
       const open = windows.find((client) => new URL(client.url).pathname.startsWith("/app/"));
       if (open) await open.focus();

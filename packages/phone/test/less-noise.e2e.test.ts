@@ -204,4 +204,27 @@ describe.runIf(run)("phone pushes collapse into one notification (Chromium, real
     // None open: no question's notification is left.
     await pushedUntil([]);
   }, 120_000);
+
+  it("a pushed question shown on the lock screen is a `shown` receipt on its timeline (issue 37, item 3)", async () => {
+    const created = await live.call("POST", "/v1/interactions/request", {
+      agent: "codex",
+      project: "shop",
+      prompt: "Deploy to staging?",
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    await pushedUntil([{ title: "shop · codex", tag: id }]);
+    // The app stays closed: only the service worker, showing the notification, can have reported it.
+    await expect
+      .poll(
+        async () => {
+          const timeline = (await live.call("GET", `/ui/api/interactions/${id}/timeline`)).body as {
+            entries: { event: string; state?: string }[];
+          };
+          return timeline.entries.filter((entry) => entry.event === "receipt").map((entry) => entry.state);
+        },
+        { timeout: E2E_WAIT_MS, interval: 250 },
+      )
+      .toContain("shown");
+  }, 60_000);
 });
