@@ -81,6 +81,28 @@ describe("Web Push wake-ups", () => {
     expect(service.deliveries.map((delivery) => delivery.path).sort()).toEqual(["/push/a", "/push/b"]);
   });
 
+  it("Notify-Push: none stores the envelope for the phone but wakes nobody; another value is refused", async () => {
+    const { device } = await pairWithPush("/push/quiet");
+    const post = (value: string) =>
+      relay.request({
+        url: "/v1/envelopes",
+        headers: { authorization: `Bearer ${installation.token}`, "notify-push": value },
+        body: envelopeFor(installation, [device.device_id]),
+      });
+    const quiet = await post("none");
+    expect(quiet.status).toBe(201);
+    const refused = await post("always");
+    expect(refused.status).toBe(400);
+    expect(refused.json()).toEqual({ error: { code: "invalid_request", message: "Notify-Push must be none" } });
+    // A woken envelope after it: its push is the only one the service gets.
+    const loud = await relay.postEnvelope(installation, envelopeFor(installation, [device.device_id]));
+    await service.received(1);
+    await sender.idle();
+    expect(service.deliveries).toHaveLength(1);
+    const feed = (await relay.envelopes(device)).json() as { envelopes: { envelope_id: string }[] };
+    expect(feed.envelopes.map((row) => row.envelope_id)).toEqual([quiet.json().envelope_id, loud.json().envelope_id]);
+  });
+
   it.each([404, 410])("%i from the push service drops the subscription", async (status) => {
     const { device } = await pairWithPush("/push/gone");
     service.statuses.push(status);

@@ -121,7 +121,11 @@ export async function post(
     method: "POST",
     token,
     body: envelope,
-    headers: { "idempotency-key": idempotencyKey },
+    // A sessions summary asks nothing of the person: stored for the phone, but no push wakes it (docs/relay.md).
+    headers: {
+      "idempotency-key": idempotencyKey,
+      ...(payload.payload_kind === "sessions" ? { "notify-push": "none" } : {}),
+    },
     signal: context.signal,
   });
   sealed.delete(cacheKey);

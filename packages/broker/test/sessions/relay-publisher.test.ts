@@ -2,6 +2,7 @@
 // what the summary shows changes (relay-publisher.ts). A real relay in process, a simulated phone with its own key, a
 // real SQLite store; each send is run by hand, so "nothing went" is a fact, not a wait.
 import { hostname } from "node:os";
+import { envelopeFor, sqliteRelay } from "@notify/test-kit/relay-harness";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/domain/clock.js";
 import type { OutboundRoute, ProviderProfile } from "../../src/outbox/types.js";
@@ -85,5 +86,63 @@ describe("the sessions summary sealed to the phones (issue 37, item 1)", () => {
     expect(await summaries()).toEqual([]);
     publisher.stop();
     db.close();
+  });
+
+  it("is stored for the phone but wakes it with no push (Notify-Push: none): it asks nothing of the person", {
+    timeout: 60_000,
+  }, async () => {
+    const woken: string[] = [];
+    const relay = sqliteRelay({ push: { wake: (_device, _subscription, payload) => woken.push(payload.envelope_id) } });
+    const url = await relay.listen();
+    try {
+      const installation = await relay.enroll("laptop");
+      const subscription = {
+        endpoint: "https://push.example.test/phone",
+        keys: { p256dh: Buffer.alloc(65, 4).toString("base64url"), auth: Buffer.alloc(16, 1).toString("base64url") },
+      };
+      const { generateKeyPairSync } = await import("node:crypto");
+      const { publicKey, privateKey } = generateKeyPairSync("x25519");
+      const { x } = publicKey.export({ format: "jwk" }) as { x: string };
+      const device = await relay.pair(installation, {
+        public_key: { kty: "OKP", crv: "X25519", x },
+        push_subscription: subscription,
+      });
+      const db = openDatabase(":memory:");
+      const clock = new ManualClock(Date.now());
+      const registry = new SessionRegistry(db, clock, unitOfWork(db));
+      const profile = {
+        id: "prv_phone",
+        kind: "relay",
+        name: "phone",
+        enabled: true,
+        settings: { url, installationId: installation.installation_id },
+      } as unknown as ProviderProfile;
+      const route = { providerId: profile.id, enabled: true, includeMessage: true } as OutboundRoute;
+      const publisher = new SessionsRelayPublisher(
+        registry,
+        {
+          listProfiles: () => [profile],
+          listRoutes: () => [route],
+          openSecrets: () => ({ installationToken: installation.token }),
+        },
+        clock,
+      );
+      registry.observe({ agent: "codex", sessionId: "s-9", signal: "working", project: "docs" });
+      await publisher.publish();
+      const phone = { ...device, privateKey };
+      expect(((await fetchPayloads(relay, phone, { sessions: true })) as Json[]).map((p) => p.payload_kind)).toEqual([
+        "sessions",
+      ]);
+      expect(woken).toEqual([]);
+      // A question's envelope to the same phone still wakes it.
+      const question = await relay.postEnvelope(installation, envelopeFor(installation, [device.device_id]));
+      expect(woken).toEqual([question.json().envelope_id]);
+      publisher.stop();
+      db.close();
+    } finally {
+      relay.app.server.closeAllConnections();
+      await relay.close();
+      relay.dir.remove();
+    }
   });
 });

@@ -54,7 +54,7 @@ function replayed(existing: { id: string; body: string }, text: string) {
 /**
  * POST /v1/envelopes: stored for the recipients that are this owner's active devices (a device revoked since the
  * broker sealed is skipped, another owner's device never receives anything), then each recipient with a push
- * subscription gets a content-free wake-up after commit. With an idempotency key (the `Idempotency-Key` header), a
+ * subscription gets a content-free wake-up after commit (none for `wake` false: `Notify-Push: none`). With an idempotency key (the `Idempotency-Key` header), a
  * retry of a stored envelope stores nothing and wakes nobody: it gets the first `envelope_id` (docs/relay.md).
  */
 export async function postEnvelope(
@@ -62,6 +62,7 @@ export async function postEnvelope(
   installation: Installation,
   body: unknown,
   idempotencyKey?: string,
+  wake = true,
 ) {
   const { envelope, kids } = recipientsOf(body, installation);
   const envelopeId = `env_${randomHex(12)}`;
@@ -90,7 +91,7 @@ export async function postEnvelope(
   });
   if (!stored.created) return replayed({ id: stored.existingId, body: stored.existingBody }, text);
   for (const device of recipients) {
-    if (device.pushSubscription) {
+    if (wake && device.pushSubscription) {
       deps.push?.wake(device.id, device.pushSubscription, { envelope_id: envelopeId, version: ENVELOPE_VERSION });
     }
   }

@@ -19,6 +19,17 @@ function idempotencyKey(request: FastifyRequest): string | undefined {
 }
 
 /**
+ * `Notify-Push: none` (Notify's addition, docs/relay.md): an envelope that asks nothing of the person (a machine's
+ * sessions summary) is stored and fetched as any other, but wakes no phone. Any other value is refused.
+ */
+function wakes(request: FastifyRequest): boolean {
+  const value = request.headers["notify-push"];
+  if (value === undefined) return true;
+  if (value !== "none") throw new RelayError("invalid_request", "Notify-Push must be none");
+  return false;
+}
+
+/**
  * docs/relay.md, "`POST /v1/envelopes` (installation token)": the broker posts sealed envelopes, the phone fetches them
  * after a wake-up.
  */
@@ -26,7 +37,9 @@ export function envelopeRoutes(app: FastifyInstance, deps: DomainDeps, guards: G
   app.post("/v1/envelopes", {
     onRequest: installationAuth(guards, "envelopePost"),
     handler: async (request, reply) =>
-      reply.code(201).send(await postEnvelope(deps, installationOf(request), request.body, idempotencyKey(request))),
+      reply
+        .code(201)
+        .send(await postEnvelope(deps, installationOf(request), request.body, idempotencyKey(request), wakes(request))),
   });
 
   app.get("/v1/envelopes", {
