@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type InstallContext, install, uninstall } from "../../src/hooks/install/installer.js";
+import { installMcp, uninstallMcp } from "../../src/mcp/install.js";
 import { connectorService } from "../connectors/connector-fixture.js";
 
 /**
@@ -106,6 +107,46 @@ describe("an owner's edits made while Notify edits the same file (issue 21, item
     expect(written.length).toBeGreaterThan(40);
     expect(written.filter((n) => document[`owner${n}`] !== n)).toEqual([]);
     expect(document.hooks).toBeUndefined();
+  }, 120_000);
+
+  it("the same for Gemini CLI's settings.json (hooks) and Copilot CLI's mcp-config.json (MCP) (issue 38)", async () => {
+    const context: InstallContext = {
+      dataDir: join(root, "data"),
+      program: ["/usr/bin/node", "/opt/notify/dist/cli/main.js"],
+      where: { home, cwd: root, env: {} },
+    };
+    const cases: { file: string; cycle: () => void; notifyKey: (document: Record<string, unknown>) => unknown }[] = [
+      {
+        file: join(home, ".gemini", "settings.json"),
+        cycle: () => {
+          install("gemini", "user", context);
+          uninstall("gemini", "user", context);
+        },
+        notifyKey: (document) => document.hooks,
+      },
+      {
+        file: join(home, ".copilot", "mcp-config.json"),
+        cycle: () => {
+          installMcp("copilot", "user", context);
+          uninstallMcp("copilot", "user", context);
+        },
+        notifyKey: (document) => (document.mcpServers as Record<string, unknown> | undefined)?.notify,
+      },
+    ];
+    for (const { file, cycle, notifyKey } of cases) {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, `${JSON.stringify({ theme: "dark", mcpServers: {} }, null, 2)}\n`);
+      const owner = await startWriter("json", file);
+      for (let round = 0; round < 20; round += 1) cycle();
+      const written = await owner.stop();
+      const document = JSON.parse(readFileSync(file, "utf8"));
+      expect(written.length, file).toBeGreaterThan(20);
+      expect(
+        written.filter((n) => document[`owner${n}`] !== n),
+        file,
+      ).toEqual([]);
+      expect(notifyKey(document), file).toBeUndefined();
+    }
   }, 120_000);
 
   it("a settings.json caught between an owner's write and truncate is waited for, not refused", async () => {
