@@ -2,7 +2,7 @@
 // what the summary shows changes (relay-publisher.ts). A real relay in process, a simulated phone with its own key, a
 // real SQLite store; each send is run by hand, so "nothing went" is a fact, not a wait.
 import { hostname } from "node:os";
-import { envelopeFor, sqliteRelay } from "@notify/test-kit/relay-harness";
+import { type Enrolled, envelopeFor, sqliteRelay } from "@notify/test-kit/relay-harness";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/domain/clock.js";
 import type { OutboundRoute, ProviderProfile } from "../../src/outbox/types.js";
@@ -12,6 +12,30 @@ import { openDatabase, unitOfWork } from "../../src/store/database.js";
 import type { Json } from "../helpers.js";
 import { fetchPayloads, pairPhone, startRelay } from "../relay/relay-harness.js";
 
+/** A registry on an in-memory store and its publisher to one relay provider "phone", with the route `route()` gives. */
+function publisherFor(url: string, installation: Enrolled, route: () => OutboundRoute) {
+  const db = openDatabase(":memory:");
+  const clock = new ManualClock(Date.now());
+  const registry = new SessionRegistry(db, clock, unitOfWork(db));
+  const profile = {
+    id: "prv_phone",
+    kind: "relay",
+    name: "phone",
+    enabled: true,
+    settings: { url, installationId: installation.installation_id },
+  } as unknown as ProviderProfile;
+  const publisher = new SessionsRelayPublisher(
+    registry,
+    {
+      listProfiles: () => [profile],
+      listRoutes: () => [route()],
+      openSecrets: () => ({ installationToken: installation.token }),
+    },
+    clock,
+  );
+  return { db, clock, registry, publisher };
+}
+
 describe("the sessions summary sealed to the phones (issue 37, item 1)", () => {
   it("goes when what it shows changes, once; not for a session that only stays busy", {
     timeout: 60_000,
@@ -19,26 +43,8 @@ describe("the sessions summary sealed to the phones (issue 37, item 1)", () => {
     const relay = await startRelay();
     const installation = await relay.enroll("laptop");
     const phone = await pairPhone(relay, installation);
-    const db = openDatabase(":memory:");
-    const clock = new ManualClock(Date.now());
-    const registry = new SessionRegistry(db, clock, unitOfWork(db));
-    const profile = {
-      id: "prv_phone",
-      kind: "relay",
-      name: "phone",
-      enabled: true,
-      settings: { url: relay.url, installationId: installation.installation_id },
-    } as unknown as ProviderProfile;
-    let route = { providerId: profile.id, enabled: true, includeMessage: true } as OutboundRoute;
-    const publisher = new SessionsRelayPublisher(
-      registry,
-      {
-        listProfiles: () => [profile],
-        listRoutes: () => [route],
-        openSecrets: () => ({ installationToken: installation.token }),
-      },
-      clock,
-    );
+    let route = { providerId: "prv_phone", enabled: true, includeMessage: true } as OutboundRoute;
+    const { db, clock, registry, publisher } = publisherFor(relay.url, installation, () => route);
     const summaries = async (): Promise<Json[]> =>
       ((await fetchPayloads(relay, phone, { sessions: true })) as Json[]).filter(
         (payload) => payload.payload_kind === "sessions",
@@ -107,26 +113,8 @@ describe("the sessions summary sealed to the phones (issue 37, item 1)", () => {
         public_key: { kty: "OKP", crv: "X25519", x },
         push_subscription: subscription,
       });
-      const db = openDatabase(":memory:");
-      const clock = new ManualClock(Date.now());
-      const registry = new SessionRegistry(db, clock, unitOfWork(db));
-      const profile = {
-        id: "prv_phone",
-        kind: "relay",
-        name: "phone",
-        enabled: true,
-        settings: { url, installationId: installation.installation_id },
-      } as unknown as ProviderProfile;
-      const route = { providerId: profile.id, enabled: true, includeMessage: true } as OutboundRoute;
-      const publisher = new SessionsRelayPublisher(
-        registry,
-        {
-          listProfiles: () => [profile],
-          listRoutes: () => [route],
-          openSecrets: () => ({ installationToken: installation.token }),
-        },
-        clock,
-      );
+      const route = { providerId: "prv_phone", enabled: true, includeMessage: true } as OutboundRoute;
+      const { db, registry, publisher } = publisherFor(url, installation, () => route);
       registry.observe({ agent: "codex", sessionId: "s-9", signal: "working", project: "docs" });
       await publisher.publish();
       const phone = { ...device, privateKey };
