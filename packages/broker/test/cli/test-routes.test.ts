@@ -2,11 +2,12 @@
 // and reports each hop with its time; a failure says the cause and the fix. Loopback fakes: a webhook that accepts,
 // one that refuses the credentials, a port where nothing listens, a Telegram Bot API whose bot token was revoked.
 import { createServer } from "node:net";
+import { untilValue } from "@notify/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TelegramServer } from "../chat/telegram-server.js";
 import { recordingServer } from "../outbox/webhook-server.js";
 import { type CliBroker, runCli, startCliBroker } from "./cli-harness.js";
-import { type Json, uiSend } from "./outbound-helpers.js";
+import { type Json, uiGet, uiSend } from "./outbound-helpers.js";
 
 let cli: CliBroker;
 let good: Awaited<ReturnType<typeof recordingServer>>;
@@ -53,6 +54,16 @@ beforeAll(async () => {
   // A second route on the same provider: one test message per provider, both routes report it.
   await route("works-too", "hook-ok");
   await route("answers-revoked", "tg-answers");
+  // Its answer loop starts once the broker read the new provider, and fails on the revoked token: wait for that.
+  await untilValue(
+    "the revoked bot's answer loop failing",
+    async () => {
+      const providers = await uiGet<Json[]>(cli, "/outbound/providers");
+      const tg = providers.find((provider) => provider.name === "tg-answers");
+      return tg?.connection?.lastCode === "http_401" ? true : undefined;
+    },
+    { timeoutMs: 30_000, everyMs: 100 },
+  );
   await route("refused", "hook-401");
   await route("down", "ntfy-down");
   await route("revoked", "tg");

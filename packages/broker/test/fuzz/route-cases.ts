@@ -296,6 +296,7 @@ export const ROUTE_CASES: RouteCase[] = [
   },
   { method: "GET", path: "/ui/api/presence", family: "ui" },
   { method: "GET", path: "/ui/api/sessions", family: "ui" },
+  { method: "GET", path: "/ui/api/agents/integrations", family: "ui" },
   {
     method: "POST",
     path: "/ui/api/presence/activity",

@@ -252,15 +252,22 @@ export async function startCaddy(root: string, sites: { httpsPort: number; upstr
   void process_.exited.then(() => {
     exited = true;
   });
+  // Caddy writes each file in place: one that exists may not hold its whole certificate yet (a CI run read an empty
+  // root.crt: "PEM routines::no start line"), so both are read until each ends its certificate.
+  const whole = (name: string): string => {
+    const file = join(ca, name);
+    const text = existsSync(file) ? readFileSync(file, "utf8") : "";
+    return text.includes("-----END CERTIFICATE-----") ? text : "";
+  };
   let rootPem = "";
-  while (rootPem === "") {
+  let intermediatePem = "";
+  while (rootPem === "" || intermediatePem === "") {
     if (exited) throw new Error(`caddy exited: ${process_.output()}`);
     if (Date.now() > deadline) throw new Error(`caddy made no local CA within ${E2E_WAIT_MS} ms: ${process_.output()}`);
-    if (existsSync(join(ca, "root.crt")) && existsSync(join(ca, "intermediate.crt"))) {
-      rootPem = readFileSync(join(ca, "root.crt"), "utf8");
-    } else await new Promise((resolve) => setTimeout(resolve, 50));
+    rootPem = whole("root.crt");
+    intermediatePem = whole("intermediate.crt");
+    if (rootPem === "" || intermediatePem === "") await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  const intermediatePem = readFileSync(join(ca, "intermediate.crt"), "utf8");
   const client = (localAddress?: string) =>
     new Agent({
       connect: { ca: rootPem, lookup: loopbackLookup as never, autoSelectFamily: false },
