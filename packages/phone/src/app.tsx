@@ -2,6 +2,7 @@ import { isFollowUp } from "@notify/contracts/markdown";
 import { backoffMs, delay } from "@notify/contracts/retry";
 import type { SessionsPayload } from "@notify/contracts/sessions";
 import { useCallback, useEffect, useRef, useState } from "react";
+import { AddMachine } from "./add-machine.js";
 import { deliver, pendingBodies, type SendOutcome, sendAnswer } from "./answer-sender.js";
 import { type CardState, type NoticeCard, type Opened, openCard, type QuestionCard } from "./cards.js";
 import { deviceKeys } from "./device-keys.js";
@@ -239,6 +240,7 @@ export function App() {
         onText={(card, text) => answer(card, { text })}
         onSend={send}
       />
+      <AddMachine token={pairing.token} />
     </main>
   );
 }

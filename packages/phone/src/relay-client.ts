@@ -84,6 +84,18 @@ export async function putPushSubscription(token: string, subscription: PushSubsc
   await call("/v1/device/push-subscription", { method: "PUT", token, body: JSON.stringify({ push_subscription }) });
 }
 
+/** A one-time join code for another machine (`POST /v1/device/joins`): 10 characters, 10 minutes, single use. */
+export interface JoinCode {
+  code: string;
+  relay_url: string;
+  expires_at: string;
+}
+
+/** Makes a join code: on another machine, `notify relay join RELAY_URL CODE` adds it to this phone's owner. */
+export function joinCode(token: string): Promise<JoinCode> {
+  return call("/v1/device/joins", { method: "POST", token, body: "{}" }) as Promise<JoinCode>;
+}
+
 /** Receipts this page (or service worker) reported or is reporting: one POST per envelope and state. */
 const reported = new Set<string>();
 

@@ -261,4 +261,34 @@ describe.runIf(run)("several machines, one phone: two brokers, the relay and the
     await fromBeta;
     expect(problems).toEqual([]);
   });
+
+  it("the phone's Add a machine makes the join code: beta joins again with it, and its questions come back", {
+    timeout: 4 * CLI_TIMEOUT_MS,
+  }, async () => {
+    await page.getByRole("button", { name: "Add a machine" }).click();
+    const command = page.locator(".join-command");
+    await visible(command);
+    const [notifyWord, relayWord, joinWord, url, code] = ((await command.textContent()) ?? "").trim().split(/\s+/);
+    expect([notifyWord, relayWord, joinWord, url]).toEqual(["notify", "relay", "join", relayUrl]);
+    expect(code).toMatch(/^[0-9A-Z]{5}-[0-9A-Z]{5}$/);
+    // NOTIFY_SHOTS_DIR=<dir>: the phone with its join command (390x844).
+    const shots = process.env.NOTIFY_SHOTS_DIR;
+    if (shots !== undefined) {
+      await command.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(shots, "phone-add-machine.png") });
+    }
+
+    const joined = await notify(beta, ["relay", "join", url as string, code as string, "--machine", "beta"]);
+    expect(joined.code, joined.stderr).toBe(0);
+    const fromBeta = ask(beta, "Beta is back?", "codex", [
+      ["yes", "Yes"],
+      ["no", "No"],
+    ]);
+    const betaCard = cardOf(page, "Beta is back?");
+    await visible(betaCard.getByRole("button", { name: "Yes" }));
+    expect(await betaCard.locator(".meta .machine").textContent()).toBe("on beta");
+    await betaCard.getByRole("button", { name: "Yes" }).click();
+    expect(await fromBeta).toMatchObject({ code: 0, stdout: "yes\n" });
+    expect(problems).toEqual([]);
+  });
 });

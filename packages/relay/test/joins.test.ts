@@ -85,6 +85,34 @@ describe.each(backends)("joining an owner on %s", (backend) => {
     ).toHaveLength(1);
   });
 
+  it("the paired phone makes a join code too (POST /v1/device/joins); the machine joins its owner", async () => {
+    const laptop = await relay.enroll("laptop");
+    const phone = await relay.pair(laptop);
+    const made = await relay.request({ method: "POST", url: "/v1/device/joins", headers: auth(phone.token), body: {} });
+    expect(made.status, made.text).toBe(201);
+    expect(made.json()).toEqual({
+      code: expect.stringMatching(/^[0-9A-Z]{10}$/),
+      relay_url: expect.any(String),
+      expires_at: expect.any(String),
+    });
+    const joined = await join({ code: made.json().code, name: "dev-box" });
+    expect(joined.status, joined.text).toBe(201);
+    expect(joined.json().owner_id).toBe(laptop.owner_id);
+    const machines = await relay.request({ url: "/v1/installations", headers: auth(laptop.token) });
+    expect(machines.json().installations.map((machine: { name: string }) => machine.name)).toEqual([
+      "laptop",
+      "dev-box",
+    ]);
+    // An installation's token is not a phone's: the route is the device's.
+    const wrong = await relay.request({
+      method: "POST",
+      url: "/v1/device/joins",
+      headers: auth(laptop.token),
+      body: {},
+    });
+    expect(wrong.status).toBe(401);
+  });
+
   it("tenancy holds for joined machines: another owner's phone sees nothing and answers for none", async () => {
     const mine = await relay.enroll("mine");
     const myPhone = await relay.pair(mine);

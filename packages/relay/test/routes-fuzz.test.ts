@@ -55,6 +55,7 @@ const CASES: RelayCase[] = [
   { method: "POST", path: "/v1/installations", bearer: "enrollment", body: () => ({ name: "fuzz" }) },
   { method: "POST", path: "/v1/pairings", bearer: "installation", body: () => ({}) },
   { method: "POST", path: "/v1/joins", bearer: "installation", body: () => ({}) },
+  { method: "POST", path: "/v1/device/joins", bearer: "device", body: () => ({}) },
   { method: "GET", path: "/v1/installations", bearer: "installation" },
   // A join makes an installation of the fixture's owner when accepted: only refusals are fuzzed (the code is unknown).
   {

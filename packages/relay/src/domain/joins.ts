@@ -1,5 +1,5 @@
 import { randomHex } from "@notify/contracts/ids";
-import type { Installation } from "../store/types.js";
+import type { Device, Installation } from "../store/types.js";
 import { isoTime } from "./clock.js";
 import type { DomainDeps } from "./deps.js";
 import { RelayError } from "./errors.js";
@@ -30,6 +30,21 @@ const tooManyMachines = () =>
     "too_many_machines",
     `this owner already has ${MAX_MACHINES_PER_OWNER} machines, the most allowed: remove one first (notify relay leave)`,
   );
+
+/**
+ * `POST /v1/device/joins` (device token): the paired phone makes the join code, so a person can add a machine with
+ * only the phone at hand. The code is its owner's, held by the owner's oldest machine (a pairing row names one).
+ */
+export async function createDeviceJoinCode(deps: DomainDeps, device: Device) {
+  const ownerId = device.ownerId;
+  if (ownerId === null) {
+    throw new RelayError("forbidden", "this phone is paired to one machine only: pair it again to add machines");
+  }
+  const machines = await deps.store.read((tx) => tx.installationsOf(ownerId));
+  const first = machines[0];
+  if (first === undefined) throw new RelayError("not_found", "this phone's owner has no machine");
+  return createJoinCode(deps, first);
+}
 
 export async function createJoinCode(deps: DomainDeps, installation: Installation) {
   const now = deps.clock.now();

@@ -1,10 +1,19 @@
 import type { FastifyInstance } from "fastify";
 import type { DomainDeps } from "../../domain/deps.js";
 import { enrollInstallation } from "../../domain/installations.js";
-import { createJoinCode, joinInstallation, ownerInstallations } from "../../domain/joins.js";
+import { createDeviceJoinCode, createJoinCode, joinInstallation, ownerInstallations } from "../../domain/joins.js";
 import { claimPairing, createPairing } from "../../domain/pairing.js";
 import { normalizePairingCode } from "../../domain/tokens.js";
-import { enrollmentAuth, type Guards, installationAuth, installationOf, ipLimit, takeLimit } from "../auth.js";
+import {
+  deviceAuth,
+  deviceOf,
+  enrollmentAuth,
+  type Guards,
+  installationAuth,
+  installationOf,
+  ipLimit,
+  takeLimit,
+} from "../auth.js";
 
 /** Enrollment (operator token) and pairing (installation shows a code, a phone claims it). */
 export function pairingRoutes(app: FastifyInstance, deps: DomainDeps, guards: Guards): void {
@@ -22,6 +31,15 @@ export function pairingRoutes(app: FastifyInstance, deps: DomainDeps, guards: Gu
       // Its own bucket, per owner: an owner's machines share it (docs/relay.md, "Rate limits").
       takeLimit(guards, "joinCreate", installation.ownerId);
       return reply.code(201).send(await createJoinCode(deps, installation));
+    },
+  });
+  // The same code made by the owner's paired phone (its "Add a machine"), in the same per-owner bucket.
+  app.post("/v1/device/joins", {
+    onRequest: deviceAuth(guards, "deviceAdmin"),
+    handler: async (request, reply) => {
+      const device = deviceOf(request);
+      takeLimit(guards, "joinCreate", device.ownerId ?? device.id);
+      return reply.code(201).send(await createDeviceJoinCode(deps, device));
     },
   });
   app.post("/v1/installations/join", {
