@@ -92,6 +92,13 @@ export function agentEnv(home: string, deadProxy: string, extra: Record<string, 
     // Copilot CLI unpacks its 1.0.102 package on a fresh HOME's first run (6.6 s here against 0.6 s once unpacked,
     // 12.7 s in a loaded CI run that then missed its deadline): every sandbox shares one unpacked copy.
     COPILOT_PKG_CACHE_HOME: join(tmpdir(), `notify-test-copilot-pkg-${process.getuid?.() ?? "user"}`),
+    // Copilot CLI's own switch for a machine without GitHub (no sign-in, telemetry, GitHub MCP or update checks).
+    // Without it each run spends its first 20 to 30 s of CPU on GitHub calls that fail here (copilot-e2e: 47 s
+    // against 9 s with it, measured side by side), and nothing it proves needs GitHub.
+    COPILOT_OFFLINE: "true",
+    // Gemini CLI starts a second Node with a larger heap and runs in that one unless told not to: one Node start
+    // instead of two per run (about 3 s each on a loaded 2-core machine). The hooks run the same either way.
+    GEMINI_CLI_NO_RELAUNCH: "true",
     ...extra,
   };
 }
