@@ -10,7 +10,9 @@ import { fileURLToPath } from "node:url";
 import { ENROLLMENT_TOKEN } from "@notify/test-kit";
 import { sqliteRelay } from "@notify/test-kit/relay-harness";
 import { describe, expect, it } from "vitest";
+import { applyInProcess } from "../cli/apply-in-process.js";
 import { runCli, startCliBroker } from "../cli/cli-harness.js";
+import { uiSend } from "../cli/outbound-helpers.js";
 import { tempDir } from "../helpers.js";
 
 const DOC = fileURLToPath(new URL("../../../../docs/routing.md", import.meta.url));
@@ -47,10 +49,10 @@ describe("docs/routing.md, Worked examples", () => {
     const broker = await startCliBroker();
     try {
       const dir = tempDir("notify-routing-examples-");
-      // The providers the examples name: the relay (enrolled, as a user would) and two webhooks (nothing is sent).
-      const enroll = ["relay", "enroll", relayUrl, "--enrollment-token", ENROLLMENT_TOKEN, ...broker.target];
-      const enrolled = await runCli(enroll);
-      expect(enrolled.code, enrolled.stderr).toBe(0);
+      // The providers the examples name: the relay (enrolled through the broker's API, as `notify relay enroll`
+      // does) and two webhooks (nothing is sent), applied in this process: the runs this test is about are the
+      // examples' own and the listings after them, each the spawned CLI.
+      await uiSend(broker, "POST", "/relay/enroll", { url: relayUrl, enrollmentToken: ENROLLMENT_TOKEN });
       const providers = join(dir, "providers.yaml");
       writeFileSync(
         providers,
@@ -62,8 +64,7 @@ describe("docs/routing.md, Worked examples", () => {
           "",
         ].join("\n"),
       );
-      const applied = await runCli(["apply", providers, ...broker.target]);
-      expect(applied.code, applied.stderr).toBe(0);
+      await applyInProcess(broker, providers);
 
       for (const [index, example] of workedExamples().entries()) {
         const file = join(dir, `example-${index + 1}.yaml`);
