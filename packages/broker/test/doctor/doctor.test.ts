@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startBroker } from "../../src/broker.js";
 import { codexHookTrust } from "../../src/hooks/install/codex-trust.js";
 import { type CliBroker, cliEnv, closedPort, runCli, startCliBroker } from "../cli/cli-harness.js";
+import { uiSend } from "../cli/outbound-helpers.js";
 import { tempDir } from "../helpers.js";
 import { dbusAvailable, RecordingServer, SessionBus } from "../presentation/dbus-harness.js";
 
@@ -43,7 +44,11 @@ describe("notify doctor", () => {
   it("names every check, and with a running broker and nothing else installed has no fail (exit 0)", async () => {
     const broker = await startCliBroker();
     brokers.push(broker);
-    const { code, checks } = await doctor(broker.target, home());
+    // The --json and the plain form of the same state, side by side.
+    const [{ code, checks }, plain] = await Promise.all([
+      doctor(broker.target, home()),
+      runCli(["doctor", ...broker.target], home()),
+    ]);
     expect([...checks.keys()].sort()).toEqual(
       ["broker", "service", "hooks", "follow-ups", "mcp", "router", "outbound", "relay", "desktop", "data-dir"].sort(),
     );
@@ -66,14 +71,18 @@ describe("notify doctor", () => {
     expect(checks.get("desktop")).toMatchObject({ status: "warn" });
     expect(checks.get("data-dir")).toMatchObject({ status: "ok" });
     // The plain form: one line per check, status first, and the fix under it.
-    const plain = await runCli(["doctor", ...broker.target], home());
     expect(plain.stdout).toMatch(/^ok {4}broker {4}answers at /m);
     expect(plain.stdout).toMatch(/^warn {2}service .*\n {16}fix: notify start$/m);
   });
 
   it("broker: fail and exit 1 when nothing answers; router and relay are then unknown (warn)", async () => {
     const port = await closedPort();
-    const { code, checks } = await doctor(["--port", String(port), "--data-dir", tempDir()], home());
+    // A data dir that does not exist yet (nothing has run), checked below: both runs side by side.
+    const missing = join(tempDir(), "not-yet");
+    const [{ code, checks }, fresh] = await Promise.all([
+      doctor(["--port", String(port), "--data-dir", tempDir()], home()),
+      doctor(["--port", String(port), "--data-dir", missing], home()),
+    ]);
     expect(code).toBe(1);
     expect(checks.get("broker")).toMatchObject({
       status: "fail",
@@ -82,8 +91,6 @@ describe("notify doctor", () => {
     expect(checks.get("router")?.status).toBe("warn");
     expect(checks.get("relay")?.status).toBe("warn");
     // A data dir that does not exist yet (nothing has run): warn, and doctor does not create it.
-    const missing = join(tempDir(), "not-yet");
-    const fresh = await doctor(["--port", String(port), "--data-dir", missing], home());
     expect(fresh.checks.get("data-dir")).toMatchObject({ status: "warn", fix: "notify serve" });
     expect(existsSync(missing)).toBe(false);
   });
@@ -288,11 +295,8 @@ describe("notify doctor", () => {
     const before = await doctor(broker.target, env);
     expect(before.checks.get("relay")).toMatchObject({ status: "ok" });
     expect(before.checks.get("relay")?.detail).toContain("not enrolled");
-    const enrolled = await runCli(
-      ["relay", "enroll", relayUrl, "--enrollment-token", ENROLLMENT_TOKEN, ...broker.target],
-      env,
-    );
-    expect(enrolled.code).toBe(0);
+    // Enrolled through the broker's API (what notify relay enroll sends): the runs this test is about are doctor's.
+    await uiSend(broker, "POST", "/relay/enroll", { url: relayUrl, enrollmentToken: ENROLLMENT_TOKEN });
     const reachable = await doctor(broker.target, env);
     expect(reachable.code).toBe(0);
     expect(reachable.checks.get("relay")).toMatchObject({
