@@ -309,13 +309,18 @@ async function desktopCheck(): Promise<Check> {
   }
   const dbus = await import("dbus-next");
   const bus = dbus.sessionBus();
+  // The deadline is cleared once the bus answers: a pending timer would keep `notify doctor` alive 3 s after its
+  // report (4.3 s against 1.3 s in a desktop session).
+  let deadline: NodeJS.Timeout | undefined;
   try {
     const names = await Promise.race([
       bus.getProxyObject("org.freedesktop.DBus", "/org/freedesktop/DBus").then(async (object) => {
         const iface = object.getInterface("org.freedesktop.DBus");
         return (iface as unknown as { ListNames(): Promise<string[]> }).ListNames();
       }),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error("the session bus did not answer")), 3_000)),
+      new Promise<never>((_, reject) => {
+        deadline = setTimeout(() => reject(new Error("the session bus did not answer")), 3_000);
+      }),
     ]);
     if (names.includes("org.freedesktop.Notifications"))
       return ok("desktop", "a notification service is on the session bus");
@@ -327,6 +332,7 @@ async function desktopCheck(): Promise<Check> {
   } catch (error) {
     return warn("desktop", `session bus: ${(error as Error).message}`, "check DBUS_SESSION_BUS_ADDRESS");
   } finally {
+    clearTimeout(deadline);
     bus.disconnect();
   }
 }
