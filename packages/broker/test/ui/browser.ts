@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { type BrokerApi, brokerApi, tempDir } from "@notify/test-kit";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "@notify/test-kit/chromium";
-import { type Browser, chromium, type Page } from "playwright-core";
-import { afterAll, beforeAll } from "vitest";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
 import { hookFixture } from "../hook-fixture.js";
 
@@ -98,6 +98,63 @@ export async function signedInPage(browser: Browser, ui: UiBroker, viewport = { 
   return { page, context, problems };
 }
 
+export interface SharedPage {
+  page: Page;
+  context: BrowserContext;
+  /** Console errors and page errors since the last {@link SharedPageFixture.open}. */
+  problems: string[];
+}
+
+export interface SharedPageFixture {
+  /**
+   * Signs the shared page in to `ui` (the one-time login link, fetched with the context's own cookie jar) and loads
+   * `path` at `viewport`. Each call starts clean: no routes, light colours, no problems collected yet.
+   */
+  open(ui: UiBroker, options?: { path?: string; viewport?: { width: number; height: number } }): Promise<SharedPage>;
+}
+
+/**
+ * One context and one page for the tests of the calling describe, where a test is not about a fresh browser: a
+ * new context costs a renderer process (a second or more on a loaded 2-core machine). Every broker a test starts
+ * has its own port, so its own origin (storage, cache); the session cookie is replaced at each sign-in. After each
+ * test the page goes to about:blank, so nothing of a closed broker's page reaches the next test.
+ */
+export function useSharedPage(browser: () => Browser): SharedPageFixture {
+  let shared: SharedPage | undefined;
+  beforeAll(async () => {
+    const context = await browser().newContext({ viewport: { width: 1280, height: 800 } });
+    // Below the test's own 30 s: a wait that never ends fails naming its locator, not as a bare test timeout.
+    context.setDefaultTimeout(20_000);
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error") problems.push(`console: ${message.text()}`);
+    });
+    page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+    shared = { page, context, problems };
+  });
+  afterEach(async () => {
+    await shared?.page.goto("about:blank");
+  });
+  afterAll(async () => {
+    await shared?.context.close();
+  });
+  return {
+    async open(ui, { path = "/ui/", viewport = { width: 1280, height: 800 } } = {}) {
+      if (!shared) throw new Error("shared page not started");
+      const { page, context, problems } = shared;
+      await page.unrouteAll({ behavior: "wait" });
+      await page.emulateMedia({ colorScheme: "light" });
+      await page.setViewportSize(viewport);
+      const login = await context.request.get(ui.loginLink(), { maxRedirects: 0 });
+      if (login.status() !== 303) throw new Error(`login link answered ${login.status()}`);
+      problems.length = 0;
+      await page.goto(`${ui.broker.url}${path}`);
+      return shared;
+    },
+  };
+}
+
 const require = createRequire(import.meta.url);
 const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 
@@ -108,6 +165,27 @@ export async function axeViolations(page: Page): Promise<string[]> {
   const results = await page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run: (context: Document) => Promise<AxeResults> } }).axe;
     return axe.run(document);
+  });
+  return results.violations
+    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    .map(
+      (violation) =>
+        `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(" ")).join(", ")})`,
+    );
+}
+
+/**
+ * What {@link axeViolations} finds, cheaper: axe-core is injected only into a document that does not have it yet
+ * (a view reached in place keeps it; parsing it costs about a second on a loaded machine), and only violations are
+ * aggregated (`resultTypes`: every rule still runs, the passes and incomplete results are not given a selector for
+ * each node). The same serious and critical violations, in the same words.
+ */
+export async function pageAxeViolations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => typeof window.axe !== "undefined"))) await page.evaluate(axeSource);
+  const results = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (context: Document, options: unknown) => Promise<AxeResults> } })
+      .axe;
+    return axe.run(document, { resultTypes: ["violations"] });
   });
   return results.violations
     .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
