@@ -10,7 +10,14 @@ import type { Json } from "@notify/test-kit";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnHook } from "../hooks/hook-harness.js";
-import { axeViolations, chromiumAvailable, signedInPage, startUiBroker, type UiBroker, useBrowser } from "./browser.js";
+import {
+  chromiumAvailable,
+  pageAxeViolations,
+  startUiBroker,
+  type UiBroker,
+  useBrowser,
+  useSharedPage,
+} from "./browser.js";
 
 const FORM_OPEN = /waiting for the form (int_\S+) \((\d+) fields\)/;
 
@@ -60,6 +67,8 @@ const run = chromiumAvailable();
 // Each test runs the hook as a process and a page through a whole form: more than the default 30 s on a busy machine.
 describe.runIf(run)("an MCP form on the web page (issue 36, item 4)", () => {
   const browser = useBrowser();
+  // One page for the file: each test signs it in again and loads the inbox.
+  const shared = useSharedPage(browser);
   let ui: UiBroker;
   let target: string[];
 
@@ -111,7 +120,7 @@ describe.runIf(run)("an MCP form on the web page (issue 36, item 4)", () => {
   }
 
   it("one card with every field; checked in the page, then by the broker; accept sends the typed content", async () => {
-    const { page, context, problems } = await signedInPage(browser(), ui);
+    const { page, problems } = await shared.open(ui);
     await page.getByRole("heading", { name: "Inbox" }).waitFor();
     // Opened while the page is open: the stream carries the form's questions with their form facts.
     const { hook, byField, decisionId } = await openForm("s-web-form-accept");
@@ -205,7 +214,7 @@ describe.runIf(run)("an MCP form on the web page (issue 36, item 4)", () => {
     expect(await page.locator(`[id="${described.at(-1)}"]`).textContent()).toBe("Email must be an email address");
     expect(await field("Name").getAttribute("aria-invalid")).toBeNull();
     expect(await color.getByRole("radio").first().getAttribute("aria-invalid")).toBe("true");
-    expect(await axeViolations(page)).toEqual([]);
+    expect(await pageAxeViolations(page)).toEqual([]);
     for (const name of ["name", "email", "age", "decision"])
       expect(await status(byField.get(name)), name).toBe("pending");
 
@@ -264,16 +273,15 @@ describe.runIf(run)("an MCP form on the web page (issue 36, item 4)", () => {
       .toMatch(/^Answered “Accept” from this computer's web page at /);
     expect(await card.locator(".form-decision").count()).toBe(0);
     expect(await card.locator("input, select").count()).toBe(0);
-    expect(await axeViolations(page)).toEqual([]);
+    expect(await pageAxeViolations(page)).toEqual([]);
     await page.emulateMedia({ colorScheme: "dark" });
-    expect(await axeViolations(page)).toEqual([]);
+    expect(await pageAxeViolations(page)).toEqual([]);
     expect(problems.filter((problem) => !problem.includes("400"))).toEqual([]);
-    await context.close();
   }, 90_000);
 
   it("keyboard only: every field reached with Tab, choices with Space, sent with Enter", async () => {
     const { hook, byField, decisionId } = await openForm("s-web-form-keys");
-    const { page, context, problems } = await signedInPage(browser(), ui, { width: 390, height: 844 });
+    const { page, problems } = await shared.open(ui, { viewport: { width: 390, height: 844 } });
     const card = page.locator(`article[data-item-id="${decisionId}"]`);
     await card.locator(".form-field").first().waitFor();
     // At a phone's width nothing is wider than the screen.
@@ -319,7 +327,6 @@ describe.runIf(run)("an MCP form on the web page (issue 36, item 4)", () => {
     });
     expect(await status(byField.get("decision"))).toBe("answered");
     expect(problems).toEqual([]);
-    await context.close();
   }, 60_000);
 
   it("a field answered elsewhere shows its answer; Decline answers the decision only", async () => {
@@ -333,7 +340,7 @@ describe.runIf(run)("an MCP form on the web page (issue 36, item 4)", () => {
       source: "cli",
     });
     expect(answered.status).toBe(200);
-    const { page, context, problems } = await signedInPage(browser(), ui);
+    const { page, problems } = await shared.open(ui);
     const card = page.locator(`article[data-item-id="${decisionId}"]`);
     await card.locator(".form-field").first().waitFor();
     expect(await card.getByLabel("Name", { exact: true }).count()).toBe(0);
@@ -352,7 +359,6 @@ describe.runIf(run)("an MCP form on the web page (issue 36, item 4)", () => {
       .poll(() => card.locator(".outcome").textContent(), { timeout: 10_000 })
       .toMatch(/^Answered “Decline” from this computer's web page/);
     expect(problems).toEqual([]);
-    await context.close();
   }, 60_000);
 
   it("a URL request shows its URL as text and the three choices; Cancel arrives as such", async () => {
@@ -362,7 +368,7 @@ describe.runIf(run)("an MCP form on the web page (issue 36, item 4)", () => {
       url,
       elicitation_id: "el-123",
     });
-    const { page, context, problems } = await signedInPage(browser(), ui, { width: 390, height: 844 });
+    const { page, problems } = await shared.open(ui, { viewport: { width: 390, height: 844 } });
     const card = page.locator(`article[data-item-id="${decisionId}"]`);
     await card.locator(".form-url").waitFor();
     expect(await card.locator(".form-url-text").textContent()).toBe(url);
@@ -370,11 +376,10 @@ describe.runIf(run)("an MCP form on the web page (issue 36, item 4)", () => {
     expect(await card.locator(".form-field").count()).toBe(0);
     expect(await card.locator(".form-decision button").allTextContents()).toEqual(["Open it", "Decline", "Cancel"]);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    expect(await axeViolations(page)).toEqual([]);
+    expect(await pageAxeViolations(page)).toEqual([]);
     await card.getByRole("button", { name: "Cancel" }).click();
     const { stdout } = await hook.done;
     expect(JSON.parse(stdout)).toEqual({ hookSpecificOutput: { hookEventName: "Elicitation", action: "cancel" } });
     expect(problems).toEqual([]);
-    await context.close();
   }, 60_000);
 });

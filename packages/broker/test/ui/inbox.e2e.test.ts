@@ -1,13 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { cliCommand } from "../../src/http/ui/status-page.js";
 import type { Json } from "../helpers.js";
-import { axeViolations, chromiumAvailable, signedInPage, uiBrokerPerTest, useBrowser } from "./browser.js";
+import { chromiumAvailable, pageAxeViolations, uiBrokerPerTest, useBrowser, useSharedPage } from "./browser.js";
 
 const run = chromiumAvailable();
 
 describe.skipIf(!run)("web UI inbox in Chromium", () => {
   const browser = useBrowser();
   const ui = uiBrokerPerTest();
+  // One page for the tests that do not start from a fresh browser (the first does): each signs in to its own broker.
+  const shared = useSharedPage(browser);
 
   const ask = async (body: Json) => (await ui.v1<Json>("POST", "/interactions/request", body)).body;
   const waitFor = (id: string) => ui.v1<Json>("GET", `/interactions/${id}/wait?timeout=30`);
@@ -38,7 +40,7 @@ describe.skipIf(!run)("web UI inbox in Chromium", () => {
   });
 
   it("shows a notification created over /v1 without a reload; Dismiss, Reopen and Resolve change it", async () => {
-    const { page, context, problems } = await signedInPage(browser(), ui);
+    const { page, problems } = await shared.open(ui);
     await page.getByRole("heading", { name: "Inbox" }).waitFor();
     await page.getByText("Live").waitFor();
     const created = (
@@ -75,11 +77,10 @@ describe.skipIf(!run)("web UI inbox in Chromium", () => {
     await page.getByRole("heading", { name: "Notification" }).waitFor();
     expect(await page.locator("dl").textContent()).toContain(created.id);
     expect(problems).toEqual([]);
-    await context.close();
   });
 
   it("answers each question kind from the page, waking a waiting GET /v1/interactions/{id}/wait", async () => {
-    const { page, context, problems } = await signedInPage(browser(), ui);
+    const { page, problems } = await shared.open(ui);
     await page.getByRole("heading", { name: "Inbox" }).waitFor();
 
     const permission = await ask({
@@ -132,13 +133,12 @@ describe.skipIf(!run)("web UI inbox in Chromium", () => {
     await page.getByRole("article", { name: "Open port 22?" }).getByText("Replaced by a newer question").waitFor();
     await page.getByRole("article", { name: "Open port 2222?" }).getByRole("button", { name: "Allow" }).waitFor();
     expect(problems).toEqual([]);
-    await context.close();
   });
 
   // Issue 21, item 22: a question and its notification half ("Permission needed from X") were two items, the
   // half with Dismiss/Resolve and, once answered, a meaningless Reopen; and a page answer read "from desktop".
   it("shows a question once, its outcome on the card, and names where the answer came from", async () => {
-    const { page, context, problems } = await signedInPage(browser(), ui);
+    const { page, problems } = await shared.open(ui);
     await page.getByRole("heading", { name: "Inbox" }).waitFor();
     await ui.v1<Json>("POST", "/notifications", { title: "Build finished", message: "312 tests passed" });
     const here = await ask({ kind: "permission", prompt: "Push to main?", agent: "claude" });
@@ -177,11 +177,10 @@ describe.skipIf(!run)("web UI inbox in Chromium", () => {
     expect(await page.getByRole("button", { name: "Reopen" }).count()).toBe(0);
     expect(here.id).not.toBe(there.id);
     expect(problems).toEqual([]);
-    await context.close();
   });
 
   it("shows a question and its notification half as one card that names who answered it", async () => {
-    const { page, context, problems } = await signedInPage(browser(), ui);
+    const { page, problems } = await shared.open(ui);
     await page.getByText("Live").waitFor();
     const items = page.getByRole("list", { name: "Notifications and questions" }).getByRole("article");
     const count = page.getByText(/^(\d+ of )?\d+ items$/);
@@ -267,11 +266,10 @@ describe.skipIf(!run)("web UI inbox in Chromium", () => {
     expect(await items.count()).toBe(4);
     expect(await page.getByText(/Permission needed|Question from/).count()).toBe(0);
     expect(problems).toEqual([]);
-    await context.close();
   });
 
   it("can be answered with the keyboard alone", async () => {
-    const { page, context, problems } = await signedInPage(browser(), ui);
+    const { page, problems } = await shared.open(ui);
     const question = await ask({
       kind: "single_choice",
       prompt: "Which port?",
@@ -293,11 +291,10 @@ describe.skipIf(!run)("web UI inbox in Chromium", () => {
     await page.keyboard.press("Enter");
     expect((await waiting).body.response).toMatchObject({ choice_id: "p2", source: "desktop" });
     expect(problems).toEqual([]);
-    await context.close();
   });
 
   it("shows “answered elsewhere” when the broker answers 409", async () => {
-    const { page, context } = await signedInPage(browser(), ui);
+    const { page } = await shared.open(ui);
     // Hold the live stream back, so the page still shows the question as open when it is answered elsewhere.
     await page.route("**/ui/api/stream**", (route) => route.abort());
     await page.reload();
@@ -316,20 +313,18 @@ describe.skipIf(!run)("web UI inbox in Chromium", () => {
     await card.getByText(/answered elsewhere/i).waitFor();
     // Then the card shows who answered.
     await card.getByText(/Denied from the command line/).waitFor();
-    await context.close();
   });
 
   it("has no serious or critical accessibility violations with questions and notifications shown", async () => {
-    const { page, context, problems } = await signedInPage(browser(), ui);
+    const { page, problems } = await shared.open(ui);
     await ask({ kind: "permission", prompt: "Allow network access?" });
     await ask({ kind: "text", prompt: "Why did it fail?" });
     await ui.v1("POST", "/notifications", { title: "Build done", message: "All green", type: "completed" });
     await page.getByRole("article", { name: "Build done" }).waitFor();
     await page.getByRole("article", { name: "Why did it fail?" }).waitFor();
-    expect(await axeViolations(page)).toEqual([]);
+    expect(await pageAxeViolations(page)).toEqual([]);
     await page.emulateMedia({ colorScheme: "dark" });
-    expect(await axeViolations(page)).toEqual([]);
+    expect(await pageAxeViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
-    await context.close();
   });
 });

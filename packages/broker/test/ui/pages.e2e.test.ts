@@ -1,7 +1,15 @@
 import { createServer, type IncomingMessage } from "node:http";
+import type { Response } from "playwright-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Json } from "../helpers.js";
-import { axeViolations, chromiumAvailable, signedInPage, startUiBroker, type UiBroker, useBrowser } from "./browser.js";
+import {
+  chromiumAvailable,
+  pageAxeViolations,
+  startUiBroker,
+  type UiBroker,
+  useBrowser,
+  useSharedPage,
+} from "./browser.js";
 
 const run = chromiumAvailable();
 
@@ -26,6 +34,8 @@ async function gotify(): Promise<{ url: string; hits: IncomingMessage[]; close: 
 describe.skipIf(!run)("web UI pages in Chromium", () => {
   // rebind.test resolves to 127.0.0.1 in this browser only: a DNS-rebinding page, as far as the broker can tell.
   const browser = useBrowser(["--host-resolver-rules=MAP rebind.test 127.0.0.1"]);
+  // One page for the file: each test signs it in to its own broker.
+  const shared = useSharedPage(browser);
   let ui: UiBroker;
   beforeEach(async () => {
     ui = await startUiBroker();
@@ -50,7 +60,7 @@ describe.skipIf(!run)("web UI pages in Chromium", () => {
     });
     await ui.ui("POST", "/outbound/routes", { name: "all", provider: "hook" });
     await ui.ui("PUT", "/types", [{ id: "deploy", label: "Deploy", enabled: true, defaultPriority: "high" }]);
-    const { page, context, problems } = await signedInPage(browser(), ui);
+    const { page, problems } = await shared.open(ui);
     const pages: [string, string][] = [
       ["/ui/", "Inbox"],
       ["/ui/settings", "Settings"],
@@ -60,21 +70,21 @@ describe.skipIf(!run)("web UI pages in Chromium", () => {
       [`/ui/questions/${question.id}`, "Question"],
     ];
     for (const [path, heading] of pages) {
-      await page.goto(`${ui.broker.url}${path}`);
+      // The first, /ui/, is the page the sign-in loaded.
+      if (path !== "/ui/") await page.goto(`${ui.broker.url}${path}`);
       await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
       await page.waitForLoadState("networkidle").catch(() => {});
-      expect(await axeViolations(page), path).toEqual([]);
+      expect(await pageAxeViolations(page), path).toEqual([]);
     }
     // The navigation moves between pages in place.
     await page.getByRole("link", { name: "Settings" }).click();
     await page.getByRole("heading", { name: "Settings", level: 1 }).waitFor();
     expect(await page.getByRole("link", { name: "Settings" }).getAttribute("aria-current")).toBe("page");
     expect(problems).toEqual([]);
-    await context.close();
   });
 
   it("refuses the page under a non-loopback Host, and a change without X-Notify-UI from a signed-in page", async () => {
-    const { page, context } = await signedInPage(browser(), ui);
+    const { page } = await shared.open(ui);
     const refused = await page.goto(`http://rebind.test:${ui.broker.port}/ui/`);
     expect(refused?.status()).toBe(403);
     expect(await page.textContent("body")).toContain("non-loopback host");
@@ -92,7 +102,6 @@ describe.skipIf(!run)("web UI pages in Chromium", () => {
       };
     });
     expect(statuses).toEqual({ withoutHeader: 403, withHeader: 200 });
-    await context.close();
   });
 
   /** `promise`, or a failure naming `what` after 20 s (a hang then says where it was). */
@@ -105,7 +114,7 @@ describe.skipIf(!run)("web UI pages in Chromium", () => {
   };
 
   it("keeps settings changed in the page across a broker restart", async () => {
-    const { page, context, problems } = await signedInPage(browser(), ui);
+    const { page, problems } = await shared.open(ui);
     await page.goto(`${ui.broker.url}/ui/settings`);
     const dnd = page.getByRole("checkbox", { name: "Do not disturb", exact: true });
     await dnd.check();
@@ -133,20 +142,20 @@ describe.skipIf(!run)("web UI pages in Chromium", () => {
     expect(await page.getByRole("checkbox", { name: "Pause notifications" }).isChecked()).toBe(false);
     expect((await ui.ui<Json>("GET", "/presentation")).body).toMatchObject({ doNotDisturb: true, volume: 35 });
     expect(problems).toEqual([]);
-    await context.close();
   }, 60_000);
 
   it("never shows a provider secret typed in the page again: not in /ui/api responses, the DOM or page state", async () => {
     const SECRET = "gtf-SECRET-7f3a9c1e5b";
     const server = await gotify();
     try {
-      const { page, context, problems } = await signedInPage(browser(), ui);
+      const { page, problems } = await shared.open(ui);
       const bodies: string[] = [];
-      page.on("response", async (response) => {
+      const collect = async (response: Response) => {
         if (response.url().includes("/ui/api/") && !response.url().includes("/stream")) {
           bodies.push(await response.text().catch(() => ""));
         }
-      });
+      };
+      page.on("response", collect);
       await page.goto(`${ui.broker.url}/ui/outbound`);
       await page.getByRole("heading", { name: "Outbound", level: 1 }).waitFor();
       await page.getByText("Add a provider").click();
@@ -197,14 +206,13 @@ describe.skipIf(!run)("web UI pages in Chromium", () => {
         expect((await ui.ui("GET", path)).text, path).not.toContain(SECRET);
       }
       expect(problems).toEqual([]);
-      await context.close();
     } finally {
       await server.close();
     }
   });
 
   it("shows the router's switch and never its key", async () => {
-    const { page, context, problems } = await signedInPage(browser(), ui);
+    const { page, problems } = await shared.open(ui);
     await page.goto(`${ui.broker.url}/ui/router`);
     const toggle = page.getByRole("checkbox", { name: "Router on" });
     await toggle.check();
@@ -246,6 +254,5 @@ describe.skipIf(!run)("web UI pages in Chromium", () => {
     expect(problems).toEqual([
       "console: Failed to load resource: the server responded with a status of 400 (Bad Request)",
     ]);
-    await context.close();
   });
 });

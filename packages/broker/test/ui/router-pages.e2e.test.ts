@@ -4,7 +4,14 @@ import type { Page } from "playwright-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readConfigFile } from "../../src/config/config-file.js";
 import type { Json } from "../helpers.js";
-import { axeViolations, chromiumAvailable, signedInPage, startUiBroker, type UiBroker, useBrowser } from "./browser.js";
+import {
+  chromiumAvailable,
+  pageAxeViolations,
+  startUiBroker,
+  type UiBroker,
+  useBrowser,
+  useSharedPage,
+} from "./browser.js";
 
 const run = chromiumAvailable();
 
@@ -18,6 +25,8 @@ const REFUSED = "console: Failed to load resource: the server responded with a s
  */
 describe.skipIf(!run)("Router pages in Chromium: Routing and Effort mapping", () => {
   const browser = useBrowser();
+  // One page for the file: each test signs it in to its own broker and loads the page it is about.
+  const shared = useSharedPage(browser);
   let ui: UiBroker;
   let alpha: MockUpstream;
   let beta: MockUpstream;
@@ -58,8 +67,7 @@ describe.skipIf(!run)("Router pages in Chromium: Routing and Effort mapping", ()
   const statusLine = (page: Page, text: string | RegExp) => page.getByRole("status").filter({ hasText: text });
 
   it("makes an alias and a combo (targets reordered) that real requests resolve through, then edits, disables and refuses a delete", async () => {
-    const { page, context, problems } = await signedInPage(browser(), ui);
-    await page.goto(`${ui.broker.url}/ui/router/routing`);
+    const { page, problems } = await shared.open(ui, { path: "/ui/router/routing" });
     const subNav = page.getByRole("navigation", { name: "Router pages" });
     expect(await subNav.getByRole("link", { name: "Routing" }).getAttribute("aria-current")).toBe("page");
     expect(await subNav.getByRole("link", { name: "Providers" }).getAttribute("aria-current")).toBeNull();
@@ -144,12 +152,10 @@ describe.skipIf(!run)("Router pages in Chromium: Routing and Effort mapping", ()
     expect((await routes()).map((route) => route.name)).toEqual(["pair"]);
 
     expect(problems).toEqual([REFUSED]);
-    await context.close();
   });
 
   it("saves the smart switching strategy and the cross-model fallback, and shows a refused fallback", async () => {
-    const { page, context, problems } = await signedInPage(browser(), ui);
-    await page.goto(`${ui.broker.url}/ui/router/routing`);
+    const { page, problems } = await shared.open(ui, { path: "/ui/router/routing" });
     const off = page.getByRole("radio", { name: "off" });
     await off.waitFor();
     expect(await off.isChecked()).toBe(true);
@@ -189,12 +195,10 @@ describe.skipIf(!run)("Router pages in Chromium: Routing and Effort mapping", ()
       return body.native_fallback_route === null;
     });
     expect(problems).toEqual([REFUSED]);
-    await context.close();
   });
 
   it("saves a family override that real requests follow, shows the broker's monotonic refusal, and resets", async () => {
-    const { page, context, problems } = await signedInPage(browser(), ui);
-    await page.goto(`${ui.broker.url}/ui/router/effort`);
+    const { page, problems } = await shared.open(ui, { path: "/ui/router/effort" });
     const tab = page.getByRole("tab", { name: "Families" });
     expect(await tab.getAttribute("aria-selected")).toBe("true");
     await page.getByText("GPT-5 (gpt-5, -mini, -nano, -codex)").click();
@@ -233,12 +237,10 @@ describe.skipIf(!run)("Router pages in Chromium: Routing and Effort mapping", ()
     expect((await family()).override).toBeNull();
     expect(await form.getByRole("combobox", { name: "Override for low" }).inputValue()).toBe("");
     expect(problems).toEqual([REFUSED]);
-    await context.close();
   });
 
   it("adds a per-model override (choices from the model's family) and removes it", async () => {
-    const { page, context, problems } = await signedInPage(browser(), ui);
-    await page.goto(`${ui.broker.url}/ui/router/effort`);
+    const { page, problems } = await shared.open(ui, { path: "/ui/router/effort" });
     await page.getByRole("tab", { name: "Per model" }).click();
     const form = page.getByRole("form", { name: "Per-model override" });
     await form.getByRole("combobox", { name: "Model (provider/model)" }).fill("alpha/gpt-5");
@@ -277,12 +279,10 @@ describe.skipIf(!run)("Router pages in Chromium: Routing and Effort mapping", ()
     expect((await effort()).models).toEqual({});
     await page.getByText("No per-model overrides").waitFor();
     expect(problems).toEqual([]);
-    await context.close();
   });
 
   it("uses the effort tabs with the keyboard alone", async () => {
-    const { page, context, problems } = await signedInPage(browser(), ui);
-    await page.goto(`${ui.broker.url}/ui/router/effort`);
+    const { page, problems } = await shared.open(ui, { path: "/ui/router/effort" });
     const families = page.getByRole("tab", { name: "Families" });
     const perModel = page.getByRole("tab", { name: "Per model" });
     await families.waitFor();
@@ -318,7 +318,6 @@ describe.skipIf(!run)("Router pages in Chromium: Routing and Effort mapping", ()
     await page.keyboard.press("Enter");
     await page.getByRole("form", { name: "Overrides for claude-xhigh" }).waitFor();
     expect(problems).toEqual([]);
-    await context.close();
   });
 
   it("has no serious or critical accessibility violation on either page, at both sizes", async () => {
@@ -329,22 +328,21 @@ describe.skipIf(!run)("Router pages in Chromium: Routing and Effort mapping", ()
       { width: 1280, height: 800 },
       { width: 390, height: 844 },
     ]) {
-      const { page, context, problems } = await signedInPage(browser(), ui, viewport);
-      await page.goto(`${ui.broker.url}/ui/router/routing`);
+      const { page, problems } = await shared.open(ui, { path: "/ui/router/routing", viewport });
       await page.getByText("Edit pair").click();
       await page.getByText("Add an alias or combo", { exact: true }).click();
       await page.getByRole("form", { name: "Edit combo pair" }).waitFor();
-      expect(await axeViolations(page), `routing ${viewport.width}`).toEqual([]);
+      expect(await pageAxeViolations(page), `routing ${viewport.width}`).toEqual([]);
       // The open forms fit the screen: nothing wider than the viewport.
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
 
       await page.goto(`${ui.broker.url}/ui/router/effort`);
       await page.getByText("GPT-5 (gpt-5, -mini, -nano, -codex)").click();
       await page.getByRole("form", { name: "Overrides for gpt-5" }).waitFor();
-      expect(await axeViolations(page), `effort families ${viewport.width}`).toEqual([]);
+      expect(await pageAxeViolations(page), `effort families ${viewport.width}`).toEqual([]);
       await page.getByRole("tab", { name: "Per model" }).click();
       await page.getByRole("row", { name: /alpha\/coder/ }).waitFor();
-      expect(await axeViolations(page), `effort per model ${viewport.width}`).toEqual([]);
+      expect(await pageAxeViolations(page), `effort per model ${viewport.width}`).toEqual([]);
       // Nothing wider than the screen.
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
       // The other sub-pages, reached through the sub-navigation.
@@ -354,10 +352,9 @@ describe.skipIf(!run)("Router pages in Chromium: Routing and Effort mapping", ()
       ] as const) {
         await page.getByRole("navigation", { name: "Router pages" }).getByRole("link", { name: link }).click();
         await page.getByRole("heading", { name: heading, level: 2 }).waitFor();
-        expect(await axeViolations(page), `${link} ${viewport.width}`).toEqual([]);
+        expect(await pageAxeViolations(page), `${link} ${viewport.width}`).toEqual([]);
       }
       expect(problems).toEqual([]);
-      await context.close();
     }
     // Eight axe runs over two sizes: more than the default 30 s on a loaded two-core machine.
   }, 120_000);
