@@ -6,10 +6,21 @@
 // `notify hooks install claude-code` writes the hook. Then, from that prefix alone (no checkout on PATH, cwd outside
 // it): the background broker runs on the Node @notify/runtime carries, the README's quick tour runs against it,
 // `notify logs` and `notify stop` work; a foreground `notify serve` answers /health and serves /ui; a Claude Code
-// hook written by the installed CLI runs; notify-relay serves the phone app at /app. node18-install.e2e.test.ts
-// does the same on Debian 12's Node 18 and npm 9.
+// hook written by the installed CLI runs; notify-relay serves the phone app at /app; the relay's deploy files
+// (issue 22, part 5; packed into its tarball by scripts/pack.mjs) are in its installed package byte for byte.
+// node18-install.e2e.test.ts does the same on Debian 12's Node 18 and npm 9.
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { untilValue } from "@notify/test-kit";
@@ -229,6 +240,17 @@ describe("the README's Install block on Debian's Node 20 (issue 32, items 1 and 
     expect(settings).not.toContain(checkoutCli);
     expect(settings).toContain(realpathSync(join(prefix, "lib", "node_modules", "@notify", "broker")));
   }, 60_000);
+
+  it("the relay's deploy files are in the installed package, as they are in the checkout (issue 22, part 5)", () => {
+    // docs/relay.md: an operator who ran `npm install -g` finds them under `$(npm root -g)/@notify/relay/deploy/`.
+    const installed = join(prefix, "lib", "node_modules", "@notify", "relay", "deploy");
+    const checkout = join(REPO, "packages", "relay", "deploy");
+    const shipped = readdirSync(installed).sort();
+    expect(shipped).toEqual(["Caddyfile", "notify-relay.service", "relay.env"]);
+    for (const name of shipped) {
+      expect(readFileSync(join(installed, name), "utf8")).toBe(readFileSync(join(checkout, name), "utf8"));
+    }
+  });
 
   it("`notify-relay serve` serves the phone app at /app", async () => {
     const relayPort = await closedPort();
