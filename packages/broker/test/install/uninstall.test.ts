@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { ENROLLMENT_TOKEN } from "@notify/test-kit";
 import { x25519Jwk } from "@notify/test-kit/relay-harness";
 import { afterEach, describe, expect, it } from "vitest";
-import { type CliBroker, cliEnv, runCli, startCliBroker } from "../cli/cli-harness.js";
+import { type CliBroker, type CliResult, cliEnv, runCli, startCliBroker } from "../cli/cli-harness.js";
 import { tempDir } from "../helpers.js";
 import { startRelay } from "../relay/relay-harness.js";
 
@@ -17,9 +17,8 @@ afterEach(async () => {
 
 describe("notify uninstall", () => {
   it("--purge restores the agents' files byte for byte, removes the unit and the data dir, and says what is left", async () => {
-    const broker = await startCliBroker();
+    const [broker, relay] = await Promise.all([startCliBroker(), startRelay()]);
     brokers.push(broker);
-    const relay = await startRelay();
     const home = tempDir("notify-uninstall-home-");
     const env = cliEnv({ HOME: home, XDG_CONFIG_HOME: join(home, ".config"), DBUS_SESSION_BUS_ADDRESS: "" });
     mkdirSync(join(home, ".claude"));
@@ -37,32 +36,42 @@ describe("notify uninstall", () => {
       [codexConfig, '# mine\nmodel = "o3"\n\n[features]\nhooks = true\n'],
     ]);
     for (const [file, text] of originals) writeFileSync(file, text);
-    for (const args of [
-      ["hooks", "install", "claude-code"],
-      ["hooks", "install", "codex"],
-      ["mcp", "install", "claude-code"],
-      ["mcp", "install", "codex"],
-      ["service", "install", "--platform", "systemd"],
-    ]) {
-      const result = await runCli([...args, ...broker.target], env);
-      expect(result.code, `${args.join(" ")}: ${result.stderr}`).toBe(0);
-    }
+    /** Runs each command line in turn, each expected to succeed; the last one's result. */
+    const inTurn = async (commands: string[][]): Promise<CliResult | undefined> => {
+      let result: CliResult | undefined;
+      for (const args of commands) {
+        result = await runCli([...args, ...broker.target], env);
+        expect(result.code, `${args.join(" ")}: ${result.stderr}`).toBe(0);
+      }
+      return result;
+    };
+    // Three independent set-ups at once: the hooks and MCP entries (one after another: they share the install
+    // record), the service unit (its own file), and the relay enrollment with a phone paired by the code the CLI
+    // printed (the broker's state and the relay's).
+    const [, , enrolment] = await Promise.all([
+      inTurn([
+        ["hooks", "install", "claude-code"],
+        ["hooks", "install", "codex"],
+        ["mcp", "install", "claude-code"],
+        ["mcp", "install", "codex"],
+      ]),
+      inTurn([["service", "install", "--platform", "systemd"]]),
+      (async () => {
+        const enrolled = await inTurn([["relay", "enroll", relay.url, "--enrollment-token", ENROLLMENT_TOKEN]]);
+        const pairing = await inTurn([["relay", "pair", "--json"]]);
+        const { code } = JSON.parse(pairing?.stdout ?? "") as { code: string };
+        const claim = await relay.request({
+          url: "/v1/pairings/claim",
+          body: { code, device_name: "Pixel", public_key: x25519Jwk() },
+        });
+        expect(claim.status, claim.text).toBe(201);
+        return { enrolled: enrolled?.stdout ?? "", claim };
+      })(),
+    ]);
     for (const [file, text] of originals) expect(readFileSync(file, "utf8")).not.toBe(text);
-    // Enrolled at a real relay, with a phone paired by the code the CLI printed.
-    const enrolled = await runCli(
-      ["relay", "enroll", relay.url, "--enrollment-token", ENROLLMENT_TOKEN, ...broker.target],
-      env,
-    );
-    expect(enrolled.code, enrolled.stderr).toBe(0);
-    const pairing = await runCli(["relay", "pair", "--json", ...broker.target], env);
-    const { code } = JSON.parse(pairing.stdout) as { code: string };
-    const claim = await relay.request({
-      url: "/v1/pairings/claim",
-      body: { code, device_name: "Pixel", public_key: x25519Jwk() },
-    });
-    expect(claim.status, claim.text).toBe(201);
+    const { enrolled, claim } = enrolment;
     const phone = claim.json() as { token: string };
-    const installationId = /installation (ins_\w+)/.exec(enrolled.stdout)?.[1];
+    const installationId = /installation (ins_\w+)/.exec(enrolled)?.[1];
     expect((await relay.store.read((tx) => tx.listInstallations())).map((item) => item.id)).toEqual([installationId]);
     expect(await relay.store.read((tx) => tx.listDevices())).toHaveLength(1);
     const unit = join(home, ".config", "systemd", "user", "notify.service");
@@ -95,9 +104,8 @@ describe("notify uninstall", () => {
   });
 
   it("a relay that cannot be reached: everything else is removed, the left lines name the installation, exit 1", async () => {
-    const broker = await startCliBroker();
+    const [broker, relay] = await Promise.all([startCliBroker(), startRelay()]);
     brokers.push(broker);
-    const relay = await startRelay();
     const home = tempDir("notify-uninstall-home-");
     const env = cliEnv({ HOME: home, XDG_CONFIG_HOME: join(home, ".config"), DBUS_SESSION_BUS_ADDRESS: "" });
     const enrolled = await runCli(
