@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Json } from "@notify/test-kit";
+import { type Json, untilValue } from "@notify/test-kit";
 import { spawnBroker } from "@notify/test-kit/broker-process";
 import { describe, expect, it } from "vitest";
 import { type RunningBroker, startBroker } from "../../src/broker.js";
@@ -9,6 +9,30 @@ import { closedPort, runCli, sharedCliBroker, spawnCli } from "./cli-harness.js"
 
 const { cli, notify } = sharedCliBroker();
 const WAITING = /^notify: waiting for an answer to interaction (\S+) \(/m;
+
+/** An ARC `request.created` event: a permission question under `key` expiring at `expiresAt`. */
+function expiringQuestion(eventId: string, key: string, message: string, expiresAt: number): Json {
+  return {
+    arc_version: "0.2",
+    event_id: eventId,
+    event_type: "request.created",
+    occurred_at: new Date().toISOString(),
+    sender: { id: "test" },
+    request: {
+      key,
+      kind: "permission",
+      message,
+      response: {
+        kind: "permission",
+        choices: [
+          { id: "allow", label: "Allow" },
+          { id: "deny", label: "Deny" },
+        ],
+        expires_at: new Date(expiresAt).toISOString(),
+      },
+    },
+  };
+}
 
 async function startAsk(...args: string[]) {
   const ask = spawnCli(["ask", ...args, ...cli.target]);
@@ -43,24 +67,35 @@ describe("notify ask is as durable as the question (issue 12, item 4)", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "notify-ask-stopped-"));
     const broker = await spawnBroker(dataDir);
     try {
+      // The question's expiry is what bounds the wait, so it is a short one: an ARC question expiring in ten
+      // seconds (native ttl_seconds is at least 30), which `notify ask` joins through its key. Ten seconds leave a
+      // loaded machine room to start the CLI before it passes (as "expired: exit 4" below).
+      const { authToken } = JSON.parse(readFileSync(join(dataDir, "config.json"), "utf8"));
+      const expiresAt = Date.now() + 10_000;
+      const created = await fetch(`${broker.url}/v1/events`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${authToken}`, "content-type": "application/json" },
+        body: JSON.stringify(expiringQuestion("stopped", "stopped-question", "Stopped broker?", expiresAt)),
+      });
+      expect(created.status).toBe(201);
+      const { interaction } = (await created.json()) as Json;
       const ask = spawnCli([
         "ask",
         "Stopped broker?",
-        "--ttl",
-        "30",
+        "--key",
+        "stopped-question",
         "--port",
         String(broker.port),
         "--data-dir",
         dataDir,
       ]);
-      await ask.stderrMatching(WAITING, 30_000);
-      const started = Date.now();
+      expect((await ask.stderrMatching(WAITING, 30_000))[1]).toBe(interaction.id);
       broker.child.kill("SIGSTOP");
       const result = await ask.done;
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/lost the broker; interaction \S+ expired before it could be reached again/);
-      // 30 s of question, 5 s of grace, and room for a loaded machine (it was 60 s: a poll's full wait plus slack).
-      expect(Date.now() - started).toBeLessThan(47_000);
+      // The expiry, 5 s of grace, and room for a loaded machine (it was 60 s: a poll's full wait plus slack).
+      expect(Date.now()).toBeLessThan(expiresAt + 5_000 + 12_000);
     } finally {
       broker.child.kill("SIGCONT");
       broker.child.kill("SIGTERM");
@@ -100,32 +135,28 @@ describe("notify ask exit codes (docs/cli.md)", () => {
   });
 
   it("expired: exit 4", async () => {
-    // An ARC question expiring in eight seconds, shared through its key (native ttl_seconds is at least 30). Two
-    // seconds were too few on a loaded machine: the question expired before `notify ask` joined it.
-    const expiresAt = new Date(Date.now() + 8_000).toISOString();
-    const created = await cli.api<Json>("POST", "/v1/events", {
-      arc_version: "0.2",
-      event_id: "expiring",
-      event_type: "request.created",
-      occurred_at: new Date().toISOString(),
-      sender: { id: "test" },
-      request: {
-        key: "expiring-question",
-        kind: "permission",
-        message: "Expire?",
-        response: {
-          kind: "permission",
-          choices: [
-            { id: "allow", label: "Allow" },
-            { id: "deny", label: "Deny" },
-          ],
-          expires_at: expiresAt,
-        },
-      },
-    });
+    // An ARC question shared through its key (native ttl_seconds is at least 30): `notify ask` joins it while its
+    // deadline is a minute away, then the producer moves the deadline to now (docs/arc.md: an update that changes
+    // only expires_at keeps the question), so it expires while ask waits, however slowly the CLI started.
+    const created = await cli.api<Json>(
+      "POST",
+      "/v1/events",
+      expiringQuestion("expiring", "expiring-question", "Expire?", Date.now() + 60_000),
+    );
     expect(created.status).toBe(201);
     const { ask, id } = await startAsk("Expire?", "--key", "expiring-question");
     expect(id).toBe(created.body.interaction.id);
+    const moved = await cli.api<Json>(
+      "POST",
+      "/v1/events",
+      expiringQuestion("expiring-now", "expiring-question", "Expire?", Date.now() + 200),
+    );
+    expect(moved.body.interaction.id).toBe(id);
+    // A read sweeps the overdue question to expired (docs/api.md) and wakes its waiter.
+    await untilValue("the question to expire", async () => {
+      const { body } = await cli.api<Json>("GET", `/v1/interactions/${id}`);
+      return body.status === "expired" ? true : undefined;
+    });
     const result = await ask.done;
     expect(result.code).toBe(4);
     expect(result.stderr).toContain(`notify: interaction ${id} expired without an answer`);
