@@ -12,6 +12,7 @@ import {
   eventually,
   exited,
   FINAL_TEXT,
+  killTmuxServers,
   mockModelEnv,
   startInTmux,
   writeClaudeState,
@@ -37,6 +38,36 @@ const QUESTION = {
   multiSelect: false,
 };
 
+/** One call with three questions (issue 36, item 4): a choice with descriptions, a multiSelect, one for own words. */
+const QUEUE = {
+  question: "Where should the job queue live?",
+  header: "Queue",
+  options: [
+    { label: "Postgres", description: "a table in the service's database" },
+    { label: "Redis", description: "a server of its own, in memory" },
+  ],
+  multiSelect: false,
+};
+const CHECKS = {
+  question: "Which checks should run on every push?",
+  header: "CI",
+  options: [
+    { label: "lint", description: "seconds" },
+    { label: "unit tests", description: "a minute" },
+    { label: "e2e", description: "ten minutes, in Chromium" },
+  ],
+  multiSelect: true,
+};
+const NAME = {
+  question: "What should the queue's worker be called?",
+  header: "Name",
+  options: [
+    { label: "worker", description: "what it is" },
+    { label: "jobs", description: "what it runs" },
+  ],
+  multiSelect: false,
+};
+
 let cli: CliBroker;
 let home: string;
 let work: string;
@@ -55,6 +86,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (skipped) return;
+  killTmuxServers();
   await cli?.close();
 });
 
@@ -108,6 +140,115 @@ describe("Claude Code's own AskUserQuestion answered through Notify", () => {
         ).catch((error) => {
           throw new Error(`${(error as Error).message}\nscreen:\n${screen()}`);
         });
+      } finally {
+        claude.kill();
+        await mock.close();
+      }
+    },
+    180_000,
+  );
+
+  run(
+    "three questions in one call: a choice, two labels of a multiSelect, own words through Other…; all reach the model",
+    async () => {
+      const mock = await startModelMock({
+        reply: callsTool("AskUserQuestion", { questions: [QUEUE, CHECKS, NAME] }),
+        models: [],
+      });
+      const claude = startInTmux("claude-three", work, agentEnv(home, deadProxy, mockModelEnv(mock)), [
+        CLAUDE,
+        "set up the job queue",
+      ]);
+      const screen = claude.screen;
+      const withScreen = (error: unknown): never => {
+        throw new Error(`${(error as Error).message}\nscreen:\n${screen()}`);
+      };
+      const pending = async (): Promise<Json[]> =>
+        (await cli.api<Json[]>("GET", "/v1/interactions?pending=true&agent=claude-code")).body;
+      const respond = async (interaction: Json, answer: { choice_id: string } | { text: string }): Promise<void> => {
+        const answered = await cli.api("POST", `/v1/interactions/${interaction.id}/respond`, {
+          response_id: randomUUID(),
+          request_digest: interaction.request_digest,
+          nonce: interaction.nonce,
+          source: "phone",
+          ...answer,
+        });
+        expect(answered.status).toBe(200);
+      };
+      try {
+        // All three open at once, so a person answers them together.
+        const [queue, checks, name] = await eventually("the three questions in Notify", async () => {
+          const listed = await pending();
+          const found = [QUEUE, CHECKS, NAME].map((asked) =>
+            listed.find((interaction) => interaction.prompt.startsWith(asked.question)),
+          );
+          return found.every((interaction) => interaction !== undefined) ? (found as Json[]) : undefined;
+        }).catch(withScreen);
+        const other = { id: "other", label: "Other…", detail: "Type your own answer" };
+        expect(queue).toMatchObject({
+          kind: "single_choice",
+          project: "service",
+          prompt: QUEUE.question,
+          choices: [
+            { id: "option_1", label: "Postgres", detail: "a table in the service's database" },
+            { id: "option_2", label: "Redis", detail: "a server of its own, in memory" },
+            other,
+          ],
+        });
+        // Notify has no multiple choice: the multiSelect is a text question listing the labels to type.
+        expect(checks).toMatchObject({ kind: "text", project: "service", choices: [] });
+        expect(checks.prompt.startsWith(`${CHECKS.question}\n\n`), checks.prompt).toBe(true);
+        for (const option of CHECKS.options) expect(checks.prompt).toContain(`\n- ${option.label}`);
+        expect(
+          checks.prompt.endsWith("\n\nChoose one or more; answer with their names separated by commas."),
+          checks.prompt,
+        ).toBe(true);
+        expect(name).toMatchObject({
+          kind: "single_choice",
+          project: "service",
+          prompt: NAME.question,
+          choices: [
+            { id: "option_1", label: "worker", detail: "what it is" },
+            { id: "option_2", label: "jobs", detail: "what it runs" },
+            other,
+          ],
+        });
+        // One call, one session: each says which of the three it is and under which header.
+        expect(queue.session_id).toMatch(/^[0-9a-f-]{36}$/);
+        expect([checks.session_id, name.session_id]).toEqual([queue.session_id, queue.session_id]);
+        const notifications = (await cli.api<Json[]>("GET", "/v1/notifications?agent=claude-code")).body;
+        const titleOf = (interaction: Json) => notifications.find((entry) => entry.key === interaction.key)?.title;
+        expect([queue, checks, name].map(titleOf)).toEqual([
+          "Claude Code asks in service: Queue (1 of 3)",
+          "Claude Code asks in service: CI (2 of 3)",
+          "Claude Code asks in service: Name (3 of 3)",
+        ]);
+
+        await respond(queue, { choice_id: "option_2" });
+        await respond(checks, { text: "lint, unit tests" });
+        await respond(name, { choice_id: "other" });
+        // "Other…" asks for the person's own words in a text question of the same item.
+        const words = await eventually("the question for own words", async () =>
+          (await pending()).find((interaction) => interaction.key === `${name.key}:words`),
+        ).catch(withScreen);
+        expect(words).toMatchObject({ kind: "text", prompt: NAME.question, session_id: queue.session_id });
+        await respond(words, { text: "conveyor" });
+
+        const result = await eventually("the tool result at the model", async () => toolResult(mock)).catch(withScreen);
+        expect(result.isError).not.toBe(true);
+        // Claude Code 2.1.330's own wording, the answers in the call's order; with an answer that is no option's
+        // label (the own words) it says "The user answered" rather than "Your questions have been answered".
+        expect(result.text).toBe(
+          `The user answered: "${QUEUE.question}"="Redis", "${CHECKS.question}"="lint, unit tests", ` +
+            `"${NAME.question}"="conveyor". Read the answers carefully \u2014 they may request clarification, ` +
+            "changes, or that you not proceed \u2014 and follow what they actually say.",
+        );
+        await eventually("the model's final text on screen", async () =>
+          screen().includes(FINAL_TEXT) ? true : undefined,
+        ).catch(withScreen);
+        // Nothing of the call is left open.
+        const left = (await pending()).filter((interaction) => interaction.session_id === queue.session_id);
+        expect(left).toEqual([]);
       } finally {
         claude.kill();
         await mock.close();
