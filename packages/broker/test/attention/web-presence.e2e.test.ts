@@ -55,56 +55,64 @@ describe.skipIf(!run)("presence from a /ui page in Chromium", () => {
     ui = undefined;
   });
 
-  it("a visible page is presence; hidden it stops vouching after the grace and reports no input; another tab still does", async () => {
-    ui = await startUiBroker();
-    const broker = ui;
-    expect((await broker.ui<PresenceResponse>("GET", "/presence")).body).toMatchObject({ state: "unknown" });
+  // The first two wait out the hidden page grace (PAGE_HIDDEN_GRACE_MS, 10 s, not configurable) three times between
+  // them, the third awayAfterSeconds: each has its own broker and browser context, so they wait side by side.
+  it.concurrent("a visible page is presence; hidden it stops vouching after the grace and reports no input; another tab still does", async ({
+    expect,
+  }) => {
+    const broker = await startUiBroker();
+    try {
+      expect((await broker.ui<PresenceResponse>("GET", "/presence")).body).toMatchObject({ state: "unknown" });
 
-    const { page, context, problems } = await signedInPage(browser(), broker);
-    const reports = reportsOf(page);
-    const present = await until(broker, (presence) => presence.state === "present");
-    expect(web(present)).toEqual({
-      name: "web",
-      state: "present",
-      detail: expect.stringMatching(/^a visible page reported activity \d+ s ago$/),
-    });
+      const { page, context, problems } = await signedInPage(browser(), broker);
+      const reports = reportsOf(page);
+      const present = await until(broker, (presence) => presence.state === "present");
+      expect(web(present)).toEqual({
+        name: "web",
+        state: "present",
+        detail: expect.stringMatching(/^a visible page reported activity \d+ s ago$/),
+      });
 
-    // A second tab, visible: two pages vouch.
-    const second = await context.newPage();
-    await second.goto(`${broker.broker.url}/ui/settings`);
-    await until(broker, (presence) => web(presence)?.detail.startsWith("2 visible pages") === true);
+      // A second tab, visible: two pages vouch.
+      const second = await context.newPage();
+      await second.goto(`${broker.broker.url}/ui/settings`);
+      await until(broker, (presence) => web(presence)?.detail.startsWith("2 visible pages") === true);
 
-    // The first is hidden: it says so at once, and counts for the grace (a reload says the same); the second vouches.
-    const before = reports.length;
-    await setVisibility(page, "hidden");
-    await until(broker, (presence) => /^a visible page .*; a page hidden/.test(web(presence)?.detail ?? ""));
-    await until(broker, (presence) => web(presence)?.detail.includes("hidden") === false);
-    expect((await broker.ui<PresenceResponse>("GET", "/presence")).body.state).toBe("present");
+      // The first is hidden: it says so at once, and counts for the grace (a reload says the same); the second vouches.
+      const before = reports.length;
+      await setVisibility(page, "hidden");
+      await until(broker, (presence) => /^a visible page .*; a page hidden/.test(web(presence)?.detail ?? ""));
+      await until(broker, (presence) => web(presence)?.detail.includes("hidden") === false);
+      expect((await broker.ui<PresenceResponse>("GET", "/presence")).body.state).toBe("present");
 
-    // The second closes (it stops reporting; here it is hidden first as a closing tab is): nobody vouches.
-    await setVisibility(second, "hidden");
-    await second.close();
-    const unknown = await until(broker, (presence) => presence.state === "unknown");
-    expect(web(unknown)).toEqual({ name: "web", state: "unknown", detail: "no visible page has reported activity" });
+      // The second closes (it stops reporting; here it is hidden first as a closing tab is): nobody vouches.
+      await setVisibility(second, "hidden");
+      await second.close();
+      const unknown = await until(broker, (presence) => presence.state === "unknown");
+      expect(web(unknown)).toEqual({ name: "web", state: "unknown", detail: "no visible page has reported activity" });
 
-    // Input on the hidden page is not activity; shown again, it reports at once.
-    await page.keyboard.press("Shift");
-    await page.mouse.move(10, 10);
-    await setVisibility(page, "visible");
-    await until(broker, (presence) => presence.state === "present");
-    expect(reports.slice(before)).toEqual([
-      { page: reports[0]?.page, visible: false },
-      { page: reports[0]?.page, visible: true },
-    ]);
-    expect(reports[0]?.page).toMatch(/^[A-Za-z0-9_-]{8,64}$/);
-    expect(problems).toEqual([]);
-    await context.close();
+      // Input on the hidden page is not activity; shown again, it reports at once.
+      await page.keyboard.press("Shift");
+      await page.mouse.move(10, 10);
+      await setVisibility(page, "visible");
+      await until(broker, (presence) => presence.state === "present");
+      expect(reports.slice(before)).toEqual([
+        { page: reports[0]?.page, visible: false },
+        { page: reports[0]?.page, visible: true },
+      ]);
+      expect(reports[0]?.page).toMatch(/^[A-Za-z0-9_-]{8,64}$/);
+      expect(problems).toEqual([]);
+      await context.close();
+    } finally {
+      await broker.close();
+    }
   }, 60_000);
 
-  it("a reload or a move to another page keeps a `when: away` item held; a hidden page releases it (issue 31, item 11)", async () => {
+  it.concurrent("a reload or a move to another page keeps a `when: away` item held; a hidden page releases it (issue 31, item 11)", async ({
+    expect,
+  }) => {
     // startUiBroker gives the broker no session bus, so no screen saver: the page is the only presence there is.
-    ui = await startUiBroker();
-    const broker = ui;
+    const broker = await startUiBroker();
     const hook = await recordingServer();
     try {
       const provider = await broker.ui("POST", "/outbound/providers", {
@@ -178,34 +186,40 @@ describe.skipIf(!run)("presence from a /ui page in Chromium", () => {
       await context.close();
     } finally {
       await hook.close();
+      await broker.close();
     }
   }, 60_000);
 
-  it("with awayAfterSeconds 2 a page left alone goes stale, and the next input makes it presence again", async () => {
+  it.concurrent("with awayAfterSeconds 2 a page left alone goes stale, and the next input makes it presence again", async ({
+    expect,
+  }) => {
     const dataDir = tempDir("notify-ui-");
     writeFileSync(join(dataDir, "config.json"), JSON.stringify({ awayAfterSeconds: 2 }));
-    ui = await startUiBroker(dataDir);
-    const broker = ui;
-    const { page, context, problems } = await signedInPage(browser(), broker);
-    const answers: unknown[] = [];
-    page.on("response", (response) => {
-      // The page may close before a late report's body is read: such a body is simply not counted.
-      if (response.url().endsWith("/ui/api/presence/activity")) {
-        response.json().then(
-          (body) => answers.push(body),
-          () => {},
-        );
-      }
-    });
-    await until(broker, (presence) => presence.state === "present");
-    // Nothing happens on the page: its activity is older than awayAfterSeconds, so it no longer vouches.
-    await until(broker, (presence) => presence.state === "unknown");
-    // A key press is activity (the broker asked for reports every second with awayAfterSeconds 2).
-    await page.keyboard.press("Shift");
-    await until(broker, (presence) => presence.state === "present");
-    await expect.poll(() => answers).toContainEqual({ report_every_seconds: 1 });
-    expect(problems).toEqual([]);
-    await context.close();
+    const broker = await startUiBroker(dataDir);
+    try {
+      const { page, context, problems } = await signedInPage(browser(), broker);
+      const answers: unknown[] = [];
+      page.on("response", (response) => {
+        // The page may close before a late report's body is read: such a body is simply not counted.
+        if (response.url().endsWith("/ui/api/presence/activity")) {
+          response.json().then(
+            (body) => answers.push(body),
+            () => {},
+          );
+        }
+      });
+      await until(broker, (presence) => presence.state === "present");
+      // Nothing happens on the page: its activity is older than awayAfterSeconds, so it no longer vouches.
+      await until(broker, (presence) => presence.state === "unknown");
+      // A key press is activity (the broker asked for reports every second with awayAfterSeconds 2).
+      await page.keyboard.press("Shift");
+      await until(broker, (presence) => presence.state === "present");
+      await expect.poll(() => answers).toContainEqual({ report_every_seconds: 1 });
+      expect(problems).toEqual([]);
+      await context.close();
+    } finally {
+      await broker.close();
+    }
   });
 
   it("POST /ui/api/presence/activity: the /ui/api guard and a checked body", async () => {
