@@ -1,3 +1,5 @@
+import type { Socket } from "node:net";
+import { until } from "@notify/test-kit";
 import { describe, expect, it } from "vitest";
 import { type Json, type TestBroker, testBroker } from "./helpers.js";
 
@@ -107,6 +109,9 @@ describe("long-poll over a real keep-alive connection", () => {
     const broker = await startBroker({ dataDir: dir(), port: 0, env: { NOTIFY_TOKEN: "keepalive-token-123456" } });
     const agent = new Agent({ connections: 1 });
     const headers = { authorization: "Bearer keepalive-token-123456", "content-type": "application/json" };
+    // The broker's end of every connection, to count the close listeners on the one socket the waits share.
+    const sockets: Socket[] = [];
+    broker.app.server.on("connection", (socket: Socket) => sockets.push(socket));
     try {
       const created = (await (
         await request(`${broker.url}/v1/interactions/request`, {
@@ -116,16 +121,27 @@ describe("long-poll over a real keep-alive connection", () => {
           dispatcher: agent,
         })
       ).body.json()) as Json;
+      expect(sockets).toHaveLength(1);
+      const socket = sockets[0] as Socket;
+      const before = socket.listenerCount("close");
       const warnings: string[] = [];
       const onWarning = (warning: Error) => warnings.push(warning.name);
       process.on("warning", onWarning);
-      for (let round = 0; round < 12; round++) {
-        const reply = await request(`${broker.url}/v1/interactions/${created.id}/wait?timeout=1`, {
+      // Each wait times out (1 s, the least) on the same keep-alive socket and takes its listener with it: counted
+      // after every round (it was twelve rounds and the MaxListenersExceededWarning past ten, 12 s).
+      for (let round = 0; round < 3; round++) {
+        const replying = request(`${broker.url}/v1/interactions/${created.id}/wait?timeout=1`, {
           headers,
           dispatcher: agent,
         });
+        // While the wait is held, its listeners are there (what the count below would see left behind).
+        await until(() => broker.waiters.size() === 1);
+        expect(socket.listenerCount("close")).toBeGreaterThan(before);
+        const reply = await replying;
         expect(((await reply.body.json()) as Json).status).toBe("pending");
+        expect(socket.listenerCount("close")).toBe(before);
       }
+      expect(sockets).toHaveLength(1);
       process.off("warning", onWarning);
       expect(warnings).not.toContain("MaxListenersExceededWarning");
       // A client that hangs up: the waiter is dropped.
