@@ -113,7 +113,13 @@ export function questionRequests(
         },
       };
     }
-    const list = entry.labels.map((label) => `- ${label}`).join("\n");
+    // Each option with its description, as the single-choice ones carry them in `detail` (issue 36, item 4).
+    const list = entry.labels
+      .map((label, option) => {
+        const detail = descriptionOf(toolInput, index, option);
+        return detail !== undefined ? `- ${label}: ${cut(detail, 500)}` : `- ${label}`;
+      })
+      .join("\n");
     const hint = "\n\nChoose one or more; answer with their names separated by commas.";
     const room = 2000 - Array.from(hint).length - 1;
     return {

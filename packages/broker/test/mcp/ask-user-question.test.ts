@@ -32,7 +32,7 @@ const DATABASE = {
 const CHECKS = {
   question: "Which checks should run on every push?",
   header: "CI",
-  options: [{ label: "lint" }, { label: "unit tests" }, { label: "e2e" }],
+  options: [{ label: "lint", description: "seconds" }, { label: "unit tests" }, { label: "e2e" }],
   multiSelect: true,
 };
 
@@ -84,7 +84,7 @@ describe("AskUserQuestion through Notify (issue 26, item 3)", () => {
     // Notify has no multiple choice: a multiSelect question takes the labels as text, as Claude Code joins them.
     expect(checks).toMatchObject({ kind: "text", session_id: "s-auq" });
     expect(checks.prompt).toBe(
-      `${CHECKS.question}\n\n- lint\n- unit tests\n- e2e\n\nChoose one or more; answer with their names separated by commas.`,
+      `${CHECKS.question}\n\n- lint: seconds\n- unit tests\n- e2e\n\nChoose one or more; answer with their names separated by commas.`,
     );
 
     await respond(database.id, { choice_id: "option_2" });

@@ -195,14 +195,13 @@ describe("Claude Code's own AskUserQuestion answered through Notify", () => {
             other,
           ],
         });
-        // Notify has no multiple choice: the multiSelect is a text question listing the labels to type.
+        // Notify has no multiple choice: the multiSelect is a text question listing the labels to type, each with
+        // its description.
         expect(checks).toMatchObject({ kind: "text", project: "service", choices: [] });
-        expect(checks.prompt.startsWith(`${CHECKS.question}\n\n`), checks.prompt).toBe(true);
-        for (const option of CHECKS.options) expect(checks.prompt).toContain(`\n- ${option.label}`);
-        expect(
-          checks.prompt.endsWith("\n\nChoose one or more; answer with their names separated by commas."),
-          checks.prompt,
-        ).toBe(true);
+        const listed = CHECKS.options.map((option) => `- ${option.label}: ${option.description}`).join("\n");
+        expect(checks.prompt).toBe(
+          `${CHECKS.question}\n\n${listed}\n\nChoose one or more; answer with their names separated by commas.`,
+        );
         expect(name).toMatchObject({
           kind: "single_choice",
           project: "service",
