@@ -1,8 +1,10 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Json } from "@notify/test-kit";
 import { type BrokerProcess, spawnBroker } from "@notify/test-kit/broker-process";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { closedPort, NO_FOLLOW_UPS, sharedCliBroker, startCliBroker } from "../cli/cli-harness.js";
-import { tempDir } from "../helpers.js";
 import { claude, codex } from "./fixtures.js";
 import { spawnHook, WAITING } from "./hook-harness.js";
 
@@ -304,28 +306,34 @@ describe("an event that only reports waits for nothing (issue 33, item 3)", () =
 // still blocked at 200 s, and the agent waits up to its 660 s hook timeout. Every request is bounded now: the hook
 // ends by its question's expiry plus a few seconds, printing no decision. A real broker process, short ttl.
 describe("the hook never outlives its question (issue 21, item 10)", () => {
-  const TTL = 4;
   /** Expiry, the 5 s grace, and room for a loaded machine to start and stop processes. */
-  const LIMIT_MS = (TTL + 5 + 12) * 1000;
-  let broker: BrokerProcess | undefined;
+  const limitMs = (ttl: number): number => (ttl + 5 + 12) * 1000;
+  // One broker process for both cases: each stops it (SIGSTOP) and lets it go on (SIGCONT) afterwards.
+  let broker: BrokerProcess;
   let dataDir: string;
-  afterEach(async () => {
-    if (broker !== undefined) {
-      broker.child.kill("SIGCONT");
-      broker.child.kill("SIGTERM");
-      await broker.exited;
-      broker = undefined;
-    }
+  beforeAll(async () => {
+    // Not tempDir(): that one is removed after each test, and the broker outlives a test.
+    dataDir = mkdtempSync(join(tmpdir(), "notify-hook-stopped-"));
+    broker = await spawnBroker(dataDir);
+  });
+  afterEach(() => {
+    broker.child.kill("SIGCONT");
+  });
+  afterAll(async () => {
+    broker.child.kill("SIGCONT");
+    broker.child.kill("SIGTERM");
+    await broker.exited;
+    rmSync(dataDir, { recursive: true, force: true });
   });
   const target = (process: BrokerProcess): string[] => ["--port", String(process.port), "--data-dir", dataDir];
 
   it("stopped before the question is created: the hook exits quietly by the expiry", async () => {
-    dataDir = tempDir();
-    broker = await spawnBroker(dataDir);
+    // No question is ever created, so the ttl need leave no room to create one: a second.
+    const ttl = 1;
     broker.child.kill("SIGSTOP");
     const started = Date.now();
     const hook = spawnHook(
-      ["claude-code", "PermissionRequest", "--ttl", String(TTL), ...target(broker)],
+      ["claude-code", "PermissionRequest", "--ttl", String(ttl), ...target(broker)],
       inSession(claude.permissionRequestBash, "s-stopped-early"),
     );
     const killer = setTimeout(() => hook.child.kill("SIGKILL"), 90_000);
@@ -334,14 +342,14 @@ describe("the hook never outlives its question (issue 21, item 10)", () => {
     const elapsed = Date.now() - started;
     expect(result).toMatchObject({ code: 0, signal: null, stdout: "" });
     expect(result.stderr).toContain("the agent decides");
-    expect(elapsed).toBeLessThan(LIMIT_MS);
+    expect(elapsed).toBeLessThan(limitMs(ttl));
   }, 120_000);
 
   it("stopped while the hook waits for the answer: the hook exits quietly by the expiry", async () => {
-    dataDir = tempDir();
-    broker = await spawnBroker(dataDir);
+    // Four seconds: room for the hook to start and create its question before it expires.
+    const ttl = 4;
     const hook = spawnHook(
-      ["codex", "PermissionRequest", "--ttl", String(TTL), ...target(broker)],
+      ["codex", "PermissionRequest", "--ttl", String(ttl), ...target(broker)],
       inSession(codex.permissionRequestBash, "s-stopped-late"),
     );
     await hook.stderrMatching(WAITING, 30_000);
@@ -352,7 +360,7 @@ describe("the hook never outlives its question (issue 21, item 10)", () => {
     clearTimeout(killer);
     expect(result).toMatchObject({ code: 0, signal: null, stdout: "" });
     expect(result.stderr).toContain("the agent decides");
-    expect(Date.now() - started).toBeLessThan(LIMIT_MS);
+    expect(Date.now() - started).toBeLessThan(limitMs(ttl));
   }, 120_000);
 });
 
