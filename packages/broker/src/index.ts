@@ -10,6 +10,7 @@ export { ConfigError, readConfigFile, writeConfigFile } from "./config/config-fi
 export { resolveDataDir } from "./config/paths.js";
 export { type BrokerSettings, loadSettings } from "./config/settings.js";
 export { type Clock, ManualClock, systemClock } from "./domain/clock.js";
+export { rotateHookToken } from "./hooks/hook-token.js";
 export { buildApp } from "./http/app.js";
 export type { InteractionDto } from "./interactions/types.js";
 export { createFileLogger, createMemoryLogger, type Logger } from "./log/logger.js";

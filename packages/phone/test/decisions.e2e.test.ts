@@ -9,6 +9,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { rotateHookToken } from "@notify/broker";
 import { SqliteStore } from "@notify/relay";
 import { tempDir } from "@notify/test-kit";
 import { CHROMIUM_ARGS } from "@notify/test-kit/chromium";
@@ -16,8 +17,6 @@ import { addRelayProvider, type LiveBroker, liveBroker } from "@notify/test-kit/
 import { RelayHarness } from "@notify/test-kit/relay-harness";
 import { type Browser, chromium, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rotateHookToken } from "../../broker/src/hooks/hook-token.js";
-import { claude } from "../../broker/test/hooks/fixtures.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -87,10 +86,16 @@ describe.runIf(chromiumAvailable())("a decision that needs words, answered on th
     return fetch(`${live.broker.url}/v1/hooks/claude-code`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${hookToken}` },
+      // Claude Code's PermissionRequest input (its hooks reference, "PermissionRequest input"), as 2.1.330 posts it.
       body: JSON.stringify({
-        ...claude.permissionRequestBash.input,
         session_id: session,
+        transcript_path: `/home/dev/.claude/projects/service/${session}.jsonl`,
+        cwd: "/home/dev/service",
+        permission_mode: "default",
+        hook_event_name: "PermissionRequest",
+        tool_name: "Bash",
         tool_input: { command, description: "Clean up" },
+        permission_suggestions: [{ type: "toolAlwaysAllow", tool: "Bash" }],
       }),
     });
   }
@@ -99,7 +104,7 @@ describe.runIf(chromiumAvailable())("a decision that needs words, answered on th
   async function decisionCard(command: string): Promise<Locator> {
     const card = page
       .getByRole("article", { name: "Question from claude-code" })
-      .filter({ hasText: `Claude Code wants to run a shell command (Clean up) in my-project: ${command}` });
+      .filter({ hasText: `Claude Code wants to run a shell command (Clean up) in service: ${command}` });
     await card.getByRole("button", { name: "Allow", exact: true }).waitFor({ state: "visible", timeout: E2E_WAIT_MS });
     expect(await card.getByRole("listitem").getByRole("button").allTextContents()).toEqual(CLAUDE_CODE_DECISIONS);
     return card;
