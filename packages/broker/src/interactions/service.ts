@@ -102,6 +102,8 @@ export class InteractionService {
           if (newExpiry !== undefined && isoTime(newExpiry) !== existing.expires_at) {
             this.store.extend(existing.id, newExpiry, isoTime(newExpiry), now);
             this.noteExpiry(newExpiry);
+            // A deadline moved earlier re-arms the timer, so its waiters wake at the new expiry without a read.
+            this.unit.afterCommit(() => this.scheduleExpiry(newExpiry));
             const extended: InteractionDto = { ...existing, expires_at: isoTime(newExpiry), updated_at: now };
             this.bus.record("interaction.changed", extended);
             return { interaction: extended, created: false };
