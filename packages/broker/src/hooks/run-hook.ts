@@ -207,7 +207,7 @@ async function ask(
     agent: run.agent,
     ...(plan.transcriptPath !== undefined ? { transcriptPath: plan.transcriptPath } : {}),
   });
-  const contextId = await postContext(run, context);
+  const contextId = await postContext(run, context, deadline.signal);
   const { name: toolName, input: toolInput, suggestions } = question.tool;
   const choices = decisionChoices(run.agent, question.format, toolName, toolInput, suggestions);
   let created: Awaited<ReturnType<ArcProducer["create"]>> | undefined;
@@ -584,13 +584,20 @@ async function postTurnContext(
 /**
  * Posts a question's context (docs/api.md, "Item context") and gives its id for the question's event. Nothing to
  * post, or the post failed: undefined, and the question goes without it (an answer matters more than its picture).
+ * A question's post also ends at the run's deadline (its expiry and grace): a stopped broker cannot hold the hook
+ * past the question it was to carry.
  */
-async function postContext(run: HookRun, context: ItemContextInput | undefined): Promise<string | undefined> {
+async function postContext(
+  run: HookRun,
+  context: ItemContextInput | undefined,
+  deadline?: AbortSignal,
+): Promise<string | undefined> {
   if (context === undefined) return undefined;
   try {
     const posted = await run.client.request<{ id: string }>("POST", "/v1/contexts", {
       body: context,
       timeoutMs: REQUEST_TIMEOUT_MS,
+      ...(deadline !== undefined ? { signal: deadline } : {}),
     });
     return posted.id;
   } catch (error) {
