@@ -74,10 +74,12 @@ export function askedQuestions(toolInput: unknown): AskedQuestion[] | undefined 
   return asked;
 }
 
+/** An option's description as Notify shows it (cut to 500 characters), or undefined when it has none. */
 const descriptionOf = (toolInput: unknown, index: number, option: number): string | undefined => {
   const questions = asRecord(toolInput)?.questions as unknown[];
   const options = asRecord(questions[index])?.options as unknown[];
-  return nonBlank(asRecord(options[option])?.description);
+  const description = nonBlank(asRecord(options[option])?.description);
+  return description !== undefined ? cut(description, 500) : undefined;
 };
 
 /** The Notify questions for `asked` (`who` and `where` name the agent and the project in the title). */
@@ -102,7 +104,7 @@ export function questionRequests(
               return {
                 id: `option_${option + 1}`,
                 label: cut(label, 200),
-                ...(detail !== undefined ? { detail: cut(detail, 500) } : {}),
+                ...(detail !== undefined ? { detail } : {}),
               };
             }),
             // Claude Code's own "Other": the answer is the text typed (issue 36, item 4).
@@ -117,7 +119,7 @@ export function questionRequests(
     const list = entry.labels
       .map((label, option) => {
         const detail = descriptionOf(toolInput, index, option);
-        return detail !== undefined ? `- ${label}: ${cut(detail, 500)}` : `- ${label}`;
+        return detail !== undefined ? `- ${label}: ${detail}` : `- ${label}`;
       })
       .join("\n");
     const hint = "\n\nChoose one or more; answer with their names separated by commas.";
