@@ -66,7 +66,8 @@ export async function askForm(
       // Without its context a field's answer could not be checked: no context, no form.
       const context: ItemContextInput = question.context;
       const { id: contextId } = await paced(
-        () => run.client.request<{ id: string }>("POST", "/v1/contexts", { body: context, timeoutMs: 10_000 }),
+        // Bounded by the run's deadline too, as the other questions' context post is (run-hook.ts, postContext).
+        () => run.client.request<{ id: string }>("POST", "/v1/contexts", { body: context, timeoutMs: 10_000, signal }),
         signal,
       );
       const created = await paced(
