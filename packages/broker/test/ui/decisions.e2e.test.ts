@@ -49,14 +49,19 @@ describe.runIf(run)("a decision that needs words, answered on the web page (issu
     });
   }
 
-  const cardName = (command: string) => `Claude Code wants to run a shell command (Clean up) in my-project: ${command}`;
+  /** The page and `command`'s permission card, once its decisions show; they are exactly Claude Code's. */
+  async function decisionCard(command: string) {
+    const opened = await shared.open(ui);
+    const name = `Claude Code wants to run a shell command (Clean up) in my-project: ${command}`;
+    const card = opened.page.getByRole("article", { name, exact: true });
+    await card.getByRole("button", { name: "Allow", exact: true }).waitFor();
+    expect(await card.getByRole("listitem").getByRole("button").allTextContents()).toEqual(CLAUDE_CODE_DECISIONS);
+    return { ...opened, card };
+  }
 
   it("Deny with a reason: the reason typed in the page goes back as Claude Code's deny message", async () => {
     const reply = permissionRequest("web-reason", "rm -rf node_modules");
-    const { page, problems } = await shared.open(ui);
-    const card = page.getByRole("article", { name: cardName("rm -rf node_modules"), exact: true });
-    await card.getByRole("button", { name: "Allow", exact: true }).waitFor();
-    expect(await card.getByRole("listitem").getByRole("button").allTextContents()).toEqual(CLAUDE_CODE_DECISIONS);
+    const { page, problems, card } = await decisionCard("rm -rf node_modules");
 
     await card.getByRole("button", { name: "Deny with a reason…" }).press("Enter");
     const words = page.getByRole("article", { name: "Claude Code is told it was denied, with your reason." });
@@ -80,10 +85,7 @@ describe.runIf(run)("a decision that needs words, answered on the web page (issu
 
   it("Edit the command: the command typed in the page is allowed in place of the agent's", async () => {
     const reply = permissionRequest("web-edit", "git clean -fdx");
-    const { page, problems } = await shared.open(ui);
-    const card = page.getByRole("article", { name: cardName("git clean -fdx"), exact: true });
-    await card.getByRole("button", { name: "Allow", exact: true }).waitFor();
-    expect(await card.getByRole("listitem").getByRole("button").allTextContents()).toEqual(CLAUDE_CODE_DECISIONS);
+    const { page, problems, card } = await decisionCard("git clean -fdx");
 
     await card.getByRole("button", { name: "Edit the command…" }).press("Enter");
     // The words question shows the agent's command, so the person edits knowing what it was.
